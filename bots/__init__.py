@@ -1,0 +1,1 @@
+"""Sample bots, each its own process, playing over TCP."""

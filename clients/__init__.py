@@ -1,0 +1,1 @@
+"""Client-side code: a client library and the terminal client."""

@@ -1,0 +1,83 @@
+"""Both ends of a conversation as sans-IO state machines.
+
+:class:`ServerProtocol` is fed the bytes a client sent and yields parsed commands;
+it turns replies into bytes. :class:`ClientProtocol` is the mirror image. Neither
+touches a socket: the server, the client library, the bots and the conformance
+suite each move the bytes themselves, and all of them share this code.
+"""
+
+from __future__ import annotations
+
+from .commands import Command, parse_command
+from .errors import RemoteProtocolError
+from .framing import END_OF_INPUT, NEED_DATA, EndOfInput, LineFramer, NeedData
+from .replies import Reply, ReplyParser
+
+__all__ = ["ClientProtocol", "ServerProtocol"]
+
+
+class ServerProtocol:
+    """The server's side of one connection.
+
+    ``next_event()`` returns the next :class:`~protocol.commands.Command`,
+    ``NEED_DATA`` or ``END_OF_INPUT``; blank lines are skipped. A line that is not
+    a command raises :class:`~protocol.errors.RemoteProtocolError`; unless the
+    error is ``fatal`` the caller may answer it and call ``next_event()`` again.
+    """
+
+    def __init__(self, *, max_line_length: int | None = None) -> None:
+        kwargs = {} if max_line_length is None else {"max_line_length": max_line_length}
+        self._framer = LineFramer(**kwargs)
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the client; ``b""`` when it closed its side."""
+        self._framer.receive_data(data)
+
+    def next_event(self) -> Command | NeedData | EndOfInput:
+        while True:
+            line = self._framer.next_event()
+            if line is NEED_DATA or line is END_OF_INPUT:
+                return line
+            command = parse_command(line)  # type: ignore[arg-type]
+            if command is not None:
+                return command
+
+    def send(self, reply: Reply) -> bytes:
+        """The bytes for ``reply``."""
+        return reply.to_bytes()
+
+    def data_to_send(self) -> bytes:
+        """Telnet refusals owed to the client (usually ``b""``)."""
+        return self._framer.data_to_send()
+
+
+class ClientProtocol:
+    """The client's side of one connection.
+
+    ``next_event()`` returns the next whole :class:`~protocol.replies.Reply`,
+    ``NEED_DATA`` or ``END_OF_INPUT``; a line that is no reply raises
+    :class:`~protocol.errors.RemoteProtocolError`.
+    """
+
+    def __init__(self, *, max_line_length: int = 65536) -> None:
+        self._framer = LineFramer(max_line_length=max_line_length, telnet=False)
+        self._parser = ReplyParser()
+
+    def send(self, command: Command) -> bytes:
+        """The bytes for ``command``."""
+        return (command.to_line() + "\n").encode()
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes from the server; ``b""`` when it closed the connection."""
+        self._framer.receive_data(data)
+
+    def next_event(self) -> Reply | NeedData | EndOfInput:
+        while True:
+            line = self._framer.next_event()
+            if line is END_OF_INPUT and self._parser.in_reply:
+                raise RemoteProtocolError("the server closed the connection inside a reply")
+            if line is NEED_DATA or line is END_OF_INPUT:
+                return line
+            reply = self._parser.feed(line)  # type: ignore[arg-type]
+            if reply is not None:
+                return reply

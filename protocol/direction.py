@@ -1,0 +1,45 @@
+"""Compass directions, as they are written on the wire and as grid steps.
+
+Rows grow downward: ``N`` is one row up, ``(-1, 0)``. The classic protocol knows
+``N S E W``; worlds that allow diagonal moves also take ``NE SE SW NW``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+class Direction(enum.Enum):
+    """A direction of movement; ``value`` is the (row, column) step."""
+
+    N = (-1, 0)
+    NE = (-1, 1)
+    E = (0, 1)
+    SE = (1, 1)
+    S = (1, 0)
+    SW = (1, -1)
+    W = (0, -1)
+    NW = (-1, -1)
+
+    @property
+    def row_step(self) -> int:
+        return self.value[0]
+
+    @property
+    def column_step(self) -> int:
+        return self.value[1]
+
+    @property
+    def is_diagonal(self) -> bool:
+        return self.value[0] != 0 and self.value[1] != 0
+
+    @classmethod
+    def parse(cls, text: str) -> Direction | None:
+        """The direction named by ``text`` in any letter case, or ``None``."""
+        return _BY_NAME.get(text.upper())
+
+
+_BY_NAME = {d.name: d for d in Direction}
+
+CARDINAL: frozenset[Direction] = frozenset({Direction.N, Direction.E, Direction.S, Direction.W})
+ALL_DIRECTIONS: frozenset[Direction] = frozenset(Direction)

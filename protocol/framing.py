@@ -1,0 +1,209 @@
+"""Line framing: a byte stream in, text lines out. No I/O.
+
+:class:`LineFramer` is fed whatever bytes arrived, in chunks of any size, and hands
+back complete lines one at a time, in the manner of ``h11``::
+
+    framer = LineFramer()
+    framer.receive_data(b"HEL")
+    framer.next_event()            # NEED_DATA
+    framer.receive_data(b"LO\\r\\nLOOK\\n")
+    framer.next_event()            # 'HELLO'
+    framer.next_event()            # 'LOOK'
+    framer.next_event()            # NEED_DATA
+    framer.receive_data(b"")       # end of input
+    framer.next_event()            # END_OF_INPUT
+
+What callers may rely on:
+
+* ``LF``, ``CRLF``, ``CR NUL`` and a bare ``CR`` each end exactly one line, however
+  the bytes were split between chunks.
+* Telnet negotiation (``IAC`` sequences, RFC 854) never reaches the lines. Each
+  option request (``DO``/``WILL``) is refused once (``WONT``/``DONT``), queued in
+  :meth:`LineFramer.data_to_send`; refusals and repeated requests are not
+  answered again, so two polite peers can never loop. ``IAC IAC`` is a literal
+  0xFF byte, which, like any invalid UTF-8, decodes as U+FFFD.
+* Memory is bounded: a line longer than ``max_line_length`` bytes raises a fatal
+  :class:`RemoteProtocolError`, after every complete line before it has been
+  returned; the framer then refuses further input.
+* At end of input a last line with no terminator is still returned.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Final
+
+from .errors import LocalProtocolError, RemoteProtocolError
+
+__all__ = ["END_OF_INPUT", "NEED_DATA", "EndOfInput", "LineFramer", "NeedData"]
+
+DEFAULT_MAX_LINE_LENGTH: Final = 1024
+
+# Telnet bytes (RFC 854).
+IAC: Final = 255
+DONT: Final = 254
+DO: Final = 253
+WONT: Final = 252
+WILL: Final = 251
+SB: Final = 250
+SE: Final = 240
+_REFUSAL: Final = {DO: WONT, WILL: DONT}
+
+# Telnet parser states.
+_DATA, _IAC, _OPTION, _SUB, _SUB_IAC = range(5)
+
+
+class NeedData:
+    """Sentinel: no complete line yet; feed more bytes."""
+
+    def __repr__(self) -> str:
+        return "NEED_DATA"
+
+
+class EndOfInput:
+    """Sentinel: the peer closed its side and every line has been returned."""
+
+    def __repr__(self) -> str:
+        return "END_OF_INPUT"
+
+
+NEED_DATA: Final = NeedData()
+END_OF_INPUT: Final = EndOfInput()
+
+
+class LineFramer:
+    """Splits a byte stream into lines; see the module docstring for the contract.
+
+    ``telnet=False`` turns off IAC processing, for clients reading a server's
+    replies (a server never negotiates, and 0xFF is then just an invalid byte).
+    """
+
+    def __init__(
+        self, *, max_line_length: int = DEFAULT_MAX_LINE_LENGTH, telnet: bool = True
+    ) -> None:
+        if max_line_length < 1:
+            raise LocalProtocolError("max_line_length must be at least 1")
+        self.max_line_length = max_line_length
+        self._telnet = telnet
+        self._buffer = bytearray()
+        self._lines: deque[bytes] = deque()
+        self._after_cr = False
+        self._telnet_state = _DATA
+        self._telnet_verb = 0
+        self._answered: set[tuple[int, int]] = set()
+        self._outgoing = bytearray()
+        self._eof = False
+        self._broken = False
+
+    # -- input -------------------------------------------------------------
+
+    def receive_data(self, data: bytes) -> None:
+        """Add bytes that arrived; ``b""`` means the peer closed its side."""
+        if self._eof:
+            raise LocalProtocolError("receive_data() called after end of input")
+        if not data:
+            self._eof = True
+            return
+        if self._broken:
+            return
+        if self._telnet and (self._telnet_state != _DATA or IAC in data):
+            data = self._strip_telnet(data)
+            if not data:
+                return
+        if self._after_cr:
+            self._after_cr = False
+            if data[0] in (0x0A, 0x00):
+                data = data[1:]
+        if 0x0D in data:
+            # CRLF and CR NUL become LF; a CR at the very end might be the first
+            # half of a CRLF split across chunks: end the line now, eat the LF later.
+            data = data.replace(b"\r\n", b"\n").replace(b"\r\x00", b"\n")
+            if data.endswith(b"\r"):
+                self._after_cr = True
+            data = data.replace(b"\r", b"\n")
+        buffer = self._buffer
+        buffer += data
+        if 0x0A in data:
+            *complete, rest = buffer.split(b"\n")
+            self._lines.extend(complete)
+            self._buffer = bytearray(rest)
+
+    def _strip_telnet(self, data: bytes) -> bytes:
+        """Remove telnet commands from ``data``, queueing refusals; keeps state across calls."""
+        out = bytearray()
+        state = self._telnet_state
+        for byte in data:
+            if state == _DATA:
+                if byte == IAC:
+                    state = _IAC
+                else:
+                    out.append(byte)
+            elif state == _IAC:
+                if byte == IAC:
+                    out.append(IAC)
+                    state = _DATA
+                elif byte in (DO, DONT, WILL, WONT):
+                    self._telnet_verb = byte
+                    state = _OPTION
+                elif byte == SB:
+                    state = _SUB
+                else:  # NOP, GA, AYT, IP and the other two-byte commands
+                    state = _DATA
+            elif state == _OPTION:
+                refusal = _REFUSAL.get(self._telnet_verb)
+                key = (self._telnet_verb, byte)
+                if refusal is not None and key not in self._answered:
+                    self._answered.add(key)
+                    self._outgoing += bytes((IAC, refusal, byte))
+                state = _DATA
+            elif state == _SUB:
+                if byte == IAC:
+                    state = _SUB_IAC
+            else:  # _SUB_IAC
+                state = _DATA if byte == SE else _SUB
+        self._telnet_state = state
+        return bytes(out)
+
+    # -- output ------------------------------------------------------------
+
+    def next_event(self) -> str | NeedData | EndOfInput:
+        """The next complete line (without its terminator), or a sentinel.
+
+        Raises a fatal :class:`RemoteProtocolError` once the line at the head of the
+        input is longer than ``max_line_length``.
+        """
+        if self._lines:
+            line = self._lines.popleft()
+            if len(line) > self.max_line_length:
+                self._fail()
+            return line.decode("utf-8", "replace")
+        if self._broken:
+            self._fail()
+        if len(self._buffer) > self.max_line_length:
+            self._fail()
+        if self._eof:
+            if self._buffer:
+                line = bytes(self._buffer)
+                self._buffer.clear()
+                return line.decode("utf-8", "replace")
+            return END_OF_INPUT
+        return NEED_DATA
+
+    def _fail(self) -> None:
+        self._broken = True
+        self._lines.clear()
+        self._buffer.clear()
+        raise RemoteProtocolError(
+            f"line too long (the limit is {self.max_line_length} bytes)", fatal=True
+        )
+
+    def data_to_send(self) -> bytes:
+        """Telnet refusals owed to the peer since the last call (often ``b""``)."""
+        out = bytes(self._outgoing)
+        self._outgoing.clear()
+        return out
+
+    @property
+    def buffered(self) -> int:
+        """Bytes held that are not yet returned as lines (bounded by the line limit)."""
+        return len(self._buffer) + sum(map(len, self._lines))

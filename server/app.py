@@ -1,0 +1,117 @@
+"""The server: listeners, the connections they accept, and the games they play.
+
+:meth:`Server.run` owns everything it starts: the accept loop and every
+connection task live in its nurseries, so when ``run`` returns nothing is left
+running. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
+line, gives them ``linger`` seconds to read it, and then ``run`` returns.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+from functools import partial
+
+import structlog
+import trio
+
+from protocol.replies import Bye
+from worlds.registry import load_plugin
+
+from .config import ServerConfig
+from .connection import Connection
+from .game import Game
+
+DEFAULT_GAME = "default"
+
+
+class Server:
+    """A Dungeon of Doom server; see the module docstring."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        self.config = config
+        self.log = structlog.get_logger("server")
+        plugin = load_plugin(config.world)
+        self.games: dict[str, Game] = {
+            DEFAULT_GAME: Game(DEFAULT_GAME, plugin, config.map, config.seed)
+        }
+        self.connections: set[Connection] = set()
+        self.port: int | None = None
+        """The port actually bound (useful with port 0), once :meth:`run` has started."""
+        self._ids = itertools.count(1)
+        self._accepting = trio.CancelScope()
+        self._stopping = False
+
+    def game_for(self, connection: Connection) -> Game:
+        """The game a connection plays in (the default game until it joins another)."""
+        return connection.game or self.games[DEFAULT_GAME]
+
+    async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
+        """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
+        config = self.config
+        listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+        self.port = listeners[0].socket.getsockname()[1]
+        game = self.games[DEFAULT_GAME]
+        self.log.info(
+            "server listening",
+            host=config.host,
+            port=self.port,
+            world=game.world_name,
+            map=config.map or "(default)",
+            seed=config.seed,
+        )
+        try:
+            async with trio.open_nursery() as connections:
+                with self._accepting:
+                    task_status.started(self)
+                    await trio.serve_listeners(
+                        partial(self._serve_connection), listeners, handler_nursery=connections
+                    )
+                self._say_goodbye(connections)
+        finally:
+            for listener in listeners:
+                await listener.aclose()
+            self.log.info("server stopped")
+
+    def shutdown(self) -> None:
+        """Stop accepting, tell every client, and let :meth:`run` return. Idempotent."""
+        if not self._stopping:
+            self._stopping = True
+            self.log.info("server shutting down", connections=len(self.connections))
+            self._accepting.cancel()
+
+    def _say_goodbye(self, connections: trio.Nursery) -> None:
+        for connection in list(self.connections):
+            connection.finish(Bye("the server is shutting down; goodbye"), reason="server shutdown")
+        # Connections close themselves after at most ``linger`` seconds; this is the backstop.
+        connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
+
+    async def _serve_connection(self, stream: trio.SocketStream) -> None:
+        connection_id = next(self._ids)
+        if self._stopping or len(self.connections) >= self.config.max_connections:
+            await self._refuse(stream, connection_id)
+            return
+        connection = Connection(self, stream, connection_id)
+        self.connections.add(connection)
+        try:
+            await connection.run()
+        finally:
+            self.connections.discard(connection)
+
+    async def _refuse(self, stream: trio.SocketStream, connection_id: int) -> None:
+        limit = self.config.max_connections
+        self.log.warning(
+            "connection refused", conn=connection_id, reason="server full", limit=limit
+        )
+        with trio.move_on_after(self.config.linger):
+            with contextlib.suppress(trio.BrokenResourceError):
+                await stream.send_all(
+                    Bye(f"the server is full ({limit} connections); try again later").to_bytes()
+                )
+        with trio.CancelScope(shield=True), trio.move_on_after(self.config.linger):
+            await stream.aclose()
+
+
+async def serve(config: ServerConfig, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    """Run a server with ``config`` until cancelled; ``nursery.start(serve, config)`` gives it."""
+    await Server(config).run(task_status=task_status)

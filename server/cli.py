@@ -1,0 +1,153 @@
+"""``dod-server`` (and ``python -m server``): run a Dungeon of Doom server."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import sys
+
+import trio
+
+from worlds.errors import MapError
+from worlds.registry import DEFAULT_WORLD, UnknownWorld, load_plugin, world_names
+
+from .app import Server
+from .config import DEFAULT_PORT, ServerConfig
+from .logs import configure_logging
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dod-server",
+        description="A multiplayer Dungeon of Doom server. Play it with "
+        f"`nc 127.0.0.1 {DEFAULT_PORT}` and type HELP.",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--port",
+        type=int,
+        default=DEFAULT_PORT,
+        help="TCP port; 0 picks a free one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--world",
+        default=DEFAULT_WORLD,
+        help="world rules to play (default: %(default)s; see --list-worlds)",
+    )
+    parser.add_argument(
+        "--map",
+        default=None,
+        help="map file, or the name of a shipped map (default: the world's own)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="random seed: same map, seed and moves give the same game (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=10_000,
+        help="connections served at once (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=600.0,
+        help="seconds of silence before a client is dropped; 0: never (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("console", "json"),
+        default="console",
+        help="log output on standard error (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--list-worlds", action="store_true", help="list the installed worlds and exit"
+    )
+    parser.add_argument(
+        "--list-maps", action="store_true", help="list the shipped maps of --world and exit"
+    )
+    return parser
+
+
+def _raise_file_limit() -> None:
+    """Let the process hold as many sockets as the system allows it."""
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if hard == resource.RLIM_INFINITY or soft < hard:
+            target = hard if hard != resource.RLIM_INFINITY else max(soft, 65536)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+async def _run(server: Server) -> None:
+    """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def serve_then_stop(task_status: trio.TaskStatus[None]) -> None:
+                try:
+                    await server.run(task_status=task_status)
+                finally:
+                    nursery.cancel_scope.cancel()
+
+            await nursery.start(serve_then_stop)
+            print(
+                f"dod-server: listening on {server.config.host}:{server.port}",
+                file=sys.stderr,
+                flush=True,
+            )
+            async for _ in signals:
+                server.shutdown()
+                break
+            await trio.sleep_forever()  # until serve_then_stop cancels us
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.list_worlds:
+            for name in world_names():
+                print(f"{name:10} {load_plugin(name).summary}")
+            return 0
+        plugin = load_plugin(args.world)
+        if args.list_maps:
+            print("\n".join(plugin.maps()))
+            return 0
+        config = ServerConfig(
+            host=args.host,
+            port=args.port,
+            world=args.world,
+            map=args.map,
+            seed=args.seed,
+            max_connections=args.max_connections,
+            idle_timeout=args.idle_timeout or None,
+        )
+        configure_logging(args.log_format, args.log_level)
+        server = Server(config)
+    except (UnknownWorld, MapError, OSError) as error:
+        print(f"dod-server: error: {error}", file=sys.stderr)
+        return 2
+    _raise_file_limit()
+    try:
+        trio.run(_run, server)
+    except OSError as error:
+        print(f"dod-server: error: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Server settings, with the defaults the command line shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+DEFAULT_PORT: Final = 40004
+"""The port the 2016 Dungeon of Doom clients connect to."""
+
+
+@dataclass(frozen=True, slots=True)
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    world: str = "classic"
+    map: str | None = None
+    """A map for the world: a path or a shipped map's name; ``None`` is the world's default."""
+    seed: int = 0
+    max_connections: int = 10_000
+    idle_timeout: float | None = 600.0
+    """Seconds a client may stay silent before it is disconnected; ``None``: forever."""
+    max_line_length: int = 1024
+    max_pending_output: int = 256 * 1024
+    """Bytes queued for a client that is not reading before it is cut off."""
+    linger: float = 2.0
+    """Seconds given to a closing connection to take its last lines."""

@@ -1,0 +1,220 @@
+"""One client connection: bytes in, commands to the game, replies out.
+
+Data flows one way: socket → :class:`~protocol.connection.ServerProtocol` (framing
+and parsing) → :class:`~server.game.Game` (world rules, events) → replies queued
+here → socket.
+
+Output is queued, never awaited by whoever produced it: a game can push a line
+to any player without waiting for that player's socket. The connection's own
+task writes its replies after each batch of input; a writer task writes what
+others queue while it sleeps. A client that stops reading is cut off as soon as
+its queue passes ``max_pending_output`` bytes, so it can never stall anyone.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import trio
+
+from protocol.commands import Command, Help, Quit
+from protocol.connection import ServerProtocol
+from protocol.errors import RemoteProtocolError
+from protocol.framing import END_OF_INPUT, NEED_DATA
+from protocol.replies import Bye, Error, FinalReply, Reply
+
+if TYPE_CHECKING:
+    from .app import Server
+    from .game import Game
+
+RECEIVE_SIZE = 16384
+
+
+class Connection:
+    """The server's end of one client connection; ``run()`` serves it to the end."""
+
+    def __init__(self, server: Server, stream: trio.SocketStream, connection_id: int) -> None:
+        self.server = server
+        self.stream = stream
+        self.id = connection_id
+        self.config = server.config
+        self.protocol = ServerProtocol(max_line_length=self.config.max_line_length)
+        self.game: Game | None = None
+        self.player: int | None = None
+        self.name: str | None = None
+        self.extended = False
+        self.reason: str | None = None
+        """Why the connection is ending, once it is; ``None`` while it is served."""
+        try:
+            host, port = stream.socket.getpeername()[:2]
+            peer = f"{host}:{port}"
+        except OSError:
+            peer = "?"
+        self.log = server.log.bind(conn=connection_id, peer=peer)
+        self._pending = bytearray()
+        self._sending = False
+        self._in_batch = False
+        self._writer_wakeup = trio.lowlevel.ParkingLot()
+        self._read_scope = trio.CancelScope()
+        self._writer_done = trio.Event()
+
+    # -- output -------------------------------------------------------------------
+
+    def send(self, reply: Reply) -> None:
+        """Queue ``reply``; never blocks. Cuts the client off if its queue is too long."""
+        if self.reason is not None:
+            return
+        self._pending += reply.to_bytes()
+        if len(self._pending) > self.config.max_pending_output:
+            self._pending.clear()
+            self._stop("cut off: not reading its replies")
+            return
+        if not self._in_batch:
+            self._writer_wakeup.unpark_all()
+
+    def finish(self, final: FinalReply, *, reason: str) -> None:
+        """Send ``final`` as the last line and close the connection."""
+        if self.reason is not None:
+            return
+        self.send(final)
+        self._stop(reason)
+
+    def _stop(self, reason: str) -> None:
+        self.reason = reason
+        if not self._in_batch:
+            # Called from another task: wake our reader so that it winds up.
+            self._read_scope.cancel()
+        self._writer_wakeup.unpark_all()
+
+    async def _flush(self) -> None:
+        self._sending = True
+        try:
+            while self._pending:
+                data, self._pending = self._pending, bytearray()
+                await self.stream.send_all(data)
+        finally:
+            self._sending = False
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                if self._pending and not self._sending:
+                    await self._flush()
+                elif self.reason is not None and not self._sending:
+                    return
+                else:
+                    await self._writer_wakeup.park()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._pending.clear()
+            if self.reason is None:
+                self._stop("connection lost")
+        finally:
+            self._writer_done.set()
+
+    # -- the game -------------------------------------------------------------------
+
+    def joined(self, game: Game, player: int) -> None:
+        self.game = game
+        self.player = player
+        self.log = self.log.bind(game=game.name, player=player)
+
+    def _dispatch(self, command: Command) -> None:
+        kind = type(command)
+        if kind is Quit:
+            self.finish(Bye("Thanks for playing."), reason="quit")
+        elif kind is Help:
+            self.send(self.server.game_for(self).help())
+        else:
+            self.server.game_for(self).handle(self, command)
+
+    # -- the connection's life ------------------------------------------------------
+
+    async def run(self) -> None:
+        """Serve the connection until it ends, then leave the game and close the socket."""
+        self.log.info("client connected")
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write_loop)
+                with self._read_scope:
+                    await self._read_loop()
+                if self.reason is None:
+                    self._idle_out()
+                self._leave_game()
+                self._writer_wakeup.unpark_all()
+                with trio.move_on_after(self.config.linger):
+                    await self._writer_done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            self._leave_game()
+            with trio.move_on_after(self.config.linger) as cleanup:
+                cleanup.shield = True
+                await self.stream.aclose()
+            self.log.info("client disconnected", reason=self.reason or "server stopped")
+
+    def _idle_out(self) -> None:
+        if self._read_scope.cancelled_caught:
+            timeout = self.config.idle_timeout
+            self.finish(
+                Bye(f"no command for {timeout:g} seconds; closing the connection"),
+                reason="idle timeout",
+            )
+        else:
+            self.reason = "connection lost"
+
+    def _leave_game(self) -> None:
+        if self.game is not None:
+            game, self.game = self.game, None
+            game.leave(self)
+
+    async def _read_loop(self) -> None:
+        protocol = self.protocol
+        stream = self.stream
+        idle = self.config.idle_timeout
+        scope = self._read_scope
+        while True:
+            if idle is not None:
+                scope.deadline = trio.current_time() + idle
+            try:
+                data = await stream.receive_some(RECEIVE_SIZE)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self.reason = "connection lost"
+                return
+            protocol.receive_data(data)
+            self._in_batch = True
+            try:
+                ended = self._handle_input()
+            finally:
+                self._in_batch = False
+            telnet = protocol.data_to_send()
+            if telnet:
+                self._pending[:0] = telnet
+            if self._pending and not self._sending:
+                try:
+                    await self._flush()
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    self._pending.clear()
+                    self.reason = self.reason or "connection lost"
+                    return
+            if ended or self.reason is not None:
+                return
+
+    def _handle_input(self) -> bool:
+        """Handle every complete line received; True when the input has ended."""
+        protocol = self.protocol
+        while self.reason is None:
+            try:
+                event = protocol.next_event()
+            except RemoteProtocolError as error:
+                self.log.info("protocol error", error=str(error), fatal=error.fatal)
+                if error.fatal:
+                    self.finish(Bye(str(error)), reason="protocol error")
+                    return True
+                self.send(Error(str(error)))
+                continue
+            if event is NEED_DATA:
+                return False
+            if event is END_OF_INPUT:
+                self.reason = "client closed the connection"
+                return True
+            self._dispatch(event)  # type: ignore[arg-type]
+        return True

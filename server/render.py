@@ -1,0 +1,48 @@
+"""From world events to protocol replies: the one place that decides what a player reads."""
+
+from __future__ import annotations
+
+from protocol.replies import Fail, GoldCoins, HelpReply, Reply, Success
+from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
+
+_SUCCESS = Success()
+_FAIL = Fail()
+
+
+def result_reply(event: ResultEvent) -> Reply:
+    """The reply to the action whose outcome ``event`` is (RULES §1)."""
+    kind = type(event)
+    if kind is Moved or kind is Stayed:
+        return _SUCCESS
+    if kind is Blocked or kind is NothingToPickUp:
+        return _FAIL
+    if kind is PickedUp:
+        return GoldCoins(event.gold) if event.is_gold else _SUCCESS  # type: ignore[attr-defined]
+    raise TypeError(f"no reply for {event!r}")
+
+
+def help_reply(world: World, world_name: str) -> HelpReply:
+    """``HELP``: the commands that work in this world, one line each."""
+    directions = " ".join(d.name for d in sorted(world.directions, key=_compass_order))
+    lines = [
+        f"You are in the {world_name} world. Commands (any letter case):",
+        "HELLO [name]   the gold you need to win; with a name, also sets your name",
+        f"MOVE <dir>     move one square; directions here: {directions}",
+        "PICKUP         pick up what lies on your square",
+        "LOOK           the 5x5 view around you (X marks the corners, # is off the map)",
+    ]
+    if world.allows_stay:
+        lines.append("STAY           let one turn pass without moving")
+    lines += [
+        "MAP            the whole map (@ is you)",
+        "QUIT           leave the game",
+        "HELP           this list",
+    ]
+    return HelpReply(tuple(lines))
+
+
+_ORDER = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+
+
+def _compass_order(direction) -> int:
+    return _ORDER.index(direction.name)

@@ -1,0 +1,257 @@
+"""The world-plugin interface: what a world must do, and the events it reports.
+
+A *world* is one running game's rules and state. It is pure, deterministic code:
+no sockets, no trio, no clock, no global random state. Given the same map, seed
+and sequence of calls it produces the same events, so a game can be replayed
+exactly. The server owns the network; it asks the world to do things and turns
+the events the world returns into replies.
+
+A *plugin* makes worlds. It is found through the Python entry-point group
+``dungeon_of_doom.worlds`` (see :mod:`worlds.registry`): a package that declares::
+
+    [project.entry-points."dungeon_of_doom.worlds"]
+    maze = "my_package.maze:plugin"
+
+adds a ``maze`` world to every server it is installed beside. ``docs/worlds.md``
+walks through writing one.
+
+The contract, in order of a game:
+
+1. ``plugin.open(map_spec, seed=...)`` loads a map (``None`` means the plugin's
+   own default) and returns a :class:`World`. Bad maps raise
+   :class:`worlds.errors.MapError`.
+2. ``world.join(player, kind)`` places a new player and returns events, the first
+   being :class:`Joined`. A world with no room raises :class:`WorldFull`.
+3. ``world.resolve([(player, action), ...])`` applies actions in the order given,
+   then lets the world move on its own (monsters, bats) if it does, and returns
+   what happened. Every action produces exactly one *result* event for its player
+   (:class:`Moved`, :class:`Blocked`, :class:`Stayed`, :class:`PickedUp`,
+   :class:`NothingToPickUp`), in the order of the actions; other events may come
+   between and after them. A world with ``has_rounds`` expects every acting
+   player at most once per call; a world without it is called once per action.
+4. A player who escapes or dies is reported by :class:`Escaped` or :class:`Died`
+   and is then no longer in the world. ``world.leave(player)`` removes a player
+   who disconnects; it is harmless for a player already gone.
+5. ``world.look(player)`` and ``world.render(viewer)`` draw views; they never
+   change anything.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar, Protocol, TypeAlias
+
+from protocol.commands import Move, Pickup, Stay
+from protocol.direction import CARDINAL, Direction
+
+__all__ = [
+    "Action",
+    "Blocked",
+    "Died",
+    "Escaped",
+    "Event",
+    "Joined",
+    "Left",
+    "Moved",
+    "NothingToPickUp",
+    "Notice",
+    "PickedUp",
+    "PlayerId",
+    "PlayerKind",
+    "PlayerStatus",
+    "Position",
+    "ResultEvent",
+    "Stayed",
+    "World",
+    "WorldError",
+    "WorldFull",
+    "WorldPlugin",
+]
+
+PlayerId: TypeAlias = int
+Position: TypeAlias = tuple[int, int]
+"""(row, column), zero-based, row 0 at the top."""
+
+Action: TypeAlias = Move | Pickup | Stay
+"""What a player can do to a world: the protocol's own command objects."""
+
+
+class PlayerKind(enum.Enum):
+    """Who drives a player; ``value`` is how other players see them in ``LOOK``."""
+
+    HUMAN = "P"
+    BOT = "B"
+
+
+class WorldError(Exception):
+    """A request the world cannot honour; ``str()`` is a message for the player."""
+
+
+class WorldFull(WorldError):
+    """No free square is left to place a new player on."""
+
+
+# -- events ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened. ``player`` is whom it concerns, ``None`` for everyone."""
+
+    player: PlayerId | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResultEvent(Event):
+    """The outcome of one action, for the player who acted."""
+
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class Moved(ResultEvent):
+    """The player moved (``MOVE`` answers ``SUCCESS``)."""
+
+    origin: Position
+    target: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Blocked(ResultEvent):
+    """The player tried to move and stayed (``MOVE`` answers ``FAIL``)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Stayed(ResultEvent):
+    """The player stayed on purpose (``STAY`` answers ``SUCCESS``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class PickedUp(ResultEvent):
+    """The player picked something up.
+
+    ``PICKUP`` answers ``SUCCESS, GOLD COINS: <gold>`` when ``is_gold``, else
+    ``SUCCESS``.
+    """
+
+    item: str
+    gold: int
+    is_gold: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class NothingToPickUp(ResultEvent):
+    """``PICKUP`` found nothing (``FAIL``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Joined(Event):
+    player: PlayerId
+    position: Position
+
+
+@dataclass(frozen=True, slots=True)
+class Left(Event):
+    player: PlayerId
+
+
+@dataclass(frozen=True, slots=True)
+class Escaped(Event):
+    """The player won and left the world. ``text`` is told to them."""
+
+    player: PlayerId
+    gold: int
+    moves: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Died(Event):
+    """The player died and left the world. ``text`` is told to them."""
+
+    player: PlayerId
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice(Event):
+    """A sentence about the game, for players who asked for extensions."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStatus:
+    """What a world tells about one player, for status lines and logs."""
+
+    position: Position
+    gold: int
+    moves: int
+
+
+# -- the interface ----------------------------------------------------------------
+
+
+class World(abc.ABC):
+    """One game's rules and state. See the module docstring for the contract."""
+
+    #: The ``MOVE`` directions this world accepts.
+    directions: ClassVar[frozenset[Direction]] = CARDINAL
+    #: Whether ``STAY`` is an action here.
+    allows_stay: ClassVar[bool] = False
+    #: Whether non-player characters move, so that actions are grouped in rounds.
+    has_rounds: ClassVar[bool] = False
+
+    @property
+    @abc.abstractmethod
+    def goal(self) -> int:
+        """The gold needed to win, as ``HELLO`` reports it."""
+
+    @abc.abstractmethod
+    def join(self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
+        """Place a new player (ids are chosen by the caller and never reused)."""
+
+    @abc.abstractmethod
+    def leave(self, player: PlayerId) -> list[Event]:
+        """Remove a player; returns ``[]`` if the player is not in the world."""
+
+    @abc.abstractmethod
+    def resolve(self, actions: Sequence[tuple[PlayerId, Action]]) -> list[Event]:
+        """Apply the actions in order, then whatever the world does by itself."""
+
+    @abc.abstractmethod
+    def look(self, player: PlayerId) -> tuple[str, ...]:
+        """The 5×5 view around the player: five strings of five characters."""
+
+    @abc.abstractmethod
+    def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
+        """The whole map as rows of equal length; ``viewer`` ``None`` is a spectator."""
+
+    @abc.abstractmethod
+    def status(self, player: PlayerId) -> PlayerStatus | None:
+        """The player's state, or ``None`` if they are not in the world."""
+
+    def __contains__(self, player: object) -> bool:
+        return isinstance(player, int) and self.status(player) is not None
+
+
+class WorldPlugin(Protocol):
+    """What an entry point of ``dungeon_of_doom.worlds`` must load to."""
+
+    #: The name users type (``--world classic``).
+    name: str
+    #: One line about the rules.
+    summary: str
+
+    def open(self, map_spec: str | None, *, seed: int) -> World:
+        """A fresh world on the given map (``None``: the default map)."""
+        ...
+
+    def maps(self) -> list[str]:
+        """Names of the maps shipped with the plugin, usable as ``map_spec``."""
+        ...

@@ -1,0 +1,201 @@
+"""The classic Dungeon of Doom rules (RULES §1).
+
+Players walk a map of floor, walls, gold and exits, four ways. Gold picked up is
+gone for everyone; no two players share a square; a player holding the target
+gold who steps onto an exit escapes and leaves the world. Nothing moves on its
+own, so every action is resolved at once.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from protocol.commands import Move, Pickup, Stay
+from protocol.direction import Direction
+
+from ..api import (
+    Action,
+    Blocked,
+    Escaped,
+    Event,
+    Joined,
+    Left,
+    Moved,
+    NothingToPickUp,
+    PickedUp,
+    PlayerId,
+    PlayerKind,
+    PlayerStatus,
+    Position,
+    World,
+    WorldError,
+    WorldFull,
+)
+from ..view import look_window
+from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
+
+SELF = "@"
+"""How ``render`` draws the viewer (the roguelike convention); others show as P or B."""
+
+
+class _Player:
+    __slots__ = ("gold", "kind", "moves", "position")
+
+    def __init__(self, position: Position, kind: PlayerKind) -> None:
+        self.position = position
+        self.kind = kind
+        self.gold = 0
+        self.moves = 0
+
+
+class ClassicWorld(World):
+    """A classic game on one map; see the module docstring."""
+
+    def __init__(self, dungeon: ClassicMap, *, seed: int = 0) -> None:
+        self.map = dungeon
+        self._tiles = [list(row) for row in dungeon.rows]
+        self._height = dungeon.height
+        self._width = dungeon.width
+        self._rng = random.Random(seed)
+        self._open = [
+            (r, c)
+            for r, row in enumerate(dungeon.rows)
+            for c, tile in enumerate(row)
+            if tile != WALL
+        ]
+        self._players: dict[PlayerId, _Player] = {}
+        self._glyphs: dict[Position, str] = {}  # square -> glyph of the player on it
+
+    @property
+    def goal(self) -> int:
+        return self.map.goal
+
+    @property
+    def name(self) -> str:
+        return self.map.name
+
+    def tile(self, position: Position) -> str:
+        """The map tile at ``position`` (players are not part of the map)."""
+        return self._tiles[position[0]][position[1]]
+
+    # -- players --------------------------------------------------------------
+
+    def join(self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
+        if player in self._players:
+            raise WorldError(f"player {player} is already in the world")
+        position = self._free_square()
+        self._players[player] = _Player(position, kind)
+        self._glyphs[position] = kind.value
+        return [Joined(player, position)]
+
+    def _free_square(self) -> Position:
+        # Draw at random first (cheap while the map is mostly free), then fall back
+        # to the exact list, so a crowded map neither hangs nor loses determinism.
+        candidates = self._open
+        if candidates:
+            for _ in range(16):
+                square = candidates[self._rng.randrange(len(candidates))]
+                if square not in self._glyphs:
+                    return square
+        free = [square for square in candidates if square not in self._glyphs]
+        if not free:
+            raise WorldFull("there is no free square left on this map")
+        return free[self._rng.randrange(len(free))]
+
+    def leave(self, player: PlayerId) -> list[Event]:
+        state = self._players.pop(player, None)
+        if state is None:
+            return []
+        del self._glyphs[state.position]
+        return [Left(player)]
+
+    def status(self, player: PlayerId) -> PlayerStatus | None:
+        state = self._players.get(player)
+        if state is None:
+            return None
+        return PlayerStatus(state.position, state.gold, state.moves)
+
+    def __contains__(self, player: object) -> bool:
+        return player in self._players
+
+    # -- actions ----------------------------------------------------------------
+
+    def resolve(self, actions: Sequence[tuple[PlayerId, Action]]) -> list[Event]:
+        events: list[Event] = []
+        for player, action in actions:
+            state = self._players.get(player)
+            if state is None:
+                raise WorldError(f"player {player} is not in the world")
+            state.moves += 1
+            if type(action) is Move:
+                self._move(player, state, action.direction, events)
+            elif type(action) is Pickup:
+                events.append(self._pickup(player, state))
+            elif type(action) is Stay:
+                raise WorldError("STAY is not an action in the classic world")
+            else:
+                raise WorldError(f"unknown action {action!r}")
+        return events
+
+    def _move(
+        self, player: PlayerId, state: _Player, direction: Direction, events: list[Event]
+    ) -> None:
+        if direction.is_diagonal:
+            raise WorldError("the classic world allows only N, S, E and W")
+        origin = state.position
+        row, column = origin[0] + direction.row_step, origin[1] + direction.column_step
+        if not (0 <= row < self._height and 0 <= column < self._width):
+            events.append(Blocked(player, "the edge of the map"))
+            return
+        tile = self._tiles[row][column]
+        target = (row, column)
+        if tile == WALL:
+            events.append(Blocked(player, "a wall"))
+            return
+        if target in self._glyphs:
+            events.append(Blocked(player, "another player"))
+            return
+        glyphs = self._glyphs
+        del glyphs[origin]
+        glyphs[target] = state.kind.value
+        state.position = target
+        events.append(Moved(player, origin, target))
+        if tile == EXIT and state.gold >= self.map.goal:
+            del self._players[player]
+            del glyphs[target]
+            events.append(
+                Escaped(
+                    player,
+                    state.gold,
+                    state.moves,
+                    f"You escaped the dungeon with {state.gold} gold in {state.moves} moves.",
+                )
+            )
+
+    def _pickup(self, player: PlayerId, state: _Player) -> Event:
+        row, column = state.position
+        tile = self._tiles[row][column]
+        if tile == GOLD:
+            self._tiles[row][column] = FLOOR
+            state.gold += 1
+            return PickedUp(player, GOLD, state.gold)
+        if tile in ITEMS:
+            self._tiles[row][column] = FLOOR
+            return PickedUp(player, tile, state.gold, is_gold=False)
+        return NothingToPickUp(player)
+
+    # -- views --------------------------------------------------------------------
+
+    def look(self, player: PlayerId) -> tuple[str, ...]:
+        row, column = self._players[player].position
+        return look_window(self._tiles, row, column, self._glyphs)
+
+    def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
+        rows = [row[:] for row in self._tiles]
+        for (r, c), glyph in self._glyphs.items():
+            rows[r][c] = glyph
+        me = self._players.get(viewer) if viewer is not None else None
+        if me is not None:
+            rows[me.position[0]][me.position[1]] = SELF
+        return tuple("".join(row) for row in rows)
