@@ -23,5 +23,7 @@ class ServerConfig:
     max_line_length: int = 1024
     max_pending_output: int = 256 * 1024
     """Bytes queued for a client that is not reading before it is cut off."""
+    send_timeout: float = 30.0
+    """Seconds a client may leave our replies unread (its socket full) before it is cut off."""
     linger: float = 2.0
     """Seconds given to a closing connection to take its last lines."""

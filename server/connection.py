@@ -13,6 +13,7 @@ its queue passes ``max_pending_output`` bytes, so it can never stall anyone.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import trio
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 RECEIVE_SIZE = 16384
+CUT_OFF = "cut off: not reading its replies"
 
 
 class Connection:
@@ -54,6 +56,7 @@ class Connection:
         self._pending = bytearray()
         self._sending = False
         self._in_batch = False
+        self._replying = False  # the reader is writing its own replies
         self._writer_wakeup = trio.lowlevel.ParkingLot()
         self._read_scope = trio.CancelScope()
         self._writer_done = trio.Event()
@@ -67,7 +70,7 @@ class Connection:
         self._pending += reply.to_bytes()
         if len(self._pending) > self.config.max_pending_output:
             self._pending.clear()
-            self._stop("cut off: not reading its replies")
+            self._stop(CUT_OFF)
             return
         if not self._in_batch:
             self._writer_wakeup.unpark_all()
@@ -99,7 +102,12 @@ class Connection:
         try:
             while True:
                 if self._pending and not self._sending:
-                    await self._flush()
+                    with trio.move_on_after(self.config.send_timeout) as scope:
+                        await self._flush()
+                    if scope.cancelled_caught:
+                        self._pending.clear()
+                        self._stop(CUT_OFF)
+                        return
                 elif self.reason is not None and not self._sending:
                     return
                 else:
@@ -152,7 +160,10 @@ class Connection:
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def _idle_out(self) -> None:
-        if self._read_scope.cancelled_caught:
+        if self._replying:
+            self._pending.clear()
+            self.reason = CUT_OFF
+        elif self._read_scope.cancelled_caught:
             timeout = self.config.idle_timeout
             self.finish(
                 Bye(f"no command for {timeout:g} seconds; closing the connection"),
@@ -172,8 +183,7 @@ class Connection:
         idle = self.config.idle_timeout
         scope = self._read_scope
         while True:
-            if idle is not None:
-                scope.deadline = trio.current_time() + idle
+            scope.deadline = math.inf if idle is None else trio.current_time() + idle
             try:
                 data = await stream.receive_some(RECEIVE_SIZE)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -189,12 +199,17 @@ class Connection:
             if telnet:
                 self._pending[:0] = telnet
             if self._pending and not self._sending:
+                # Written here rather than by the writer task to save a task switch
+                # per reply; a client that leaves them unread is cut off in time.
+                scope.deadline = trio.current_time() + self.config.send_timeout
+                self._replying = True
                 try:
                     await self._flush()
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     self._pending.clear()
                     self.reason = self.reason or "connection lost"
                     return
+                self._replying = False
             if ended or self.reason is not None:
                 return
 

@@ -81,10 +81,18 @@ class ClassicWorld(World):
 
     # -- players --------------------------------------------------------------
 
-    def join(self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
+    def join(
+        self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN, *, at: Position | None = None
+    ) -> list[Event]:
+        """Place a player on a random free square, or on ``at`` (for set-ups and tests)."""
         if player in self._players:
             raise WorldError(f"player {player} is already in the world")
-        position = self._free_square()
+        if at is None:
+            position = self._free_square()
+        elif at in self._glyphs or self.tile(at) == WALL:
+            raise WorldError(f"cannot place a player on {at}")
+        else:
+            position = at
         self._players[player] = _Player(position, kind)
         self._glyphs[position] = kind.value
         return [Joined(player, position)]

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+import trio
+
+from server.app import Server
+from server.config import ServerConfig
+
+from .helpers import COMPAT
+
+StartServer = Callable[..., Awaitable[Server]]
+
+
+@pytest.fixture
+async def start_server(nursery: trio.Nursery) -> AsyncIterator[StartServer]:
+    """Start real servers on port 0 over loopback; each is shut down after the test."""
+    servers: list[Server] = []
+
+    async def start(**settings: object) -> Server:
+        settings.setdefault("port", 0)
+        server = Server(ServerConfig(**settings))  # type: ignore[arg-type]
+        await nursery.start(server.run)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+
+
+@pytest.fixture
+def write_map(tmp_path: Path) -> Callable[[str], str]:
+    """Write a map file and return its path."""
+    count = 0
+
+    def write(text: str, suffix: str = ".map") -> str:
+        nonlocal count
+        count += 1
+        path = tmp_path / f"map{count}{suffix}"
+        path.write_text(text)
+        return str(path)
+
+    return write
+
+
+@pytest.fixture
+def compat() -> Path:
+    if not COMPAT.is_dir():
+        pytest.skip("../shared/compat is not present")
+    return COMPAT

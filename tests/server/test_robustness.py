@@ -1,0 +1,109 @@
+"""Bad clients are cut off with a clear line; everyone else plays on."""
+
+from __future__ import annotations
+
+import structlog
+import trio
+import trio.testing
+
+from protocol.replies import Bye
+
+from ..conftest import StartServer
+from ..helpers import Peer
+
+
+async def test_over_long_line_is_refused_and_others_play_on(start_server: StartServer) -> None:
+    server = await start_server(max_line_length=64)
+    rogue, good = await Peer.connect(server.port), await Peer.connect(server.port)
+    await rogue.send(b"LOOK " + b"x" * 500)
+    assert await rogue.read_to_end() == b"BYE line too long (the limit is 64 bytes)\n"
+    assert await good.ask("HELLO") == ["GOLD 3"]
+
+
+async def test_idle_client_is_told_and_disconnected(start_server: StartServer) -> None:
+    server = await start_server(idle_timeout=0.2)
+    peer = await Peer.connect(server.port)
+    assert await peer.read_to_end() == b"BYE no command for 0.2 seconds; closing the connection\n"
+
+
+async def test_connection_limit_answers_with_a_clear_line(start_server: StartServer) -> None:
+    server = await start_server(max_connections=1)
+    first = await Peer.connect(server.port)
+    assert await first.ask("HELLO") == ["GOLD 3"]
+    second = await Peer.connect(server.port)
+    assert await second.read_to_end() == (
+        b"BYE the server is full (1 connections); try again later\n"
+    )
+    assert await first.ask("HELLO") == ["GOLD 3"]
+
+
+async def test_a_client_that_never_reads_does_not_slow_another(start_server: StartServer) -> None:
+    server = await start_server(send_timeout=0.5)
+    hog, good = await Peer.connect(server.port), await Peer.connect(server.port)
+    flood = b"LOOK\n" * 20000  # replies the hog never reads
+    cut_off = trio.Event()
+
+    async def send_until_cut_off() -> None:
+        try:
+            while True:
+                await hog.send(flood)
+        except trio.BrokenResourceError:
+            cut_off.set()
+
+    with structlog.testing.capture_logs() as logs:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send_until_cut_off)
+            for _ in range(200):
+                with trio.fail_after(2):
+                    assert (await good.ask("LOOK"))[0] == "LOOKREPLY"
+            with trio.fail_after(20):
+                await cut_off.wait()
+        await trio.testing.wait_all_tasks_blocked()
+    assert any(e.get("reason") == "cut off: not reading its replies" for e in logs)
+    assert await good.ask("HELLO") == ["GOLD 3"]
+
+
+async def test_shutdown_tells_every_client(start_server: StartServer) -> None:
+    server = await start_server()
+    peers = [await Peer.connect(server.port) for _ in range(3)]
+    for peer in peers:
+        assert await peer.ask("HELLO") == ["GOLD 3"]
+    server.shutdown()
+    for peer in peers:
+        assert await peer.read_to_end() == b"BYE the server is shutting down; goodbye\n"
+
+
+async def test_a_failing_world_ends_its_game_not_the_server(start_server: StartServer) -> None:
+    server = await start_server()
+    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await alice.ask("HELLO") == ["GOLD 3"]
+    assert await bob.ask("HELLO") == ["GOLD 3"]
+    game = server.games["default"]
+
+    def explode(actions):
+        raise RuntimeError("bug in a plugin")
+
+    game.world.resolve = explode  # type: ignore[method-assign]
+    with structlog.testing.capture_logs() as logs:
+        await alice.send("MOVE N\n")
+        expected = Bye("the classic game stopped because of an internal error; please reconnect")
+        assert await alice.read_to_end() == expected.to_bytes()
+        assert await bob.read_to_end() == expected.to_bytes()
+    assert any(e["event"] == "world failed" and e.get("exc_info") for e in logs)
+    carol = await Peer.connect(server.port)
+    assert (await carol.ask("MOVE N"))[0] in ("SUCCESS", "FAIL")
+
+
+async def test_connect_and_disconnect_are_logged_with_context(start_server: StartServer) -> None:
+    server = await start_server()
+    with structlog.testing.capture_logs() as logs:
+        peer = await Peer.connect(server.port)
+        await peer.send("HELLO\nDANCE\nQUIT\n")
+        await peer.read_to_end()
+        await trio.testing.wait_all_tasks_blocked()
+    events = {e["event"]: e for e in logs}
+    assert events["client connected"]["peer"].startswith("127.0.0.1:")
+    assert events["player joined"]["player"] == 1
+    assert events["protocol error"]["error"].startswith('unknown command "DANCE"')
+    assert events["client disconnected"]["reason"] == "quit"
+    assert events["client disconnected"]["conn"] == events["client connected"]["conn"]

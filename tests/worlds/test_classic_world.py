@@ -1,0 +1,189 @@
+"""Every classic rule (RULES §1), on tiny hand-made maps."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol.commands import Move, Pickup
+from protocol.direction import Direction
+from worlds.api import (
+    Blocked,
+    Escaped,
+    Joined,
+    Left,
+    Moved,
+    NothingToPickUp,
+    PickedUp,
+    PlayerKind,
+    WorldError,
+    WorldFull,
+)
+from worlds.classic import ClassicWorld, parse_map
+
+N, S, E, W = (Move(d) for d in (Direction.N, Direction.S, Direction.E, Direction.W))
+
+
+def world(rows: list[str], goal: int = 0, seed: int = 0) -> ClassicWorld:
+    text = "name T\nwin {}\n{}\n".format(goal, "\n".join(rows))
+    return ClassicWorld(parse_map(text), seed=seed)
+
+
+def place(w: ClassicWorld, player: int, position: tuple[int, int]) -> None:
+    w.join(player, at=position)
+
+
+def test_spawn_is_on_open_free_squares_and_seeded() -> None:
+    rows = ["#####", "#.G.#", "#.#E#", "#####"]
+    a, b = world(rows, seed=7), world(rows, seed=7)
+    spots_a = [a.join(p)[0].position for p in range(1, 6)]
+    spots_b = [b.join(p)[0].position for p in range(1, 6)]
+    assert spots_a == spots_b
+    assert len(set(spots_a)) == 5
+    assert all(a.tile(s) != "#" for s in spots_a)
+
+
+def test_different_seeds_spawn_differently() -> None:
+    rows = ["." * 30 + "E"] * 10
+    spots = {world(rows, seed=s).join(1)[0].position for s in range(20)}
+    assert len(spots) > 1
+
+
+def test_full_map_refuses_another_player() -> None:
+    w = world(["#E.#"])
+    w.join(1)
+    w.join(2)
+    with pytest.raises(WorldFull):
+        w.join(3)
+
+
+def test_joined_event() -> None:
+    w = world(["E"])
+    assert w.join(1) == [Joined(1, (0, 0))]
+
+
+def test_cannot_place_on_a_wall_or_a_player() -> None:
+    w = world(["#.E"])
+    with pytest.raises(WorldError):
+        w.join(1, at=(0, 0))
+    w.join(1, at=(0, 1))
+    with pytest.raises(WorldError):
+        w.join(2, at=(0, 1))
+    with pytest.raises(WorldError):
+        w.join(1)
+
+
+def test_walls_edges_and_players_block() -> None:
+    w = world(["#..", "..E"])
+    place(w, 1, (0, 1))
+    place(w, 2, (0, 2))
+    assert w.resolve([(1, W)]) == [Blocked(1, "a wall")]
+    assert w.resolve([(1, N)]) == [Blocked(1, "the edge of the map")]
+    assert w.resolve([(1, E)]) == [Blocked(1, "another player")]
+    assert w.resolve([(2, E)]) == [Blocked(2, "the edge of the map")]
+    assert w.status(1).position == (0, 1)
+    assert w.resolve([(1, S)]) == [Moved(1, (0, 1), (1, 1))]
+    assert w.resolve([(2, W)]) == [Moved(2, (0, 2), (0, 1))]
+
+
+def test_moves_count_every_action() -> None:
+    w = world(["#.E"])
+    place(w, 1, (0, 1))
+    w.resolve([(1, W), (1, Pickup())])
+    assert w.status(1).moves == 2
+
+
+def test_pickup_gold_is_gone_for_everyone() -> None:
+    w = world([".G.E"])
+    place(w, 1, (0, 1))
+    place(w, 2, (0, 0))
+    assert w.resolve([(1, Pickup())]) == [PickedUp(1, "G", 1)]
+    assert w.resolve([(1, Pickup())]) == [NothingToPickUp(1)]
+    assert w.tile((0, 1)) == "."
+    w.resolve([(1, E), (2, E)])
+    assert w.resolve([(2, Pickup())]) == [NothingToPickUp(2)]
+    assert w.status(1).gold == 1 and w.status(2).gold == 0
+
+
+def test_pickup_an_item_succeeds_without_gold() -> None:
+    w = world(["S.E"])
+    place(w, 1, (0, 0))
+    assert w.resolve([(1, Pickup())]) == [PickedUp(1, "S", 0, is_gold=False)]
+    assert w.tile((0, 0)) == "."
+
+
+def test_exit_without_enough_gold_is_just_floor() -> None:
+    w = world(["G.E"], goal=1)
+    place(w, 1, (0, 1))
+    assert w.resolve([(1, E)]) == [Moved(1, (0, 1), (0, 2))]
+    assert 1 in w
+    assert w.look(1)[2] == "G.E##"
+
+
+def test_escape_with_enough_gold_leaves_the_world() -> None:
+    w = world(["G.E"], goal=1)
+    place(w, 1, (0, 0))
+    w.resolve([(1, Pickup())])
+    events = w.resolve([(1, E), (1, E)][:1])
+    assert events == [Moved(1, (0, 0), (0, 1))]
+    events = w.resolve([(1, E)])
+    assert events[0] == Moved(1, (0, 1), (0, 2))
+    assert isinstance(events[1], Escaped)
+    assert (events[1].gold, events[1].moves) == (1, 3)
+    assert 1 not in w
+    assert w.status(1) is None
+    assert w.render() == ("..E",)
+
+
+def test_target_zero_wins_on_first_exit_step() -> None:
+    w = world([".E"])
+    place(w, 1, (0, 0))
+    assert isinstance(w.resolve([(1, E)])[1], Escaped)
+
+
+def test_look_has_x_corners_hash_off_map_and_the_tile_under_the_player() -> None:
+    w = world(["G.E", "..."])
+    place(w, 1, (0, 0))
+    assert w.look(1) == ("X###X", "#####", "##G.E", "##...", "X###X")
+
+
+def test_look_matches_the_specification_example() -> None:
+    rows = ["#####", "#.###", ".GG..", "###.#", "##G.#"]
+    w = world([r + "E" for r in rows])
+    place(w, 1, (2, 2))
+    assert w.look(1) == ("X###X", "#.###", ".GG..", "###.#", "X#G.X")
+
+
+def test_others_show_as_p_or_b_and_leave_no_trace() -> None:
+    w = world([".....", "....E"])
+    place(w, 1, (0, 0))
+    w.join(2, PlayerKind.BOT, at=(1, 1))
+    place(w, 3, (0, 2))
+    assert w.look(1)[2:4] == ("##..P", "##.B.")
+    assert w.look(3)[2] == "P...."  # the centre is the tile, never the player
+    assert w.leave(3) == [Left(3)]
+    assert w.look(1)[2] == "##..."
+    assert w.leave(3) == []
+
+
+def test_render_draws_the_viewer_as_at_sign() -> None:
+    w = world(["....E"])
+    place(w, 1, (0, 0))
+    place(w, 2, (0, 2))
+    assert w.render(1) == ("@.P.E",)
+    assert w.render(None) == ("P.P.E",)
+
+
+def test_same_seed_and_actions_same_game() -> None:
+    rows = ["#########", "#.G..G..#", "#..#..E.#", "#########"]
+    script = [N, E, Pickup(), S, W, E, E, Pickup(), N]
+
+    def play(seed: int) -> list[object]:
+        w = world(rows, goal=1, seed=seed)
+        log: list[object] = [*w.join(1), *w.join(2)]
+        for action in script:
+            for player in (1, 2):
+                if player in w:
+                    log += w.resolve([(player, action)])
+        return log
+
+    assert play(3) == play(3)
