@@ -120,7 +120,11 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.list_worlds:
             for name in world_names():
-                print(f"{name:10} {load_plugin(name).summary}")
+                try:
+                    summary = load_plugin(name).summary
+                except Exception as error:  # noqa: BLE001 - a broken third-party plugin
+                    summary = f"(cannot be loaded: {error})"
+                print(f"{name:10} {summary}")
             return 0
         plugin = load_plugin(args.world)
         if args.list_maps:
