@@ -31,6 +31,7 @@ __all__ = [
     "Lose",
     "MapReply",
     "Notice",
+    "Push",
     "Reply",
     "ReplyParser",
     "Success",
@@ -145,8 +146,18 @@ class MapReply(Reply):
         return [f"MAP {len(self.rows)} {len(self.rows[0])}", *map(_single_line, self.rows)]
 
 
+class Push(Reply):
+    """Base class of lines the server sends on its own, not in answer to a command.
+
+    Only clients that asked for the extended protocol receive them; a client can
+    tell them from replies by type alone.
+    """
+
+    __slots__ = ()
+
+
 @dataclass(frozen=True, slots=True)
-class Notice(Reply):
+class Notice(Push):
     """Extension: ``NOTICE <text>``, something that happened, for clients that opted in."""
 
     text: str

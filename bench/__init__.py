@@ -1,0 +1,1 @@
+"""Benchmarks: each module prints its figures; run one with `python -m bench.<name>`."""
