@@ -21,17 +21,11 @@ class Direction(enum.Enum):
     W = (0, -1)
     NW = (-1, -1)
 
-    @property
-    def row_step(self) -> int:
-        return self.value[0]
-
-    @property
-    def column_step(self) -> int:
-        return self.value[1]
-
-    @property
-    def is_diagonal(self) -> bool:
-        return self.value[0] != 0 and self.value[1] != 0
+    def __init__(self, row_step: int, column_step: int) -> None:
+        # Plain attributes: ``Enum.value`` is a descriptor and slow on the hot path.
+        self.row_step = row_step
+        self.column_step = column_step
+        self.is_diagonal = row_step != 0 and column_step != 0
 
     @classmethod
     def parse(cls, text: str) -> Direction | None:

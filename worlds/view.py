@@ -16,11 +16,8 @@ from protocol.replies import LOOK_SIZE
 RADIUS: Final = LOOK_SIZE // 2
 CORNER: Final = "X"
 OFF_MAP: Final = "#"
-_OFFSETS: Final = tuple(
-    (dr, dc) for dr in range(-RADIUS, RADIUS + 1) for dc in range(-RADIUS, RADIUS + 1)
-)
-_CORNERS: Final = frozenset({0, LOOK_SIZE - 1, LOOK_SIZE * (LOOK_SIZE - 1), LOOK_SIZE**2 - 1})
-_CENTRE: Final = LOOK_SIZE**2 // 2
+_BLANK_ROW: Final = [OFF_MAP] * LOOK_SIZE
+_LAST: Final = LOOK_SIZE - 1
 
 
 def look_window(
@@ -32,22 +29,36 @@ def look_window(
     """The view centred on (row, column) of the map ``tiles`` (a list of rows).
 
     ``occupants`` maps a square to the glyph drawn over its tile; the centre
-    square always shows its tile.
+    square always shows its tile. The cost does not depend on the map's size, and
+    depends on the number of occupants only up to the 24 squares in view.
     """
     height = len(tiles)
     width = len(tiles[0]) if height else 0
-    cells = []
-    for index, (dr, dc) in enumerate(_OFFSETS):
-        if index in _CORNERS:
-            cells.append(CORNER)
-            continue
-        r, c = row + dr, column + dc
-        if not (0 <= r < height and 0 <= c < width):
-            cells.append(OFF_MAP)
-            continue
-        glyph = None
-        if occupants and index != _CENTRE:
-            glyph = occupants.get((r, c))
-        cells.append(glyph or tiles[r][c])
-    joined = "".join(cells)
-    return tuple(joined[i : i + LOOK_SIZE] for i in range(0, LOOK_SIZE**2, LOOK_SIZE))
+    left, right = column - RADIUS, column + RADIUS + 1
+    inside = left >= 0 and right <= width
+    view: list[list[str]] = []
+    for r in range(row - RADIUS, row + RADIUS + 1):
+        if not 0 <= r < height:
+            view.append(_BLANK_ROW.copy())
+        elif inside:
+            view.append(list(tiles[r][left:right]))
+        else:
+            line = tiles[r]
+            view.append([line[c] if 0 <= c < width else OFF_MAP for c in range(left, right)])
+    if occupants:
+        top = row - RADIUS
+        if len(occupants) <= LOOK_SIZE * LOOK_SIZE:
+            for (r, c), glyph in occupants.items():
+                dr, dc = r - top, c - left
+                if 0 <= dr < LOOK_SIZE and 0 <= dc < LOOK_SIZE and (r, c) != (row, column):
+                    view[dr][dc] = glyph
+        else:
+            get = occupants.get
+            for dr in range(LOOK_SIZE):
+                for dc in range(LOOK_SIZE):
+                    square = (top + dr, left + dc)
+                    glyph = get(square)
+                    if glyph is not None and square != (row, column):
+                        view[dr][dc] = glyph
+    view[0][0] = view[0][_LAST] = view[_LAST][0] = view[_LAST][_LAST] = CORNER
+    return tuple(map("".join, view))

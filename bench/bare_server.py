@@ -1,0 +1,54 @@
+"""The yardstick: a bare trio line server that answers every line with one fixed reply.
+
+It does the least a line server can do (receive, split lines, send), so the game
+server's throughput over it says what the protocol and world code cost. Run it
+alone with ``python -m bench.bare_server --port 0``; it prints its port on
+standard error as ``listening on HOST:PORT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+
+import trio
+
+REPLY = b"SUCCESS\n"
+
+
+async def handle(stream: trio.SocketStream) -> None:
+    pending = b""
+    try:
+        while data := await stream.receive_some(16384):
+            pending += data
+            count = pending.count(b"\n")
+            if count:
+                pending = pending[pending.rindex(b"\n") + 1 :]
+                await stream.send_all(REPLY * count)
+    except trio.BrokenResourceError:
+        pass
+
+
+async def serve(host: str, port: int) -> None:
+    listeners = await trio.open_tcp_listeners(port, host=host)
+    bound = listeners[0].socket.getsockname()[1]
+    print(f"listening on {host}:{bound}", file=sys.stderr, flush=True)
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(trio.serve_listeners, handle, listeners)
+            async for _ in signals:
+                nursery.cancel_scope.cancel()
+                break
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    args = parser.parse_args()
+    trio.run(serve, args.host, args.port)
+
+
+if __name__ == "__main__":
+    main()

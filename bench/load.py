@@ -1,0 +1,410 @@
+"""Load benchmark: bot-like clients in separate processes against a real server.
+
+``python -m bench.load`` starts the game server (and, for comparison, the bare trio
+line server of :mod:`bench.bare_server`) as subprocesses on free loopback ports,
+opens N connections from worker processes, and drives them like bots: a mix of
+``LOOK`` and ``MOVE`` in a closed loop (one command in flight per connection, or
+``--pipeline K``), or in an open loop (``--interval S``: each bot sends one
+command every S seconds, latency measured from the moment it was due, so a slow
+server cannot hide behind its own slowness). It prints throughput, latency
+percentiles and the server's resident memory per connection, with progress every
+second, and can write the results as JSON.
+
+The figures are measurements of this machine, never assertions: nothing here
+fails because a machine is slow.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import math
+import multiprocessing as mp
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import trio
+
+COMMANDS = (b"LOOK\n", b"MOVE N\n", b"MOVE S\n", b"MOVE E\n", b"MOVE W\n", b"LOOK\n")
+LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
+
+
+# -- servers under test -------------------------------------------------------------
+
+
+@dataclass
+class ServerProcess:
+    name: str
+    process: subprocess.Popen[bytes]
+    port: int
+
+    def rss_kib(self) -> int:
+        """Resident memory of the server process, from /proc (Linux)."""
+        with open(f"/proc/{self.process.pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_server(name: str, argv: list[str]) -> ServerProcess:
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    seen = b""
+    deadline = time.monotonic() + 30
+    assert process.stderr is not None
+    while (match := LISTENING.search(seen)) is None:
+        if time.monotonic() > deadline or process.poll() is not None:
+            process.kill()
+            raise RuntimeError(f"{name} server did not start: {seen.decode(errors='replace')}")
+        seen += process.stderr.readline()
+    # Keep draining its standard error so that a chatty server never blocks on a full pipe.
+    threading.Thread(target=_drain, args=(process.stderr,), daemon=True).start()
+    return ServerProcess(name, process, int(match.group(1)))
+
+
+def _drain(pipe) -> None:
+    for _ in iter(pipe.readline, b""):
+        pass
+
+
+def arena_map(connections: int) -> str:
+    """A classic map roomy enough for every bot: walls, pillars, gold and exits."""
+    side = max(20, math.ceil(math.sqrt(connections * 6)) + 2)
+    rows = []
+    for r in range(side):
+        row = []
+        for c in range(side):
+            if r in (0, side - 1) or c in (0, side - 1) or (r % 6 == 3 and c % 6 == 3):
+                row.append("#")
+            elif r % 7 == 1 and c % 9 == 4:
+                row.append("G")
+            else:
+                row.append(".")
+        rows.append("".join(row))
+    rows[side // 2] = rows[side // 2][:-2] + "E#"
+    return "name Load Arena\nwin 1\n" + "\n".join(rows) + "\n"
+
+
+# -- the load generator (runs in worker processes) -------------------------------------
+
+
+@dataclass
+class WorkerResult:
+    completed: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: int = 0
+
+
+@dataclass(frozen=True)
+class Plan:
+    port: int
+    connections: int
+    duration: float
+    warmup: float
+    pipeline: int
+    interval: float | None
+    game: bool
+    seed: int
+
+
+def _raise_file_limit() -> None:
+    with contextlib.suppress(ImportError, ValueError, OSError):
+        import resource
+
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def _reply_lines(command: bytes, game: bool) -> int:
+    return 6 if game and command == b"LOOK\n" else 1
+
+
+async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, counter) -> None:
+    rng = random.Random(plan.seed * 100_003 + index)
+    stream = await trio.open_tcp_stream("127.0.0.1", plan.port)
+    buffer = bytearray()
+
+    async def read_lines(count: int) -> None:
+        nonlocal buffer
+        while buffer.count(b"\n") < count:
+            data = await stream.receive_some(65536)
+            if not data:
+                raise EOFError("server closed the connection")
+            buffer += data
+        cut = 0
+        for _ in range(count):
+            cut = buffer.index(b"\n", cut) + 1
+        del buffer[:cut]
+
+    await stream.send_all(b"HELLO\n")
+    await read_lines(1)
+    shared["connected"] += 1
+    await shared["go"].wait()
+    measure_from = shared["start"] + plan.warmup
+    stop_at = measure_from + plan.duration
+    latencies = result.latencies
+    if plan.interval is None:
+        while (now := trio.current_time()) < stop_at:
+            batch = [rng.choice(COMMANDS) for _ in range(plan.pipeline)]
+            await stream.send_all(b"".join(batch))
+            await read_lines(sum(_reply_lines(c, plan.game) for c in batch))
+            done = trio.current_time()
+            if now >= measure_from:
+                result.completed += len(batch)
+                latencies.append(done - now)
+                counter.value += len(batch)
+    else:
+        due = shared["start"] + rng.random() * plan.interval
+        while due < stop_at:
+            await trio.sleep_until(due)
+            command = rng.choice(COMMANDS)
+            await stream.send_all(command)
+            await read_lines(_reply_lines(command, plan.game))
+            if due >= measure_from:
+                result.completed += 1
+                latencies.append(trio.current_time() - due)
+                counter.value += 1
+            due += plan.interval
+    await stream.aclose()
+
+
+async def _worker_main(plan: Plan, connected, go, counter) -> WorkerResult:
+    result = WorkerResult()
+    shared = {"connected": 0, "go": trio.Event(), "start": 0.0}
+
+    async def bot(index: int) -> None:
+        try:
+            await _bot(plan, index, shared, result, counter)
+        except (OSError, EOFError, trio.BrokenResourceError):
+            result.errors += 1
+
+    async with trio.open_nursery() as nursery:
+        for index in range(plan.connections):
+            nursery.start_soon(bot, index)
+            if index % 200 == 199:
+                await trio.sleep(0)  # let the accept queue breathe while connecting
+        while shared["connected"] + result.errors < plan.connections:
+            await trio.sleep(0.01)
+        connected.value = shared["connected"]
+        await trio.to_thread.run_sync(go.wait)
+        shared["start"] = trio.current_time()
+        shared["go"].set()
+    return result
+
+
+def _worker(plan: Plan, connected, go, counter, results) -> None:
+    _raise_file_limit()
+    result = trio.run(_worker_main, plan, connected, go, counter)
+    results.put(asdict(result))
+
+
+# -- one run ----------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], fraction: float) -> float:
+    if not sorted_values:
+        return math.nan
+    index = min(len(sorted_values) - 1, max(0, math.ceil(fraction * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
+    """Run the load against one server and return its figures."""
+    context = mp.get_context("spawn")
+    workers = max(1, min(args.workers, args.connections))
+    shares = [
+        args.connections // workers + (i < args.connections % workers) for i in range(workers)
+    ]
+    go = context.Event()
+    results = context.Queue()
+    counters = [context.Value("q", 0) for _ in shares]
+    connected = [context.Value("q", 0) for _ in shares]
+    rss_before = server.rss_kib()
+    processes = []
+    for i, share in enumerate(shares):
+        plan = Plan(
+            server.port,
+            share,
+            args.duration,
+            args.warmup,
+            args.pipeline,
+            args.interval,
+            game,
+            args.seed + i,
+        )
+        process = context.Process(
+            target=_worker, args=(plan, connected[i], go, counters[i], results)
+        )
+        process.start()
+        processes.append(process)
+    deadline = time.monotonic() + 120
+    while sum(c.value for c in connected) < args.connections and time.monotonic() < deadline:
+        if any(not p.is_alive() for p in processes):
+            break
+        time.sleep(0.05)
+    held = sum(c.value for c in connected)
+    rss_connected = server.rss_kib()
+    go.set()
+    started = time.monotonic()
+    last, last_count = started, 0
+    total_time = args.warmup + args.duration
+    while any(p.is_alive() for p in processes) and results.qsize() < len(processes):
+        time.sleep(1.0)
+        now = time.monotonic()
+        count = sum(c.value for c in counters)
+        phase = "warm-up" if now - started < args.warmup else "measuring"
+        print(
+            f"  {server.name:5} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
+            f"{(count - last_count) / (now - last):10,.0f} replies/s",
+            file=sys.stderr,
+        )
+        last, last_count = now, count
+    collected = [results.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=10)
+    latencies = sorted(x for r in collected for x in r["latencies"])
+    completed = sum(r["completed"] for r in collected)
+    per_command = args.pipeline if args.interval is None else 1
+    return {
+        "server": server.name,
+        "connections": held,
+        "errors": sum(r["errors"] for r in collected),
+        "throughput": completed / args.duration,
+        "p50_ms": percentile(latencies, 0.50) * 1000,
+        "p99_ms": percentile(latencies, 0.99) * 1000,
+        "p999_ms": percentile(latencies, 0.999) * 1000,
+        "latency_is_per": "batch" if per_command > 1 else "command",
+        "rss_before_kib": rss_before,
+        "rss_connected_kib": rss_connected,
+        "kib_per_connection": (rss_connected - rss_before) / held if held else math.nan,
+    }
+
+
+@contextlib.contextmanager
+def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
+    with tempfile.TemporaryDirectory() as folder:
+        map_spec = args.map
+        if map_spec is None and args.world == "classic":
+            map_spec = str(Path(folder) / "arena.map")
+            Path(map_spec).write_text(arena_map(args.connections))
+        argv = [
+            sys.executable,
+            "-m",
+            "server",
+            "--port",
+            "0",
+            "--world",
+            args.world,
+            "--seed",
+            str(args.seed),
+            "--log-level",
+            "warning",
+            "--idle-timeout",
+            "0",
+            "--max-connections",
+            str(args.connections + 100),
+        ]
+        if map_spec is not None:
+            argv += ["--map", map_spec]
+        server = start_server("game", argv)
+        try:
+            yield server
+        finally:
+            server.stop()
+
+
+@contextlib.contextmanager
+def bare_server() -> Iterator[ServerProcess]:
+    server = start_server("bare", [sys.executable, "-m", "bench.bare_server", "--port", "0"])
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def report(figures: dict) -> str:
+    return (
+        f"{figures['server']:5} {figures['connections']:6,d} conns  "
+        f"{figures['throughput']:10,.0f} replies/s  p50 {figures['p50_ms']:7.2f} ms  "
+        f"p99 {figures['p99_ms']:7.2f} ms  p99.9 {figures['p999_ms']:7.2f} ms  "
+        f"{figures['kib_per_connection']:6.1f} KiB/conn  errors {figures['errors']}"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.load", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--connections", "-n", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured")
+    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before measuring")
+    parser.add_argument("--pipeline", type=int, default=1, help="commands in flight per connection")
+    parser.add_argument(
+        "--interval",
+        type=float,
+        default=None,
+        help="open loop: each bot sends a command every INTERVAL seconds",
+    )
+    parser.add_argument("--workers", type=int, default=1, help="load generator processes")
+    parser.add_argument("--world", default="classic")
+    parser.add_argument("--map", default=None, help="default: an arena sized for the bots")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-baseline", action="store_true", help="skip the bare trio server run")
+    parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    return parser
+
+
+def run(args: argparse.Namespace) -> dict:
+    mode = (
+        f"open loop, one command every {args.interval:g}s per bot"
+        if args.interval
+        else f"closed loop, pipeline {args.pipeline}"
+    )
+    print(
+        f"load: {args.connections} connections, {args.world} world, {mode}, "
+        f"{args.warmup:g}s warm-up + {args.duration:g}s",
+        file=sys.stderr,
+    )
+    results: dict = {"settings": vars(args).copy(), "cpus": os.cpu_count()}
+    with game_server(args) as server:
+        results["game"] = drive(server, args, game=True)
+    print(report(results["game"]))
+    if not args.no_baseline:
+        with bare_server() as server:
+            results["bare"] = drive(server, args, game=False)
+        print(report(results["bare"]))
+        ratio = results["game"]["throughput"] / results["bare"]["throughput"]
+        results["ratio"] = ratio
+        print(f"ratio game/bare throughput: {ratio:.3f}")
+    return results
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    results = run(args)
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
