@@ -1,1 +1,41 @@
-"""Client-side code: a client library and the terminal client."""
+"""Client-side code: the client library, and the terminal clients.
+
+The library, for bots and tools that play over TCP:
+
+* :class:`Client` (:mod:`clients.sync`): blocking, plain sockets;
+* :class:`AsyncClient` (:mod:`clients.aio`): trio, with a reader task, so pushed
+  lines arrive while the caller is busy;
+* both are thin transports over :class:`~clients.core.ClientCore`, which turns
+  each command into bytes and each reply into a typed result;
+* :class:`Grid` is what ``look()`` and ``map()`` return;
+* the exceptions are in :mod:`clients.errors`.
+"""
+
+from protocol.direction import Direction
+from protocol.replies import Bye, FinalReply, Lose, Notice, Push, Win
+
+from .aio import AsyncClient
+from .core import PickupResult
+from .errors import ClientError, ClientTimeout, CommandError, ServerClosed, UnexpectedReply
+from .grid import Grid, Position
+from .sync import Client
+
+__all__ = [
+    "AsyncClient",
+    "Bye",
+    "Client",
+    "ClientError",
+    "ClientTimeout",
+    "CommandError",
+    "Direction",
+    "FinalReply",
+    "Grid",
+    "Lose",
+    "Notice",
+    "PickupResult",
+    "Position",
+    "Push",
+    "ServerClosed",
+    "UnexpectedReply",
+    "Win",
+]

@@ -1,0 +1,238 @@
+"""A trio client: the same commands and results as :mod:`clients.sync`, awaited.
+
+::
+
+    from clients import AsyncClient
+
+    async with AsyncClient.connect("127.0.0.1", 40004) as client:
+        goal = await client.hello("Ada")
+        view = await client.look()
+        moved = await client.move("N")
+
+``connect`` is an async context manager that owns a nursery with one reader
+task: it reads everything the server sends, hands each answer to the command
+waiting for it and each pushed line to ``on_push`` or the ``events`` queue, so
+pushes arrive while the bot is thinking, not only while it waits for an answer.
+Leaving the block stops the reader and closes the connection.
+
+All the command logic lives in :class:`clients.core.ClientCore`; this class only
+moves bytes. What a caller may rely on is what :mod:`clients.sync` promises,
+and also: commands may be awaited from several tasks at once (they are sent in
+the order they are called and answered first in, first out); a command that
+times out raises :class:`~clients.errors.ClientTimeout` and its late answer is
+dropped; ``next_event()`` waits for a pushed line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import TypeVar
+
+import trio
+
+from protocol.direction import Direction
+from protocol.replies import FinalReply, Push
+
+from .core import Answer, ClientCore, PickupResult, Request
+from .errors import ClientTimeout
+from .grid import Grid
+
+__all__ = ["AsyncClient"]
+
+T = TypeVar("T")
+RECEIVE_SIZE = 65536
+DEFAULT_TIMEOUT = 10.0
+
+
+class AsyncClient:
+    """A trio Dungeon of Doom client; make one with :meth:`connect`."""
+
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        on_push: Callable[[Push], None] | None = None,
+    ) -> None:
+        self._stream = stream
+        self.timeout = timeout
+        self._core = ClientCore(on_push=on_push)
+        self._send_lock = trio.Lock()
+        self._arrivals: dict[Request, trio.Event] = {}
+        self._answers: dict[Request, Answer] = {}
+        self._pushed = trio.lowlevel.ParkingLot()
+        self._ended = trio.Event()
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(
+        cls,
+        host: str = "127.0.0.1",
+        port: int = 40004,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        on_push: Callable[[Push], None] | None = None,
+    ) -> AsyncIterator[AsyncClient]:
+        """Connect and serve the connection for the ``async with`` block.
+
+        Raises :class:`OSError` when the server cannot be reached and
+        :class:`ClientTimeout` when connecting takes longer than ``timeout``.
+        """
+        try:
+            with trio.fail_after(timeout if timeout is not None else float("inf")):
+                stream = await trio.open_tcp_stream(host, port)
+        except trio.TooSlowError:
+            raise ClientTimeout(f"could not connect to {host}:{port} in time") from None
+        async with stream, trio.open_nursery() as nursery:
+            client = cls(stream, timeout=timeout, on_push=on_push)
+            nursery.start_soon(client._read_loop)
+            try:
+                yield client
+            finally:
+                nursery.cancel_scope.cancel()
+
+    # -- what the client knows ------------------------------------------------------------
+
+    @property
+    def goal(self) -> int | None:
+        """The gold needed to win, once ``hello()`` has been answered."""
+        return self._core.goal
+
+    @property
+    def gold(self) -> int:
+        """Gold held, as the last ``PICKUP`` of gold reported."""
+        return self._core.gold
+
+    @property
+    def moves(self) -> int:
+        """``MOVE``, ``PICKUP`` and ``STAY`` commands answered (the server's move count)."""
+        return self._core.moves
+
+    @property
+    def name(self) -> str | None:
+        return self._core.name
+
+    @property
+    def final(self) -> FinalReply | None:
+        """The server's last line (``WIN``, ``LOSE``, ``BYE``), once it has been read."""
+        return self._core.final
+
+    @property
+    def closed(self) -> bool:
+        return self._core.closed
+
+    @property
+    def events(self) -> deque[Push]:
+        """Pushed lines not yet taken (when no ``on_push`` callback was given)."""
+        return self._core.events
+
+    # -- commands ---------------------------------------------------------------------------
+
+    async def hello(self, name: str | None = None) -> int:
+        """``HELLO [name]``: join the game; returns the gold needed to win."""
+        return await self._call(self._core.hello(name))
+
+    async def move(self, direction: Direction | str) -> bool:
+        """``MOVE <d>``: True if the player moved, False if something was in the way."""
+        return await self._call(self._core.move(direction))
+
+    async def stay(self) -> bool:
+        """``STAY`` (worlds where monsters move): let a turn pass."""
+        return await self._call(self._core.stay())
+
+    async def pickup(self) -> PickupResult:
+        """``PICKUP``: true if something was picked up; ``.gold`` is the new gold total."""
+        return await self._call(self._core.pickup())
+
+    async def look(self) -> Grid:
+        """``LOOK``: the 5×5 view around the player (``view.centre`` is the player)."""
+        return await self._call(self._core.look())
+
+    async def map(self) -> Grid:
+        """``MAP``: the whole map as the world lets the player see it."""
+        return await self._call(self._core.map())
+
+    async def help(self) -> tuple[str, ...]:
+        """``HELP``: the commands of this world, one line each."""
+        return await self._call(self._core.help())
+
+    async def quit(self) -> FinalReply:
+        """``QUIT``: leave the game; returns the server's ``BYE`` line."""
+        return await self._call(self._core.quit())
+
+    # -- waiting for the server -------------------------------------------------------------
+
+    async def next_event(self, timeout: float | None = None) -> Push:
+        """The oldest pushed line, waiting for one if needed (``timeout`` defaults to the client's).
+
+        Raises :class:`ClientTimeout` when none comes, or the closing error once closed.
+        """
+        with trio.move_on_after(self._limit(timeout)):
+            while not self._core.events:
+                if self._core.closed:
+                    raise self._core.failure()
+                await self._pushed.park()
+            return self._core.events.popleft()
+        raise ClientTimeout("no pushed line arrived in time")
+
+    async def wait_closed(self, timeout: float | None = None) -> FinalReply | None:
+        """Wait until the server closes the connection; returns its final line, if any."""
+        with trio.move_on_after(self._limit(timeout)):
+            await self._ended.wait()
+            return self._core.final
+        raise ClientTimeout("the server did not close the connection in time")
+
+    # -- moving bytes -------------------------------------------------------------------------
+
+    def _limit(self, timeout: float | None) -> float:
+        timeout = self.timeout if timeout is None else timeout
+        return float("inf") if timeout is None else timeout
+
+    async def _call(self, request: Request[T]) -> T:
+        arrived = trio.Event()
+        async with self._send_lock:
+            data = self._core.send(request)
+            self._arrivals[request] = arrived
+            # If the connection is gone, the reader sees the same end and fails the
+            # request with the right error (the server's final line, if it sent one).
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await self._stream.send_all(data)
+        with trio.move_on_after(self._limit(None)):
+            await arrived.wait()
+            return self._answers.pop(request).result()
+        self._arrivals.pop(request, None)
+        raise ClientTimeout(f"no answer to {request.line} in time")
+
+    async def _read_loop(self) -> None:
+        core = self._core
+        try:
+            while not core.closed:
+                try:
+                    data = await self._stream.receive_some(RECEIVE_SIZE)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    core.connection_lost()
+                else:
+                    core.receive_data(data)
+                self._deliver()
+        finally:
+            if not core.closed:
+                core.connection_lost()
+                self._deliver()
+            self._ended.set()
+            self._pushed.unpark_all()
+
+    def _deliver(self) -> None:
+        core = self._core
+        while True:
+            answer = core.next_answer()
+            if not isinstance(answer, Answer):
+                break
+            arrived = self._arrivals.pop(answer.request, None)
+            if arrived is not None:
+                self._answers[answer.request] = answer
+                arrived.set()
+        if core.events:
+            self._pushed.unpark_all()

@@ -1,0 +1,336 @@
+"""The client's command logic, with no I/O: commands to bytes, replies to typed results.
+
+Both clients (:mod:`clients.sync` over plain sockets, :mod:`clients.aio` over
+trio) are thin transports around one :class:`ClientCore`; every command is
+written once, here. The shape is sans-IO, as in :mod:`protocol`:
+
+1. a command method (``core.move("N")``) returns a :class:`Request` that knows
+   the command and how to turn its reply into a result;
+2. ``core.send(request)`` queues it and returns the bytes to write;
+3. the transport feeds what it reads to ``core.receive_data()`` (``b""`` at end of
+   input) and calls ``core.next_answer()``, which gives an :class:`Answer` for each
+   request, in order, ``NEED_DATA`` or ``CLOSED``.
+
+What a caller may rely on:
+
+* Replies are matched to requests first in, first out, so requests may be
+  pipelined.
+* Pushed lines (every :class:`~protocol.replies.Push` subclass, including ones
+  added to the protocol later) never answer a request: they go to the
+  ``on_push`` callback if one was given, else to ``events``, a queue that keeps
+  the newest ``max_events``.
+* ``ERROR`` fails only its own request (:class:`~clients.errors.CommandError`).
+* A final line (``WIN``, ``LOSE``, ``BYE``) is kept in ``final``; requests still
+  waiting, and every later ``send``, fail with
+  :class:`~clients.errors.ServerClosed` carrying it. ``QUIT`` is answered by its
+  ``BYE``.
+* A line that cannot answer its request fails it with
+  :class:`~clients.errors.UnexpectedReply` and ends the connection: the stream
+  can no longer be trusted.
+* ``goal``, ``gold``, ``moves``, ``name`` and ``capabilities`` follow the
+  answers as they arrive (``moves`` counts every ``MOVE``, ``PICKUP`` and ``STAY``
+  the server answered, as the server counts them).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Generic, TypeVar
+
+from protocol.commands import Command, Hello, Help, Look, Map, Move, Pickup, Quit, Stay
+from protocol.direction import Direction
+from protocol.errors import RemoteProtocolError
+from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer, NeedData
+from protocol.replies import (
+    Bye,
+    Error,
+    Fail,
+    FinalReply,
+    Gold,
+    GoldCoins,
+    HelpReply,
+    LookReply,
+    MapReply,
+    Push,
+    Reply,
+    ReplyParser,
+    Success,
+)
+
+from .errors import ClientError, CommandError, ServerClosed, UnexpectedReply
+from .grid import Grid
+
+__all__ = [
+    "CLOSED",
+    "Answer",
+    "ClientCore",
+    "Closed",
+    "PickupResult",
+    "Request",
+]
+
+T = TypeVar("T")
+
+MAX_LINE_LENGTH: Final = 65536
+"""Longest line accepted from a server (a ``MAP`` row can be long)."""
+
+
+class Closed:
+    """Sentinel: the connection is over and every answer has been handed out."""
+
+    def __repr__(self) -> str:
+        return "CLOSED"
+
+
+CLOSED: Final = Closed()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Request(Generic[T]):
+    """One command on its way, and how to read its reply into a ``T``."""
+
+    command: Command
+    interpret: Callable[[Reply], T]
+
+    @property
+    def line(self) -> str:
+        return self.command.to_line()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Answer(Generic[T]):
+    """What became of a request: a value, or the error to raise."""
+
+    request: Request[T]
+    value: T | None = None
+    error: ClientError | None = None
+
+    def result(self) -> T:
+        """The value; raises the error instead when there is one."""
+        if self.error is not None:
+            raise self.error
+        return self.value  # type: ignore[return-value]
+
+
+@dataclass(frozen=True, slots=True)
+class PickupResult:
+    """The answer to ``PICKUP``; true when something was picked up.
+
+    ``gold`` is the new gold total when the thing was gold, else ``None``.
+    """
+
+    picked: bool
+    gold: int | None = None
+
+    def __bool__(self) -> bool:
+        return self.picked
+
+
+class ClientCore:
+    """One connection's client state; see the module docstring."""
+
+    def __init__(
+        self, *, on_push: Callable[[Push], None] | None = None, max_events: int = 1000
+    ) -> None:
+        self._framer = LineFramer(max_line_length=MAX_LINE_LENGTH, telnet=False)
+        self._parser = ReplyParser()
+        self._framer_open = True
+        self._waiting: deque[Request] = deque()
+        self._answers: deque[Answer] = deque()
+        self._on_push = on_push
+        self._failure: ClientError | None = None
+        self.events: deque[Push] = deque(maxlen=max_events)
+        self.final: FinalReply | None = None
+        self.goal: int | None = None
+        self.gold = 0
+        self.moves = 0
+        self.name: str | None = None
+        self.capabilities: frozenset[str] = frozenset()
+
+    # -- state ------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once the connection is over (final line, end of input or a broken stream)."""
+        return self._failure is not None
+
+    @property
+    def waiting(self) -> int:
+        """Requests sent and not yet answered."""
+        return len(self._waiting)
+
+    def failure(self) -> ClientError:
+        """The error every call raises once the connection is over."""
+        if self._failure is None:
+            raise RuntimeError("the connection is not closed")
+        return self._failure
+
+    # -- bytes in and out -------------------------------------------------------------
+
+    def send(self, request: Request[T]) -> bytes:
+        """Queue ``request`` and return its bytes; raises the closing error once closed."""
+        if self._failure is not None:
+            raise self._failure
+        self._waiting.append(request)
+        return (request.line + "\n").encode()
+
+    def receive_data(self, data: bytes) -> None:
+        """Bytes read from the server; ``b""`` when it closed the connection."""
+        if self._framer_open:
+            self._framer.receive_data(data)
+            self._framer_open = bool(data)
+
+    def connection_lost(self) -> None:
+        """The transport failed (reset, broken pipe): end of input, whatever was buffered."""
+        self.receive_data(b"")
+
+    def next_answer(self) -> Answer | NeedData | Closed:
+        """The next answer, ``NEED_DATA`` (read more), or ``CLOSED`` (all is over)."""
+        while not self._answers:
+            if self._failure is not None:
+                return CLOSED
+            try:
+                line = self._framer.next_event()
+            except RemoteProtocolError as error:
+                self._break(f"the server broke the protocol: {error}")
+                continue
+            if line is NEED_DATA:
+                return NEED_DATA
+            if line is END_OF_INPUT:
+                if self._parser.in_reply:
+                    self._break("the server closed the connection inside a reply")
+                else:
+                    self._close(ServerClosed(self.final))
+                continue
+            self._line(line)  # type: ignore[arg-type]
+        return self._answers.popleft()
+
+    def _line(self, line: str) -> None:
+        try:
+            reply = self._parser.feed(line)
+        except RemoteProtocolError:
+            self._break(f"unexpected line from the server: {line[:80]!r}")
+            return
+        if reply is None:
+            return
+        if isinstance(reply, Push):
+            self._push(reply)
+        elif isinstance(reply, FinalReply):
+            self._final(reply)
+        elif not self._waiting:
+            self._break(f"a reply nobody asked for: {line[:80]!r}")
+        elif isinstance(reply, Error):
+            request = self._waiting.popleft()
+            self._answers.append(Answer(request, error=CommandError(request.line, reply.message)))
+        else:
+            request = self._waiting.popleft()
+            try:
+                value = request.interpret(reply)
+            except UnexpectedReply as error:
+                self._answers.append(Answer(request, error=error))
+                self._close(error)
+            else:
+                self._answers.append(Answer(request, value))
+
+    def _push(self, push: Push) -> None:
+        if self._on_push is not None:
+            self._on_push(push)
+        else:
+            self.events.append(push)
+
+    def _final(self, final: FinalReply) -> None:
+        self.final = final
+        if self._waiting and type(self._waiting[0].command) is Quit and type(final) is Bye:
+            self._answers.append(Answer(self._waiting.popleft(), final))
+        self._close(ServerClosed(final))
+
+    def _break(self, message: str) -> None:
+        self._close(UnexpectedReply(message))
+
+    def _close(self, failure: ClientError) -> None:
+        """End the connection: every request still waiting fails with ``failure``."""
+        if self._failure is not None:
+            return
+        self._failure = failure
+        while self._waiting:
+            self._answers.append(Answer(self._waiting.popleft(), error=failure))
+
+    # -- commands -----------------------------------------------------------------------
+
+    def hello(self, name: str | None = None) -> Request[int]:
+        """``HELLO [name]``: the gold needed to win."""
+
+        def interpret(reply: Reply) -> int:
+            amount = _expect(reply, Gold, "HELLO").amount
+            self.goal = amount
+            if name is not None:
+                self.name = name
+            return amount
+
+        return Request(Hello(name), interpret)
+
+    def move(self, direction: Direction | str) -> Request[bool]:
+        """``MOVE <d>``: whether the player moved."""
+        return Request(Move(_direction(direction)), self._moved)
+
+    def stay(self) -> Request[bool]:
+        """``STAY``: true when a turn passed."""
+        return Request(Stay(), self._moved)
+
+    def _moved(self, reply: Reply) -> bool:
+        if not isinstance(reply, Success | Fail):
+            raise _unexpected(reply, "MOVE or STAY")
+        self.moves += 1
+        return isinstance(reply, Success)
+
+    def pickup(self) -> Request[PickupResult]:
+        """``PICKUP``: what was picked up."""
+        return Request(Pickup(), self._picked)
+
+    def _picked(self, reply: Reply) -> PickupResult:
+        if isinstance(reply, GoldCoins):
+            self.moves += 1
+            self.gold = reply.total
+            return PickupResult(True, reply.total)
+        if isinstance(reply, Success | Fail):
+            self.moves += 1
+            return PickupResult(isinstance(reply, Success))
+        raise _unexpected(reply, "PICKUP")
+
+    def look(self) -> Request[Grid]:
+        """``LOOK``: the 5×5 view around the player."""
+        return Request(Look(), lambda reply: Grid(_expect(reply, LookReply, "LOOK").rows))
+
+    def map(self) -> Request[Grid]:
+        """``MAP``: the whole map as the world lets the player see it."""
+        return Request(Map(), lambda reply: Grid(_expect(reply, MapReply, "MAP").rows))
+
+    def help(self) -> Request[tuple[str, ...]]:
+        """``HELP``: the lines of the command list."""
+        return Request(Help(), lambda reply: _expect(reply, HelpReply, "HELP").text)
+
+    def quit(self) -> Request[FinalReply]:
+        """``QUIT``: the server's ``BYE``; the connection is then over."""
+        return Request(Quit(), lambda reply: _expect(reply, Bye, "QUIT"))
+
+
+def _direction(direction: Direction | str) -> Direction:
+    if isinstance(direction, Direction):
+        return direction
+    parsed = Direction.parse(direction)
+    if parsed is None:
+        raise ValueError(f"{direction!r} is not a direction (N, NE, E, SE, S, SW, W, NW)")
+    return parsed
+
+
+def _expect(reply: Reply, kind: type[T], verb: str) -> T:
+    if not isinstance(reply, kind):
+        raise _unexpected(reply, verb)
+    return reply
+
+
+def _unexpected(reply: Reply, verb: str) -> UnexpectedReply:
+    shown = " / ".join(reply.lines()[:1])
+    return UnexpectedReply(f"unexpected reply to {verb}: {shown!r}")

@@ -1,0 +1,51 @@
+"""The exceptions the client library raises.
+
+Every one derives from :class:`ClientError`, so ``except ClientError`` catches
+anything the library raises on purpose. What a caller may rely on:
+
+* :class:`ServerClosed`: the connection is over. ``final`` is the server's last
+  line (``WIN``, ``LOSE`` or ``BYE``) when it sent one, ``None`` when the
+  connection simply dropped. Every call after the end raises it again.
+* :class:`CommandError`: the server answered ``ERROR <message>``; the command
+  had no effect and the game goes on.
+* :class:`UnexpectedReply`: the server sent something that is not a possible
+  answer to the command (or no reply of this protocol at all). The connection
+  can no longer be trusted and is closed.
+* :class:`ClientTimeout`: no answer came in time; also a :class:`TimeoutError`.
+"""
+
+from __future__ import annotations
+
+from protocol.replies import FinalReply
+
+__all__ = ["ClientError", "ClientTimeout", "CommandError", "ServerClosed", "UnexpectedReply"]
+
+
+class ClientError(Exception):
+    """Base class of every error the client library raises on purpose."""
+
+
+class ServerClosed(ClientError):
+    """The server closed the connection; ``final`` is its last line, if it sent one."""
+
+    def __init__(self, final: FinalReply | None) -> None:
+        self.final = final
+        said = final.lines()[0] if final is not None else "without a final line"
+        super().__init__(f"server closed: {said}")
+
+
+class CommandError(ClientError):
+    """The server answered ``ERROR <message>``: the command was refused, the game goes on."""
+
+    def __init__(self, command: str, message: str) -> None:
+        self.command = command
+        self.message = message
+        super().__init__(f"{command}: ERROR {message}")
+
+
+class UnexpectedReply(ClientError):
+    """The server sent something that cannot answer the command; the connection is closed."""
+
+
+class ClientTimeout(ClientError, TimeoutError):
+    """No answer arrived within the client's time limit."""
