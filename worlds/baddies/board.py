@@ -1,0 +1,98 @@
+"""The state of a baddies board (RULES §3): plain data a planner may copy and play on.
+
+A :class:`Board` holds
+
+* ``statics``: the squares that never change during play (walls ``+``, abysses
+  ``#``, escape ladders ``*``), a read-only mapping shared between copies;
+* ``baddies``: square → glyph (``m`` monster, ``M`` super monster, ``~`` bat);
+* ``heroes``: hero id → square, in the order the heroes joined (dict order);
+* ``start``: the square the board's own hero started on.
+
+Everything else is nothing. Storage is sparse, so a board costs memory in
+proportion to its pieces, not to rows × columns. ``copy()`` is cheap and
+independent: play a round on a copy and the original is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final, TypeAlias
+
+Position: TypeAlias = tuple[int, int]
+"""(row, column), zero-based, row 0 at the top."""
+HeroId: TypeAlias = int
+
+HERO: Final = "H"
+LADDER: Final = "*"
+WALL: Final = "+"
+ABYSS: Final = "#"
+MONSTER: Final = "m"
+SUPER_MONSTER: Final = "M"
+BAT: Final = "~"
+NOTHING: Final = " "
+"""How the original console game draws an empty square."""
+
+STATICS: Final = frozenset({LADDER, WALL, ABYSS})
+BADDIES: Final = frozenset({MONSTER, SUPER_MONSTER, BAT})
+POWER: Final = {MONSTER: 1, SUPER_MONSTER: 2}
+"""The step a monster takes on each axis where it is not aligned with its hero."""
+NAMES: Final = {MONSTER: "monster", SUPER_MONSTER: "super monster", BAT: "bat"}
+
+
+@dataclass(slots=True)
+class Board:
+    """A board and the pieces on it; see the module docstring."""
+
+    rows: int
+    columns: int
+    statics: Mapping[Position, str]
+    baddies: dict[Position, str]
+    start: Position
+    heroes: dict[HeroId, Position] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.statics, MappingProxyType):
+            self.statics = MappingProxyType(dict(self.statics))
+
+    def copy(self) -> Board:
+        """An independent copy (the statics, which never change, are shared)."""
+        return Board(
+            self.rows, self.columns, self.statics, dict(self.baddies), self.start, dict(self.heroes)
+        )
+
+    def on_board(self, square: Position) -> bool:
+        return 0 <= square[0] < self.rows and 0 <= square[1] < self.columns
+
+    def hero_at(self, square: Position) -> HeroId | None:
+        """The hero standing on ``square``, if any (linear in the number of heroes)."""
+        for hero, where in self.heroes.items():
+            if where == square:
+                return hero
+        return None
+
+    def glyph(self, square: Position, nothing: str = NOTHING) -> str:
+        """What stands on ``square``: a hero, a baddie, a static piece, or ``nothing``."""
+        if square in self.heroes.values():
+            return HERO
+        return self.baddies.get(square) or self.statics.get(square) or nothing
+
+    def drawing(self, nothing: str = NOTHING) -> Iterator[str]:
+        """The rows of the whole board, heroes drawn as ``H``, empty squares as ``nothing``."""
+        by_row: dict[int, list[tuple[int, str]]] = {}
+        pieces = [self.statics.items(), self.baddies.items()]
+        pieces.append([(where, HERO) for where in self.heroes.values()])
+        for group in pieces:
+            for (r, c), glyph in group:
+                by_row.setdefault(r, []).append((c, glyph))
+        blank = nothing * self.columns
+        for r in range(self.rows):
+            cells = by_row.get(r)
+            if not cells:
+                yield blank
+                continue
+            row = list(blank)
+            for c, glyph in cells:
+                row[c] = glyph
+            yield "".join(row)
