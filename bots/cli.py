@@ -1,0 +1,207 @@
+"""The command line and process life that every sample bot shares.
+
+A bot module writes only its strategy, a function ``play(bot: Bot) -> str | None``,
+and gets its entry point from :func:`bot_main`::
+
+    def play(bot: Bot) -> str | None:
+        while bot.may_move():
+            ...                      # bot.client is a connected clients.Client
+        return "move limit reached"
+
+    main = bot_main("mybot", play, description="What it does.")
+
+    if __name__ == "__main__":
+        sys.exit(main())
+
+What the runner does, so that a strategy need not:
+
+* parses the shared options (``--host``, ``--port``, ``--seed``, ``--name``,
+  ``--timeout``, ``--max-moves``, ``--progress``) plus any the bot adds;
+* connects and says ``HELLO [name]`` before calling ``play`` (``bot.client.goal``
+  is known);
+* ``play`` returns ``None`` when it believes the game is over (the runner waits
+  for the final line), or a reason to stop (the runner sends ``QUIT``). A
+  :class:`~clients.errors.ServerClosed` raised inside ``play`` (the game ended
+  under it) is a normal end;
+* ``SIGINT`` and ``SIGTERM`` stop the bot: it says ``QUIT`` and reports
+  ``interrupted``;
+* prints one result line (:mod:`bots.result`) and returns the exit status: 0
+  for a played game, 1 when the bot could not play, 130 when interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import time
+from collections.abc import Callable, Sequence
+from types import FrameType
+from typing import Final
+
+from clients import DEFAULT_PORT, Client, ClientError, Lose, ServerClosed, Win
+
+from .result import BotResult, Progress
+
+__all__ = ["Bot", "PlayFunction", "bot_main", "build_parser"]
+
+PROGRESS_INTERVAL: Final = 0.25
+"""Seconds between two progress lines."""
+QUIT_TIMEOUT: Final = 2.0
+"""Seconds an interrupted bot waits for the answer to its ``QUIT``."""
+
+
+class Bot:
+    """What ``play`` receives: the connected client, the options, a seeded random source."""
+
+    def __init__(self, kind: str, client: Client, options: argparse.Namespace) -> None:
+        self.kind = kind
+        self.client = client
+        self.options = options
+        self.rng = random.Random(options.seed)
+        self._next_progress = 0.0
+
+    @property
+    def name(self) -> str:
+        return self.options.name or f"{self.kind}-{os.getpid()}"
+
+    def may_move(self) -> bool:
+        """False once the bot has made ``--max-moves`` moves; reports progress as it goes."""
+        self.progress()
+        limit = self.options.max_moves
+        return limit is None or self.client.moves < limit
+
+    def progress(self) -> None:
+        """Print a progress line if ``--progress`` asked for them and one is due."""
+        if not self.options.progress:
+            return
+        now = time.monotonic()
+        if now >= self._next_progress:
+            self._next_progress = now + PROGRESS_INTERVAL
+            client = self.client
+            print(Progress(self.name, client.moves, client.gold).to_line(), flush=True)
+
+
+PlayFunction = Callable[[Bot], "str | None"]
+
+
+def build_parser(kind: str, description: str) -> argparse.ArgumentParser:
+    """The options every bot takes; a bot may add its own."""
+    parser = argparse.ArgumentParser(prog=f"dod-bot-{kind}", description=description)
+    parser.add_argument("--host", default="127.0.0.1", help="server address (default: %(default)s)")
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="server port (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seed of the bot's own random choices"
+    )
+    parser.add_argument("--name", default=None, help="player name to ask for with HELLO")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        help="seconds to wait for each answer (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-moves",
+        type=int,
+        default=None,
+        help="stop (QUIT) after this many moves (default: no limit)",
+    )
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="print a JSON progress line every quarter second while playing",
+    )
+    return parser
+
+
+def bot_main(
+    kind: str,
+    play: PlayFunction,
+    *,
+    description: str,
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+) -> Callable[[Sequence[str] | None], int]:
+    """The ``main(argv=None) -> exit status`` of a bot; see the module docstring."""
+
+    def main(argv: Sequence[str] | None = None) -> int:
+        parser = build_parser(kind, description)
+        if add_arguments is not None:
+            add_arguments(parser)
+        options = parser.parse_args(argv)
+        previous = signal.signal(signal.SIGTERM, _interrupt)
+        try:
+            result = _run(kind, play, options)
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+        print(result.to_line(), flush=True)
+        if result.outcome == "interrupted":
+            return 130
+        return 0 if result.played else 1
+
+    return main
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResult:
+    started = time.monotonic()
+    client: Client | None = None
+    bot: Bot | None = None
+
+    def result(outcome: str, detail: str) -> BotResult:
+        return BotResult(
+            bot=kind,
+            name=bot.name if bot else options.name or f"{kind}-{os.getpid()}",
+            outcome=outcome,
+            gold=client.gold if client else 0,
+            moves=client.moves if client else 0,
+            seconds=round(time.monotonic() - started, 3),
+            detail=detail,
+            pid=os.getpid(),
+        )
+
+    try:
+        client = Client.connect(options.host, options.port, timeout=options.timeout)
+    except OSError as error:
+        return result("error", f"cannot connect to {options.host}:{options.port}: {error}")
+    except KeyboardInterrupt:
+        return result("interrupted", "stopped before connecting")
+    with client:
+        bot = Bot(kind, client, options)
+        try:
+            client.hello(options.name)
+            reason = play(bot)
+            if reason is None:
+                client.wait_closed()
+            else:
+                client.quit()
+                return result("quit", reason)
+        except ServerClosed:
+            pass
+        except KeyboardInterrupt:
+            _quit_quietly(client)
+            return result("interrupted", "stopped by a signal")
+        except (ClientError, OSError) as error:
+            return result("error", str(error))
+        final = client.final
+        if isinstance(final, Win):
+            return result("win", final.text)
+        if isinstance(final, Lose):
+            return result("lose", final.text)
+        return result("closed", final.text if final else "the connection dropped")
+
+
+def _quit_quietly(client: Client) -> None:
+    """Say ``QUIT`` on the way out of an interrupt, ignoring a second signal and any failure."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    client.timeout = QUIT_TIMEOUT
+    try:
+        client.quit()
+    except (ClientError, OSError):
+        return

@@ -1,0 +1,51 @@
+"""``random``: a classic-world bot that wanders at random.
+
+Run it as ``python -m bots.random --host H --port P [--seed S] [--max-moves N]``
+(or ``dod-bot-random``). Each turn it looks, picks up whatever lies on its
+square (gold or an item), and moves one step in a random direction among those
+that are neither a wall nor another player in what it has just seen; so it never
+walks into a wall it has seen. It plays until the game ends (it can stumble onto
+an exit holding enough gold and win) or it has made ``--max-moves`` moves. The
+same ``--seed`` on the same game makes the same choices.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Final
+
+from .cli import Bot, bot_main
+from .memory import FOUR_WAYS
+
+__all__ = ["main", "play"]
+
+BLOCKING: Final = "#PB"
+"""Walls, and squares other players stand on."""
+PICKABLE: Final = "GLSAH"
+"""Gold and the 2015 items."""
+
+
+def play(bot: Bot) -> str | None:
+    """Wander until the game ends or the move limit is reached."""
+    client = bot.client
+    while bot.may_move():
+        view = client.look()
+        if view.relative(0, 0) in PICKABLE:
+            client.pickup()
+            continue
+        choices = [d for d in FOUR_WAYS if view.relative(d.row_step, d.column_step) not in BLOCKING]
+        if not choices:
+            return "walled in: no square to move to"
+        client.move(bot.rng.choice(choices))
+    return "move limit reached"
+
+
+main = bot_main(
+    "random",
+    play,
+    description="A classic-world bot that moves at random, never into a wall it has seen, "
+    "and picks up what it stands on.",
+)
+
+if __name__ == "__main__":
+    sys.exit(main())
