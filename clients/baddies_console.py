@@ -119,31 +119,31 @@ class Reader:
 
 def _report(fact: Fact) -> list[str]:
     """The lines the original prints when it applies a rule."""
-    kind = type(fact)
-    if kind is OffBoard or kind is Barrier:
-        who = "Baddie" if fact.hero is None else "Hero"  # type: ignore[union-attr]
-        if kind is Barrier:
+    match fact:
+        case OffBoard(hero, _, axis):
+            who = "Baddie" if hero is None else "Hero"
+            return [
+                f"{who} trying to move out-of-bounds with an invalid {axis}",
+                f"Changing {axis} for {who} position to stay in-bounds",
+            ]
+        case Barrier(hero, _):
+            who = "Baddie" if hero is None else "Hero"
             return [
                 f"{who} trying to move into a barrier",
                 f"Changing {who} position to stay off barrier",
             ]
-        axis = fact.axis  # type: ignore[union-attr]
-        return [
-            f"{who} trying to move out-of-bounds with an invalid {axis}",
-            f"Changing {axis} for {who} position to stay in-bounds",
-        ]
-    return _ENDINGS.get(kind, [])
-
-
-_ENDINGS: Final[dict[type, list[str]]] = {
-    Escaped: ["Hero has reached the exit!", "Hero has escaped!"],
-    HeroFell: [
-        "Uh Oh! Hero has moved into a Baddie or the Abyss...",
-        "Be more careful next time...",
-    ],
-    BaddieFell: ["Yipee! A Baddie has moved into the Abyss...", "One less Baddie on the board!"],
-    Caught: ["Uh Oh! A Baddie has caught the Hero...", "Better luck next time..."],
-}
+        case Escaped():
+            return ["Hero has reached the exit!", "Hero has escaped!"]
+        case HeroFell():
+            return [
+                "Uh Oh! Hero has moved into a Baddie or the Abyss...",
+                "Be more careful next time...",
+            ]
+        case BaddieFell():
+            return ["Yipee! A Baddie has moved into the Abyss...", "One less Baddie on the board!"]
+        case Caught():
+            return ["Uh Oh! A Baddie has caught the Hero...", "Better luck next time..."]
+    return []
 
 
 def draw(board: Board) -> list[str]:

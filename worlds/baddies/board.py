@@ -78,13 +78,19 @@ class Board:
             return HERO
         return self.baddies.get(square) or self.statics.get(square) or nothing
 
-    def drawing(self, nothing: str = NOTHING) -> Iterator[str]:
-        """The rows of the whole board, heroes drawn as ``H``, empty squares as ``nothing``."""
+    def drawing(
+        self, nothing: str = NOTHING, heroes: Mapping[Position, str] | None = None
+    ) -> Iterator[str]:
+        """The rows of the whole board, empty squares drawn as ``nothing``.
+
+        Heroes are drawn as ``H``, or, when ``heroes`` is given, exactly the glyphs
+        it maps squares to are drawn in their place.
+        """
+        if heroes is None:
+            heroes = dict.fromkeys(self.heroes.values(), HERO)
         by_row: dict[int, list[tuple[int, str]]] = {}
-        pieces = [self.statics.items(), self.baddies.items()]
-        pieces.append([(where, HERO) for where in self.heroes.values()])
-        for group in pieces:
-            for (r, c), glyph in group:
+        for group in (self.statics, self.baddies, heroes):
+            for (r, c), glyph in group.items():
                 by_row.setdefault(r, []).append((c, glyph))
         blank = nothing * self.columns
         for r in range(self.rows):
