@@ -1,7 +1,10 @@
 """Corridors: least-cost tunnels between rooms, a spanning tree of them, and some loops.
 
-Entering a square of rock costs ``16 + winding × hardness``, so tunnels follow
-soft veins and bend around hard ones; the border cannot be entered. One
+Entering a square of rock costs ``16 + winding × hardness³ / 254²`` (16 to
+270 at the default winding 1): the cube makes hard rock far dearer than soft, so
+tunnels follow soft veins and bend around hard ones, while ``winding`` 0 makes
+every square cost the same and corridors run straight. The border cannot be
+entered. One
 multi-source Dijkstra pass (a binary heap, :mod:`heapq`) grows every room at
 once: each square ends up owned by the room it is cheapest to reach from, with
 its cost and the square it was reached from. Wherever two rooms' territories
@@ -38,7 +41,7 @@ from .hardness import BORDER
 __all__ = ["BASE_COST", "carve_corridors"]
 
 BASE_COST: Final = 16
-"""The cost of entering the softest rock; hardness adds to it, scaled by ``winding``."""
+"""The cost of entering open floor or the softest rock; hardness adds to it."""
 
 _UNREACHED: Final = -1
 
@@ -113,7 +116,8 @@ def carve_corridors(
     rng: random.Random,
 ) -> None:
     """Carve corridors into ``cells`` (rooms already marked) and open their ``hardness``."""
-    cost = [-1 if h == BORDER else BASE_COST + round(winding * h) for h in hardness]
+    by_hardness = [BASE_COST + round(winding * h**3 / 254**2) for h in range(BORDER)] + [-1]
+    cost = [by_hardness[h] for h in hardness]
     _owner, _distance, parent, meetings = _grow_rooms(width, height, rooms, cost)
     groups = list(range(len(rooms)))
     # Sorting gives Kruskal its order and fixes the order of the random draws.

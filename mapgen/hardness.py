@@ -17,7 +17,7 @@ from typing import Final
 __all__ = ["BORDER", "VEIN", "rock_hardness"]
 
 BORDER: Final = 255
-VEIN: Final = 7
+VEIN: Final = 5
 """Squares between lattice points: about the width of a vein of rock."""
 _GRAIN: Final = 40
 """Largest per-square variation, out of 254: enough to break ties, not to hide the veins."""
