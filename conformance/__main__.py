@@ -1,0 +1,7 @@
+"""``python -m conformance HOST:PORT``: the same as ``dod-conformance``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

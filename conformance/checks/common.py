@@ -1,0 +1,55 @@
+"""Helpers the checks share: joining as a player, and turning a failure into drift."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from protocol.direction import Direction
+
+from ..explorer import DIRECTIONS, WALKABLE, Explorer, Position
+from ..registry import Context
+from ..results import CheckFailed, CheckSkipped
+from ..view import View
+
+__all__ = ["explore_or_skip", "floor_directions", "join", "tolerating", "wall_directions"]
+
+
+async def join(ctx: Context, name: str = "client") -> Explorer:
+    """A new connection that has said ``HELLO`` and looked once."""
+    explorer = Explorer(await ctx.connect(name))
+    await explorer.hello()
+    await explorer.look()
+    return explorer
+
+
+def wall_directions(view: View) -> list[Direction]:
+    """Directions in which the square next to the centre is a wall."""
+    return [d for d in DIRECTIONS if view.at(d.value) == "#"]
+
+
+def floor_directions(view: View) -> list[Direction]:
+    """Directions in which the square next to the centre can be walked onto safely."""
+    return [d for d in DIRECTIONS if view.at(d.value) in WALKABLE]
+
+
+async def explore_or_skip(
+    ctx: Context,
+    explorer: Explorer,
+    found: Callable[[Explorer], bool],
+    what: str,
+    toward: Callable[[Position], bool] | None = None,
+) -> None:
+    """Explore until ``found``; skip the check, saying ``what`` was missing, if never."""
+    limit = ctx.config.max_steps
+    if not await explorer.explore(found, limit, toward):
+        raise CheckSkipped(f"{what} within {limit} moves of exploring")
+
+
+@asynccontextmanager
+async def tolerating(ctx: Context, tolerance: str) -> AsyncIterator[None]:
+    """A failure inside the block is reported as drift ``tolerance`` (a warning if allowed)."""
+    try:
+        yield
+    except CheckFailed as error:
+        ctx.drift(tolerance, str(error))

@@ -1,0 +1,217 @@
+"""Checks of the 2013 replies and game rules, made by one player exploring with ``LOOK``.
+
+Clauses: ``§n`` are the sections of the 2013 specification; ``RULES §1`` is
+the project's exact restatement of it, which settles what the 2013 text
+leaves open (corners, off-map squares, the centre).
+"""
+
+from __future__ import annotations
+
+from protocol.commands import Hello, Look, Move, Pickup, Quit
+from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
+
+from ..explorer import Explorer
+from ..registry import Checklist, Context
+from ..results import CheckFailed
+from ..session import describe
+from ..view import CORNERS, PLAYERS, View
+from .common import explore_or_skip, floor_directions, join, wall_directions
+
+checks = Checklist()
+
+# Views sampled per LOOK check: enough to leave the spawn square's surroundings.
+SAMPLE_VIEWS = 6
+
+
+async def _sample_views(ctx: Context) -> list[View]:
+    """Views from a player's first few steps (fewer if it cannot move)."""
+    player = await join(ctx)
+    views = [player.view]
+
+    def enough(explorer: Explorer) -> bool:
+        if explorer.view is not views[-1]:
+            views.append(explorer.view)
+        return len(views) >= SAMPLE_VIEWS
+
+    await player.explore(enough, min(SAMPLE_VIEWS, ctx.config.max_steps))
+    return views
+
+
+@checks.add("hello.gold", "§4.1 HELLO; RULES §1", "HELLO answers 'GOLD <n>' with n >= 0")
+async def hello_gold(ctx: Context) -> None:
+    session = await ctx.connect()
+    gold = await session.expect(Hello(), Gold)
+    if gold.amount < 0:
+        raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
+
+
+@checks.add("look.shape", "§4.4 LOOK; RULES §1", "LOOK answers LOOKREPLY and 5 lines of 5")
+async def look_shape(ctx: Context) -> None:
+    # Shape is what the shared parser enforces: any other shape fails inside the session.
+    session = await ctx.connect()
+    await session.expect(Hello(), Gold)
+    await session.expect(Look(), LookReply)
+    await session.expect(Look(), LookReply, "the reply to a second LOOK")
+
+
+@checks.add("look.corners", "§4.4 LOOK; RULES §1", "the four corners of every view are 'X'")
+async def look_corners(ctx: Context) -> None:
+    for view in await _sample_views(ctx):
+        wrong = [offset for offset in sorted(CORNERS) if view.at(offset) != "X"]
+        if wrong:
+            shown = ", ".join(f"{offset} is {view.at(offset)!r}" for offset in wrong)
+            raise CheckFailed(f"corner {shown} in view {view}")
+
+
+@checks.add(
+    "look.alphabet",
+    "§1 The Dungeon; RULES §1 tiles",
+    "every other square is one of . # G E P B L S A H (or --extra-glyphs)",
+)
+async def look_alphabet(ctx: Context) -> None:
+    allowed = ctx.config.glyphs
+    for view in await _sample_views(ctx):
+        wrong = [(offset, glyph) for offset, glyph in view.cells() if glyph not in allowed]
+        if wrong:
+            offset, glyph = wrong[0]
+            raise CheckFailed(f"square {offset} shows {glyph!r}, not a tile, in view {view}")
+
+
+@checks.add(
+    "look.centre",
+    "§4.4 LOOK; §2 Setup; RULES §1",
+    "the centre shows the tile underfoot: never P, B, X or a wall",
+)
+async def look_centre(ctx: Context) -> None:
+    for view in await _sample_views(ctx):
+        if view.centre in PLAYERS | {"X", "#"}:
+            raise CheckFailed(f"the centre shows {view.centre!r} in view {view}")
+
+
+@checks.add("look.no-effect", "§4.4 LOOK", "LOOK changes nothing: a second LOOK shows the same")
+async def look_no_effect(ctx: Context) -> None:
+    player = await join(ctx)
+    before = player.view
+    after = await player.look()
+    if problems := after.mismatches(before):
+        raise CheckFailed(f"the second LOOK differs: {'; '.join(problems)}")
+
+
+@checks.add(
+    "move.wall",
+    "§4.2 MOVE; §1 The Dungeon (Wall); RULES §1",
+    "MOVE into a wall seen in LOOK answers FAIL and the view does not change",
+)
+async def move_wall(ctx: Context) -> None:
+    player = await join(ctx)
+    await explore_or_skip(
+        ctx,
+        player,
+        lambda explorer: bool(wall_directions(explorer.view)),
+        "no wall next to the player",
+    )
+    before = player.view
+    direction = wall_directions(before)[0]
+    reply = await player.session.ask(Move(direction))
+    if not isinstance(reply, Fail):
+        raise CheckFailed(
+            f"MOVE {direction.name} into the wall of view {before} answered "
+            f"{describe(player.session.last_lines)}, not FAIL"
+        )
+    after = await player.look()
+    if problems := after.mismatches(before):
+        raise CheckFailed(f"the view changed after a failed MOVE: {'; '.join(problems)}")
+
+
+@checks.add(
+    "move.floor",
+    "§4.2 MOVE; RULES §1",
+    "MOVE onto floor answers SUCCESS and the next view is the old one shifted by one",
+)
+async def move_floor(ctx: Context) -> None:
+    player = await join(ctx)
+    await explore_or_skip(
+        ctx,
+        player,
+        lambda explorer: bool(floor_directions(explorer.view)),
+        "no floor next to the player",
+    )
+    before = player.view
+    direction = floor_directions(before)[0]
+    reply = await player.session.ask(Move(direction))
+    if not isinstance(reply, Success):
+        raise CheckFailed(
+            f"MOVE {direction.name} onto {before.at(direction.value)!r} in view {before} "
+            f"answered {describe(player.session.last_lines)}, not SUCCESS"
+        )
+    after = await player.look()
+    if problems := after.mismatches(before, direction.value):
+        raise CheckFailed(
+            f"after MOVE {direction.name} the view {after} is not {before} shifted by one: "
+            + "; ".join(problems)
+        )
+
+
+@checks.add(
+    "pickup.gold",
+    "§4.3 PICKUP; §2 Setup; RULES §1",
+    "PICKUP on gold answers 'SUCCESS, GOLD COINS: 1', the G is gone, a second PICKUP fails",
+)
+async def pickup_gold(ctx: Context) -> None:
+    player = await join(ctx)
+    await explore_or_skip(
+        ctx,
+        player,
+        lambda explorer: bool(explorer.view.centre == "G"),
+        "no gold reached",
+        toward=lambda position: player.tiles.get(position) == "G",
+    )
+    reply = await player.session.ask(Pickup())
+    if reply != GoldCoins(1):
+        raise CheckFailed(
+            "PICKUP on the first gold of a new player answered "
+            f"{describe(player.session.last_lines)}, not 'SUCCESS, GOLD COINS: 1'"
+        )
+    after = await player.look()
+    if after.centre == "G":
+        raise CheckFailed(f"the gold is still underfoot after PICKUP: view {after}")
+    again = await player.session.ask(Pickup(), "the reply to a second PICKUP")
+    if not isinstance(again, Fail):
+        raise CheckFailed(
+            f"a second PICKUP on the same square answered {describe(player.session.last_lines)}"
+        )
+
+
+@checks.add("pickup.nothing", "§4.3 PICKUP", "PICKUP on plain floor answers FAIL")
+async def pickup_nothing(ctx: Context) -> None:
+    player = await join(ctx)
+    await explore_or_skip(
+        ctx,
+        player,
+        lambda explorer: bool(explorer.view.centre == "."),
+        "no plain floor reached",
+        toward=lambda position: player.tiles.get(position) == ".",
+    )
+    before = player.view
+    reply = await player.session.ask(Pickup())
+    if not isinstance(reply, Fail):
+        raise CheckFailed(
+            f"PICKUP on floor ('.' underfoot) answered {describe(player.session.last_lines)}"
+        )
+    after = await player.look()
+    if problems := after.mismatches(before):
+        raise CheckFailed(f"the view changed after a failed PICKUP: {'; '.join(problems)}")
+
+
+@checks.add(
+    "quit.closes",
+    "§4.5 QUIT; RULES §1 (final line)",
+    "QUIT closes the connection, after at most one final line",
+)
+async def quit_closes(ctx: Context) -> None:
+    session = await ctx.connect()
+    await session.expect(Hello(), Gold)
+    await session.send_command(Quit())
+    lines = await session.closed_within("QUIT")
+    if len(lines) > 1:
+        raise CheckFailed(f"more than one line before the connection closed: {describe(lines)}")

@@ -1,0 +1,128 @@
+"""``dod-conformance HOST:PORT``: check a running Dungeon of Doom server.
+
+Exit status: 0 when no check failed, 1 when one did, 2 for a usage error.
+Every wait is bounded (``--timeout`` per reply, ``--check-timeout`` per
+check), so the command ends even against a server that never answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+
+import trio
+
+from .checks import ALL_CHECKS
+from .config import SuiteConfig
+from .levels import TOLERANCES, Level, Strictness
+from .report import summary, to_json, to_junit_xml, to_table
+from .runner import check_server
+
+__all__ = ["main", "parse_address"]
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:40004`` for IPv6) as a pair; ``ValueError`` if malformed."""
+    host, separator, port = text.rpartition(":")
+    if not separator or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"expected HOST:PORT, got {text!r}")
+    return host.removeprefix("[").removesuffix("]"), int(port)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dod-conformance",
+        description="Check a running Dungeon of Doom server against the 2013 protocol "
+        "(RULES §1). Run it against a server no one else is playing on: it moves, "
+        "picks up gold and meets itself.",
+    )
+    parser.add_argument("address", nargs="?", help="the server, as HOST:PORT")
+    parser.add_argument(
+        "--level",
+        choices=[level.value for level in Level],
+        default=Level.STRICT.value,
+        help="strict: the exact 2013 replies; tolerant: known drift is a warning; "
+        "extended: strict plus our extensions, where the server offers them "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="TOLERANCE",
+        help="allow one kind of drift as a warning at any level (repeatable; see --list)",
+    )
+    parser.add_argument(
+        "--timeout", type=float, default=5.0, help="seconds to wait for any reply (default: 5)"
+    )
+    parser.add_argument(
+        "--check-timeout",
+        type=float,
+        default=60.0,
+        help="seconds one check may take in all (default: 60)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=int,
+        default=200,
+        help="moves a check may make exploring for what it needs (default: 200)",
+    )
+    parser.add_argument(
+        "--extra-glyphs",
+        default="",
+        metavar="CHARS",
+        help="characters LOOK may show besides . # G E P B L S A H (for other worlds)",
+    )
+    parser.add_argument(
+        "--only", action="append", metavar="CHECK", help="run only this check (repeatable)"
+    )
+    parser.add_argument(
+        "--format", choices=["table", "json"], default="table", help="output on standard output"
+    )
+    parser.add_argument("--junit-xml", type=Path, metavar="PATH", help="also write JUnit XML")
+    parser.add_argument("--list", action="store_true", help="list checks and tolerances, then exit")
+    return parser
+
+
+def _listing() -> str:
+    lines = ["checks:"]
+    width = max(len(check.id) for check in ALL_CHECKS)
+    for check in ALL_CHECKS:
+        tag = " (extended)" if check.extension else ""
+        lines.append(f"  {check.id:<{width}}  {check.title}{tag}")
+        lines.append(f"  {'':<{width}}  [{check.clause}]")
+    lines.append("tolerances (--allow NAME, or all with --level tolerant):")
+    width = max(map(len, TOLERANCES))
+    lines += [f"  {name:<{width}}  {text}" for name, text in TOLERANCES.items()]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(_listing())
+        return 0
+    if args.address is None:
+        parser.error("the server's HOST:PORT is required")
+    try:
+        host, port = parse_address(args.address)
+        config = SuiteConfig(
+            strictness=Strictness(Level(args.level), frozenset(args.allow)),
+            timeout=args.timeout,
+            check_timeout=args.check_timeout,
+            max_steps=args.max_steps,
+            extra_glyphs=args.extra_glyphs,
+        )
+        report = trio.run(partial(check_server, host, port, config, only=args.only))
+    except ValueError as error:
+        parser.error(str(error))
+    print(to_json(report) if args.format == "json" else to_table(report))
+    if args.junit_xml is not None:
+        args.junit_xml.write_text(to_junit_xml(report), encoding="utf-8")
+    if args.format == "json":
+        print(summary(report), file=sys.stderr)
+    return 0 if report.ok else 1

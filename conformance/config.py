@@ -1,0 +1,42 @@
+"""The settings of a run. Every wait the suite makes is bounded by one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+import trio
+
+from .levels import Strictness
+
+__all__ = ["CLASSIC_GLYPHS", "Connector", "SuiteConfig"]
+
+Connector = Callable[[], Awaitable[trio.abc.Stream]]
+"""Opens a new connection to the server under test (like ``trio.open_tcp_stream``)."""
+
+CLASSIC_GLYPHS: Final = frozenset(".#GEPB" + "LSAH")
+"""Glyphs a classic ``LOOK`` may show outside its corners (RULES §1, with the 2015 items)."""
+
+
+@dataclass(frozen=True, slots=True)
+class SuiteConfig:
+    strictness: Strictness = field(default_factory=Strictness)
+    timeout: float = 5.0
+    """Seconds to wait for any one reply, connection or close."""
+    check_timeout: float = 60.0
+    """Seconds one check may take in all, exploration included."""
+    max_steps: int = 200
+    """Moves a check may make while exploring for its precondition."""
+    extra_glyphs: str = ""
+    """Glyphs a ``LOOK`` may show besides the classic ones (for other worlds)."""
+
+    def __post_init__(self) -> None:
+        if self.timeout <= 0 or self.check_timeout <= 0:
+            raise ValueError("timeouts must be positive")
+        if self.max_steps < 0:
+            raise ValueError("max_steps cannot be negative")
+
+    @property
+    def glyphs(self) -> frozenset[str]:
+        return CLASSIC_GLYPHS | set(self.extra_glyphs)

@@ -1,0 +1,112 @@
+"""Checks, the lists that hold them, and the context a check runs in.
+
+A check is an async function taking a :class:`Context`, registered with
+:meth:`Checklist.add` under a stable id (``look.corners``), the clause of the
+specification it tests (``§4.4 LOOK; RULES §1``) and a one-line title. A check
+opens its connections with :meth:`Context.connect`; they are closed when the
+check ends, however it ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+
+import trio
+
+from .config import Connector, SuiteConfig
+from .results import CheckFailed
+from .session import Session
+
+__all__ = ["Check", "Checklist", "Context", "RunState"]
+
+CheckFunction = Callable[["Context"], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    id: str
+    clause: str
+    title: str
+    function: CheckFunction
+    extension: bool = False
+
+
+class Checklist:
+    """An ordered list of checks; ``@checklist.add(...)`` registers one."""
+
+    def __init__(self, *, extension: bool = False) -> None:
+        self._checks: list[Check] = []
+        self._extension = extension
+
+    def add(
+        self, check_id: str, clause: str, title: str
+    ) -> Callable[[CheckFunction], CheckFunction]:
+        def register(function: CheckFunction) -> CheckFunction:
+            if any(check.id == check_id for check in self._checks):
+                raise ValueError(f"duplicate check id {check_id!r}")
+            self._checks.append(Check(check_id, clause, title, function, self._extension))
+            return function
+
+        return register
+
+    def __iter__(self) -> Iterator[Check]:
+        return iter(self._checks)
+
+
+@dataclass(slots=True)
+class RunState:
+    """What the checks of one run share: whether the server has ever sent a byte."""
+
+    heard_from_server: bool = False
+
+
+class Context:
+    """What a running check may use; an async context manager that closes its sessions."""
+
+    def __init__(self, connector: Connector, config: SuiteConfig, state: RunState) -> None:
+        self.config = config
+        self.state = state
+        self.warnings: list[str] = []
+        self._connector = connector
+        self._sessions: list[Session] = []
+
+    async def connect(self, name: str = "client") -> Session:
+        """A new connection to the server, closed when the check ends."""
+        with trio.move_on_after(self.config.timeout) as scope:
+            try:
+                stream = await self._connector()
+            except OSError as error:
+                raise CheckFailed(f"{name}: could not connect: {error}") from error
+        if scope.cancelled_caught:
+            raise CheckFailed(f"{name}: could not connect within {self.config.timeout:g} s")
+        session = Session(stream, name=name, timeout=self.config.timeout, drift=self.drift)
+        self._sessions.append(session)
+        return session
+
+    def drift(self, tolerance: str, detail: str) -> None:
+        """Known drift: a warning if the level allows ``tolerance``, else a failure."""
+        if not self.config.strictness.allows(tolerance):
+            raise CheckFailed(f"{detail} (drift '{tolerance}', not allowed at this level)")
+        warning = f"{tolerance}: {detail}"
+        if warning not in self.warnings:
+            self.warnings.append(warning)
+
+    async def __aenter__(self) -> Context:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        # Shielded (each close is bounded) so that a check cancelled by its time
+        # limit still closes every connection it opened.
+        with trio.CancelScope(shield=True):
+            for session in self._sessions:
+                self.state.heard_from_server |= session.received_any
+                with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                    await session.aclose()

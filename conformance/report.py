@@ -1,0 +1,110 @@
+"""A report as a readable table, as JSON, and as JUnit XML.
+
+The table has one row per check (status, id, clause, and the reason for any
+failure or skip, with each warning on a line of its own below) and a summary
+line. The JSON and JUnit forms carry the same fields; JUnit maps a failed check
+to ``<failure>``, a skipped one to ``<skipped>`` and warnings to
+``<system-out>``, so CI systems can show them.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ElementTree
+from typing import Final
+
+from .results import Outcome, Report
+
+__all__ = ["summary", "to_json", "to_junit_xml", "to_table"]
+
+_LABEL: Final = {
+    Outcome.PASSED: "PASS",
+    Outcome.WARNING: "WARN",
+    Outcome.FAILED: "FAIL",
+    Outcome.SKIPPED: "SKIP",
+}
+REASON_WIDTH: Final = 100
+
+
+def summary(report: Report) -> str:
+    counts = ", ".join(f"{report.count(outcome)} {outcome.value}" for outcome in Outcome)
+    verdict = "conforms" if report.ok else "DOES NOT CONFORM"
+    return f"{report.target} {verdict} at level {report.level}: {counts} ({report.duration:.1f} s)"
+
+
+def to_table(report: Report) -> str:
+    id_width = max((len(result.check_id) for result in report.results), default=5)
+    clause_width = max((len(result.clause) for result in report.results), default=6)
+    lines = [f"{'':4}  {'check':<{id_width}}  {'clause':<{clause_width}}", ""]
+    indent = " " * (6 + id_width + 2)
+    for result in report.results:
+        lines.append(
+            f"{_LABEL[result.outcome]}  {result.check_id:<{id_width}}  "
+            f"{result.clause:<{clause_width}}"
+        )
+        notes = [result.reason] if result.reason else []
+        notes += [f"warning: {warning}" for warning in result.warnings]
+        for note in notes:
+            lines += textwrap.wrap(
+                note, REASON_WIDTH, initial_indent=indent, subsequent_indent=indent + "  "
+            )
+    lines += ["", summary(report)]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def to_json(report: Report) -> str:
+    return json.dumps(
+        {
+            "target": report.target,
+            "level": report.level,
+            "ok": report.ok,
+            "duration": round(report.duration, 3),
+            "counts": {outcome.value: report.count(outcome) for outcome in Outcome},
+            "checks": [
+                {
+                    "id": result.check_id,
+                    "clause": result.clause,
+                    "title": result.title,
+                    "outcome": result.outcome.value,
+                    "reason": result.reason,
+                    "warnings": list(result.warnings),
+                    "duration": round(result.duration, 3),
+                }
+                for result in report.results
+            ],
+        },
+        indent=2,
+    )
+
+
+def to_junit_xml(report: Report) -> str:
+    suite = ElementTree.Element(
+        "testsuite",
+        name="dod-conformance",
+        tests=str(len(report.results)),
+        failures=str(report.count(Outcome.FAILED)),
+        errors="0",
+        skipped=str(report.count(Outcome.SKIPPED)),
+        time=f"{report.duration:.3f}",
+    )
+    properties = ElementTree.SubElement(suite, "properties")
+    for name, value in (("target", report.target), ("level", report.level)):
+        ElementTree.SubElement(properties, "property", name=name, value=value)
+    for result in report.results:
+        case = ElementTree.SubElement(
+            suite,
+            "testcase",
+            classname=f"conformance.{result.check_id.split('.')[0]}",
+            name=f"{result.check_id} [{result.clause}]",
+            time=f"{result.duration:.3f}",
+        )
+        if result.outcome is Outcome.FAILED:
+            failure = ElementTree.SubElement(case, "failure", message=result.reason)
+            failure.text = f"{result.title}\n{result.reason}"
+        elif result.outcome is Outcome.SKIPPED:
+            ElementTree.SubElement(case, "skipped", message=result.reason)
+        if result.warnings:
+            ElementTree.SubElement(case, "system-out").text = "\n".join(result.warnings)
+    ElementTree.indent(suite)
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,71 @@
+"""What a check ends with, and the report of a whole run.
+
+A check passes by returning. It ends early by raising :class:`CheckFailed`
+(the server broke the clause the check names) or :class:`CheckSkipped` (the
+check's precondition was never met, e.g. no gold in reach, or an extension the
+server does not offer). Drift that the chosen level tolerates turns a pass into
+:attr:`Outcome.WARNING`, which is not a failure.
+
+:class:`Report` is plain data: it is what the table, JSON and JUnit writers
+render, and what :meth:`Report.ok` decides the exit status with.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+__all__ = ["CheckFailed", "CheckResult", "CheckSkipped", "Outcome", "Report"]
+
+
+class CheckFailed(Exception):
+    """The server does not do what the check's clause says; ``str()`` is the reason."""
+
+
+class CheckSkipped(Exception):
+    """The check could not be made; ``str()`` says which precondition was missing."""
+
+
+class Outcome(enum.Enum):
+    PASSED = "passed"
+    WARNING = "warning"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """One check's outcome. ``reason`` is empty for a clean pass."""
+
+    check_id: str
+    clause: str
+    title: str
+    outcome: Outcome
+    reason: str = ""
+    warnings: tuple[str, ...] = ()
+    duration: float = 0.0
+
+
+@dataclass(slots=True)
+class Report:
+    """The results of one run against ``target``, in the order the checks ran."""
+
+    target: str
+    level: str
+    results: list[CheckResult] = field(default_factory=list)
+    duration: float = 0.0
+
+    def count(self, outcome: Outcome) -> int:
+        return sum(result.outcome is outcome for result in self.results)
+
+    @property
+    def ok(self) -> bool:
+        """True when no check failed (warnings and skips are not failures)."""
+        return not self.count(Outcome.FAILED)
+
+    def get(self, check_id: str) -> CheckResult:
+        """The result of the check ``check_id``; ``KeyError`` if it did not run."""
+        for result in self.results:
+            if result.check_id == check_id:
+                return result
+        raise KeyError(check_id)

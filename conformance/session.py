@@ -1,0 +1,247 @@
+"""One client connection as the checks see it: every read has a time limit.
+
+A :class:`Session` wraps any trio stream. It never waits longer than its
+``timeout`` for a line, and it turns what goes wrong into :class:`CheckFailed`
+subclasses whose message says what was awaited: :class:`NoReply` (silence),
+:class:`ServerClosed` (end of stream) and :class:`BadReply` (a line that is no
+reply of the protocol, or not byte for byte the 2013 form).
+
+Replies are assembled by the shared :class:`~protocol.replies.ReplyParser`
+and then compared with the parsed reply's own canonical lines, so ``GOLD 02``
+or ``GOLD  2`` are caught although they parse. Known drift (see
+:mod:`conformance.levels`) is normalised first and reported through the
+``drift`` callback, which raises when the level does not allow it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TypeVar
+
+import trio
+
+from protocol.commands import Command
+from protocol.errors import RemoteProtocolError
+from protocol.replies import Reply, ReplyParser
+
+from .results import CheckFailed
+
+__all__ = ["BadReply", "Drift", "NoReply", "ServerClosed", "Session", "describe"]
+
+Drift = Callable[[str, str], None]
+"""``drift(tolerance, detail)``: reports drift; raises :class:`CheckFailed` if not allowed."""
+
+R = TypeVar("R", bound=Reply)
+
+RECEIVE_SIZE = 65536
+# A server can always send a line longer than we care to hold; this bounds memory.
+MAX_LINE = 65536
+
+_KEYWORDS = ("SUCCESS", "FAIL", "LOOKREPLY")
+_PREFIXES = ("GOLD ", "GOLD:", "SUCCESS, GOLD COINS:")
+_GOLD_COLON = re.compile(r"GOLD:\s*(-?\d+)")
+
+
+class NoReply(CheckFailed):
+    """Nothing (or not enough) arrived within the time limit."""
+
+
+class ServerClosed(CheckFailed):
+    """The server closed the connection where a reply was due."""
+
+
+class BadReply(CheckFailed):
+    """A line arrived that is not the reply the protocol prescribes."""
+
+
+def describe(lines: list[str]) -> str:
+    """Lines as one readable string for a failure message."""
+    return " / ".join(repr(line) for line in lines) if lines else "nothing"
+
+
+def _upper_keyword(line: str) -> str:
+    upper = line.upper()
+    return upper if upper in _KEYWORDS or upper.startswith(_PREFIXES) else line
+
+
+def _gold_colon(line: str) -> str:
+    match = _GOLD_COLON.fullmatch(line)
+    return f"GOLD {match[1]}" if match else line
+
+
+# Tried in this order on a first line that the strict parser refuses.
+_REWRITES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    ("reply-case", _upper_keyword),
+    ("gold-colon", _gold_colon),
+)
+
+
+class Session:
+    """A timed client connection; see the module docstring."""
+
+    def __init__(self, stream: trio.abc.Stream, *, name: str, timeout: float, drift: Drift) -> None:
+        self.stream = stream
+        self.name = name
+        self.timeout = timeout
+        self._drift = drift
+        self._buffer = bytearray()
+        self._eof = False
+        self._parser = ReplyParser()
+        self.received_any = False
+        """Whether the server has sent this session at least one byte."""
+        self.last_lines: list[str] = []
+        """The lines of the last reply read (after normalisation), for messages."""
+
+    # -- writing --------------------------------------------------------------
+
+    async def send(self, data: bytes | str) -> None:
+        """Write ``data`` as it is; a server that stops reading cannot block us for long."""
+        payload = data.encode() if isinstance(data, str) else data
+        with trio.move_on_after(self.timeout) as scope:
+            try:
+                await self.stream.send_all(payload)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
+                raise ServerClosed(
+                    f"{self.name}: the connection broke while sending: {error}"
+                ) from error
+        if scope.cancelled_caught:
+            raise NoReply(f"{self.name}: the server did not read {payload[:40]!r} in time")
+
+    async def send_command(self, command: Command | str, ending: bytes = b"\n") -> None:
+        line = command if isinstance(command, str) else command.to_line()
+        await self.send(line.encode() + ending)
+
+    # -- reading --------------------------------------------------------------
+
+    async def _fill(self, what: str) -> None:
+        try:
+            data = await self.stream.receive_some(RECEIVE_SIZE)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
+            raise ServerClosed(
+                f"{self.name}: the connection broke while awaiting {what}: {error}"
+            ) from error
+        if not data:
+            self._eof = True
+        else:
+            self.received_any = True
+            self._buffer += data
+
+    async def read_raw_line(self, what: str, timeout: float | None = None) -> bytes:
+        """The next line's bytes without its ``LF`` (a ``CR`` before it is kept)."""
+        limit = self.timeout if timeout is None else timeout
+        with trio.move_on_after(limit):
+            while b"\n" not in self._buffer and not self._eof:
+                if len(self._buffer) > MAX_LINE:
+                    raise BadReply(f"{self.name}: a line of more than {MAX_LINE} bytes in {what}")
+                await self._fill(what)
+        if b"\n" in self._buffer:
+            line, _, rest = bytes(self._buffer).partition(b"\n")
+            self._buffer = bytearray(rest)
+            return line
+        if self._eof:
+            if self._buffer:
+                # A last line without terminator still counts, as the framer counts it.
+                line, self._buffer = bytes(self._buffer), bytearray()
+                return line
+            raise ServerClosed(f"{self.name}: the server closed the connection instead of {what}")
+        partial = f" (partial line {bytes(self._buffer)!r})" if self._buffer else ""
+        raise NoReply(f"{self.name}: waited {limit:g} s for {what}, in vain{partial}")
+
+    async def read_line(self, what: str) -> str:
+        """The next line as text, with tolerated drift (CRLF, trailing spaces) removed."""
+        raw = await self.read_raw_line(what)
+        if raw.endswith(b"\r"):
+            self._drift("crlf-replies", f"{what} ends in CRLF")
+            raw = raw.rstrip(b"\r")
+        line = raw.decode("utf-8", "replace")
+        stripped = line.rstrip(" \t")
+        if stripped != line:
+            self._drift("trailing-space", f"{what} has trailing spaces: {line!r}")
+        return stripped
+
+    async def read_reply(self, what: str) -> Reply:
+        """The next whole reply (multi-line replies gathered), checked byte for byte."""
+        lines: list[str] = []
+        self.last_lines = lines
+        while True:
+            line = await self.read_line(what)
+            if not line:
+                self._drift("blank-lines", f"a blank line in {what}")
+                continue
+            try:
+                reply = self._feed(line, lines, what)
+            except RemoteProtocolError as error:
+                self._parser = ReplyParser()
+                raise BadReply(
+                    f"{self.name}: {what}: {error}; received {describe(lines)}"
+                ) from None
+            if reply is not None:
+                if reply.lines() != lines:
+                    raise BadReply(
+                        f"{self.name}: {what} is not byte for byte the 2013 form: "
+                        f"received {describe(lines)}, expected {describe(reply.lines())}"
+                    )
+                return reply
+
+    def _feed(self, line: str, lines: list[str], what: str) -> Reply | None:
+        try:
+            reply = self._parser.feed(line)
+        except RemoteProtocolError:
+            if self._parser.in_reply or lines:
+                lines.append(line)
+                raise
+            fixed = line
+            for tolerance, rewrite in _REWRITES:
+                changed = rewrite(fixed)
+                if changed != fixed:
+                    self._drift(tolerance, f"{what} is {line!r}")
+                    fixed = changed
+            lines.append(fixed)
+            if fixed == line:
+                raise
+            return self._parser.feed(fixed)
+        lines.append(line)
+        return reply
+
+    async def ask(self, command: Command | str, what: str | None = None) -> Reply:
+        """Send ``command`` and read its reply."""
+        await self.send_command(command)
+        return await self.read_reply(what or f"the reply to {_verb(command)}")
+
+    async def expect(self, command: Command | str, kind: type[R], what: str | None = None) -> R:
+        """Send ``command``; fail unless its reply is a ``kind``."""
+        what = what or f"the reply to {_verb(command)}"
+        reply = await self.ask(command, what)
+        if not isinstance(reply, kind):
+            raise BadReply(
+                f"{self.name}: {what}: expected {kind.__name__}, got {describe(self.last_lines)}"
+            )
+        return reply
+
+    async def nothing_within(self, window: float) -> bytes:
+        """Wait ``window`` seconds for bytes without consuming them; returns what came."""
+        with trio.move_on_after(window):
+            while not self._buffer and not self._eof:
+                await self._fill("silence")
+        return bytes(self._buffer)
+
+    async def closed_within(self, what: str, timeout: float | None = None) -> list[str]:
+        """Read to the end of the stream; the lines before it. Fails if it stays open."""
+        limit = self.timeout if timeout is None else timeout
+        with trio.move_on_after(limit):
+            while not self._eof:
+                await self._fill(what)
+        if not self._eof:
+            raise NoReply(f"{self.name}: the connection was still open {limit:g} s after {what}")
+        text = bytes(self._buffer).decode("utf-8", "replace")
+        self._buffer.clear()
+        return text.splitlines()
+
+    async def aclose(self) -> None:
+        with trio.move_on_after(self.timeout):
+            await self.stream.aclose()
+
+
+def _verb(command: Command | str) -> str:
+    return command.strip() if isinstance(command, str) else command.to_line()
