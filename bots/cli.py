@@ -17,8 +17,9 @@ What the runner does, so that a strategy need not:
 
 * parses the shared options (``--host``, ``--port``, ``--seed``, ``--name``,
   ``--timeout``, ``--max-moves``, ``--progress``) plus any the bot adds;
-* connects and says ``HELLO [name]`` before calling ``play`` (``bot.client.goal``
-  is known);
+* connects, declares itself a bot (``EXTEND bot``, so others see ``B``; a
+  server without extensions refuses it and the bot plays on), and says
+  ``HELLO [name]`` before calling ``play`` (``bot.client.goal`` is known);
 * ``play`` returns ``None`` when it believes the game is over (the runner waits
   for the final line), or a reason to stop (the runner sends ``QUIT``). A
   :class:`~clients.errors.ServerClosed` raised inside ``play`` (the game ended
@@ -32,6 +33,7 @@ What the runner does, so that a strategy need not:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import signal
@@ -40,7 +42,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Final
 
-from clients import DEFAULT_PORT, Client, ClientError, Lose, ServerClosed, Win
+from clients import DEFAULT_PORT, Client, ClientError, CommandError, Lose, ServerClosed, Win
 
 from .result import BotResult, Progress
 
@@ -174,6 +176,8 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
     with client:
         bot = Bot(kind, client, options)
         try:
+            with contextlib.suppress(CommandError):  # a server without extensions
+                client.extend("bot")
             client.hello(options.name)
             reason = play(bot)
             if reason is None:

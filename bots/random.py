@@ -3,10 +3,11 @@
 Run it as ``python -m bots.random --host H --port P [--seed S] [--max-moves N]``
 (or ``dod-bot-random``). Each turn it looks, picks up whatever lies on its
 square (gold or an item), and moves one step in a random direction among those
-that are neither a wall nor another player in what it has just seen; so it never
-walks into a wall it has seen. It plays until the game ends (it can stumble onto
-an exit holding enough gold and win) or it has made ``--max-moves`` moves. The
-same ``--seed`` on the same game makes the same choices.
+that are not walls in what it has just seen (so it never walks into a wall it
+has seen), avoiding squares other players stand on unless there is no other. It
+plays until the game ends (it can stumble onto an exit holding enough gold and
+win) or it has made ``--max-moves`` moves. The same ``--seed`` on the same game
+makes the same choices.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ from .memory import FOUR_WAYS
 
 __all__ = ["main", "play"]
 
-BLOCKING: Final = "#PB"
-"""Walls, and squares other players stand on."""
+WALL: Final = "#"
+PLAYERS: Final = "PB"
 PICKABLE: Final = "GLSAH"
 """Gold and the 2015 items."""
 
@@ -33,10 +34,14 @@ def play(bot: Bot) -> str | None:
         if view.relative(0, 0) in PICKABLE:
             client.pickup()
             continue
-        choices = [d for d in FOUR_WAYS if view.relative(d.row_step, d.column_step) not in BLOCKING]
-        if not choices:
+        tiles = {d: view.relative(d.row_step, d.column_step) for d in FOUR_WAYS}
+        open_ = [d for d, tile in tiles.items() if tile != WALL]
+        if not open_:
             return "walled in: no square to move to"
-        client.move(bot.rng.choice(choices))
+        # Squares taken by players are tried only when there is nothing else: the
+        # move fails, which spends a turn waiting for them to go.
+        free = [d for d in open_ if tiles[d] not in PLAYERS]
+        client.move(bot.rng.choice(free or open_))
     return "move limit reached"
 
 

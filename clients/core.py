@@ -39,13 +39,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
-from protocol.commands import Command, Hello, Help, Look, Map, Move, Pickup, Quit, Stay
+from protocol.commands import Command, Extend, Hello, Help, Look, Map, Move, Pickup, Quit, Stay
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer, NeedData
 from protocol.replies import (
     Bye,
     Error,
+    Extended,
     Fail,
     FinalReply,
     Gold,
@@ -64,6 +65,7 @@ from .grid import Grid
 
 __all__ = [
     "CLOSED",
+    "DEFAULT_PORT",
     "Answer",
     "ClientCore",
     "Closed",
@@ -73,6 +75,8 @@ __all__ = [
 
 T = TypeVar("T")
 
+DEFAULT_PORT: Final = 40004
+"""The port servers listen on unless told otherwise."""
 MAX_LINE_LENGTH: Final = 65536
 """Longest line accepted from a server (a ``MAP`` row can be long)."""
 
@@ -310,6 +314,19 @@ class ClientCore:
     def help(self) -> Request[tuple[str, ...]]:
         """``HELP``: the lines of the command list."""
         return Request(Help(), lambda reply: _expect(reply, HelpReply, "HELP").text)
+
+    def extend(self, *capabilities: str) -> Request[frozenset[str]]:
+        """``EXTEND [capability ...]``: the capabilities the server turned on.
+
+        None named asks for the server's default set. ``bot`` (declare the client
+        a bot, shown to others as ``B``) counts only before the first game command.
+        """
+
+        def interpret(reply: Reply) -> frozenset[str]:
+            self.capabilities = frozenset(_expect(reply, Extended, "EXTEND").capabilities)
+            return self.capabilities
+
+        return Request(Extend(capabilities), interpret)
 
     def quit(self) -> Request[FinalReply]:
         """``QUIT``: the server's ``BYE``; the connection is then over."""

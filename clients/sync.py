@@ -37,7 +37,7 @@ from typing import TypeVar
 from protocol.direction import Direction
 from protocol.replies import FinalReply, Push
 
-from .core import CLOSED, Answer, ClientCore, PickupResult, Request
+from .core import CLOSED, DEFAULT_PORT, Answer, ClientCore, PickupResult, Request
 from .errors import ClientTimeout
 from .grid import Grid
 
@@ -66,7 +66,7 @@ class Client:
     def connect(
         cls,
         host: str = "127.0.0.1",
-        port: int = 40004,
+        port: int = DEFAULT_PORT,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
         on_push: Callable[[Push], None] | None = None,
@@ -122,6 +122,11 @@ class Client:
         return self._core.closed
 
     @property
+    def capabilities(self) -> frozenset[str]:
+        """What the last ``extend()`` turned on."""
+        return self._core.capabilities
+
+    @property
     def events(self) -> deque[Push]:
         """Pushed lines not yet taken (when no ``on_push`` callback was given)."""
         return self._core.events
@@ -155,6 +160,15 @@ class Client:
     def help(self) -> tuple[str, ...]:
         """``HELP``: the commands of this world, one line each."""
         return self._call(self._core.help())
+
+    def extend(self, *capabilities: str) -> frozenset[str]:
+        """``EXTEND [capability ...]``: ask for extensions; returns those turned on.
+
+        ``events`` and ``chat`` make the server push lines (see ``on_push`` and
+        ``events``); ``bot`` shows this player to others as ``B`` and must come
+        before the first game command. None named: the server's default set.
+        """
+        return self._call(self._core.extend(*capabilities))
 
     def quit(self) -> FinalReply:
         """``QUIT``: leave the game; returns the server's ``BYE`` line."""
