@@ -8,10 +8,15 @@ for the person who typed it (never fatal: the next line is read normally).
 
 The 2013 commands are ``HELLO``, ``MOVE``, ``PICKUP``, ``LOOK`` and ``QUIT``; every
 other verb here is one of our extensions (see ``docs/protocol.md``).
+
+Untrusted text is checked here, once: a player name or a chat message holding a
+control character (and so any terminal escape sequence) is refused, so every
+name and message a command carries is printable.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final
@@ -22,20 +27,30 @@ from .errors import RemoteProtocolError
 __all__ = [
     "MAX_NAME_LENGTH",
     "Command",
+    "Create",
+    "Extend",
+    "Games",
     "Hello",
     "Help",
+    "Join",
     "Look",
     "Map",
     "Move",
     "Pickup",
     "Quit",
+    "Shout",
     "Stay",
+    "Watch",
     "parse_command",
     "printable",
 ]
 
 MAX_NAME_LENGTH: Final = 24
+MAX_GAME_NAME_LENGTH: Final = 24
+MAX_PLAYER_LIMIT: Final = 1000
 HELP_HINT: Final = "send HELP for the list of commands"
+GAME_NAME = re.compile(rf"[A-Za-z0-9_-]{{1,{MAX_GAME_NAME_LENGTH}}}")
+"""What a game may be called: letters, digits, ``_`` and ``-``."""
 
 
 class Command:
@@ -107,6 +122,87 @@ class Map(Command):
     verb: ClassVar[str] = "MAP"
 
 
+@dataclass(frozen=True, slots=True)
+class Extend(Command):
+    """Extension: ``EXTEND [capability ...]`` asks for the extended protocol.
+
+    No capability named means the default set; names are lower-cased here and
+    the server answers with those it enabled.
+    """
+
+    verb: ClassVar[str] = "EXTEND"
+    capabilities: tuple[str, ...] = ()
+
+    def to_line(self) -> str:
+        return " ".join(("EXTEND", *self.capabilities))
+
+
+@dataclass(frozen=True, slots=True)
+class Shout(Command):
+    """Extension: ``SHOUT <text>``, a chat message to everyone in the game."""
+
+    verb: ClassVar[str] = "SHOUT"
+    text: str
+
+    def to_line(self) -> str:
+        return f"SHOUT {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Games(Command):
+    """Extension: list the games on the server."""
+
+    verb: ClassVar[str] = "GAMES"
+
+
+@dataclass(frozen=True, slots=True)
+class Create(Command):
+    """Extension: ``CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]``."""
+
+    verb: ClassVar[str] = "CREATE"
+    game: str
+    world: str
+    map: str | None = None
+    seed: int = 0
+    players: int | None = None
+    """The most players at once; ``None``: no limit."""
+    turn: float | None = None
+    """Seconds a round waits for actions; ``None``: the server's setting."""
+
+    def to_line(self) -> str:
+        words = ["CREATE", self.game, self.world]
+        if self.map is not None:
+            words.append(f"map={self.map}")
+        words.append(f"seed={self.seed}")
+        if self.players is not None:
+            words.append(f"players={self.players}")
+        if self.turn is not None:
+            words.append(f"turn={self.turn:g}")
+        return " ".join(words)
+
+
+@dataclass(frozen=True, slots=True)
+class Join(Command):
+    """Extension: ``JOIN <game>``, play in another game."""
+
+    verb: ClassVar[str] = "JOIN"
+    game: str
+
+    def to_line(self) -> str:
+        return f"JOIN {self.game}"
+
+
+@dataclass(frozen=True, slots=True)
+class Watch(Command):
+    """Extension: ``WATCH <game>``, follow a game read-only as a spectator."""
+
+    verb: ClassVar[str] = "WATCH"
+    game: str
+
+    def to_line(self) -> str:
+        return f"WATCH {self.game}"
+
+
 def printable(text: str) -> bool:
     """True when ``text`` holds no control characters (so no terminal escapes)."""
     return text.isprintable()
@@ -135,7 +231,81 @@ def _parse_hello(args: list[str]) -> Command:
         raise RemoteProtocolError("a name may hold only printable characters")
     if len(name) > MAX_NAME_LENGTH:
         raise RemoteProtocolError(f"a name may be at most {MAX_NAME_LENGTH} characters long")
+    # ":" ends the sender's name in pushed lines ("MESSAGE Ada: hi") and "#3" is
+    # how a player without a name is shown, so neither may be forged.
+    if ":" in name:
+        raise RemoteProtocolError("a name may not hold ':'")
+    if name.startswith("#"):
+        raise RemoteProtocolError("a name may not begin with '#'")
     return Hello(name)
+
+
+def _parse_extend(args: list[str]) -> Command:
+    return Extend(tuple(word.lower() for word in args))
+
+
+def _parse_shout(args: list[str]) -> Command:
+    if not args:
+        raise RemoteProtocolError(f"SHOUT takes a message (for example SHOUT hello); {HELP_HINT}")
+    text = " ".join(args)
+    if not printable(text):
+        raise RemoteProtocolError("a message may hold only printable characters")
+    return Shout(text)
+
+
+def _game_name(verb: str, args: list[str]) -> str:
+    if len(args) != 1:
+        raise RemoteProtocolError(f"{verb} takes the name of one game; send GAMES for the list")
+    return _check_game_name(args[0])
+
+
+def _check_game_name(name: str) -> str:
+    if GAME_NAME.fullmatch(name) is None:
+        raise RemoteProtocolError(
+            f'"{_sanitise(name)}" is not a game name; use letters, digits, _ and -, '
+            f"at most {MAX_GAME_NAME_LENGTH}"
+        )
+    return name
+
+
+def _number(key: str, text: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        value = kind(text)
+    except ValueError:
+        raise RemoteProtocolError(f'{key}= takes a number, not "{_sanitise(text)}"') from None
+    if kind is float and not 0 < value < 86400:
+        raise RemoteProtocolError(f"{key}= takes seconds between 0 and 86400")
+    return value
+
+
+_CREATE_USAGE: Final = "CREATE <game> <world> [map=<map>] [seed=<n>] [players=<n>] [turn=<seconds>]"
+
+
+def _parse_create(args: list[str]) -> Command:
+    if len(args) < 2:
+        raise RemoteProtocolError(f"usage: {_CREATE_USAGE}")
+    game = _check_game_name(args[0])
+    world = args[1].lower()
+    options: dict[str, str] = {}
+    for word in args[2:]:
+        key, equals, value = word.partition("=")
+        key = key.lower()
+        if not equals or key not in ("map", "seed", "players", "turn") or not value:
+            raise RemoteProtocolError(f'unknown option "{_sanitise(word)}"; usage: {_CREATE_USAGE}')
+        if key in options:
+            raise RemoteProtocolError(f"{key}= given twice")
+        options[key] = value
+    map_spec = options.get("map")
+    if map_spec is not None and not printable(map_spec):
+        raise RemoteProtocolError("a map name may hold only printable characters")
+    seed = int(_number("seed", options.get("seed", "0"), int))
+    players = None
+    if "players" in options:
+        players = int(_number("players", options["players"], int))
+        if not 1 <= players <= MAX_PLAYER_LIMIT:
+            raise RemoteProtocolError(f"players= takes a number from 1 to {MAX_PLAYER_LIMIT}")
+    turn = float(_number("turn", options["turn"], float)) if "turn" in options else None
+    return Create(game, world, map_spec, seed, players, turn)
 
 
 def _parse_move(args: list[str]) -> Command:
@@ -161,6 +331,12 @@ _PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
     "HELP": _no_arguments(Help()),
     "STAY": _no_arguments(Stay()),
     "MAP": _no_arguments(Map()),
+    "EXTEND": _parse_extend,
+    "SHOUT": _parse_shout,
+    "GAMES": _no_arguments(Games()),
+    "CREATE": _parse_create,
+    "JOIN": lambda args: Join(_game_name("JOIN", args)),
+    "WATCH": lambda args: Watch(_game_name("WATCH", args)),
 }
 
 VERBS: Final = frozenset(_PARSERS)

@@ -9,6 +9,13 @@ rows, ``HELP <n>`` and n lines, ``MAP <rows> <cols>`` and the rows).
 Final lines (``WIN``, ``LOSE``, ``BYE``) are the only lines a classic client may
 receive without asking: each says why the server is about to close the
 connection. ``ERROR`` answers a line that was not a valid command.
+
+Lines the server sends on its own (``NOTICE``, ``MESSAGE``, ``JOINED``, ``LEFT``,
+``SAW``, ``ROUND``, ``VIEW``, ``GAMEOVER``) reach only clients that asked for
+them; every one is a :class:`Push`, so a client tells them from the replies to
+its commands by type alone. In pushed lines that name a player, the name ends
+at the first ``": "`` (names cannot hold ``:``); a player without a name is
+shown as ``#<number>``.
 """
 
 from __future__ import annotations
@@ -22,19 +29,29 @@ __all__ = [
     "LOOK_SIZE",
     "Bye",
     "Error",
+    "Extended",
     "Fail",
     "FinalReply",
+    "GameInfo",
+    "GameOver",
+    "GamesReply",
     "Gold",
     "GoldCoins",
     "HelpReply",
     "LookReply",
     "Lose",
     "MapReply",
+    "Message",
     "Notice",
+    "PlayerJoined",
+    "PlayerLeft",
     "Push",
     "Reply",
     "ReplyParser",
+    "RoundEnded",
+    "Seen",
     "Success",
+    "View",
     "Win",
 ]
 
@@ -146,6 +163,77 @@ class MapReply(Reply):
         return [f"MAP {len(self.rows)} {len(self.rows[0])}", *map(_single_line, self.rows)]
 
 
+@dataclass(frozen=True, slots=True)
+class Extended(Reply):
+    """Extension: ``EXTENDED <capability> ...``, what ``EXTEND`` turned on (all of it so far)."""
+
+    capabilities: tuple[str, ...]
+
+    def lines(self) -> list[str]:
+        return [" ".join(("EXTENDED", *self.capabilities))]
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo(Reply):
+    """Extension: ``GAME <name> world=... map=... seed=... players=... limit=... watchers=...
+    turn=...``, one game; the answer to ``CREATE``, ``JOIN`` and ``WATCH``.
+
+    ``limit`` ``None`` is written ``none`` (no limit); ``turn`` is the round time
+    limit in seconds, ``none`` in a world that resolves every action at once;
+    ``map`` ``default`` is the world's own default map.
+    """
+
+    name: str
+    world: str
+    map: str
+    seed: int
+    players: int
+    limit: int | None
+    watchers: int
+    turn: float | None
+
+    def line(self) -> str:
+        limit = "none" if self.limit is None else self.limit
+        turn = "none" if self.turn is None else f"{self.turn:g}"
+        return _single_line(
+            f"GAME {self.name} world={self.world} map={self.map} seed={self.seed} "
+            f"players={self.players} limit={limit} watchers={self.watchers} turn={turn}"
+        )
+
+    def lines(self) -> list[str]:
+        return [self.line()]
+
+    @classmethod
+    def parse(cls, line: str) -> GameInfo:
+        words = line.split(" ")
+        if len(words) != 9 or words[0] != "GAME":
+            raise RemoteProtocolError(f"malformed GAME line: {line[:80]!r}")
+        fields = dict(word.partition("=")[::2] for word in words[2:])
+        try:
+            return cls(
+                words[1],
+                fields["world"],
+                fields["map"],
+                _parse_int(fields["seed"], "seed"),
+                _parse_int(fields["players"], "players"),
+                None if fields["limit"] == "none" else _parse_int(fields["limit"], "limit"),
+                _parse_int(fields["watchers"], "watchers"),
+                None if fields["turn"] == "none" else float(fields["turn"]),
+            )
+        except (KeyError, ValueError):
+            raise RemoteProtocolError(f"malformed GAME line: {line[:80]!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class GamesReply(Reply):
+    """Extension: ``GAMES <n>`` followed by n ``GAME`` lines."""
+
+    games: tuple[GameInfo, ...]
+
+    def lines(self) -> list[str]:
+        return [f"GAMES {len(self.games)}", *(game.line() for game in self.games)]
+
+
 class Push(Reply):
     """Base class of lines the server sends on its own, not in answer to a command.
 
@@ -164,6 +252,97 @@ class Notice(Push):
 
     def lines(self) -> list[str]:
         return [_single_line(f"NOTICE {self.text}")]
+
+
+@dataclass(frozen=True, slots=True)
+class Message(Push):
+    """Extension: ``MESSAGE <sender>: <text>``, chat (the 2015 multiplayer ``MESSAGE``).
+
+    A message with no sender (as the 2015 servers sent them) is ``MESSAGE <text>``.
+    """
+
+    sender: str
+    text: str
+
+    def lines(self) -> list[str]:
+        if not self.sender:
+            return [_single_line(f"MESSAGE {self.text}")]
+        return [_single_line(f"MESSAGE {self.sender}: {self.text}")]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(Push):
+    """Extension: ``JOINED <player>``, someone entered your game."""
+
+    player: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"JOINED {self.player}")]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft(Push):
+    """Extension: ``LEFT <player>: <why>``; why is ``escaped``, ``died``, ``quit``,
+    ``disconnected``, ``moved`` (to another game) or ``removed`` (missed turns)."""
+
+    player: str
+    why: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"LEFT {self.player}: {self.why}")]
+
+
+@dataclass(frozen=True, slots=True)
+class Seen(Push):
+    """Extension: ``SAW <player>: <action> <result>``, an action you could see.
+
+    ``action`` is the command (``MOVE N``, ``PICKUP``, ``STAY``) and ``result`` the
+    reply its player got (``SUCCESS``, ``FAIL`` or ``SUCCESS, GOLD COINS: <n>``).
+    """
+
+    player: str
+    action: str
+    result: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"SAW {self.player}: {self.action} {self.result}")]
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded(Push):
+    """Extension: ``ROUND <n> acted=<a> missed=<m>``: round n resolved, with a actions
+    sent in time and m players who sent none (each stayed)."""
+
+    number: int
+    acted: int
+    missed: int
+
+    def lines(self) -> list[str]:
+        return [f"ROUND {self.number} acted={self.acted} missed={self.missed}"]
+
+
+@dataclass(frozen=True, slots=True)
+class View(Push):
+    """Extension: ``VIEW <rows> <cols>`` and the rows of the whole map, as a spectator sees it."""
+
+    rows: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.rows or len({len(row) for row in self.rows}) != 1:
+            raise LocalProtocolError("a view needs rows of one length")
+
+    def lines(self) -> list[str]:
+        return [f"VIEW {len(self.rows)} {len(self.rows[0])}", *map(_single_line, self.rows)]
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(Push):
+    """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
+
+    text: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"GAMEOVER {self.text}")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,6 +387,54 @@ def _parse_int(text: str, what: str) -> int:
         raise RemoteProtocolError(f"{what} is not an integer: {text!r}") from None
 
 
+def _named(text: str) -> tuple[str, str]:
+    """Split ``<player>: <rest>`` at the first ``": "``."""
+    player, separator, rest = text.partition(": ")
+    if not separator:
+        raise RemoteProtocolError(f"expected '<player>: ...', got {text[:80]!r}")
+    return player, rest
+
+
+def _parse_message(text: str) -> Message:
+    sender, separator, body = text.partition(": ")
+    return Message(sender, body) if separator else Message("", text)
+
+
+def _parse_left(text: str) -> PlayerLeft:
+    return PlayerLeft(*_named(text))
+
+
+def _parse_seen(text: str) -> Seen:
+    player, rest = _named(text)
+    words = rest.split(" ")
+    # The result is SUCCESS, FAIL or "SUCCESS, GOLD COINS: n"; the action is before it.
+    cut = next((i for i, word in enumerate(words) if word in ("SUCCESS", "FAIL", "SUCCESS,")), None)
+    if not cut:
+        raise RemoteProtocolError(f"malformed SAW line: {text[:80]!r}")
+    return Seen(player, " ".join(words[:cut]), " ".join(words[cut:]))
+
+
+def _parse_round(line: str) -> RoundEnded:
+    words = line.split(" ")
+    if len(words) != 4 or not words[2].startswith("acted=") or not words[3].startswith("missed="):
+        raise RemoteProtocolError(f"malformed ROUND line: {line[:80]!r}")
+    return RoundEnded(
+        _parse_int(words[1], "round"),
+        _parse_int(words[2].removeprefix("acted="), "acted"),
+        _parse_int(words[3].removeprefix("missed="), "missed"),
+    )
+
+
+_PUSHES: Final = {
+    "NOTICE": Notice,
+    "MESSAGE": _parse_message,
+    "JOINED": PlayerJoined,
+    "LEFT": _parse_left,
+    "SAW": _parse_seen,
+    "GAMEOVER": GameOver,
+}
+
+
 class ReplyParser:
     """Client side: feed lines with :meth:`feed`, collect whole replies.
 
@@ -246,22 +473,31 @@ class ReplyParser:
             return Gold(_parse_int(rest, "gold"))
         if keyword == "ERROR":
             return Error(rest)
-        if keyword == "NOTICE":
-            return Notice(rest)
+        if keyword in _PUSHES:
+            return _PUSHES[keyword](rest)
+        if keyword == "EXTENDED":
+            return Extended(tuple(rest.split()))
+        if keyword == "GAME":
+            return GameInfo.parse(line)
+        if keyword == "GAMES":
+            count = _parse_int(rest, "game count")
+            return self._begin("GAMES", count) if count else GamesReply(())
+        if keyword == "ROUND":
+            return _parse_round(line)
         if keyword in _FINALS:
             return _FINALS[keyword](rest)
         if keyword == "HELP":
             count = _parse_int(rest, "help line count")
             return self._begin("HELP", count) if count else HelpReply(())
-        if keyword == "MAP":
+        if keyword == "MAP" or keyword == "VIEW":
             size = rest.split()
             if len(size) != 2:
-                raise RemoteProtocolError(f"malformed MAP header: {line!r}")
+                raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
             rows = _parse_int(size[0], "map rows")
             _parse_int(size[1], "map columns")
             if rows < 1:
-                raise RemoteProtocolError(f"malformed MAP header: {line!r}")
-            return self._begin("MAP", rows)
+                raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
+            return self._begin(keyword, rows)
         raise RemoteProtocolError(f"unexpected line from server: {line[:80]!r}")
 
     def _begin(self, kind: str, count: int) -> None:
@@ -274,6 +510,10 @@ class ReplyParser:
                 return LookReply(rows)
             if self._kind == "MAP":
                 return MapReply(rows)
+            if self._kind == "VIEW":
+                return View(rows)
+            if self._kind == "GAMES":
+                return GamesReply(tuple(GameInfo.parse(row) for row in rows))
             return HelpReply(rows)
         except LocalProtocolError as error:
             raise RemoteProtocolError(f"malformed {self._kind} reply: {error}") from None

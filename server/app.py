@@ -1,8 +1,9 @@
 """The server: listeners, the connections they accept, and the games they play.
 
-:meth:`Server.run` owns everything it starts: the accept loop and every
-connection task live in its nurseries, so when ``run`` returns nothing is left
-running. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
+:meth:`Server.run` owns everything it starts: the games' tasks (through the
+:class:`~server.lobby.Lobby`), the accept loop and every connection task live in
+its nurseries, so when ``run`` returns nothing is left running and every replay
+is closed. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
 line, gives them ``linger`` seconds to read it, and then ``run`` returns.
 """
 
@@ -16,13 +17,11 @@ import structlog
 import trio
 
 from protocol.replies import Bye
-from worlds.registry import load_plugin
 
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
-
-DEFAULT_GAME = "default"
+from .lobby import Lobby
 
 
 class Server:
@@ -31,10 +30,7 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.log = structlog.get_logger("server")
-        plugin = load_plugin(config.world)
-        self.games: dict[str, Game] = {
-            DEFAULT_GAME: Game(DEFAULT_GAME, plugin, config.map, config.seed)
-        }
+        self.lobby = Lobby(config)
         self.connections: set[Connection] = set()
         self.port: int | None = None
         """The port actually bound (useful with port 0), once :meth:`run` has started."""
@@ -42,16 +38,21 @@ class Server:
         self._accepting = trio.CancelScope()
         self._stopping = False
 
+    @property
+    def games(self) -> dict[str, Game]:
+        """Every game on the server, by name; ``default`` is always there."""
+        return self.lobby.games
+
     def game_for(self, connection: Connection) -> Game:
         """The game a connection plays in (the default game until it joins another)."""
-        return connection.game or self.games[DEFAULT_GAME]
+        return connection.game or self.lobby.default
 
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
         listeners = await trio.open_tcp_listeners(config.port, host=config.host)
         self.port = listeners[0].socket.getsockname()[1]
-        game = self.games[DEFAULT_GAME]
+        game = self.lobby.default
         self.log.info(
             "server listening",
             host=config.host,
@@ -61,13 +62,17 @@ class Server:
             seed=config.seed,
         )
         try:
-            async with trio.open_nursery() as connections:
-                with self._accepting:
-                    task_status.started(self)
-                    await trio.serve_listeners(
-                        partial(self._serve_connection), listeners, handler_nursery=connections
-                    )
-                self._say_goodbye(connections)
+            async with trio.open_nursery() as games:
+                await games.start(self.lobby.run)
+                async with trio.open_nursery() as connections:
+                    with self._accepting:
+                        task_status.started(self)
+                        await trio.serve_listeners(
+                            partial(self._serve_connection), listeners, handler_nursery=connections
+                        )
+                    self._say_goodbye(connections)
+                # Every connection has left its game: the games can close their replays.
+                games.cancel_scope.cancel()
         finally:
             for listener in listeners:
                 await listener.aclose()

@@ -61,6 +61,38 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds of silence before a client is dropped; 0: never (default: %(default)s)",
     )
     parser.add_argument(
+        "--replay-dir",
+        default="replays",
+        help="folder for the replay of every game (default: %(default)s)",
+    )
+    parser.add_argument("--no-replays", action="store_true", help="write no replays")
+    parser.add_argument(
+        "--turn-timeout",
+        type=float,
+        default=30.0,
+        help="seconds a round waits for every player's action, in worlds with rounds "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-missed-turns",
+        type=int,
+        default=3,
+        help="rounds in a row a player may miss before being removed (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-players",
+        type=int,
+        default=0,
+        help="players at once in the default game; 0: as many as the map holds "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max-games",
+        type=int,
+        default=64,
+        help="games at once, created by clients or not (default: %(default)s)",
+    )
+    parser.add_argument(
         "--log-format",
         choices=("console", "json"),
         default="console",
@@ -116,7 +148,14 @@ async def _run(server: Server) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.turn_timeout <= 0:
+        parser.error("--turn-timeout must be more than 0 seconds")
+    if args.max_missed_turns < 1 or args.max_games < 1 or args.max_players < 0:
+        parser.error(
+            "--max-missed-turns and --max-games must be at least 1, --max-players 0 or more"
+        )
     try:
         if args.list_worlds:
             for name in world_names():
@@ -138,6 +177,11 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             max_connections=args.max_connections,
             idle_timeout=args.idle_timeout or None,
+            replay_dir=None if args.no_replays else args.replay_dir,
+            turn_timeout=args.turn_timeout,
+            max_missed_turns=args.max_missed_turns,
+            max_players=args.max_players or None,
+            max_games=args.max_games,
         )
         configure_logging(args.log_format, args.log_level)
         server = Server(config)

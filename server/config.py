@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
+
+from worlds.api import WorldPlugin
 
 DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""
@@ -27,3 +30,16 @@ class ServerConfig:
     """Seconds a client may leave our replies unread (its socket full) before it is cut off."""
     linger: float = 2.0
     """Seconds given to a closing connection to take its last lines."""
+    replay_dir: str | Path | None = None
+    """Where every game writes its replay; ``None``: no replays (``dod-server`` writes
+    them to ``replays/`` unless told otherwise)."""
+    turn_timeout: float = 30.0
+    """Seconds a round waits for the actions of every player (worlds with rounds)."""
+    max_missed_turns: int = 3
+    """Rounds in a row a player may miss before being removed from the game."""
+    max_players: int | None = None
+    """Players at once in the default game; ``None``: as many as the map holds."""
+    max_games: int = 64
+    """Games at once, the default one included."""
+    worlds: tuple[WorldPlugin, ...] = ()
+    """World plugins offered besides the installed ones (found by their ``name``)."""

@@ -9,6 +9,15 @@ to any player without waiting for that player's socket. The connection's own
 task writes its replies after each batch of input; a writer task writes what
 others queue while it sleeps. A client that stops reading is cut off as soon as
 its queue passes ``max_pending_output`` bytes, so it can never stall anyone.
+
+In a world with rounds an action is answered when its round resolves: the game
+hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
+and the connection reads no further command until it is set, so replies always
+come in the order of the commands.
+
+``EXTEND`` is handled here, because capabilities belong to the connection:
+``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
+``bot`` (others see the player as ``B``; only before joining a world).
 """
 
 from __future__ import annotations
@@ -18,11 +27,11 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from protocol.commands import Command, Help, Quit
+from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA
-from protocol.replies import Bye, Error, FinalReply, Reply
+from protocol.replies import Bye, Error, Extended, FinalReply, Reply
 
 if TYPE_CHECKING:
     from .app import Server
@@ -30,6 +39,11 @@ if TYPE_CHECKING:
 
 RECEIVE_SIZE = 16384
 CUT_OFF = "cut off: not reading its replies"
+CAPABILITIES = ("events", "chat", "bot")
+"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
+DEFAULT_CAPABILITIES = ("events", "chat")
+"""What a bare ``EXTEND`` turns on."""
+_LOBBY_COMMANDS = frozenset({Games, Create, Join, Watch})
 
 
 class Connection:
@@ -44,7 +58,13 @@ class Connection:
         self.game: Game | None = None
         self.player: int | None = None
         self.name: str | None = None
-        self.extended = False
+        self.watching: Game | None = None
+        self.events = False
+        """Whether the client asked for pushed lines about its game."""
+        self.chat = False
+        self.bot = False
+        self.waiting: trio.Event | None = None
+        """Set while an action waits for its round; no command is read until it is set."""
         self.reason: str | None = None
         """Why the connection is ending, once it is; ``None`` while it is served."""
         try:
@@ -126,12 +146,47 @@ class Connection:
         self.player = player
         self.log = self.log.bind(game=game.name, player=player)
 
+    def wait_for(self, done: trio.Event) -> None:
+        """Read no further command until ``done`` is set (an action waits for its round)."""
+        self.waiting = done
+
+    def leave_game(self, why: str) -> None:
+        """Stop playing or watching, whichever this connection does."""
+        if self.game is not None:
+            game, self.game = self.game, None
+            game.leave(self, why)
+            self.player = None
+        if self.watching is not None:
+            watched, self.watching = self.watching, None
+            watched.unwatch(self)
+
+    def _extend(self, command: Extend) -> None:
+        wanted = command.capabilities or DEFAULT_CAPABILITIES
+        if "events" in wanted:
+            self.events = True
+        if "chat" in wanted:
+            self.chat = True
+        # A player's kind is fixed when it enters the world.
+        if "bot" in wanted and self.player is None:
+            self.bot = True
+        enabled = {"events": self.events, "chat": self.chat, "bot": self.bot}
+        self.send(Extended(tuple(name for name in CAPABILITIES if enabled[name])))
+        game = self.game or self.watching
+        if self.events and game is not None:
+            game.listen(self)
+
     def _dispatch(self, command: Command) -> None:
         kind = type(command)
         if kind is Quit:
             self.finish(Bye("Thanks for playing."), reason="quit")
+        elif kind in _LOBBY_COMMANDS:
+            self.server.lobby.handle(self, command)
+        elif kind is Extend:
+            self._extend(command)  # type: ignore[arg-type]
         elif kind is Help:
-            self.send(self.server.game_for(self).help())
+            self.send((self.watching or self.server.game_for(self)).help())
+        elif self.watching is not None:
+            self.watching.handle_watcher(self, command)
         else:
             self.server.game_for(self).handle(self, command)
 
@@ -173,9 +228,7 @@ class Connection:
             self.reason = "connection lost"
 
     def _leave_game(self) -> None:
-        if self.game is not None:
-            game, self.game = self.game, None
-            game.leave(self)
+        self.leave_game("quit" if self.reason == "quit" else "disconnected")
 
     async def _read_loop(self) -> None:
         protocol = self.protocol
@@ -190,33 +243,43 @@ class Connection:
                 self.reason = "connection lost"
                 return
             protocol.receive_data(data)
-            self._in_batch = True
-            try:
-                ended = self._handle_input()
-            finally:
-                self._in_batch = False
-            telnet = protocol.data_to_send()
-            if telnet:
-                self._pending[:0] = telnet
-            if self._pending and not self._sending:
-                # Written here rather than by the writer task to save a task switch
-                # per reply; a client that leaves them unread is cut off in time.
-                scope.deadline = trio.current_time() + self.config.send_timeout
-                self._replying = True
+            while True:
+                self._in_batch = True
                 try:
-                    await self._flush()
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    self._pending.clear()
-                    self.reason = self.reason or "connection lost"
+                    ended = self._handle_input()
+                finally:
+                    self._in_batch = False
+                telnet = protocol.data_to_send()
+                if telnet:
+                    self._pending[:0] = telnet
+                if self._pending and not self._sending:
+                    # Written here rather than by the writer task to save a task switch
+                    # per reply; a client that leaves them unread is cut off in time.
+                    scope.deadline = trio.current_time() + self.config.send_timeout
+                    self._replying = True
+                    try:
+                        await self._flush()
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        self._pending.clear()
+                        self.reason = self.reason or "connection lost"
+                        return
+                    self._replying = False
+                if ended or self.reason is not None:
                     return
-                self._replying = False
-            if ended or self.reason is not None:
-                return
+                waiting = self.waiting
+                if waiting is None:
+                    break
+                # The round has its own time limit; waiting for it is not idleness.
+                scope.deadline = math.inf
+                await waiting.wait()
+                self.waiting = None
 
     def _handle_input(self) -> bool:
         """Handle every complete line received; True when the input has ended."""
         protocol = self.protocol
         while self.reason is None:
+            if self.waiting is not None:
+                return False
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:

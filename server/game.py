@@ -1,83 +1,286 @@
-"""A game: one world, the connections playing in it, and the commands they send.
+"""A game: one world, the connections playing and watching it, and the commands they send.
 
 Commands are handled synchronously, straight into the world: trio runs one task
 at a time, so the connection task that read a command can update the world and
 queue every reply without handing the work to another task.
+
+What a caller may rely on:
+
+* **Immediate worlds** (``has_rounds`` false, such as classic) resolve every action
+  at once, and each action is its own round.
+* **Worlds with rounds** gather one action per player. The round is resolved, in
+  join order (:mod:`server.rounds`), as soon as every player in the game has
+  acted, or when ``turn_timeout`` seconds have passed since a second player began
+  to wait; then every missing action is a stay. A player alone never waits. The
+  reply to an action is sent when its round resolves, and the connection reads
+  no further command until then; ``LOOK`` and the other commands that change
+  nothing are answered at once and never cost a turn. A player who misses
+  ``max_missed_turns`` rounds in a row is removed (``BYE``), as if disconnected.
+* **Leaving** removes the player from the world at once, like death (RULES §1),
+  except a player whose action is waiting for its round: that action is played
+  with the round, and the player leaves right after it. Every action and leave
+  is in the replay.
+* **Pushes** go only to connections that asked for them (``EXTEND``): joins and
+  leaves, actions they could see (within their 5×5 view, or anything for a
+  spectator), world notices, round results, chat. Spectators get the whole map
+  (``VIEW``) after every change.
+* **The end.** When the last player of a game has left, the game is over: its
+  replay is closed, spectators get ``GAMEOVER``, and (if the owner wants it)
+  a fresh world with the same settings takes its place. A world that raises is
+  logged, its players told, and it restarts the same way.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
+import trio
 
-from protocol.commands import Command, Hello, Look, Map, Move, Pickup, Stay
-from protocol.replies import Bye, Error, Gold, HelpReply, LookReply, Lose, MapReply, Notice, Win
+from protocol.commands import Command, Hello, Look, Map, Move, Pickup, Shout, Stay
+from protocol.replies import (
+    Bye,
+    Error,
+    GameInfo,
+    GameOver,
+    Gold,
+    HelpReply,
+    LookReply,
+    Lose,
+    MapReply,
+    Message,
+    Notice,
+    PlayerJoined,
+    PlayerLeft,
+    Push,
+    RoundEnded,
+    Seen,
+    Success,
+    View,
+    Win,
+)
 from worlds.api import (
+    Action,
     Died,
     Escaped,
     Event,
+    Moved,
     PlayerId,
     PlayerKind,
     ResultEvent,
     World,
     WorldError,
+    WorldFull,
     WorldPlugin,
 )
 from worlds.api import Notice as WorldNotice
 
 from .render import help_reply, result_reply
+from .replay import ReplayWriter, header_for
+from .rounds import Round
 
 if TYPE_CHECKING:
     from .connection import Connection
 
 log = structlog.get_logger("server.game")
 
+FLUSH_INTERVAL = 1.0
+"""Seconds between flushes of a replay that has unwritten lines."""
+SIGHT = 2
+"""How far a player sees: the 5×5 ``LOOK`` window."""
+_SUCCESS = Success()
+
+
+def label(name: str | None, player: PlayerId) -> str:
+    """How a player is shown to others: their name, or ``#<number>``."""
+    return name if name is not None else f"#{player}"
+
 
 class Game:
-    """One world and its players. A broken world is logged, its players told, and it restarts."""
+    """One world and its players; see the module docstring."""
 
-    def __init__(self, name: str, plugin: WorldPlugin, map_spec: str | None, seed: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        plugin: WorldPlugin,
+        map_spec: str | None,
+        seed: int,
+        *,
+        limit: int | None = None,
+        turn_timeout: float = 30.0,
+        max_missed_turns: int = 3,
+        replay_dir: Path | None = None,
+        on_over: Callable[[Game], bool] = lambda game: True,
+    ) -> None:
         self.name = name
         self.plugin = plugin
         self.map_spec = map_spec
         self.seed = seed
+        self.limit = limit
+        self.turn_timeout = turn_timeout
+        self.max_missed_turns = max_missed_turns
+        self.replay_dir = replay_dir
+        self._on_over = on_over
         self.world: World = plugin.open(map_spec, seed=seed)
         self.players: dict[PlayerId, Connection] = {}
         self.names: dict[str, PlayerId] = {}
+        self.watchers: set[Connection] = set()
+        self.audience: set[Connection] = set()
+        """Players and spectators who asked for events."""
+        self.round = 0
+        """Rounds resolved in this world (each action, in a world without rounds)."""
+        self.closed = False
         self._next_player = 1
+        self._joined_any = False
+        self._round: Round | None = None
+        self._departing: dict[PlayerId, str] = {}  # left with an action pending: label
+        self._missed: dict[PlayerId, int] = {}
+        self._replay: ReplayWriter | None = None
+        self._last_view: tuple[str, ...] | None = None
+        self._wakeup = trio.lowlevel.ParkingLot()
+        self._scope = trio.CancelScope()
         self._log = log.bind(game=name, world=plugin.name)
 
     @property
     def world_name(self) -> str:
         return self.plugin.name
 
-    # -- membership -------------------------------------------------------------
+    def info(self) -> GameInfo:
+        """This game as ``GAMES`` lists it."""
+        return GameInfo(
+            self.name,
+            self.world_name,
+            self.map_spec or "default",
+            self.seed,
+            len(self.players),
+            self.limit,
+            len(self.watchers),
+            self.turn_timeout if self.world.has_rounds else None,
+        )
+
+    def full(self) -> bool:
+        return self.limit is not None and len(self.players) >= self.limit
+
+    # -- the game's own task ----------------------------------------------------------
+
+    async def run(self) -> None:
+        """Time out rounds and flush the replay, until :meth:`close`. Owned by the lobby."""
+        with self._scope:
+            while True:
+                current = self._round
+                deadline = current.deadline if current is not None else math.inf
+                with trio.move_on_at(min(deadline, trio.current_time() + FLUSH_INTERVAL)):
+                    await self._wakeup.park()
+                if self._replay is not None:
+                    self._replay.flush()
+                current = self._round
+                if current is not None and trio.current_time() >= current.deadline:
+                    self._guarded(self._time_out, "round time-out")
+
+    def close(self, reason: str) -> None:
+        """Stop the game's task and close its replay (the server is stopping)."""
+        self.closed = True
+        self._scope.cancel()
+        self._close_replay(reason)
+
+    # -- membership -------------------------------------------------------------------
 
     def join(self, connection: Connection, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
         """Put ``connection`` in the world; raises :class:`WorldFull`."""
+        if self.full():
+            raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
+        if connection.name is not None and connection.name in self.names:
+            connection.name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
+        if self._replay is None and self.replay_dir is not None and not self._joined_any:
+            self._replay = ReplayWriter.create(
+                self.replay_dir,
+                header_for(
+                    self.name,
+                    self.plugin,
+                    self.map_spec,
+                    self.seed,
+                    self.world,
+                    self.turn_timeout if self.world.has_rounds else None,
+                ),
+            )
         self.world.join(player, kind)
         self._next_player += 1
+        self._joined_any = True
         self.players[player] = connection
+        if connection.name is not None:
+            self.names[connection.name] = player
         connection.joined(self, player)
         self._log.info("player joined", conn=connection.id, player=player)
+        replay = self._replay
+        if replay is not None:
+            replay.join(self.round, player, kind)
+            if connection.name is not None:
+                replay.name(self.round, player, connection.name)
+            replay.flush()
+        if self.audience:
+            self._push(PlayerJoined(label(connection.name, player)), but=connection)
+        if connection.events:
+            self.audience.add(connection)
+        self._show()
         return player
 
-    def leave(self, connection: Connection) -> None:
+    def leave(self, connection: Connection, why: str = "disconnected") -> None:
         """Take ``connection``'s player out of the game (like death, RULES §1)."""
+        self.audience.discard(connection)
         player = connection.player
         if player is None or self.players.get(player) is not connection:
             return
         del self.players[player]
         if connection.name is not None:
             self.names.pop(connection.name, None)
+        who = label(connection.name, player)
+        current = self._round
+        if current is not None and player in current.actions:
+            # The action was made: it is played with its round, then the player leaves.
+            self._departing[player] = who
+            self._guarded(self._resolve_if_complete, "leave")
+            return
+        self._remove(player, who, why)
+        self._guarded(self._resolve_if_complete, "leave")
+        self._end_if_over()
+
+    def _remove(self, player: PlayerId, who: str, why: str) -> None:
+        self._missed.pop(player, None)
+        if self._replay is not None:
+            self._replay.leave(self.round, player, why)
+            self._replay.flush()
         try:
             self.world.leave(player)
         except Exception:
             self._crash("leave")
+            return
+        if self.audience:
+            self._push(PlayerLeft(who, why))
+        self._show()
 
-    # -- commands ---------------------------------------------------------------
+    def watch(self, connection: Connection) -> None:
+        """Add a spectator: it is answered with this game's line, then the whole map,
+        which is sent again after every change."""
+        self.watchers.add(connection)
+        if connection.events:
+            self.audience.add(connection)
+        connection.send(self.info())
+        connection.send(View(self.world.render(None)))
+
+    def unwatch(self, connection: Connection) -> None:
+        self.watchers.discard(connection)
+        self.audience.discard(connection)
+
+    def listen(self, connection: Connection) -> None:
+        """``connection`` (a player or spectator here) now wants events."""
+        if connection.game is self or connection in self.watchers:
+            self.audience.add(connection)
+
+    # -- commands ---------------------------------------------------------------------
 
     def help(self) -> HelpReply:
         return help_reply(self.world, self.world_name)
@@ -92,10 +295,14 @@ class Game:
             self._crash(command.verb)
 
     def _handle(self, connection: Connection, command: Command) -> None:
+        kind = type(command)
         player = connection.player
         if player is None:
-            player = self.join(connection)
-        kind = type(command)
+            # Named before joining, so that others see the name from the start.
+            name = command.name if kind is Hello else None  # type: ignore[attr-defined]
+            if name is not None and not self._rename(connection, name):
+                return
+            player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
         world = self.world
         if kind is Look:
             connection.send(LookReply(world.look(player)))
@@ -107,43 +314,161 @@ class Game:
                     Error(f"MOVE {direction.name} is not allowed here; directions: {allowed}")
                 )
                 return
-            self._dispatch(world.resolve(((player, command),)))
+            self._act(connection, player, command)  # type: ignore[arg-type]
         elif kind is Pickup:
-            self._dispatch(world.resolve(((player, command),)))
+            self._act(connection, player, command)  # type: ignore[arg-type]
         elif kind is Stay:
             if not world.allows_stay:
                 connection.send(Error(f"STAY is not available in the {self.world_name} world"))
                 return
-            self._dispatch(world.resolve(((player, command),)))
+            self._act(connection, player, command)  # type: ignore[arg-type]
         elif kind is Hello:
             name = command.name  # type: ignore[attr-defined]
-            if name is not None and not self._rename(connection, name):
+            if name is not None and name != connection.name and not self._rename(connection, name):
                 return
             connection.send(Gold(world.goal))
         elif kind is Map:
             connection.send(MapReply(world.render(player)))
+        elif kind is Shout:
+            self.shout(label(connection.name, player), command.text)  # type: ignore[attr-defined]
+            connection.send(_SUCCESS)
         else:
             connection.send(Error(f"{command.verb} is not a game command"))
+
+    def handle_watcher(self, connection: Connection, command: Command) -> None:
+        """A spectator's command: it may read, never act."""
+        kind = type(command)
+        if kind is Map:
+            connection.send(MapReply(self.world.render(None)))
+        elif kind is Hello and command.name is None:  # type: ignore[attr-defined]
+            connection.send(Gold(self.world.goal))
+        else:
+            connection.send(
+                Error(
+                    f"you are watching {self.name}; spectators cannot {command.verb} "
+                    f"(send JOIN {self.name} to play)"
+                )
+            )
 
     def _rename(self, connection: Connection, name: str) -> bool:
         holder = self.names.get(name)
         if holder is not None and holder != connection.player:
             connection.send(Error(f"the name {name!r} is taken in this game; choose another"))
             return False
-        if connection.name is not None:
-            self.names.pop(connection.name, None)
-        self.names[name] = connection.player  # type: ignore[assignment]
+        old, player = connection.name, connection.player
+        if old is not None:
+            self.names.pop(old, None)
         connection.name = name
+        if player is None:
+            return True
+        self.names[name] = player
+        if self._replay is not None:
+            self._replay.name(self.round, player, name)
+        if self.audience:
+            self._push(Notice(f"{label(old, player)} is now called {name}"), but=connection)
         return True
 
-    def _dispatch(self, events: list[Event]) -> None:
+    def shout(self, sender: str, text: str) -> None:
+        """Chat: to every player and spectator in the game who asked for it."""
+        message = Message(sender, text)
+        for connection in (*self.players.values(), *self.watchers):
+            if connection.chat:
+                connection.send(message)
+
+    # -- actions ----------------------------------------------------------------------
+
+    def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
+        world = self.world
+        if not world.has_rounds:
+            self.round += 1
+            replay = self._replay
+            if replay is not None:
+                replay.action(self.round, player, action)
+            actions = ((player, action),)
+            self._dispatch(world.resolve(actions), actions)
+            if self.watchers:
+                self._show()
+            if not self.players:
+                self._end_if_over()
+            return
+        current = self._round
+        if current is None:
+            current = self._round = Round(self.round + 1)
+        current.actions[player] = action
+        if current.complete(self.players):
+            self._resolve_round(current, ())
+            return
+        connection.wait_for(current.done)
+        if current.deadline == math.inf:
+            current.deadline = trio.current_time() + self.turn_timeout
+            self._wakeup.unpark_all()
+
+    def _resolve_if_complete(self) -> None:
+        current = self._round
+        if current is not None and current.complete(self.players):
+            self._resolve_round(current, ())
+
+    def _time_out(self) -> None:
+        current = self._round
+        if current is not None:
+            self._resolve_round(current, current.missing(self.players))
+
+    def _resolve_round(self, current: Round, missed: Sequence[PlayerId]) -> None:
+        """Play one round: the actions in join order, then the world by itself."""
+        self._round = None
+        try:
+            self.round = current.number
+            stays = missed if self.world.allows_stay else ()
+            actions = current.in_order(stays)
+            if self._replay is not None:
+                self._replay.actions(current.number, actions, missed)
+            try:
+                events = self.world.resolve(actions)
+            except WorldError:
+                # Actions are checked before they join a round, so this is the world's bug.
+                self._crash("round")
+                return
+            for player, _ in actions:
+                self._missed.pop(player, None)
+            self._dispatch(events, actions)
+            if self.audience:
+                self._push(RoundEnded(current.number, len(actions) - len(stays), len(missed)))
+            departing, self._departing = self._departing, {}
+            for player, who in departing.items():
+                self._remove(player, who, "disconnected")
+            for player in missed:
+                self._miss(player)
+            if self._replay is not None:
+                self._replay.flush()
+            self._show()
+        finally:
+            current.done.set()
+        self._end_if_over()
+
+    def _miss(self, player: PlayerId) -> None:
+        count = self._missed[player] = self._missed.get(player, 0) + 1
+        connection = self.players.get(player)
+        if connection is not None and count >= self.max_missed_turns:
+            connection.finish(
+                Bye(f"removed from the game after missing {count} turns in a row"),
+                reason="missed turns",
+            )
+            connection.leave_game("removed")
+
+    def _dispatch(self, events: list[Event], actions: Sequence[tuple[PlayerId, Action]]) -> None:
         """Send each event to whom it concerns, in order."""
         players = self.players
+        audience = self.audience
+        index = 0
         for event in events:
             if isinstance(event, ResultEvent):
+                reply = result_reply(event)
                 target = players.get(event.player)
                 if target is not None:
-                    target.send(result_reply(event))
+                    target.send(reply)
+                if audience:
+                    self._witness(event, actions[index][1], reply.lines()[0])
+                index += 1
             elif isinstance(event, Escaped):
                 self._finish(
                     event.player, Win(event.text), "escaped", gold=event.gold, moves=event.moves
@@ -153,27 +478,109 @@ class Game:
             elif isinstance(event, WorldNotice):
                 self._notify(event.player, event.text)
 
+    def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
+        """``SAW`` for everyone in the audience who could see the actor."""
+        actor = event.player
+        actor_connection = self.players.get(actor)
+        if actor_connection is not None:
+            who = label(actor_connection.name, actor)
+        else:
+            who = self._departing.get(actor, f"#{actor}")
+        if isinstance(event, Moved):
+            places: list[tuple[int, int]] = [event.origin, event.target]
+        else:
+            status = self.world.status(actor)
+            places = [status.position] if status is not None else []
+        seen = Seen(who, action.to_line(), result)
+        world = self.world
+        for connection in list(self.audience):
+            if connection is actor_connection:
+                continue
+            if connection.player is None:  # a spectator sees everything
+                connection.send(seen)
+                continue
+            status = world.status(connection.player)
+            if status is not None and _within_sight(status.position, places):
+                connection.send(seen)
+
     def _notify(self, player: PlayerId | None, text: str) -> None:
-        targets = (
-            self.players.values() if player is None else filter(None, [self.players.get(player)])
-        )
         reply = Notice(text)
-        for connection in targets:
-            if connection.extended:
-                connection.send(reply)
+        if player is None:
+            self._push(reply)
+            return
+        connection = self.players.get(player)
+        if connection is not None and connection in self.audience:
+            connection.send(reply)
+
+    def _push(self, line: Push, *, but: Connection | None = None) -> None:
+        for connection in list(self.audience):
+            if connection is not but:
+                connection.send(line)
 
     def _finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
         connection = self.players.pop(player, None)
+        self._missed.pop(player, None)
         if connection is None:
             return
         if connection.name is not None:
             self.names.pop(connection.name, None)
+        self.audience.discard(connection)
         self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
         connection.finish(final, reason=f"player {outcome}")
+        if self.audience:
+            self._push(PlayerLeft(label(connection.name, player), outcome))
+
+    def _show(self) -> None:
+        """Send spectators the whole map, if it changed since they last saw it."""
+        if not self.watchers:
+            return
+        rows = self.world.render(None)
+        if rows == self._last_view:
+            return
+        self._last_view = rows
+        view = View(rows)
+        for connection in list(self.watchers):
+            connection.send(view)
+
+    # -- ending and restarting -----------------------------------------------------------
+
+    def _end_if_over(self) -> None:
+        if self.players or self._departing or self._round is not None or not self._joined_any:
+            return
+        if self.closed:
+            return
+        self._close_replay("all players left")
+        self._log.info("game over", rounds=self.round)
+        for connection in list(self.watchers):
+            connection.send(GameOver(f"{self.name} is over after {self.round} rounds"))
+        if self._on_over(self):
+            self._restart()
+        else:
+            self.close("all players left")
+
+    def _restart(self) -> None:
+        self.world = self.plugin.open(self.map_spec, seed=self.seed)
+        self.round = 0
+        self._joined_any = False
+        self._missed.clear()
+        self._last_view = None
+        self._show()
+
+    def _close_replay(self, reason: str) -> None:
+        replay, self._replay = self._replay, None
+        if replay is not None:
+            replay.close(self.round, reason)
+
+    def _guarded(self, step: Callable[[], None], during: str) -> None:
+        try:
+            step()
+        except Exception:
+            self._crash(during)
 
     def _crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players, restart."""
         self._log.exception("world failed", during=during)
+        current, self._round = self._round, None
         for connection in list(self.players.values()):
             connection.finish(
                 Bye(
@@ -184,4 +591,14 @@ class Game:
             )
         self.players.clear()
         self.names.clear()
-        self.world = self.plugin.open(self.map_spec, seed=self.seed)
+        self.audience.intersection_update(self.watchers)
+        self._departing.clear()
+        if current is not None:
+            current.done.set()
+        self._close_replay(f"the world failed during {during}")
+        self._restart()
+
+
+def _within_sight(viewer: tuple[int, int], places: Iterable[tuple[int, int]]) -> bool:
+    row, column = viewer
+    return any(abs(r - row) <= SIGHT and abs(c - column) <= SIGHT for r, c in places)

@@ -37,6 +37,13 @@ def help_reply(world: World, world_name: str) -> HelpReply:
         "MAP            the whole map (@ is you)",
         "QUIT           leave the game",
         "HELP           this list",
+        "Extensions (see the protocol document):",
+        "EXTEND [caps]  receive pushed lines: events, chat; bot marks you as a bot",
+        "SHOUT <text>   a message to everyone in your game",
+        "GAMES          list the games on this server",
+        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
+        "JOIN <game>    play in another game",
+        "WATCH <game>   follow a game as a spectator",
     ]
     return HelpReply(tuple(lines))
 

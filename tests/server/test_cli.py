@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -11,9 +12,12 @@ from pathlib import Path
 
 import trio
 
-from ..helpers import TIMEOUT, Peer
+from ..helpers import REPO, TIMEOUT, Peer
 
 SCRIPT = str(Path(sys.executable).with_name("dod-server"))
+# The scripts run against this source tree, even for packages added after the
+# editable install was made.
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 async def _started(process: trio.Process) -> tuple[int, bytes]:
@@ -30,7 +34,7 @@ async def _started(process: trio.Process) -> tuple[int, bytes]:
 async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
     process = await trio.lowlevel.open_process(
         [SCRIPT, "--port", "0", "--map", "tiny", "--log-format", "json"],
-        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=ENV,
     )
     try:
         port, seen = await _started(process)
@@ -55,7 +59,7 @@ async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
 def test_python_dash_m_server_lists_worlds() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "server", "--list-worlds"], capture_output=True, text=True,
-        timeout=TIMEOUT, check=True,
+        timeout=TIMEOUT, check=True, env=ENV,
     )
     assert any(line.startswith("classic ") for line in result.stdout.splitlines())
 
@@ -65,7 +69,7 @@ def test_a_bad_map_stops_startup_with_its_place(tmp_path: Path) -> None:
     bad.write_text("name Bad\nwin 1\n#E#\n#?#\n")
     result = subprocess.run(
         [SCRIPT, "--port", "0", "--map", str(bad)], capture_output=True, text=True,
-        timeout=TIMEOUT,
+        timeout=TIMEOUT, env=ENV,
     )
     assert result.returncode == 2
     assert f"{bad}:4:2: unknown tile '?'" in result.stderr
@@ -73,7 +77,8 @@ def test_a_bad_map_stops_startup_with_its_place(tmp_path: Path) -> None:
 
 def test_an_unknown_world_is_named() -> None:
     result = subprocess.run(
-        [SCRIPT, "--world", "chess"], capture_output=True, text=True, timeout=TIMEOUT
+        [SCRIPT, "--world", "chess"], capture_output=True, text=True, timeout=TIMEOUT,
+        env=ENV,
     )
     assert result.returncode == 2
     assert "unknown world 'chess'" in result.stderr

@@ -1,0 +1,290 @@
+"""Replays: every game's record as a JSON-lines file, and re-running one exactly.
+
+A replay file holds one JSON object per line. The first line is the header::
+
+    {"replay": 1, "game": "default", "world": "classic", "map": "tiny",
+     "map_files": {"tiny.map": "name ..."}, "seed": 1, "turn": null,
+     "rules": {"server": "0.1.0", "world": null}, "view": ["#####", ...],
+     "started": "2024-05-01T12:00:00Z"}
+
+``map`` is the map spec the game was opened with (``null``: the world's
+default), ``map_files`` the content of the map file when the spec named one on
+disk (so that the replay does not depend on the file staying as it was),
+``view`` the whole map as a spectator saw it when the game began (a re-run
+checks it). Then, in the order they happened::
+
+    {"round": 0, "join": 1, "kind": "P"}            a player entered the world
+    {"round": 0, "name": 1, "as": "Ada"}            a player took a name
+    {"round": 1, "actions": [[1, "MOVE N"], [2, "STAY"]], "missed": [2]}
+    {"round": 1, "leave": 2, "why": "disconnected"}
+    {"round": 1, "end": "all players left"}
+
+``actions`` is one call of ``world.resolve`` in the order it was made (worlds
+without rounds have one action per round); ``missed`` lists the players whose
+action was a stay because the turn time ran out. ``round`` on other lines is the
+number of the last round resolved before them.
+
+Writing never blocks for long: lines go to a buffer that the game flushes after
+each round, on every join and leave, and at least once a second. A file that
+cannot be written is logged and given up, never the game. A re-run
+(:func:`rerun`) feeds the same calls to a fresh world from the same plugin, so
+the same header and records give the same events.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import tempfile
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib.metadata import PackageNotFoundError, version
+from io import TextIOWrapper
+from pathlib import Path
+from typing import Any, Final
+
+import structlog
+
+from protocol.commands import Command, Move, parse_command
+from protocol.direction import Direction
+from protocol.errors import RemoteProtocolError
+from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Replay",
+    "ReplayError",
+    "ReplayWriter",
+    "Step",
+    "header_for",
+    "open_world",
+    "read_replay",
+    "rerun",
+]
+
+FORMAT_VERSION: Final = 1
+SUFFIX: Final = ".jsonl"
+
+try:
+    SERVER_VERSION: Final = version("dungeon-of-doom")
+except PackageNotFoundError:  # running from a source tree that is not installed
+    SERVER_VERSION = "unknown"
+
+_MOVES: Final = {direction: f"MOVE {direction.name}" for direction in Direction}
+
+log = structlog.get_logger("server.replay")
+
+
+class ReplayError(Exception):
+    """A replay that cannot be read or re-run; ``str()`` says why."""
+
+
+def action_text(action: Action) -> str:
+    """The action as a command line (``MOVE N``, ``PICKUP``, ``STAY``)."""
+    if type(action) is Move:
+        return _MOVES[action.direction]
+    return action.verb
+
+
+def header_for(
+    game: str,
+    plugin: WorldPlugin,
+    map_spec: str | None,
+    seed: int,
+    world: World,
+    turn: float | None,
+) -> dict[str, Any]:
+    """The header of a replay of a game that begins with ``world``."""
+    header: dict[str, Any] = {
+        "replay": FORMAT_VERSION,
+        "game": game,
+        "world": plugin.name,
+        "map": map_spec,
+    }
+    if map_spec is not None and Path(map_spec).is_file():
+        path = Path(map_spec)
+        header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
+    header.update(
+        seed=seed,
+        turn=turn,
+        rules={"server": SERVER_VERSION, "world": getattr(plugin, "version", None)},
+        view=list(world.render(None)),
+        started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    )
+    return header
+
+
+class ReplayWriter:
+    """Appends the records of one game to its replay file; see the module docstring."""
+
+    def __init__(self, file: TextIOWrapper, path: Path) -> None:
+        self._file: TextIOWrapper | None = file
+        self.path = path
+        self._dirty = False
+
+    @classmethod
+    def create(cls, directory: Path, header: dict[str, Any]) -> ReplayWriter | None:
+        """A new file in ``directory`` named after the game and the time; ``None`` if it fails."""
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            for attempt in range(1000):
+                suffix = f"-{attempt}" if attempt else ""
+                path = directory / f"{header['game']}-{stamp}{suffix}{SUFFIX}"
+                try:
+                    file = path.open("x", encoding="utf-8", buffering=65536)
+                except FileExistsError:
+                    continue
+                writer = cls(file, path)  # type: ignore[arg-type]
+                writer._write(json.dumps(header, separators=(",", ":")) + "\n")
+                writer.flush()
+                return writer
+            raise OSError(f"no free replay file name for {header['game']} in {directory}")
+        except OSError as error:
+            log.error("replay not written", game=header["game"], error=str(error))
+            return None
+
+    def _write(self, line: str) -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(line)
+        except OSError as error:
+            self._give_up(error)
+            return
+        self._dirty = True
+
+    def _give_up(self, error: OSError) -> None:
+        log.error("replay abandoned", path=self.path.name, error=str(error))
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()
+
+    def actions(
+        self,
+        round_number: int,
+        actions: Sequence[tuple[PlayerId, Action]],
+        missed: Sequence[PlayerId] = (),
+    ) -> None:
+        listed = ",".join(f'[{player},"{action_text(action)}"]' for player, action in actions)
+        extra = f',"missed":{json.dumps(list(missed))}' if missed else ""
+        self._write(f'{{"round":{round_number},"actions":[{listed}]{extra}}}\n')
+
+    def action(self, round_number: int, player: PlayerId, action: Action) -> None:
+        """One action of a world without rounds: the same record as :meth:`actions`, cheaper."""
+        self._write(f'{{"round":{round_number},"actions":[[{player},"{action_text(action)}"]]}}\n')
+
+    def join(self, round_number: int, player: PlayerId, kind: PlayerKind) -> None:
+        self._write(f'{{"round":{round_number},"join":{player},"kind":"{kind.value}"}}\n')
+
+    def name(self, round_number: int, player: PlayerId, name: str) -> None:
+        self._write(f'{{"round":{round_number},"name":{player},"as":{json.dumps(name)}}}\n')
+
+    def leave(self, round_number: int, player: PlayerId, why: str) -> None:
+        self._write(f'{{"round":{round_number},"leave":{player},"why":{json.dumps(why)}}}\n')
+
+    def flush(self) -> None:
+        """Hand buffered lines to the operating system (a short, non-blocking write)."""
+        if self._dirty and self._file is not None:
+            self._dirty = False
+            try:
+                self._file.flush()
+            except OSError as error:
+                self._give_up(error)
+
+    def close(self, round_number: int, reason: str) -> None:
+        """Write the last record and close the file."""
+        self._write(f'{{"round":{round_number},"end":{json.dumps(reason)}}}\n')
+        if self._file is not None:
+            try:
+                self._file.close()
+            except OSError as error:
+                self._give_up(error)
+            self._file = None
+
+
+# -- reading and re-running -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """A replay file, read: its header and every record after it."""
+
+    header: dict[str, Any]
+    records: list[dict[str, Any]]
+
+
+def read_replay(path: str | Path) -> Replay:
+    """Read a replay; a last line cut short (the server was killed) is left out."""
+    try:
+        text = Path(path).read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReplayError(f"{path}: cannot read the file: {error}") from None
+    lines = text.splitlines()
+    records = []
+    for number, line in enumerate(lines, 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines) and not text.endswith("\n"):
+                break
+            raise ReplayError(f"{path}:{number}: not a JSON line") from None
+        if not isinstance(record, dict):
+            raise ReplayError(f"{path}:{number}: not a JSON object")
+        records.append(record)
+    if not records or records[0].get("replay") != FORMAT_VERSION:
+        raise ReplayError(f"{path}: not a replay file of format {FORMAT_VERSION}")
+    return Replay(records[0], records[1:])
+
+
+def open_world(replay: Replay, plugin: WorldPlugin) -> World:
+    """A fresh world as the recorded game began, checked against the recorded view."""
+    header = replay.header
+    if plugin.name != header.get("world"):
+        raise ReplayError(f"the replay is of the {header.get('world')} world, not {plugin.name}")
+    spec, seed = header.get("map"), int(header.get("seed", 0))
+    files = header.get("map_files")
+    if files:
+        with tempfile.TemporaryDirectory(prefix="dod-replay-") as folder:
+            for name, content in files.items():
+                (Path(folder) / Path(name).name).write_text(content, "utf-8")
+            world = plugin.open(str(Path(folder) / Path(spec).name), seed=seed)
+    else:
+        world = plugin.open(spec, seed=seed)
+    if "view" in header and list(world.render(None)) != header["view"]:
+        raise ReplayError("the map differs from the one the game was recorded on")
+    return world
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One record re-played, and the events the world answered with."""
+
+    record: dict[str, Any]
+    events: list[Event]
+
+
+def _action(text: str) -> Action:
+    try:
+        command: Command | None = parse_command(text)
+    except RemoteProtocolError as error:
+        raise ReplayError(f"bad action {text!r}: {error}") from None
+    if command is None or command.verb not in ("MOVE", "PICKUP", "STAY"):
+        raise ReplayError(f"bad action {text!r}")
+    return command  # type: ignore[return-value]
+
+
+def rerun(replay: Replay, world: World) -> Iterator[Step]:
+    """Feed every record to ``world`` (from :func:`open_world`), one step at a time."""
+    for record in replay.records:
+        if "actions" in record:
+            actions = [(int(player), _action(text)) for player, text in record["actions"]]
+            yield Step(record, world.resolve(actions))
+        elif "join" in record:
+            yield Step(record, world.join(int(record["join"]), PlayerKind(record["kind"])))
+        elif "leave" in record:
+            yield Step(record, world.leave(int(record["leave"])))
+        else:
+            yield Step(record, [])
