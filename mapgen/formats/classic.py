@@ -23,7 +23,7 @@ from ..settings import GenerationError
 __all__ = ["FLOOR_PER_GOLD", "PLAYERS_WHO_CAN_WIN", "ROOMS_PER_EXIT", "to_classic"]
 
 FLOOR_PER_GOLD: Final = 25
-"""One coin per this many floor squares, by default."""
+"""One coin per this many floor squares (and never fewer coins than winners), by default."""
 PLAYERS_WHO_CAN_WIN: Final = 4
 """The default target is the gold divided by this: so many players can all win."""
 ROOMS_PER_EXIT: Final = 3
@@ -43,7 +43,7 @@ def to_classic(
     floor = [index for index, cell in enumerate(dungeon.cells) if cell != ROCK]
     rooms = dungeon.rooms
     exits = max(2, len(rooms) // ROOMS_PER_EXIT) if exits is None else exits
-    gold = max(1, len(floor) // FLOOR_PER_GOLD) if gold is None else gold
+    gold = max(PLAYERS_WHO_CAN_WIN, len(floor) // FLOOR_PER_GOLD) if gold is None else gold
     goal = max(1, gold // PLAYERS_WHO_CAN_WIN) if goal is None else goal
     if not 1 <= exits <= len(rooms):
         raise GenerationError(f"exits go in distinct rooms: 1 to {len(rooms)}, not {exits}")
