@@ -13,9 +13,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from protocol.commands import Hello, Look, Move
+from protocol.commands import Look, Move
 from protocol.direction import CARDINAL, Direction
-from protocol.replies import Fail, Gold, LookReply, Success
+from protocol.replies import Fail, LookReply, Success
 
 from .session import BadReply, Session, describe
 from .view import View
@@ -50,9 +50,9 @@ class Explorer:
             raise RuntimeError("no LOOK yet")
         return self._view
 
-    async def hello(self) -> int:
-        """``HELLO``, as every 2013 client begins; the gold target."""
-        return (await self.session.expect(Hello(), Gold)).amount
+    async def hello(self) -> None:
+        """``HELLO``, as every 2013 client begins (see :meth:`Session.greet`)."""
+        await self.session.greet()
 
     async def look(self) -> View:
         reply = await self.session.expect(Look(), LookReply)

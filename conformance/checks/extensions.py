@@ -71,7 +71,7 @@ async def _still_playing(session: Session, what: str) -> None:
 )
 async def extend_handshake(ctx: Context) -> None:
     session = await ctx.connect()
-    await session.expect(Hello(), Gold)
+    await session.greet()
     await session.send_command("EXTEND")
     try:
         line = await session.read_line("the reply to EXTEND")
@@ -136,7 +136,7 @@ def _disagreements(
 )
 async def extension_errors(ctx: Context) -> None:
     session = await ctx.connect()
-    await session.expect(Hello(), Gold)
+    await session.greet()
     await _offered(session, "DANCE", Error, "ERROR")
     for line in ("MOVE UP", "MOVE", "LOOK now"):
         reply = await session.ask(line)
@@ -186,7 +186,7 @@ async def extension_stay(ctx: Context) -> None:
 )
 async def extension_final_line(ctx: Context) -> None:
     session = await ctx.connect()
-    await session.expect(Hello(), Gold)
+    await session.greet()
     await session.send_command(Quit())
     lines = await session.closed_within("QUIT")
     if not lines:

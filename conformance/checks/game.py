@@ -49,7 +49,7 @@ async def hello_gold(ctx: Context) -> None:
 async def look_shape(ctx: Context) -> None:
     # Shape is what the shared parser enforces: any other shape fails inside the session.
     session = await ctx.connect()
-    await session.expect(Hello(), Gold)
+    await session.greet()
     await session.expect(Look(), LookReply)
     await session.expect(Look(), LookReply, "the reply to a second LOOK")
 
@@ -210,7 +210,7 @@ async def pickup_nothing(ctx: Context) -> None:
 )
 async def quit_closes(ctx: Context) -> None:
     session = await ctx.connect()
-    await session.expect(Hello(), Gold)
+    await session.greet()
     await session.send_command(Quit())
     lines = await session.closed_within("QUIT")
     if len(lines) > 1:
