@@ -34,7 +34,9 @@ async def _started(process: trio.Process) -> tuple[int, bytes]:
 async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
     process = await trio.lowlevel.open_process(
         [SCRIPT, "--port", "0", "--map", "tiny", "--log-format", "json"],
-        stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=ENV,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        env=ENV,
     )
     try:
         port, seen = await _started(process)
@@ -58,8 +60,12 @@ async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
 
 def test_python_dash_m_server_lists_worlds() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server", "--list-worlds"], capture_output=True, text=True,
-        timeout=TIMEOUT, check=True, env=ENV,
+        [sys.executable, "-m", "server", "--list-worlds"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=True,
+        env=ENV,
     )
     assert any(line.startswith("classic ") for line in result.stdout.splitlines())
 
@@ -68,8 +74,11 @@ def test_a_bad_map_stops_startup_with_its_place(tmp_path: Path) -> None:
     bad = tmp_path / "bad.map"
     bad.write_text("name Bad\nwin 1\n#E#\n#?#\n")
     result = subprocess.run(
-        [SCRIPT, "--port", "0", "--map", str(bad)], capture_output=True, text=True,
-        timeout=TIMEOUT, env=ENV,
+        [SCRIPT, "--port", "0", "--map", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=ENV,
     )
     assert result.returncode == 2
     assert f"{bad}:4:2: unknown tile '?'" in result.stderr
@@ -77,7 +86,10 @@ def test_a_bad_map_stops_startup_with_its_place(tmp_path: Path) -> None:
 
 def test_an_unknown_world_is_named() -> None:
     result = subprocess.run(
-        [SCRIPT, "--world", "chess"], capture_output=True, text=True, timeout=TIMEOUT,
+        [SCRIPT, "--world", "chess"],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
         env=ENV,
     )
     assert result.returncode == 2
