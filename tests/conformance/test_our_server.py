@@ -1,0 +1,43 @@
+"""CI: the whole suite against our own server, on every shipped classic map."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from conformance import Level, Outcome, Strictness, SuiteConfig, to_table
+from conformance.pytest_plugin import CheckServer
+
+from ..conftest import StartServer
+
+# Extensions that our classic world offers, so they must be checked, not skipped.
+OFFERED = ("ext.help", "ext.map", "ext.errors", "ext.names", "ext.final-line")
+
+
+@pytest.fixture
+def dod_conformance_config() -> SuiteConfig:
+    return SuiteConfig(strictness=Strictness(Level.EXTENDED), timeout=5.0)
+
+
+@pytest.mark.parametrize(("map_name", "seed"), [("tiny", 1), ("default", 3), ("labyrinth", 7)])
+async def test_our_server_passes_every_strict_check(
+    start_server: StartServer, dod_conformance: CheckServer, map_name: str, seed: int
+) -> None:
+    server = await start_server(map=map_name, seed=seed)
+    with trio.fail_after(60):
+        report = await dod_conformance("127.0.0.1", server.port)
+    classic = [r for r in report.results if not r.check_id.startswith("ext.")]
+    assert len(classic) == 21
+    assert all(r.outcome is Outcome.PASSED for r in classic), to_table(report)
+    for check_id in OFFERED:
+        assert report.get(check_id).outcome is Outcome.PASSED, to_table(report)
+
+
+async def test_the_suite_fails_a_test_when_a_check_fails(
+    dod_conformance: CheckServer,
+) -> None:
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    await listener.aclose()
+    with pytest.raises(AssertionError, match=r"(?s)FAIL  hello\.gold .*could not connect"):
+        await dod_conformance("127.0.0.1", port)
