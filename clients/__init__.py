@@ -12,15 +12,16 @@ The library, for bots and tools that play over TCP:
 """
 
 from protocol.direction import Direction
-from protocol.replies import Bye, FinalReply, Lose, Notice, Push, Win
+from protocol.replies import Bye, FinalReply, GameInfo, Lose, Message, Notice, Push, Win
 
 from .aio import AsyncClient
-from .core import PickupResult
+from .core import DEFAULT_PORT, PickupResult
 from .errors import ClientError, ClientTimeout, CommandError, ServerClosed, UnexpectedReply
 from .grid import Grid, Position
 from .sync import Client
 
 __all__ = [
+    "DEFAULT_PORT",
     "AsyncClient",
     "Bye",
     "Client",
@@ -29,8 +30,10 @@ __all__ = [
     "CommandError",
     "Direction",
     "FinalReply",
+    "GameInfo",
     "Grid",
     "Lose",
+    "Message",
     "Notice",
     "PickupResult",
     "Position",

@@ -34,7 +34,7 @@ from typing import TypeVar
 import trio
 
 from protocol.direction import Direction
-from protocol.replies import FinalReply, Push
+from protocol.replies import FinalReply, GameInfo, Push
 
 from .core import DEFAULT_PORT, Answer, ClientCore, PickupResult, Request
 from .errors import ClientTimeout
@@ -172,6 +172,37 @@ class AsyncClient:
         before the first game command. None named: the server's default set.
         """
         return await self._call(self._core.extend(*capabilities))
+
+    async def shout(self, text: str) -> None:
+        """``SHOUT <text>``: a message to everyone in the game who asked for ``chat``."""
+        return await self._call(self._core.shout(text))
+
+    async def games(self) -> tuple[GameInfo, ...]:
+        """``GAMES``: the games on the server."""
+        return await self._call(self._core.games())
+
+    async def create(
+        self,
+        game: str,
+        world: str,
+        *,
+        map: str | None = None,
+        seed: int = 0,
+        players: int | None = None,
+        turn: float | None = None,
+    ) -> GameInfo:
+        """``CREATE``: open a game (``players``: most at once; ``turn``: seconds per round)."""
+        return await self._call(
+            self._core.create(game, world, map=map, seed=seed, players=players, turn=turn)
+        )
+
+    async def join(self, game: str) -> GameInfo:
+        """``JOIN <game>``: leave the current game and play in ``game``."""
+        return await self._call(self._core.join(game))
+
+    async def watch(self, game: str) -> GameInfo:
+        """``WATCH <game>``: follow a game as a spectator; its views arrive as pushes."""
+        return await self._call(self._core.watch(game))
 
     async def quit(self) -> FinalReply:
         """``QUIT``: leave the game; returns the server's ``BYE`` line."""

@@ -39,7 +39,23 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
-from protocol.commands import Command, Extend, Hello, Help, Look, Map, Move, Pickup, Quit, Stay
+from protocol.commands import (
+    Command,
+    Create,
+    Extend,
+    Games,
+    Hello,
+    Help,
+    Join,
+    Look,
+    Map,
+    Move,
+    Pickup,
+    Quit,
+    Shout,
+    Stay,
+    Watch,
+)
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer, NeedData
@@ -49,6 +65,8 @@ from protocol.replies import (
     Extended,
     Fail,
     FinalReply,
+    GameInfo,
+    GamesReply,
     Gold,
     GoldCoins,
     HelpReply,
@@ -327,6 +345,40 @@ class ClientCore:
             return self.capabilities
 
         return Request(Extend(capabilities), interpret)
+
+    def shout(self, text: str) -> Request[None]:
+        """``SHOUT <text>``: chat to everyone in the game (those who asked for ``chat``)."""
+
+        def interpret(reply: Reply) -> None:
+            _expect(reply, Success, "SHOUT")
+
+        return Request(Shout(text), interpret)
+
+    def games(self) -> Request[tuple[GameInfo, ...]]:
+        """``GAMES``: the games on the server."""
+        return Request(Games(), lambda reply: _expect(reply, GamesReply, "GAMES").games)
+
+    def create(
+        self,
+        game: str,
+        world: str,
+        *,
+        map: str | None = None,
+        seed: int = 0,
+        players: int | None = None,
+        turn: float | None = None,
+    ) -> Request[GameInfo]:
+        """``CREATE <game> <world> [...]``: open a new game on the server; ``join`` to play."""
+        command = Create(game, world, map=map, seed=seed, players=players, turn=turn)
+        return Request(command, lambda reply: _expect(reply, GameInfo, "CREATE"))
+
+    def join(self, game: str) -> Request[GameInfo]:
+        """``JOIN <game>``: play in another game."""
+        return Request(Join(game), lambda reply: _expect(reply, GameInfo, "JOIN"))
+
+    def watch(self, game: str) -> Request[GameInfo]:
+        """``WATCH <game>``: follow a game as a spectator (``View`` lines are pushed)."""
+        return Request(Watch(game), lambda reply: _expect(reply, GameInfo, "WATCH"))
 
     def quit(self) -> Request[FinalReply]:
         """``QUIT``: the server's ``BYE``; the connection is then over."""

@@ -35,7 +35,7 @@ from types import TracebackType
 from typing import TypeVar
 
 from protocol.direction import Direction
-from protocol.replies import FinalReply, Push
+from protocol.replies import FinalReply, GameInfo, Push
 
 from .core import CLOSED, DEFAULT_PORT, Answer, ClientCore, PickupResult, Request
 from .errors import ClientTimeout
@@ -169,6 +169,37 @@ class Client:
         before the first game command. None named: the server's default set.
         """
         return self._call(self._core.extend(*capabilities))
+
+    def shout(self, text: str) -> None:
+        """``SHOUT <text>``: a message to everyone in the game who asked for ``chat``."""
+        return self._call(self._core.shout(text))
+
+    def games(self) -> tuple[GameInfo, ...]:
+        """``GAMES``: the games on the server."""
+        return self._call(self._core.games())
+
+    def create(
+        self,
+        game: str,
+        world: str,
+        *,
+        map: str | None = None,
+        seed: int = 0,
+        players: int | None = None,
+        turn: float | None = None,
+    ) -> GameInfo:
+        """``CREATE``: open a game (``players``: most at once; ``turn``: seconds per round)."""
+        return self._call(
+            self._core.create(game, world, map=map, seed=seed, players=players, turn=turn)
+        )
+
+    def join(self, game: str) -> GameInfo:
+        """``JOIN <game>``: leave the current game and play in ``game``."""
+        return self._call(self._core.join(game))
+
+    def watch(self, game: str) -> GameInfo:
+        """``WATCH <game>``: follow a game as a spectator; its views arrive as pushes."""
+        return self._call(self._core.watch(game))
 
     def quit(self) -> FinalReply:
         """``QUIT``: leave the game; returns the server's ``BYE`` line."""

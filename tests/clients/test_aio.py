@@ -1,0 +1,125 @@
+"""The trio client against a real server over loopback."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from clients import (
+    AsyncClient,
+    Bye,
+    ClientTimeout,
+    CommandError,
+    Notice,
+    Push,
+    ServerClosed,
+    Win,
+)
+from protocol.replies import PlayerJoined
+
+from ..conftest import StartServer
+from .conftest import ScriptedServer
+
+
+async def test_a_whole_game_on_the_tiny_map(start_server: StartServer) -> None:
+    server = await start_server(map="tiny", seed=1)
+    async with AsyncClient.connect(port=server.port) as client:
+        assert await client.hello("Ada") == 1
+        assert client.name == "Ada"
+        assert (await client.look()).relative(0, 1) == "."
+        assert (await client.pickup()).gold == 1
+        assert await client.move("E") is True
+        assert await client.move("E") is True
+        final = await client.wait_closed()
+        assert final == Win("You escaped the dungeon with 1 gold in 3 moves.")
+        assert client.moves == 3
+        with pytest.raises(ServerClosed, match="server closed: WIN"):
+            await client.move("W")
+
+
+async def test_commands_from_several_tasks_are_answered_in_order(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="default", seed=2)
+    async with AsyncClient.connect(port=server.port) as client:
+        await client.hello()
+        results: dict[str, object] = {}
+
+        async def ask(key: str, command) -> None:
+            results[key] = await command()
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(ask, "look", client.look)
+            nursery.start_soon(ask, "map", client.map)
+            nursery.start_soon(ask, "help", client.help)
+        assert results["look"].height == 5
+        assert results["map"].find("@") and results["map"].height == 13
+        assert results["help"][0].startswith("You are in the classic world")
+
+
+async def test_errors_leave_the_connection_usable_and_quit_ends_it(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny", seed=1)
+    async with AsyncClient.connect(port=server.port) as client:
+        with pytest.raises(CommandError, match="MOVE SW is not allowed here"):
+            await client.move("SW")
+        assert await client.hello() == 1
+        assert await client.quit() == Bye("Thanks for playing.")
+        with pytest.raises(ServerClosed, match="BYE Thanks for playing"):
+            await client.look()
+
+
+async def test_a_bot_is_shown_as_b_and_extended_clients_get_pushed_lines(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="default", seed=3)
+    async with (
+        AsyncClient.connect(port=server.port) as watcher,
+        AsyncClient.connect(port=server.port) as bot,
+    ):
+        assert "events" in await watcher.extend("events")
+        await watcher.hello("ann")
+        assert await bot.extend("bot") == frozenset({"bot"})
+        await bot.hello("robo")
+        # Nothing is sent by the watcher: the reader task takes the pushed line in.
+        assert await watcher.next_event() == PlayerJoined("robo")
+        world = await watcher.map()
+        assert "B" in "".join(world.rows)
+
+
+async def test_pushes_arrive_while_the_client_is_idle_and_go_to_the_callback(
+    scripted_server: ScriptedServer,
+) -> None:
+    port = await scripted_server(b"NOTICE one\nNOTICE two\n")
+    seen: list[Push] = []
+    both = trio.Event()
+
+    def on_push(push: Push) -> None:
+        seen.append(push)
+        if len(seen) == 2:
+            both.set()
+
+    async with AsyncClient.connect(port=port, on_push=on_push) as client:
+        with trio.fail_after(5):
+            await both.wait()
+        assert seen == [Notice("one"), Notice("two")] and not client.events
+
+
+async def test_no_answer_in_time_raises_client_timeout(scripted_server: ScriptedServer) -> None:
+    port = await scripted_server(b"")
+    async with AsyncClient.connect(port=port, timeout=0.2) as client:
+        with pytest.raises(ClientTimeout, match="no answer to LOOK"):
+            await client.look()
+        with pytest.raises(ClientTimeout):
+            await client.next_event()
+
+
+async def test_connecting_to_no_server_raises_os_error() -> None:
+    listener = trio.socket.socket()
+    await listener.bind(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    listener.close()
+    with pytest.raises(OSError):
+        async with AsyncClient.connect(port=port):
+            pass
