@@ -33,7 +33,7 @@ What a caller may rely on:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -428,9 +428,9 @@ class Game:
                 # Actions are checked before they join a round, so this is the world's bug.
                 self._crash("round")
                 return
-            for player, _ in actions:
+            for player in current.actions:
                 self._missed.pop(player, None)
-            self._dispatch(events, actions)
+            self._dispatch(events, actions, missed)
             if self.audience:
                 self._push(RoundEnded(current.number, len(actions) - len(stays), len(missed)))
             departing, self._departing = self._departing, {}
@@ -455,8 +455,14 @@ class Game:
             )
             connection.leave_game("removed")
 
-    def _dispatch(self, events: list[Event], actions: Sequence[tuple[PlayerId, Action]]) -> None:
-        """Send each event to whom it concerns, in order."""
+    def _dispatch(
+        self,
+        events: list[Event],
+        actions: Sequence[tuple[PlayerId, Action]],
+        unasked: Collection[PlayerId] = (),
+    ) -> None:
+        """Send each event to whom it concerns, in order; ``unasked`` players (whose
+        action was a stay for lack of one) get no reply, for they sent no command."""
         players = self.players
         audience = self.audience
         index = 0
@@ -464,7 +470,7 @@ class Game:
             if isinstance(event, ResultEvent):
                 reply = result_reply(event)
                 target = players.get(event.player)
-                if target is not None:
+                if target is not None and event.player not in unasked:
                     target.send(reply)
                 if audience:
                     self._witness(event, actions[index][1], reply.lines()[0])
