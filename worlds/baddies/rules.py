@@ -207,7 +207,8 @@ def _baddie_pass(board: Board, facts: list[Fact]) -> None:
     # Unmoved baddies stand where they began, so visiting the starting squares in
     # row-major order and skipping baddies already moved is the original's scan.
     moved: set[Position] = set()
-    for origin in sorted(baddies):
+    # A numeric key sorts several times faster than comparing the tuples themselves.
+    for origin in sorted(baddies, key=lambda square: square[0] * columns + square[1]):
         glyph = baddies.get(origin)
         if glyph is None or origin in moved:
             continue
