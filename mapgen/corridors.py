@@ -62,10 +62,13 @@ def _grow_rooms(
     done = bytearray(size)
     heap: list[int] = []
     for number, room in enumerate(rooms):
-        for r in range(room.row, room.bottom + 1):
-            for index in range(r * width + room.column, r * width + room.right + 1):
-                owner[index] = number
+        for r, c in room.squares():
+            index = r * width + c
+            owner[index] = number
+            if r in (room.row, room.bottom) or c in (room.column, room.right):
                 heap.append(index)  # cost 0: the key is the square itself
+            else:
+                done[index] = 1  # inner squares only lead to their own room
     heapq.heapify(heap)
     meetings: dict[tuple[int, int], tuple[int, int, int]] = {}
     pop, push = heapq.heappop, heapq.heappush

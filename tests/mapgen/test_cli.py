@@ -1,0 +1,99 @@
+"""``dod-generate``: settings as flags, formats, files or stdout, batches with a progress bar."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mapgen import Settings, generate
+from mapgen.cli import main
+from mapgen.formats import to_classic
+from worlds.classic.mapfile import parse_map, read_map
+
+from ..helpers import REPO, TIMEOUT
+
+
+def test_the_default_is_the_drawing_of_seed_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == generate(0).drawing()
+    assert captured.err == ""
+
+
+def test_settings_as_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    flags = ["--seed", "9", "--width", "50", "--height", "15", "--rooms", "6"]
+    flags += ["--room-width", "3-6", "--room-height", "2-4", "--winding", "2", "--loops", "0.5"]
+    assert main(flags) == 0
+    settings = Settings(50, 15, 6, (3, 6), (2, 4), 2.0, 0.5)
+    assert capsys.readouterr().out == generate(9, settings).drawing()
+
+
+def test_a_classic_map_to_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "gen.map"
+    assert main(["--seed", "4", "--format", "classic", "--output", str(path)]) == 0
+    assert read_map(path) == to_classic(generate(4), seed=4)
+
+
+def test_a_batch_to_files_with_a_progress_bar(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pattern = str(tmp_path / "gen-{seed}.map")
+    assert main(["--seed", "10", "--count", "5", "--format", "classic", "-o", pattern]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"gen-{s}.map" for s in range(10, 15)]
+    for seed in range(10, 15):
+        assert read_map(tmp_path / f"gen-{seed}.map") == to_classic(generate(seed), seed=seed)
+    err = capsys.readouterr().err
+    assert err.endswith("\r[" + "#" * 30 + "] 5/5\n")
+    assert "] 1/5" in err
+
+
+def test_a_batch_on_stdout_one_after_another(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--count", "3", "--quiet", "--format", "classic", "--width", "40"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    maps = captured.out.split("\n\n")
+    assert maps[-1] == ""
+    settings = Settings(width=40)
+    assert [parse_map(text) for text in maps[:-1]] == [
+        to_classic(generate(seed, settings), seed=seed) for seed in range(3)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--rooms", "4"], "at least 5 rooms"),
+        (["--room-width", "wide"], "expected a size or a range MIN-MAX, not 'wide'"),
+        (["--count", "0"], "--count must be at least 1"),
+        (["--count", "2", "-o", "one.map"], "needs {seed}"),
+        (["--format", "crawlr"], "invalid choice: 'crawlr'"),
+    ],
+)
+def test_bad_options_exit_2_with_the_reason(
+    flags: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(flags)
+    assert caught.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_seed_that_cannot_make_a_dungeon_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--width", "21", "--height", "8"]) == 1
+    assert capsys.readouterr().err.startswith("dod-generate: seed 0: only 4 rooms")
+
+
+def test_the_console_script_runs() -> None:
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("dod-generate")), "--seed", "3", "--width", "30"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=TIMEOUT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == generate(3, Settings(width=30)).drawing()
