@@ -58,6 +58,10 @@ server's queue for a client (256 KiB by default); bigger grids are for ``dod-kni
 START: Final = (0, 0)
 
 
+def _moves(count: int) -> str:
+    return "1 move" if count == 1 else f"{count} moves"
+
+
 class _Knight:
     __slots__ = ("health", "kind", "moves", "path")
 
@@ -184,7 +188,7 @@ class KnightWorld(World):
                 Died(
                     player,
                     f"A trap of {value} at {target} took your last {before} health "
-                    f"after {knight.moves} moves. The least starting health that wins "
+                    f"after {_moves(knight.moves)}. The least starting health that wins "
                     f"here is {self.minimum}.",
                 )
             )
@@ -196,7 +200,7 @@ class KnightWorld(World):
                     0,
                     knight.moves,
                     f"You reached the bottom-right square with {knight.health} health "
-                    f"in {knight.moves} moves; you set out with {self.start_health} "
+                    f"in {_moves(knight.moves)}; you set out with {self.start_health} "
                     f"(the least that wins here is {self.minimum}).",
                 )
             )

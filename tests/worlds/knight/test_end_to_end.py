@@ -47,7 +47,7 @@ async def test_a_bad_path_loses(start_server: StartServer) -> None:
     assert await peer.read_to_end() == (
         b"GOLD 0\n"
         b"SUCCESS\n"
-        b"LOSE A trap of -5 at (1, 0) took your last 5 health after 1 moves. "
+        b"LOSE A trap of -5 at (1, 0) took your last 5 health after 1 move. "
         b"The least starting health that wins here is 7.\n"
     )
 

@@ -83,7 +83,7 @@ def test_a_bad_path_dies_at_zero() -> None:
         Moved(1, (0, 0), (1, 0)),
         Died(
             1,
-            "A trap of -5 at (1, 0) took your last 5 health after 1 moves. "
+            "A trap of -5 at (1, 0) took your last 5 health after 1 move. "
             "The least starting health that wins here is 7.",
         ),
     ]
