@@ -27,7 +27,7 @@ from ..registry import Checklist, Context
 from ..results import CheckFailed, CheckSkipped
 from ..session import BadReply, NoReply, ServerClosed, Session, describe
 from ..view import PLAYERS, View
-from .common import join
+from .common import floor_directions, join
 
 R = TypeVar("R", bound=Reply)
 
@@ -64,14 +64,8 @@ async def _still_playing(session: Session, what: str) -> None:
             )
 
 
-@checks.add(
-    "ext.handshake",
-    "docs/protocol.md (EXTEND)",
-    "EXTEND answers 'EXTENDED <capability> ...'; play goes on, pushed lines aside",
-)
-async def extend_handshake(ctx: Context) -> None:
-    session = await ctx.connect()
-    await session.greet()
+async def _extend(session: Session) -> list[str]:
+    """``EXTEND``; the capabilities of the ``EXTENDED`` answer. Skips the check if not offered."""
     await session.send_command("EXTEND")
     try:
         line = await session.read_line("the reply to EXTEND")
@@ -82,7 +76,40 @@ async def extend_handshake(ctx: Context) -> None:
         raise CheckSkipped(f"EXTEND was answered {line!r}: the extended protocol is not offered")
     if len(words) < 2 or not all(words[1:]):
         raise CheckFailed(f"EXTENDED names no capability, or has empty words: {line!r}")
+    return words[1:]
+
+
+@checks.add(
+    "ext.handshake",
+    "docs/protocol.md (EXTEND)",
+    "EXTEND answers 'EXTENDED <capability> ...'; play goes on, pushed lines aside",
+)
+async def extend_handshake(ctx: Context) -> None:
+    session = await ctx.connect()
+    await session.greet()
+    await _extend(session)
     await _still_playing(session, "EXTENDED")
+
+
+@checks.add(
+    "ext.pushes",
+    "docs/protocol.md (EXTEND; pushed lines)",
+    "after EXTEND, lines pushed while another player plays are pushes, never replies",
+)
+async def extend_pushes(ctx: Context) -> None:
+    session = await ctx.connect("A")
+    await session.greet()
+    await _extend(session)
+    other = await join(ctx, "B")
+    for direction in floor_directions(other.view)[:1]:
+        await other.move(direction)
+    await other.session.send_command(Quit())
+    try:
+        await other.session.closed_within("QUIT")
+    except NoReply:
+        raise CheckSkipped("B's QUIT did not close its connection (see quit.closes)") from None
+    # Everything pushed about B is queued before the answer to this LOOK.
+    await _still_playing(session, "another player moved and quit")
 
 
 @checks.add("ext.help", "docs/protocol.md (HELP)", "HELP answers 'HELP <n>' and n lines")
