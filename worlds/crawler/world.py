@@ -127,12 +127,20 @@ class CrawlerWorld(World):
                         return row, col
         return None
 
-    def join(self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
+    def join(
+        self, player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN, *, at: Position | None = None
+    ) -> list[Event]:
+        """Place a player on level 1 as the module docstring says, or on ``at`` (for set-ups)."""
         if player in self._players:
             raise WorldError(f"player {player} is already in the world")
-        position = self._arrival(0)
+        if at is None:
+            position = self._arrival(0)
+        else:
+            grid = self.grid(0)
+            free = grid.inside(*at) and grid.tile(*at) == OPEN and at not in self._squares[0]
+            position = at if free else None
         if position is None:
-            raise WorldFull("there is no free open square left on level 1")
+            raise WorldFull(f"there is no free open square {'there' if at else 'left'} on level 1")
         self._players[player] = _Adventurer(kind, 0, position)
         self._squares[0][position] = player
         return [Joined(player, position)]
