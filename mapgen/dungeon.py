@@ -81,18 +81,6 @@ class Dungeon:
         if len(self.cells) != size or (self.hardness is not None and len(self.hardness) != size):
             raise ValueError(f"a {self.width} × {self.height} dungeon has {size} squares")
 
-    def cell(self, position: Position) -> int:
-        """What lies at ``position``: :data:`ROCK`, :data:`ROOM` or :data:`CORRIDOR`."""
-        r, c = position
-        return self.cells[r * self.width + c]
-
-    def floor(self) -> Iterator[Position]:
-        """Every square that is not rock, row by row."""
-        width, cells = self.width, self.cells
-        for index in range(len(cells)):
-            if cells[index] != ROCK:
-                yield divmod(index, width)
-
     def drawing(self) -> str:
         """The seed's drawing: room ``.``, corridor ``#``, rock space; one line per row."""
         glyphs = bytes.maketrans(bytes((ROCK, ROOM, CORRIDOR)), b" .#")

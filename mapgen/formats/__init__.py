@@ -9,22 +9,27 @@ offers every entry.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..dungeon import Dungeon
 from .classic import to_classic
 from .drawing import to_drawing
 
-__all__ = ["FORMATS", "Format", "to_classic", "to_drawing"]
+__all__ = ["FORMATS", "Format", "Writer", "to_classic", "to_drawing"]
+
+
+class Writer(Protocol):
+    """Writes the text of one dungeon; ``seed`` drives what it places."""
+
+    def __call__(self, dungeon: Dungeon, *, seed: int) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
 class Format:
     """One output: how to write it, and what it is for."""
 
-    write: Callable[..., str]
-    suffix: str
+    write: Writer
     summary: str
 
     def __call__(self, dungeon: Dungeon, *, seed: int) -> str:
@@ -36,6 +41,6 @@ def _classic_text(dungeon: Dungeon, *, seed: int) -> str:
 
 
 FORMATS: dict[str, Format] = {
-    "drawing": Format(to_drawing, ".txt", "the seed's drawing: room '.', corridor '#', rock ' '"),
-    "classic": Format(_classic_text, ".map", "a classic map file with gold and exits"),
+    "drawing": Format(to_drawing, "a drawing: room '.', corridor '#', rock ' '"),
+    "classic": Format(_classic_text, "a classic map file with gold and exits"),
 }
