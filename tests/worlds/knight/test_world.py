@@ -193,7 +193,7 @@ def test_grids_that_cannot_be_played_are_map_errors(spec: str, message: str) -> 
     assert message in str(caught.value)
 
 
-def test_a_grid_of_a_hundred_squares_square_is_playable() -> None:
+def test_a_100_by_100_grid_is_playable() -> None:
     world = KnightWorld(generate(100, 100, seed=1))
     world.join(1)
     assert len(world.render(1)) == 100
