@@ -23,7 +23,8 @@ The world wraps a :class:`~worlds.baddies.board.Board` and plays rounds with
 * **Views.** ``LOOK`` follows RULES §1 with this world's glyphs: ``X`` corners,
   ``#`` off the board *and* abyss (both squares you must not step into), ``.``
   nothing, ``+`` wall, ``*`` ladder, ``m M ~`` baddies, ``P``/``B`` other heroes.
-  ``MAP`` shows the whole board the same way with the viewer as ``H``.
+  ``MAP`` shows the whole board the same way with the viewer as ``@`` (the
+  server-wide convention; the console game draws its hero as ``H``).
 """
 
 from __future__ import annotations
@@ -56,12 +57,14 @@ from ..api import (
 )
 from ..view import look_window
 from . import rules
-from .board import ABYSS, HERO, NAMES, Board
+from .board import ABYSS, NAMES, Board
 from .generate import SIDE
 from .rules import STAY, Step
 
 NOTHING = "."
 """How the protocol shows an empty square (the console game draws a space)."""
+SELF = "@"
+"""How ``MAP`` shows the viewer, as in every world of this server."""
 _RANDOM_TRIES = 16
 
 
@@ -264,7 +267,7 @@ class BaddiesWorld(World):
         heroes = self._others(viewer)
         me = self.board.heroes.get(viewer) if viewer is not None else None
         if me is not None:
-            heroes[me] = HERO
+            heroes[me] = SELF
         return tuple(self.board.drawing(NOTHING, heroes))
 
 

@@ -25,7 +25,7 @@ async def test_a_2013_client_plays_a_whole_game(
         b"GOLD 0\n"
         b"LOOKREPLY\nX###X\n#####\n##..#\n##...\nX#..X\n"
         b"FAIL\n"  # the edge; the monster, meanwhile, fell into the abyss
-        b"MAP 3 6\nH.#...\n......\n.....*\n"
+        b"MAP 3 6\n@.#...\n......\n.....*\n"
         b"SUCCESS\n"
         b"SUCCESS\n"
         b"FAIL\n"  # PICKUP: nothing to pick up, and a round passes
@@ -59,7 +59,7 @@ async def test_a_generated_board_is_the_originals(start_server: StartServer) -> 
     peer = await Peer.connect(server.port)
     rows = await peer.ask("MAP")
     assert rows[0] == "MAP 15 40"
-    assert rows[14] == ".H....+...........................#....."
+    assert rows[14] == ".@....+...........................#....."
     assert rows[13] == ".....#+......#m......#................*."
 
 
@@ -85,4 +85,4 @@ async def test_two_heroes_share_rounds_and_the_bat_takes_the_nearest(
             lines.append(await first.read_line())
     assert lines[0] == "FAIL"  # blocked by the other hero
     assert "NOTICE A bat caught a hero at row 1, column 1." in lines
-    assert await first.ask("MAP") == ["MAP 3 12", "+++.........", "H~+........*", "+++........."]
+    assert await first.ask("MAP") == ["MAP 3 12", "+++.........", "@~+........*", "+++........."]

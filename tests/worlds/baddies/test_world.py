@@ -108,7 +108,7 @@ def test_caught_heroes_die_and_falling_baddies_are_told() -> None:
         Notice(None, "A bat caught a hero at row 2, column 1."),
     ]
     assert 2 not in w and 1 in w
-    assert w.render(1) == ("H.....", "..#..*", ".~....")
+    assert w.render(1) == ("@.....", "..#..*", ".~....")
 
 
 def test_heroes_act_in_join_order_whatever_the_order_given() -> None:
@@ -154,10 +154,10 @@ def test_look_keeps_the_2013_rules_with_this_worlds_glyphs() -> None:
     )
 
 
-def test_map_shows_the_viewer_as_h_and_others_as_p_or_b() -> None:
+def test_map_shows_the_viewer_as_at_and_others_as_p_or_b() -> None:
     w = world("H.+m", "#~M*")
     w.join(1)
     w.join(2, at=(0, 1))
-    assert w.render(1) == ("HP+m", "#~M*")
-    assert w.render(2) == ("PH+m", "#~M*")
+    assert w.render(1) == ("@P+m", "#~M*")
+    assert w.render(2) == ("P@+m", "#~M*")
     assert w.render() == ("PP+m", "#~M*")
