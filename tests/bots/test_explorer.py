@@ -1,0 +1,30 @@
+"""The explorer, as its own process, wins every shipped classic map."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from ..conftest import StartServer
+from .conftest import run_module
+
+GOALS = {"tiny": 1, "default": 3, "labyrinth": 5, "cavern": 4}
+
+
+@pytest.mark.parametrize("name", sorted(GOALS))
+async def test_the_explorer_wins_every_shipped_classic_map(
+    start_server: StartServer, name: str
+) -> None:
+    server = await start_server(map=name, seed=11)
+    finished = await run_module("bots.explorer", "--port", str(server.port), "--seed", "5")
+    result = finished.result
+    assert finished.returncode == 0, finished.stderr
+    assert result.outcome == "win", result
+    assert result.gold >= GOALS[name]
+    # The bot's own count of moves is the server's.
+    counted = re.fullmatch(
+        r"You escaped the dungeon with (\d+) gold in (\d+) moves\.", result.detail
+    )
+    assert counted is not None
+    assert (int(counted[1]), int(counted[2])) == (result.gold, result.moves)

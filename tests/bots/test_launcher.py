@@ -1,0 +1,134 @@
+"""The launcher, as its own process, with three bots against a real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+import trio
+
+from bots.launcher import main, parse_kinds
+
+from ..conftest import StartServer
+from ..helpers import REPO
+from .conftest import BOT_TIMEOUT, run_module
+
+ROOM = """name Gold Room
+win 1
+############
+#G...G....E#
+#..G....G..#
+#E...G...G.#
+############
+"""
+
+SEALED = """name Sealed Room
+win 0
+############
+#..........#
+#..........#
+#..........#
+############
+#####E######
+############
+"""
+"""The exit is walled in: nobody can ever win, so bots play until they are stopped."""
+
+
+async def test_three_bots_play_to_a_result_and_are_summed_up(
+    start_server: StartServer, write_map
+) -> None:
+    server = await start_server(map=write_map(ROOM), seed=1)
+    finished = await run_module(
+        "bots.launcher",
+        "--port",
+        str(server.port),
+        "--seed",
+        "1",
+        "--max-moves",
+        "300",
+        "--json",
+        "explorer:2",
+        "random",
+    )
+    assert finished.returncode == 0, finished.stderr
+    summary = json.loads(finished.stdout)
+    results = {result["name"]: result for result in summary["results"]}
+    assert sorted(results) == ["explorer-1", "explorer-2", "random-3"]
+    assert results["explorer-1"]["outcome"] == results["explorer-2"]["outcome"] == "win"
+    assert results["random-3"]["outcome"] in {"win", "quit"}
+    assert summary["bots"] == 3 and summary["wins"] >= 2
+    assert summary["wins"] + summary["losses"] + summary["other"] == 3
+    assert summary["moves"] == sum(result["moves"] for result in results.values())
+    # Each bot's end is shown as it happens.
+    for name in results:
+        assert re.search(rf"^{name}: (win|quit) ", finished.stderr, re.MULTILINE)
+
+
+async def test_the_summary_table_names_every_bot_and_the_totals(
+    start_server: StartServer, write_map
+) -> None:
+    server = await start_server(map=write_map(ROOM), seed=2)
+    finished = await run_module(
+        "bots.launcher",
+        "--port",
+        str(server.port),
+        "--seed",
+        "4",
+        "explorer",
+        "random:2",
+        "--max-moves",
+        "50",
+    )
+    assert finished.returncode == 0, finished.stderr
+    lines = finished.stdout.splitlines()
+    assert lines[0].split() == ["bot", "kind", "outcome", "gold", "moves", "seconds", "detail"]
+    assert [line.split()[0] for line in lines[1:4]] == ["explorer-1", "random-2", "random-3"]
+    assert re.fullmatch(r"3 bots: \d won, \d lost, \d other; \d+ moves in all", lines[4])
+
+
+async def test_ctrl_c_stops_every_bot_cleanly(start_server: StartServer, write_map) -> None:
+    server = await start_server(map=write_map(SEALED), seed=3)
+    command = [sys.executable, "-m", "bots.launcher", "--port", str(server.port), "--json"]
+    process = await trio.lowlevel.open_process(
+        [*command, "--seed", "1", "random:3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+    )
+    try:
+        with trio.fail_after(BOT_TIMEOUT):
+            # Wait until all three are playing and have moved, as the progress line says.
+            seen = b""
+            async for chunk in process.stderr:
+                seen += chunk
+                if re.search(rb"playing 3/3 +moves [1-9]", seen):
+                    break
+            process.send_signal(signal.SIGINT)
+            output = b"".join([chunk async for chunk in process.stdout])
+            await process.wait()
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+    assert process.returncode == 130
+    summary = json.loads(output)
+    assert summary["bots"] == 3
+    for result in summary["results"]:
+        assert result["outcome"] == "interrupted", result
+        assert result["detail"] == "stopped by a signal"
+        with pytest.raises(ProcessLookupError):
+            os.kill(result["pid"], 0)  # no bot outlives the launcher
+
+
+def test_bot_kinds_and_counts_are_checked_before_anything_starts() -> None:
+    assert parse_kinds(["explorer:3", "random"]) == [("explorer", 3), ("random", 1)]
+    for bad in (["dancer:2"], ["random:0"], ["random:x"]):
+        with pytest.raises(SystemExit) as caught:
+            main(["--port", "1", *bad])
+        assert caught.value.code == 2

@@ -1,0 +1,76 @@
+"""The random bot, as its own process and, for its one rule, in the classic world itself."""
+
+from __future__ import annotations
+
+import argparse
+
+from bots import random as random_bot
+from bots.cli import Bot
+from clients import Grid, PickupResult
+from protocol.commands import Move, Pickup
+from worlds.api import Blocked, PickedUp
+from worlds.registry import load_plugin
+
+from ..conftest import StartServer
+from .conftest import run_module
+
+
+async def test_the_random_bot_plays_the_tiny_map_to_a_win(start_server: StartServer) -> None:
+    server = await start_server(map="tiny", seed=2)
+    finished = await run_module(
+        "bots.random", "--port", str(server.port), "--seed", "3", "--max-moves", "500"
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert finished.result.outcome == "win" and finished.result.gold == 1
+
+
+async def test_the_random_bot_stops_at_its_move_limit_and_quits(start_server: StartServer) -> None:
+    server = await start_server(map="labyrinth", seed=2)
+    finished = await run_module(
+        "bots.random", "--port", str(server.port), "--max-moves", "25", "--name", "wanderer"
+    )
+    result = finished.result
+    assert finished.returncode == 0, finished.stderr
+    assert (result.outcome, result.moves, result.name) == ("quit", 25, "wanderer")
+    assert result.detail == "move limit reached"
+
+
+async def test_a_bot_with_no_server_reports_an_error() -> None:
+    finished = await run_module("bots.random", "--port", "1", "--timeout", "2")
+    assert finished.returncode == 1
+    assert finished.result.outcome == "error" and "cannot connect" in finished.result.detail
+
+
+class WorldClient:
+    """Stands in for clients.Client, straight on a classic world, recording every event."""
+
+    def __init__(self, map_name: str, seed: int) -> None:
+        self.world = load_plugin("classic").open(map_name, seed=seed)
+        self.world.join(1)
+        self.events: list[object] = []
+        self.moves = 0
+        self.gold = 0
+
+    def look(self) -> Grid:
+        return Grid(self.world.look(1))
+
+    def move(self, direction) -> bool:
+        (event,) = self.world.resolve([(1, Move(direction))])
+        self.events.append(event)
+        self.moves += 1
+        return not isinstance(event, Blocked)
+
+    def pickup(self) -> PickupResult:
+        (event,) = self.world.resolve([(1, Pickup())])
+        self.events.append(event)
+        self.moves += 1
+        return PickupResult(isinstance(event, PickedUp))
+
+
+def test_the_random_bot_never_walks_into_a_wall_and_picks_up_what_it_stands_on() -> None:
+    client = WorldClient("cavern", seed=4)
+    options = argparse.Namespace(seed=9, max_moves=400, progress=False, name=None)
+    assert random_bot.play(Bot("random", client, options)) == "move limit reached"  # type: ignore[arg-type]
+    assert client.moves == 400
+    assert not [event for event in client.events if isinstance(event, Blocked)]
+    assert any(isinstance(event, PickedUp) for event in client.events)
