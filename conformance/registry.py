@@ -58,9 +58,12 @@ class Checklist:
 
 @dataclass(slots=True)
 class RunState:
-    """What the checks of one run share: whether the server has ever sent a byte."""
+    """What the checks of one run share."""
 
     heard_from_server: bool = False
+    """Whether the server has ever sent a byte."""
+    quit_closes: bool = True
+    """False once a QUIT has left a connection open: then no check waits for that again."""
 
 
 class Context:
@@ -108,5 +111,7 @@ class Context:
         with trio.CancelScope(shield=True):
             for session in self._sessions:
                 self.state.heard_from_server |= session.received_any
+                if session.received_any and self.state.quit_closes:
+                    self.state.quit_closes = await session.leave()
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await session.aclose()

@@ -252,6 +252,21 @@ class Session:
         self._buffer.clear()
         return text.splitlines()
 
+    async def leave(self) -> bool:
+        """Send ``QUIT`` and wait for the close; False if the server kept the connection open.
+
+        Waiting for the close makes sure the server has taken our player out of
+        the game before the next check looks for players.
+        """
+        if self._eof:
+            return True
+        try:
+            await self.send_command("QUIT")
+            await self.closed_within("QUIT")
+        except CheckFailed:
+            return False
+        return True
+
     async def aclose(self) -> None:
         with trio.move_on_after(self.timeout):
             await self.stream.aclose()

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 from typing import Final
 
-from protocol.commands import Look, Move
+from protocol.commands import Look
 from protocol.direction import Direction
 from protocol.replies import Fail, GoldCoins, LookReply, Success
 
+from ..explorer import DIRECTIONS
 from ..registry import Checklist, Context
-from ..results import CheckFailed
+from ..results import CheckFailed, CheckSkipped
 from ..session import BadReply, Session, describe
+from ..view import PLAYERS, View
 from .common import tolerating
 
 checks = Checklist()
@@ -85,13 +87,11 @@ async def input_case(ctx: Context) -> None:
     session = await ctx.connect()
     async with tolerating(ctx, "case-sensitive-input"):
         await session.greet("hello")
-        await session.expect("Look", LookReply)
-        for line in ("move n", "Move s", "mOvE e", "MOVE w"):
-            reply = await session.ask(line)
-            if not isinstance(reply, Success | Fail):
-                raise BadReply(
-                    f"the reply to {line!r} is {describe(session.last_lines)}, not SUCCESS or FAIL"
-                )
+        view = View((await session.expect("Look", LookReply)).rows)
+        direction = _safe_direction(view)
+        moved = await _move(session, f"move {direction.name.lower()}")
+        if moved:
+            await _move(session, f"mOvE {_reverse(direction).name.lower()}")
 
 
 @checks.add("input.spaces", "RULES §1 (surrounding spaces)", "spaces around a command are ignored")
@@ -99,10 +99,30 @@ async def input_spaces(ctx: Context) -> None:
     session = await ctx.connect()
     async with tolerating(ctx, "strict-spacing-input"):
         await session.greet("  HELLO")
-        await session.expect("LOOK   ", LookReply)
-        reply = await session.ask(f" {Move(Direction.N).to_line()} ")
-        if not isinstance(reply, Success | Fail):
-            raise BadReply(f"the reply to ' MOVE N ' is {describe(session.last_lines)}")
+        view = View((await session.expect("LOOK   ", LookReply)).rows)
+        await _move(session, f" MOVE {_safe_direction(view).name} ")
+
+
+def _safe_direction(view: View) -> Direction:
+    """A direction to move in without winning (an exit) or bumping a player."""
+    for direction in DIRECTIONS:
+        if view.at(direction.value) not in PLAYERS | {"E"}:
+            return direction
+    raise CheckSkipped(f"no direction is safe to move in from view {view}")
+
+
+def _reverse(direction: Direction) -> Direction:
+    return Direction((-direction.row_step, -direction.column_step))
+
+
+async def _move(session: Session, line: str) -> bool:
+    """Send a ``MOVE`` line; True on SUCCESS, False on FAIL, else the check fails."""
+    reply = await session.ask(line)
+    if not isinstance(reply, Success | Fail):
+        raise BadReply(
+            f"the reply to {line!r} is {describe(session.last_lines)}, not SUCCESS or FAIL"
+        )
+    return isinstance(reply, Success)
 
 
 @checks.add(
