@@ -11,7 +11,8 @@
 must contain ``{seed}``, which is replaced by each seed; on standard output the
 dungeons follow one another, each ended by a blank line. A batch draws a
 progress bar on standard error (``--quiet`` leaves it out). Exit status: 0 when
-every dungeon was written, 1 when a seed could not make one, 2 for bad options.
+every dungeon was written, 1 when a seed could not make one or a file could not be
+written, 2 for bad options.
 """
 
 from __future__ import annotations
@@ -128,7 +129,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     output = FORMATS[args.format]
     show_progress = args.count > 1 and not args.quiet
-    # Progress only when it changes by a bar step, so big batches do not flood the terminal.
+    # At most about 120 redraws per batch, so that big batches do not flood the terminal.
     step = max(1, args.count // (_BAR_WIDTH * 4))
     for number in range(args.count):
         seed = args.seed + number
@@ -142,7 +143,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.output == "-":
             sys.stdout.write(text + ("\n" if args.count > 1 else ""))
         else:
-            Path(args.output.replace("{seed}", str(seed))).write_text(text, "utf-8")
+            path = Path(args.output.replace("{seed}", str(seed)))
+            try:
+                path.write_text(text, "utf-8")
+            except OSError as error:
+                print(f"dod-generate: cannot write {path}: {error.strerror}", file=sys.stderr)
+                return 1
         done = number + 1
         if show_progress and (done % step == 0 or done == args.count):
             _progress(done, args.count, sys.stderr)

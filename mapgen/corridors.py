@@ -4,8 +4,9 @@ Entering a square of rock costs ``16 + winding × hardness³ / 254²`` (16 to
 270 at the default winding 1): the cube makes hard rock far dearer than soft, so
 tunnels follow soft veins and bend around hard ones, while ``winding`` 0 makes
 every square cost the same and corridors run straight. The border cannot be
-entered. One
-multi-source Dijkstra pass (a binary heap, :mod:`heapq`) grows every room at
+entered.
+
+One multi-source Dijkstra pass (a binary heap, :mod:`heapq`) grows every room at
 once: each square ends up owned by the room it is cheapest to reach from, with
 its cost and the square it was reached from. Wherever two rooms' territories
 meet across a square edge, the two least-cost paths back to the rooms, joined
@@ -23,7 +24,7 @@ single pass settles each of the *N* squares once, ``O(N log N)`` with the heap,
 and the rest is linear, so a 1,000 × 1,000 dungeon takes seconds. Heap entries
 are the single integer ``cost × N + square``: ties go to the lower square in
 reading order, so the result is the same on every machine. Direction-change
-penalties (as in the seed) would need a search state per square and heading,
+penalties (as the original generator used) would need a search state per square and heading,
 four times the work; the hardness veins already keep corridors from running
 straight.
 """
@@ -48,9 +49,10 @@ _UNREACHED: Final = -1
 
 def _grow_rooms(
     width: int, height: int, rooms: Sequence[Room], cost: Sequence[int]
-) -> tuple[list[int], list[int], list[int], dict[tuple[int, int], tuple[int, int, int]]]:
-    """The multi-source pass: owner, cost and parent per square, and the best meetings.
+) -> tuple[list[int], dict[tuple[int, int], tuple[int, int, int]]]:
+    """The multi-source pass: the parent of each square, and the best meetings.
 
+    A square's parent is the one it was reached from, leading back to its room.
     Meetings map a pair of rooms ``(a, b)``, ``a < b``, to ``(total, u, v)``: the
     adjacent squares ``u`` (owned by ``a``) and ``v`` (owned by ``b``) where the
     cheapest path between their territories crosses.
@@ -97,7 +99,7 @@ def _grow_rooms(
             if owner[near] == _UNREACHED or new_cost < distance[near]:
                 owner[near], distance[near], parent[near] = mine, new_cost, here
                 push(heap, new_cost * size + near)
-    return owner, distance, parent, meetings
+    return parent, meetings
 
 
 def _root(groups: list[int], item: int) -> int:
@@ -121,7 +123,7 @@ def carve_corridors(
     """Carve corridors into ``cells`` (rooms already marked) and open their ``hardness``."""
     by_hardness = [BASE_COST + round(winding * h**3 / 254**2) for h in range(BORDER)] + [-1]
     cost = [by_hardness[h] for h in hardness]
-    _owner, _distance, parent, meetings = _grow_rooms(width, height, rooms, cost)
+    parent, meetings = _grow_rooms(width, height, rooms, cost)
     groups = list(range(len(rooms)))
     # Sorting gives Kruskal its order and fixes the order of the random draws.
     for (a, b), (_total, u, v) in sorted(meetings.items(), key=lambda item: (item[1], item[0])):

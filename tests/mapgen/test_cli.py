@@ -87,6 +87,17 @@ def test_a_seed_that_cannot_make_a_dungeon_exits_1(capsys: pytest.CaptureFixture
     assert capsys.readouterr().err.startswith("dod-generate: seed 0: only 4 rooms")
 
 
+def test_a_file_that_cannot_be_written_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "missing" / "gen.txt"
+    assert main(["-o", str(target)]) == 1
+    assert (
+        capsys.readouterr().err
+        == f"dod-generate: cannot write {target}: No such file or directory\n"
+    )
+
+
 def test_the_console_script_runs() -> None:
     result = subprocess.run(
         [str(Path(sys.executable).with_name("dod-generate")), "--seed", "3", "--width", "30"],
