@@ -18,6 +18,8 @@ from protocol.replies import (
     HelpReply,
     LookReply,
     MapReply,
+    PlayerJoined,
+    PlayerLeft,
     Push,
     Reply,
     Success,
@@ -51,65 +53,76 @@ async def _offered(session: Session, line: str, kind: type[R], keyword: str) -> 
     return reply
 
 
-async def _still_playing(session: Session, what: str) -> None:
-    """After ``what``, a ``LOOK`` still gets its ``LOOKREPLY`` (pushed lines aside)."""
+async def _still_playing(session: Session, what: str) -> list[Push]:
+    """After ``what``, a ``LOOK`` still gets its ``LOOKREPLY``; the pushed lines before it."""
     await session.send_command(Look())
+    pushed: list[Push] = []
     while True:
         reply = await session.read_reply(f"the reply to LOOK after {what}")
         if isinstance(reply, LookReply):
-            return
+            return pushed
         if not isinstance(reply, Push):
             raise CheckFailed(
                 f"LOOK after {what} was answered {describe(session.last_lines)}, not LOOKREPLY"
             )
+        pushed.append(reply)
 
 
-async def _extend(session: Session) -> list[str]:
-    """``EXTEND``; the capabilities of the ``EXTENDED`` answer. Skips the check if not offered."""
-    await session.send_command("EXTEND")
+async def _extend(session: Session, line: str = "EXTEND") -> list[str]:
+    """Send ``line``; the capabilities of the ``EXTENDED`` answer. Skips if not offered."""
+    await session.send_command(line)
     try:
-        line = await session.read_line("the reply to EXTEND")
+        answer = await session.read_line(f"the reply to {line}")
     except (NoReply, ServerClosed):
-        raise CheckSkipped("EXTEND got no answer: the extended protocol is not offered") from None
-    words = line.split(" ")
+        raise CheckSkipped(f"{line} got no answer: the extended protocol is not offered") from None
+    words = answer.split(" ")
     if words[0] != "EXTENDED":
-        raise CheckSkipped(f"EXTEND was answered {line!r}: the extended protocol is not offered")
+        raise CheckSkipped(f"{line} was answered {answer!r}: the extended protocol is not offered")
     if len(words) < 2 or not all(words[1:]):
-        raise CheckFailed(f"EXTENDED names no capability, or has empty words: {line!r}")
+        raise CheckFailed(f"EXTENDED names no capability, or has empty words: {answer!r}")
     return words[1:]
 
 
 @checks.add(
     "ext.handshake",
-    "docs/protocol.md (EXTEND)",
-    "EXTEND answers 'EXTENDED <capability> ...'; play goes on, pushed lines aside",
+    "docs/protocol.md (Capabilities: EXTEND)",
+    "EXTEND answers 'EXTENDED <capability> ...'; asking again answers the same; play goes on",
 )
 async def extend_handshake(ctx: Context) -> None:
     session = await ctx.connect()
     await session.greet()
-    await _extend(session)
+    first = await _extend(session)
+    # Capabilities cannot be turned off, and unknown names are ignored.
+    again = await _extend(session, "EXTEND no-such-capability")
+    if again != first:
+        raise CheckFailed(f"EXTENDED {' '.join(first)} became EXTENDED {' '.join(again)}")
     await _still_playing(session, "EXTENDED")
 
 
 @checks.add(
     "ext.pushes",
-    "docs/protocol.md (EXTEND; pushed lines)",
-    "after EXTEND, lines pushed while another player plays are pushes, never replies",
+    "docs/protocol.md (Pushed lines)",
+    "with 'events', another player's arrival and QUIT are pushed as JOINED and LEFT ...: quit",
 )
 async def extend_pushes(ctx: Context) -> None:
     session = await ctx.connect("A")
     await session.greet()
-    await _extend(session)
+    if "events" not in await _extend(session, "EXTEND events"):
+        raise CheckSkipped("the server does not offer the 'events' capability")
     other = await join(ctx, "B")
     for direction in floor_directions(other.view)[:1]:
         await other.move(direction)
-    await other.session.send_command(Quit())
-    try:
-        await other.session.closed_within("QUIT")
-    except NoReply:
-        raise CheckSkipped("B's QUIT did not close its connection (see quit.closes)") from None
-    # Everything pushed about B is queued before the answer to this LOOK.
-    await _still_playing(session, "another player moved and quit")
+    if not await other.session.leave():
+        raise CheckSkipped("B's QUIT did not close its connection (see quit.closes)")
+    # Everything pushed about B was queued before the answer to this LOOK.
+    pushed = await _still_playing(session, "another player joined, moved and quit")
+    joined = [push for push in pushed if isinstance(push, PlayerJoined)]
+    left = [push for push in pushed if isinstance(push, PlayerLeft)]
+    if len(joined) != 1 or len(left) != 1 or left[0].why != "quit":
+        shown = " / ".join(line for push in pushed for line in push.lines()) or "nothing"
+        raise CheckFailed(f"expected one JOINED and one 'LEFT <player>: quit', got {shown}")
+    if joined[0].player != left[0].player:
+        raise CheckFailed(f"JOINED {joined[0].player} but LEFT {left[0].player}")
 
 
 @checks.add("ext.help", "docs/protocol.md (HELP)", "HELP answers 'HELP <n>' and n lines")

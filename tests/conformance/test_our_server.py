@@ -11,7 +11,15 @@ from conformance.pytest_plugin import CheckServer
 from ..conftest import StartServer
 
 # Extensions that our classic world offers, so they must be checked, not skipped.
-OFFERED = ("ext.help", "ext.map", "ext.errors", "ext.names", "ext.final-line")
+OFFERED = (
+    "ext.handshake",
+    "ext.pushes",
+    "ext.help",
+    "ext.map",
+    "ext.errors",
+    "ext.names",
+    "ext.final-line",
+)
 
 
 @pytest.fixture
