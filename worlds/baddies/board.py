@@ -65,19 +65,6 @@ class Board:
     def on_board(self, square: Position) -> bool:
         return 0 <= square[0] < self.rows and 0 <= square[1] < self.columns
 
-    def hero_at(self, square: Position) -> HeroId | None:
-        """The hero standing on ``square``, if any (linear in the number of heroes)."""
-        for hero, where in self.heroes.items():
-            if where == square:
-                return hero
-        return None
-
-    def glyph(self, square: Position, nothing: str = NOTHING) -> str:
-        """What stands on ``square``: a hero, a baddie, a static piece, or ``nothing``."""
-        if square in self.heroes.values():
-            return HERO
-        return self.baddies.get(square) or self.statics.get(square) or nothing
-
     def drawing(
         self, nothing: str = NOTHING, heroes: Mapping[Position, str] | None = None
     ) -> Iterator[str]:

@@ -9,14 +9,16 @@ The world wraps a :class:`~worlds.baddies.board.Board` and plays rounds with
   world's seed), or of the whole board when those are full; no empty square
   raises :class:`WorldFull`.
 * **Actions.** ``MOVE`` in the eight directions; ``STAY``; ``PICKUP`` is a stay
-  (the original treats every other key as one) and answers ``FAIL``. Every action
-  is one round: the acting heroes move in join order, then the baddies.
+  (the original treats every other key as one). Each call of ``resolve`` is one
+  round: the acting heroes (each at most once) move in join order, then the
+  baddies.
 * **Results.** ``Moved`` when the hero ends on another square (``SUCCESS``),
-  ``Blocked`` when a move ends where it began (``FAIL``), ``Stayed`` for a stay or
-  ``PICKUP``'s ``NothingToPickUp``. Reaching the ladder is ``Moved`` then
-  ``Escaped``; stepping into an abyss or a baddie is ``Moved`` then ``Died``; a
-  baddie landing on a hero is ``Died`` for that hero. Escaped and dead heroes leave
-  the board (their square is empty, or the catching baddie's).
+  ``Blocked`` when a move ends where it began (``FAIL``), ``Stayed`` for ``STAY``
+  (``SUCCESS``) and ``NothingToPickUp`` for ``PICKUP`` (``FAIL``). Reaching the
+  ladder is ``Moved`` then ``Escaped``; stepping into an abyss or a baddie is
+  ``Moved`` then ``Died``; a baddie landing on a hero is ``Died`` for that hero.
+  Escaped and dead heroes leave the board (their square is empty, or the
+  catching baddie's).
 * **Notices** (for clients that asked for extensions): each baddie that fell,
   each catch, each escape and each hero lost to the abyss or a baddie, in the
   order they happened, to everyone still in the game.
@@ -68,43 +70,38 @@ SELF = "@"
 _RANDOM_TRIES = 16
 
 
-class _Grid:
-    """The board as rows of glyphs, built one square at a time for ``look_window``."""
+class _Tiles:
+    """The board's rows of glyphs for ``look_window``, made one square at a time when read.
 
-    __slots__ = ("_board", "_glyphs")
+    ``look_window`` reads only 25 squares, so a view never builds a whole row.
+    """
 
-    def __init__(self, board: Board, glyphs: dict[Position, str]) -> None:
+    __slots__ = ("_board",)
+
+    def __init__(self, board: Board) -> None:
         self._board = board
-        self._glyphs = glyphs
 
     def __len__(self) -> int:
         return self._board.rows
 
-    def __getitem__(self, row: int) -> _Row:
-        return _Row(self, row)
-
-    def glyph(self, square: Position) -> str:
-        board = self._board
-        return (
-            self._glyphs.get(square)
-            or board.baddies.get(square)
-            or board.statics.get(square)
-            or NOTHING
-        )
+    def __getitem__(self, row: int) -> _TileRow:
+        return _TileRow(self._board, row)
 
 
-class _Row:
-    __slots__ = ("_grid", "_row")
+class _TileRow:
+    __slots__ = ("_board", "_row")
 
-    def __init__(self, grid: _Grid, row: int) -> None:
-        self._grid = grid
+    def __init__(self, board: Board, row: int) -> None:
+        self._board = board
         self._row = row
 
     def __len__(self) -> int:
-        return self._grid._board.columns
+        return self._board.columns
 
     def __getitem__(self, column: int) -> str:
-        return self._grid.glyph((self._row, column))
+        square = (self._row, column)
+        board = self._board
+        return board.baddies.get(square) or board.statics.get(square) or NOTHING
 
 
 class BaddiesWorld(World):
@@ -261,7 +258,7 @@ class BaddiesWorld(World):
         square = self.board.heroes.get(player)
         if square is None:
             raise WorldError(f"player {player} is not in the world")
-        return look_window(_Grid(self.board, self._others(player)), *square)
+        return look_window(_Tiles(self.board), *square, self._others(player))
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         heroes = self._others(viewer)
