@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import Direction
 from worlds.api import (
@@ -15,6 +17,8 @@ from worlds.api import (
     Notice,
     PlayerKind,
     Stayed,
+    WorldError,
+    WorldFull,
 )
 from worlds.crawler import CrawlerWorld, Dungeon, parse_level
 from worlds.crawler import text as say
@@ -168,3 +172,23 @@ def test_a_door_to_a_full_level_stays_shut() -> None:
     assert game.resolve([(2, E)]) == [Blocked(2, "the door: there is no room beyond it")]
     assert game.leave(1) == [Left(1)]
     assert kinds(game.resolve([(2, E)])) == ["Moved", "Notice", "Notice"]
+
+
+def test_an_amulet_past_the_size_limits_is_explained() -> None:
+    cols = 500_000
+    game = world(f"1 {cols}\n0 0\n- @ ?" + " -" * (cols - 3))
+    game.join(1)
+    events = game.resolve([(1, E)])
+    assert events[1:] == [Notice(1, say.AMULET_CRUMBLES), Notice(1, say.CANNOT_GROW)]
+    assert game.grid(0).cols == cols
+
+
+def test_no_room_and_acting_twice_in_a_round_are_refused() -> None:
+    game = world("1 2\n0 0\n- ?")
+    game.join(1)
+    with pytest.raises(WorldFull):
+        game.join(2)
+    with pytest.raises(WorldError):
+        game.resolve([(1, Stay()), (1, Stay())])
+    with pytest.raises(WorldError):
+        game.resolve([(7, Stay())])
