@@ -24,7 +24,7 @@ from .config import SuiteConfig
 from .results import Report
 from .testing import assert_server_conforms
 
-__all__ = ["dod_conformance", "dod_conformance_config"]
+__all__ = ["CheckServer", "dod_conformance", "dod_conformance_config"]
 
 CheckServer = Callable[..., Awaitable[Report]]
 
