@@ -107,8 +107,7 @@ def generate(parameters: Parameters, seed: int) -> Board:
     parameters.check()
     rows, columns = parameters.rows, parameters.columns
     middle = columns - 2 * SIDE
-    random = GlibcRandom(seed)
-    rand = random.rand
+    rand = GlibcRandom(seed).rand
     taken: dict[Position, str] = {}
 
     start = (rand() % rows, rand() % SIDE)
