@@ -15,11 +15,12 @@ and gets its entry point from :func:`bot_main`::
 
 What the runner does, so that a strategy need not:
 
-* parses the shared options (``--host``, ``--port``, ``--seed``, ``--name``,
-  ``--timeout``, ``--max-moves``, ``--progress``) plus any the bot adds;
+* parses the shared options (``--host``, ``--port``, ``--game``, ``--seed``,
+  ``--name``, ``--timeout``, ``--max-moves``, ``--progress``) plus any the bot adds;
 * connects, declares itself a bot (``EXTEND bot``, so others see ``B``; a
-  server without extensions refuses it and the bot plays on), and says
-  ``HELLO [name]`` before calling ``play`` (``bot.client.goal`` is known);
+  server without extensions refuses it and the bot plays on), sends
+  ``JOIN <game>`` when ``--game`` names one, and ``HELLO [name]``, all before
+  calling ``play`` (so ``bot.client.goal`` is known);
 * ``play`` returns ``None`` when it believes the game is over (the runner waits
   for the final line), or a reason to stop (the runner sends ``QUIT``). A
   :class:`~clients.errors.ServerClosed` raised inside ``play`` (the game ended
@@ -100,6 +101,11 @@ def build_parser(kind: str, description: str) -> argparse.ArgumentParser:
     )
     parser.add_argument("--name", default=None, help="player name to ask for with HELLO")
     parser.add_argument(
+        "--game",
+        default=None,
+        help="JOIN this game on the server first (default: the default game)",
+    )
+    parser.add_argument(
         "--timeout",
         type=float,
         default=10.0,
@@ -178,6 +184,8 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
         try:
             with contextlib.suppress(CommandError):  # a server without extensions
                 client.extend("bot")
+            if options.game is not None:
+                client.join(options.game)
             client.hello(options.name)
             reason = play(bot)
             if reason is None:

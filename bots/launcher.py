@@ -108,6 +108,8 @@ def plan_runs(options: argparse.Namespace) -> list[BotRun]:
                 str(options.timeout),
                 "--progress",
             ]
+            if options.game is not None:
+                command += ["--game", options.game]
             if options.seed is not None:
                 command += ["--seed", str(options.seed + index)]
             if options.max_moves is not None:
@@ -315,6 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--port", type=int, default=DEFAULT_PORT, help="server port (default: %(default)s)"
     )
+    parser.add_argument("--game", default=None, help="the game on the server the bots JOIN")
     parser.add_argument("--seed", type=int, default=None, help="bot n plays with seed SEED + n")
     parser.add_argument(
         "--max-moves", type=int, default=None, help="each bot stops after this many moves"

@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from clients import AsyncClient
+
 from ..conftest import StartServer
 from .conftest import run_module
 
@@ -28,3 +30,14 @@ async def test_the_explorer_wins_every_shipped_classic_map(
     )
     assert counted is not None
     assert (int(counted[1]), int(counted[2])) == (result.gold, result.moves)
+
+
+async def test_a_bot_joins_the_game_it_is_told_to(start_server: StartServer) -> None:
+    server = await start_server(map="labyrinth", seed=1)
+    async with AsyncClient.connect(port=server.port) as host:
+        await host.create("vault", "classic", map="tiny", seed=1)
+        finished = await run_module(
+            "bots.explorer", "--port", str(server.port), "--game", "vault", "--name", "Ex"
+        )
+        assert finished.result.outcome == "win" and finished.result.gold == 1
+        assert finished.result.name == "Ex"
