@@ -2,9 +2,12 @@
 
 * :mod:`server.app`: :class:`Server`, listeners and connection tasks;
 * :mod:`server.connection`: one client, from bytes to commands and back;
-* :mod:`server.game`: one world and its players;
+* :mod:`server.lobby`: the games on a server, creating, joining and watching them;
+* :mod:`server.game`: one world, its players and spectators, pushes and rounds;
+* :mod:`server.rounds`: one round's actions, in join order, and its deadline;
+* :mod:`server.replay`: replay files, written as games go and re-run exactly;
 * :mod:`server.render`: which reply each world event becomes;
-* :mod:`server.cli`: the ``dod-server`` command.
+* :mod:`server.cli`: the ``dod-server`` command; :mod:`server.replay_cli`: ``dod-replay``.
 """
 
 from .app import Server, serve
