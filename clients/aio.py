@@ -13,7 +13,8 @@
 task: it reads everything the server sends, hands each answer to the command
 waiting for it and each pushed line to ``on_push`` or the ``events`` queue, so
 pushes arrive while the bot is thinking, not only while it waits for an answer.
-Leaving the block stops the reader and closes the connection.
+Leaving the block stops the reader and closes the connection. An exception
+raised in the block comes out of it as itself, not wrapped in an exception group.
 
 All the command logic lives in :class:`clients.core.ClientCore`; this class only
 moves bytes. What a caller may rely on is what :mod:`clients.sync` promises,
@@ -86,13 +87,21 @@ class AsyncClient:
                 stream = await trio.open_tcp_stream(host, port)
         except trio.TooSlowError:
             raise ClientTimeout(f"could not connect to {host}:{port} in time") from None
-        async with stream, trio.open_nursery() as nursery:
-            client = cls(stream, timeout=timeout, on_push=on_push)
-            nursery.start_soon(client._read_loop)
-            try:
-                yield client
-            finally:
-                nursery.cancel_scope.cancel()
+        try:
+            async with stream, trio.open_nursery() as nursery:
+                client = cls(stream, timeout=timeout, on_push=on_push)
+                nursery.start_soon(client._read_loop)
+                try:
+                    yield client
+                finally:
+                    nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:
+            # The caller's block runs inside our nursery, which wraps what it raises;
+            # give back the caller's own exception (ServerClosed, not a group of one).
+            error = _single(group)
+            if error is group:
+                raise
+            raise error from None
 
     # -- what the client knows ------------------------------------------------------------
 
@@ -281,3 +290,11 @@ class AsyncClient:
                 arrived.set()
         if core.events:
             self._pushed.unpark_all()
+
+
+def _single(group: BaseExceptionGroup) -> BaseException:
+    """The one exception inside nested groups of one, or ``group`` itself."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

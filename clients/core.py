@@ -178,11 +178,6 @@ class ClientCore:
         """True once the connection is over (final line, end of input or a broken stream)."""
         return self._failure is not None
 
-    @property
-    def waiting(self) -> int:
-        """Requests sent and not yet answered."""
-        return len(self._waiting)
-
     def failure(self) -> ClientError:
         """The error every call raises once the connection is over."""
         if self._failure is None:

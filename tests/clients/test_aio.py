@@ -70,6 +70,14 @@ async def test_errors_leave_the_connection_usable_and_quit_ends_it(
             await client.look()
 
 
+async def test_an_exception_in_the_block_comes_out_as_itself(start_server: StartServer) -> None:
+    server = await start_server(map="tiny", seed=1)
+    with pytest.raises(ServerClosed, match="BYE Thanks for playing"):
+        async with AsyncClient.connect(port=server.port) as client:
+            await client.quit()
+            await client.look()
+
+
 async def test_a_bot_is_shown_as_b_and_extended_clients_get_pushed_lines(
     start_server: StartServer,
 ) -> None:
