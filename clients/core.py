@@ -11,6 +11,11 @@ written once, here. The shape is sans-IO, as in :mod:`protocol`:
    input) and calls ``core.next_answer()``, which gives an :class:`Answer` for each
    request, in order, ``NEED_DATA`` or ``CLOSED``.
 
+Lines are cut by :class:`protocol.framing.LineFramer` and read by
+:class:`protocol.replies.ReplyParser`, the pieces of
+:class:`protocol.connection.ClientProtocol`, used directly so that a line the
+parser refuses can be quoted in the error.
+
 What a caller may rely on:
 
 * Replies are matched to requests first in, first out, so requests may be
@@ -182,14 +187,15 @@ class ClientCore:
         """The error every call raises once the connection is over."""
         if self._failure is None:
             raise RuntimeError("the connection is not closed")
-        return self._failure
+        # Raised again and again: start each time with a clean traceback.
+        return self._failure.with_traceback(None)
 
     # -- bytes in and out -------------------------------------------------------------
 
     def send(self, request: Request[T]) -> bytes:
         """Queue ``request`` and return its bytes; raises the closing error once closed."""
         if self._failure is not None:
-            raise self._failure
+            raise self.failure()
         self._waiting.append(request)
         return (request.line + "\n").encode()
 
