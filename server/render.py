@@ -28,13 +28,13 @@ def help_reply(world: World, world_name: str) -> HelpReply:
         f"You are in the {world_name} world. Commands (any letter case):",
         "HELLO [name]   the gold you need to win; with a name, also sets your name",
         f"MOVE <dir>     move one square; directions here: {directions}",
-        "PICKUP         pick up what lies on your square",
+        "PICKUP         pick up what lies on your square (see the notes below)",
         "LOOK           the 5x5 view around you (X marks the corners, # is off the map)",
     ]
     if world.allows_stay:
         lines.append("STAY           let one turn pass without moving")
     lines += [
-        "MAP            the whole map (@ is you)",
+        "MAP            the whole map",
         "QUIT           leave the game",
         "HELP           this list",
         "Extensions (see the protocol document):",
@@ -45,6 +45,9 @@ def help_reply(world: World, world_name: str) -> HelpReply:
         "JOIN <game>    play in another game",
         "WATCH <game>   follow a game as a spectator",
     ]
+    if world.help_notes:
+        lines.append(f"About the {world_name} world:")
+        lines += world.help_notes
     return HelpReply(tuple(lines))
 
 

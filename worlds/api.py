@@ -206,6 +206,8 @@ class World(abc.ABC):
     allows_stay: ClassVar[bool] = False
     #: Whether non-player characters move, so that actions are grouped in rounds.
     has_rounds: ClassVar[bool] = False
+    #: What ``HELP`` says about this world: its glyphs, and what its commands mean here.
+    help_notes: ClassVar[tuple[str, ...]] = ()
 
     @property
     @abc.abstractmethod

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 
+import pytest
 import trio
 import trio.testing
 
@@ -161,3 +162,15 @@ async def test_split_writes_are_one_command(start_server: StartServer) -> None:
     for piece in (b"HE", b"LL", b"O\r", b"\nLO", b"OK\n"):
         await peer.send(piece)
     assert await peer.read_lines(2) == ["GOLD 1", "LOOKREPLY"]
+
+
+@pytest.mark.parametrize("world", ["classic", "crawler", "baddies", "knight"])
+async def test_help_explains_the_world_it_is_in(start_server: StartServer, world: str) -> None:
+    from worlds.registry import load_plugin
+
+    server = await start_server(world=world)
+    peer = await Peer.connect(server.port)
+    lines = await peer.ask("HELP")
+    notes = load_plugin(world).open(None, seed=0).help_notes
+    assert notes, f"{world} says nothing about itself"
+    assert lines[-len(notes) - 1 :] == [f"About the {world} world:", *notes]

@@ -110,6 +110,11 @@ class BaddiesWorld(World):
     directions = ALL_DIRECTIONS
     allows_stay = True
     has_rounds = True
+    help_notes = (
+        "Cells: . nothing, + wall, # abyss, * escape ladder, m monster, M super monster, ~ bat.",
+        "Reach the ladder (*) to win; an abyss or a baddie ends you. PICKUP is a stay.",
+        "Baddies move after every round; lure them into the abyss. In MAP you are @.",
+    )
 
     def __init__(self, board: Board, *, name: str = "baddies", seed: int = 0) -> None:
         self.board = board

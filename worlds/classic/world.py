@@ -52,6 +52,12 @@ class _Player:
 class ClassicWorld(World):
     """A classic game on one map; see the module docstring."""
 
+    help_notes = (
+        "Tiles: . floor, # wall, G gold, E exit; L S A H are items PICKUP takes.",
+        "Others show as P (people) or B (bots); in MAP you are @.",
+        "Hold the gold HELLO names and step onto an exit to win.",
+    )
+
     def __init__(self, dungeon: ClassicMap, *, seed: int = 0) -> None:
         self.map = dungeon
         self._tiles = [list(row) for row in dungeon.rows]

@@ -82,6 +82,12 @@ class CrawlerWorld(World):
 
     allows_stay = True
     has_rounds = True
+    help_notes = (
+        "Tiles: - open, $ treasure, @ amulet, M monster, + pillar, ? door, ! exit.",
+        "Treasure is taken as you step on it (PICKUP always answers FAIL).",
+        "Monsters in a straight line of sight step toward you after every MOVE or STAY.",
+        "In MAP you are o; others show as P or B. The exit opens once you hold a treasure.",
+    )
 
     def __init__(self, dungeon: Dungeon) -> None:
         self.dungeon = dungeon

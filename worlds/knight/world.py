@@ -82,6 +82,10 @@ class KnightWorld(World):
     """
 
     directions = frozenset({Direction.S, Direction.E})
+    help_notes = (
+        "Cross from the top-left to the bottom-right moving only S and E; health at 0 ends you.",
+        "LOOK: - trap, + potion, . empty, E goal. MAP shows every value; [v] is you.",
+    )
 
     def __init__(self, grid: Grid, *, health: int | None = None, name: str = "grid") -> None:
         if grid.height * grid.width < 2:
