@@ -67,6 +67,7 @@ from worlds.api import (
     Died,
     Escaped,
     Event,
+    Joined,
     Moved,
     PlayerId,
     PlayerKind,
@@ -207,7 +208,7 @@ class Game:
                     self.turn_timeout if self.world.has_rounds else None,
                 ),
             )
-        self.world.join(player, kind)
+        events = self.world.join(player, kind)
         self._next_player += 1
         self._joined_any = True
         self.players[player] = connection
@@ -225,6 +226,9 @@ class Game:
             self._push(PlayerJoined(label(connection.name, player)), but=connection)
         if connection.events:
             self.audience.add(connection)
+        # Whatever the world says on a join besides Joined itself (a greeting, a death
+        # on arrival) reaches the players like the events of any action.
+        self._dispatch([e for e in events if not isinstance(e, Joined)], ())
         self._show()
         return player
 

@@ -174,3 +174,20 @@ async def test_help_explains_the_world_it_is_in(start_server: StartServer, world
     notes = load_plugin(world).open(None, seed=0).help_notes
     assert notes, f"{world} says nothing about itself"
     assert lines[-len(notes) - 1 :] == [f"About the {world} world:", *notes]
+
+
+async def test_what_a_world_says_on_a_join_reaches_the_player(start_server: StartServer) -> None:
+    from worlds.api import Notice as WorldNotice
+
+    server = await start_server()
+    world = server.lobby.games["default"].world
+    original_join = world.join
+
+    def greeting_join(player, kind):
+        return [*original_join(player, kind), WorldNotice(player, "Welcome, brave one.")]
+
+    world.join = greeting_join  # type: ignore[method-assign]
+    peer = await Peer.connect(server.port)
+    assert (await peer.ask("EXTEND events"))[0].startswith("EXTENDED")
+    await peer.send("HELLO\n")
+    assert await peer.read_lines(2) == ["NOTICE Welcome, brave one.", "GOLD 3"]
