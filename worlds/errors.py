@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 class MapError(Exception):
     """A map that cannot be used, with where and why.
@@ -27,3 +29,23 @@ class MapError(Exception):
             if self.column is not None:
                 where += f":{self.column}"
         return f"{where}: {self.reason}"
+
+
+def read_text(path: str | Path) -> str:
+    """The text of a map file, or a :class:`MapError` that says why it cannot be had.
+
+    Every world reads its files through here, so an unreadable file and bytes that
+    are not UTF-8 (reported at their line and column) read the same in every world.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise MapError(str(path), f"cannot read the file: {error.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None

@@ -134,3 +134,9 @@ def test_unknown_map_name_lists_the_shipped_ones() -> None:
     with pytest.raises(MapError) as caught:
         plugin.load_map("no-such-map")
     assert "labyrinth" in str(caught.value)
+
+
+def test_a_missing_file_is_a_map_error(tmp_path: Path) -> None:
+    with pytest.raises(MapError) as caught:
+        read_map(tmp_path / "absent.map")
+    assert str(caught.value).endswith("absent.map: cannot read the file: No such file or directory")

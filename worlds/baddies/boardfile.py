@@ -28,7 +28,7 @@ import re
 from pathlib import Path
 from typing import Final
 
-from ..errors import MapError
+from ..errors import MapError, read_text
 from .board import BADDIES, HERO, LADDER, STATICS, Board, Position
 from .generate import MAX_COLUMNS, MAX_ROWS
 
@@ -99,16 +99,7 @@ def parse_board(text: str, source: str = "<board>") -> tuple[str, Board]:
 
 def read_board(path: str | Path) -> tuple[str, Board]:
     """Read and check a board file; undecodable bytes are reported by place."""
-    path = Path(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = data[: error.start]
-        line = before.count(b"\n") + 1
-        column = error.start - (before.rfind(b"\n") + 1) + 1
-        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None
-    return parse_board(text, str(path))
+    return parse_board(read_text(path), str(path))
 
 
 def format_board(name: str, board: Board) -> str:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ..errors import MapError
+from ..errors import MapError, read_text
 
 FLOOR: Final = "."
 WALL: Final = "#"
@@ -131,13 +131,4 @@ def parse_map(text: str, source: str = "<map>") -> ClassicMap:
 
 def read_map(path: str | Path) -> ClassicMap:
     """Read and check a map file; undecodable bytes are reported by place."""
-    path = Path(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = data[: error.start]
-        line = before.count(b"\n") + 1
-        column = error.start - (before.rfind(b"\n") + 1) + 1
-        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None
-    return parse_map(text, str(path))
+    return parse_map(read_text(path), str(path))

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from ..errors import MapError
+from ..errors import MapError, read_text
 
 OPEN: Final = "-"
 TREASURE: Final = "$"
@@ -157,16 +157,4 @@ def parse_level(text: str, source: str = "<level>") -> Level:
 
 def read_level(path: str | Path) -> Level:
     """Read and check a level file; bytes that are not UTF-8 are reported by place."""
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise MapError(str(path), f"cannot read the level: {error.strerror}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = data[: error.start]
-        line = before.count(b"\n") + 1
-        column = error.start - (before.rfind(b"\n") + 1) + 1
-        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None
-    return parse_level(text, str(path))
+    return parse_level(read_text(path), str(path))

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final, overload
 
-from ..errors import MapError
+from ..errors import MapError, read_text
 
 __all__ = ["MAX_VALUE", "MIN_VALUE", "Grid", "format_grid", "parse_grid", "read_grid"]
 
@@ -150,16 +150,7 @@ def parse_grid(text: str, source: str = "<grid>") -> Grid:
 
 def read_grid(path: str | Path) -> Grid:
     """Read and check a grid file; undecodable bytes are reported by place."""
-    path = Path(path)
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        before = data[: error.start]
-        line = before.count(b"\n") + 1
-        column = error.start - (before.rfind(b"\n") + 1) + 1
-        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None
-    return parse_grid(text, str(path))
+    return parse_grid(read_text(path), str(path))
 
 
 def format_grid(grid: Grid, comment: str | None = None) -> str:

@@ -81,7 +81,7 @@ def test_files_are_read_and_named(tmp_path: Path) -> None:
     assert read_level(good) == Level(5, 3, (3, 0), TILES, str(good))
     with pytest.raises(MapError, match=r"bad1\.txt:3:2: bytes that are not UTF-8"):
         read_level(bad)
-    with pytest.raises(MapError, match="cannot read the level"):
+    with pytest.raises(MapError, match="cannot read the file"):
         read_level(tmp_path / "missing.txt")
 
 
