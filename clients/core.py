@@ -404,3 +404,50 @@ def _expect(reply: Reply, kind: type[T], verb: str) -> T:
 def _unexpected(reply: Reply, verb: str) -> UnexpectedReply:
     shown = " / ".join(reply.lines()[:1])
     return UnexpectedReply(f"unexpected reply to {verb}: {shown!r}")
+
+
+class ClientState:
+    """What a client knows of its game, read from its :class:`ClientCore`.
+
+    Shared by the blocking and the trio client, which differ only in how bytes move.
+    """
+
+    _core: ClientCore
+
+    @property
+    def goal(self) -> int | None:
+        """The gold needed to win, once ``hello()`` has been answered."""
+        return self._core.goal
+
+    @property
+    def gold(self) -> int:
+        """Gold held, as the last ``PICKUP`` of gold reported."""
+        return self._core.gold
+
+    @property
+    def moves(self) -> int:
+        """``MOVE``, ``PICKUP`` and ``STAY`` commands answered (the server's move count)."""
+        return self._core.moves
+
+    @property
+    def name(self) -> str | None:
+        return self._core.name
+
+    @property
+    def final(self) -> FinalReply | None:
+        """The server's last line (``WIN``, ``LOSE``, ``BYE``), once it has been read."""
+        return self._core.final
+
+    @property
+    def closed(self) -> bool:
+        return self._core.closed
+
+    @property
+    def capabilities(self) -> frozenset[str]:
+        """What the last ``extend()`` turned on."""
+        return self._core.capabilities
+
+    @property
+    def events(self) -> deque[Push]:
+        """Pushed lines not yet taken (when no ``on_push`` callback was given)."""
+        return self._core.events

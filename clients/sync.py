@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import socket
 import time
-from collections import deque
 from collections.abc import Callable
 from types import TracebackType
 from typing import TypeVar
@@ -37,7 +36,7 @@ from typing import TypeVar
 from protocol.direction import Direction
 from protocol.replies import FinalReply, GameInfo, Push
 
-from .core import CLOSED, DEFAULT_PORT, Answer, ClientCore, PickupResult, Request
+from .core import CLOSED, DEFAULT_PORT, Answer, ClientCore, ClientState, PickupResult, Request
 from .errors import ClientTimeout
 from .grid import Grid
 
@@ -48,7 +47,7 @@ RECEIVE_SIZE = 65536
 DEFAULT_TIMEOUT = 10.0
 
 
-class Client:
+class Client(ClientState):
     """A blocking Dungeon of Doom client; see the module docstring."""
 
     def __init__(
@@ -90,46 +89,6 @@ class Client:
     def close(self) -> None:
         """Close the socket (without ``QUIT``; the server treats it as leaving)."""
         self._sock.close()
-
-    # -- what the client knows ------------------------------------------------------------
-
-    @property
-    def goal(self) -> int | None:
-        """The gold needed to win, once ``hello()`` has been answered."""
-        return self._core.goal
-
-    @property
-    def gold(self) -> int:
-        """Gold held, as the last ``PICKUP`` of gold reported."""
-        return self._core.gold
-
-    @property
-    def moves(self) -> int:
-        """``MOVE``, ``PICKUP`` and ``STAY`` commands answered (the server's move count)."""
-        return self._core.moves
-
-    @property
-    def name(self) -> str | None:
-        return self._core.name
-
-    @property
-    def final(self) -> FinalReply | None:
-        """The server's last line (``WIN``, ``LOSE``, ``BYE``), once it has been read."""
-        return self._core.final
-
-    @property
-    def closed(self) -> bool:
-        return self._core.closed
-
-    @property
-    def capabilities(self) -> frozenset[str]:
-        """What the last ``extend()`` turned on."""
-        return self._core.capabilities
-
-    @property
-    def events(self) -> deque[Push]:
-        """Pushed lines not yet taken (when no ``on_push`` callback was given)."""
-        return self._core.events
 
     # -- commands ---------------------------------------------------------------------------
 
