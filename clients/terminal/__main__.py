@@ -1,0 +1,7 @@
+"""``python -m clients.terminal``: the same as ``dod-play``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

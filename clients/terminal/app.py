@@ -1,0 +1,360 @@
+"""The full-screen interface: a Textual app around a :class:`~clients.terminal.session.Session`.
+
+The screen is the map (left), the message log (right), the status line and the
+command line (bottom). Keys are looked up in the world's keymap
+(:mod:`clients.terminal.keys`); what they ask for is played by the session,
+which runs on trio as a guest inside Textual's asyncio loop, so one thread
+serves both the screen and the connection.
+
+What a caller may rely on:
+
+* ``PlayApp(...).run()`` returns the session's :class:`~clients.terminal.session.Ending`
+  (``None`` only if the app was closed before the session started).
+* The screen is redrawn after every change the session reports; ``redraws``
+  counts the redraws and :meth:`PlayApp.wait_redraw` waits for the next one
+  (for tests and embedding: no polling needed).
+* Quitting always asks first. When the server ends the game, the last line stays
+  on screen until a key is pressed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import trio
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, RichLog, Static
+
+from .keys import QUIT, Verb
+from .messages import Kind
+from .palette import STYLES, classify, find_self, legend, window
+from .session import Ending, Session
+from .state import GameState
+from .status import status_line
+
+if TYPE_CHECKING:
+    from outcome import Outcome
+
+__all__ = ["PlayApp", "help_text", "render_map"]
+
+LOG_STYLES: dict[Kind, str] = {
+    Kind.INFO: "",
+    Kind.SENT: "bold #87afff",
+    Kind.REPLY: "#87afff",
+    Kind.ERROR: "bold #ff5f5f",
+    Kind.CHAT: "bold #ff87ff",
+    Kind.NOTICE: "#ffd787",
+    Kind.EVENT: "#8a8a8a",
+    Kind.WIN: "bold #5fd75f",
+    Kind.LOSE: "bold #ff5f5f",
+}
+
+CHAT_PREFIX = "SHOUT "
+
+
+def render_map(state: GameState, height: int, width: int) -> Text:
+    """The map as coloured text, cropped to ``height`` × ``width`` around the player."""
+    if not state.rows:
+        return Text("waiting for the map…", style="italic #8a8a8a")
+    tiles = classify(state.world.name, state.rows, look=state.look)
+    rows, tiles = window(state.rows, tiles, find_self(tiles), height, width)
+    text = Text(no_wrap=True, overflow="crop")
+    for number, (row, kinds) in enumerate(zip(rows, tiles, strict=True)):
+        if number:
+            text.append("\n")
+        start = 0
+        for column in range(1, len(row) + 1):
+            if column == len(row) or kinds[column] is not kinds[start]:
+                text.append(row[start:column], style=STYLES[kinds[start]])
+                start = column
+    return text
+
+
+def help_text(state: GameState) -> tuple[Text, Text]:
+    """The help screen's two columns: the keys and the command line; the map's glyphs."""
+    keys = Text()
+    keymap = state.keymap
+    keys.append(f"Keys ({keymap.title})\n", style="bold underline")
+    keys.append("\n".join(keymap.help_lines()))
+    keys.append("\n\nThe command line\n", style="bold underline")
+    keys.append(
+        "Type any protocol command (MAP, GAMES, JOIN <game>,\n"
+        "WATCH <game>, CREATE <game> <world>, SHOUT <text>,\n"
+        "HELP ...). Enter sends it, Esc goes back to the map.\n"
+    )
+    keys.append("\nAny key closes this help.", style="italic")
+    glyphs = Text()
+    glyphs.append("On the map\n", style="bold underline")
+    world = None if state.look else state.world.name
+    for number, (glyph, tile, meaning) in enumerate(legend(world)):
+        glyphs.append("\n" if number else "")
+        glyphs.append(f"{glyph:>3}", style=STYLES[tile] or "bold")
+        glyphs.append(f"  {meaning}")
+    if state.look:
+        glyphs.append("\n\nNo MAP in this world:\nthe view is the 5×5 LOOK.")
+    return keys, glyphs
+
+
+class HelpScreen(ModalScreen[None]):
+    """The keys, glyphs and commands of the world; any key closes it."""
+
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Horizontal {
+        width: auto; max-width: 95%; height: auto; max-height: 95%;
+        border: round $accent; padding: 0 1; background: $panel;
+    }
+    HelpScreen Static { width: auto; height: auto; padding: 0 1; }
+    """
+
+    def __init__(self, columns: tuple[Text, Text]) -> None:
+        super().__init__()
+        self._columns = columns
+
+    def compose(self) -> ComposeResult:
+        with Horizontal():
+            for column in self._columns:
+                yield Static(column)
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        self.dismiss()
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes-or-no question: ``y`` or Enter says yes, anything else no."""
+
+    DEFAULT_CSS = """
+    ConfirmScreen { align: center middle; }
+    ConfirmScreen > Static {
+        width: auto; height: auto; border: round $warning; padding: 1 3; background: $panel;
+    }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text.assemble((self._question, "bold"), "  (y / n)"), id="question")
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        self.dismiss(event.key in ("y", "enter"))
+
+
+class EndScreen(ModalScreen[None]):
+    """The server's last word; any key leaves the app."""
+
+    DEFAULT_CSS = """
+    EndScreen { align: center middle; }
+    EndScreen > Static {
+        width: auto; max-width: 90%; height: auto; border: round $accent;
+        padding: 1 3; background: $panel;
+    }
+    """
+
+    def __init__(self, ending: Ending) -> None:
+        super().__init__()
+        self._ending = ending
+
+    def compose(self) -> ComposeResult:
+        style = {"WIN": "bold #5fd75f", "LOSE": "bold #ff5f5f"}.get(
+            self._ending.text.split(" ", 1)[0], "bold"
+        )
+        yield Static(
+            Text.assemble((self._ending.text, style), "\n\nPress any key to leave."), id="ending"
+        )
+
+    def on_key(self, event: events.Key) -> None:
+        event.stop()
+        self.dismiss()
+
+
+class MapView(Static, can_focus=True):
+    """The map; it holds the focus while the player plays, so keys arrive here."""
+
+
+class PlayApp(App[Ending]):
+    """Play (or watch) one game on one server; see the module docstring."""
+
+    TITLE = "Dungeon of Doom"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    #body { height: 1fr; }
+    #map-box { width: 3fr; border: round $accent; padding: 0 1; }
+    #map { width: 1fr; height: 1fr; }
+    #log { width: 2fr; border: round $secondary; scrollbar-size-vertical: 1; }
+    #status { height: 1; padding: 0 1; background: $boost; color: $text; }
+    #command { height: 3; border: round $panel-lighten-2; }
+    #command:focus { border: round $accent; }
+    """
+    BINDINGS = [
+        Binding("ctrl+q", "confirm_quit", "Quit", show=False, priority=True),
+        Binding("ctrl+c", "confirm_quit", "Quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        *,
+        name: str | None = None,
+        game: str | None = None,
+        watch: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.session = Session(
+            host, port, name=name, game=game, watch=watch, on_change=self._session_changed
+        )
+        self.redraws = 0
+        self._redrawn = asyncio.Event()
+        self._log_shown = 0
+        self._ending: Ending | None = None
+        self._trio_done = asyncio.Event()
+        self._redraw_queued = False
+        self.error: BaseException | None = None
+        """An exception the session raised (a bug, never the network), if any."""
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="body"):
+            with Vertical(id="map-box"):
+                yield MapView(id="map")
+            log = RichLog(id="log", wrap=True, markup=False, max_lines=2000, min_width=20)
+            log.can_focus = False
+            yield log
+        yield Static(id="status")
+        yield Input(
+            placeholder=": type a protocol command   t chat   ? help",
+            id="command",
+            select_on_focus=False,
+        )
+
+    def on_mount(self) -> None:
+        self.query_one("#map-box").border_title = "map"
+        self.query_one("#log").border_title = "messages"
+        self.query_one(MapView).focus()
+        self._redraw()
+        trio.lowlevel.start_guest_run(
+            self.session.run,
+            run_sync_soon_threadsafe=asyncio.get_running_loop().call_soon_threadsafe,
+            done_callback=self._session_done,
+        )
+
+    async def on_unmount(self) -> None:
+        # The trio guest must finish before the asyncio loop it lives in goes away.
+        if not self._trio_done.is_set():
+            self.session.stop()
+            await self._trio_done.wait()
+
+    def on_resize(self) -> None:
+        self._redraw()
+
+    # -- drawing ------------------------------------------------------------------------------
+
+    def _session_changed(self) -> None:
+        # Changes come in bursts (a reply, then pushes): draw once for the lot.
+        if not self._redraw_queued:
+            self._redraw_queued = True
+            self.call_later(self._redraw)
+
+    def _redraw(self) -> None:
+        self._redraw_queued = False
+        state = self.session.state
+        map_view = self.query_one(MapView)
+        size = map_view.content_region.size
+        map_view.update(render_map(state, size.height, size.width))
+        what = "LOOK" if state.look else "VIEW" if state.watching else "MAP"
+        world = state.world.name or "?"
+        self.query_one("#map-box").border_title = f"{world} · {state.game} · {what}"
+        self.query_one("#status", Static).update(status_line(state))
+        log = self.query_one(RichLog)
+        for entry in state.log.since(self._log_shown):
+            log.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
+        self._log_shown = state.log.added
+        self.redraws += 1
+        self._redrawn.set()
+        self._redrawn = asyncio.Event()
+
+    async def wait_redraw(self) -> None:
+        """Wait until the screen is next redrawn."""
+        await self._redrawn.wait()
+
+    # -- keys ---------------------------------------------------------------------------------
+
+    def on_key(self, event: events.Key) -> None:
+        command_line = self.query_one("#command", Input)
+        if command_line.has_focus:
+            if event.key == "escape":
+                event.stop()
+                command_line.value = ""
+                self.query_one(MapView).focus()
+            return
+        action = self.session.state.keymap.action(event.key)
+        if action is None:
+            if event.is_printable:
+                self.session.state.note(f"The key {event.character} does nothing here; ? for help.")
+                self._redraw()
+            return
+        event.stop()
+        if action.verb is Verb.QUIT:
+            self.action_confirm_quit()
+        elif action.verb is Verb.HELP:
+            self.push_screen(HelpScreen(help_text(self.session.state)))
+        elif action.verb in (Verb.COMMAND, Verb.CHAT):
+            self._open_command_line(CHAT_PREFIX if action.verb is Verb.CHAT else "")
+        else:
+            self.session.submit(action)
+
+    def _open_command_line(self, text: str) -> None:
+        command_line = self.query_one("#command", Input)
+        command_line.value = text
+        command_line.focus()
+        command_line.cursor_position = len(text)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        line = event.value
+        event.input.value = ""
+        self.query_one(MapView).focus()
+        if line.strip() and line != CHAT_PREFIX:
+            self.session.submit(line)
+
+    def action_confirm_quit(self) -> None:
+        if isinstance(self.screen, ConfirmScreen):
+            return
+        if self._ending is not None:
+            self.exit(self._ending)
+            return
+        self.push_screen(ConfirmScreen("Leave the game?"), self._quit_answered)
+
+    def _quit_answered(self, confirmed: bool | None) -> None:
+        if confirmed:
+            self.session.submit(QUIT)
+
+    # -- the end --------------------------------------------------------------------------------
+
+    def _session_done(self, result: Outcome[Ending]) -> None:
+        self._trio_done.set()
+        try:
+            ending = result.unwrap()
+        except BaseException as error:
+            # A bug in the session, never the network: keep it for the caller to raise.
+            self.error = error
+            self.exit(Ending(f"internal error: {error!r}", status=1), return_code=1)
+            return
+        self._ending = ending
+        if ending.wait and self.is_running:
+            self._redraw()
+            self.push_screen(
+                EndScreen(ending), lambda _: self.exit(ending, return_code=ending.status)
+            )
+        else:
+            self.exit(ending, return_code=ending.status)
