@@ -1,9 +1,14 @@
-"""The yardstick: a bare trio line server that answers every line with one fixed reply.
+"""The yardstick: a bare trio line server that answers every line with a fixed reply.
 
 It does the least a line server can do (receive, split lines, send), so the game
 server's throughput over it says what the protocol and world code cost. Run it
 alone with ``python -m bench.bare_server --port 0``; it prints its port on
 standard error as ``listening on HOST:PORT``.
+
+By default every line gets ``SUCCESS``. With ``--shaped`` a line that starts with
+``LOOK`` gets a fixed six-line ``LOOKREPLY`` of the game's size instead, so that
+both servers write the same bytes and the load generator reads the same lines
+from each: the comparison is then of the servers' work alone.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import sys
 import trio
 
 REPLY = b"SUCCESS\n"
+LOOK_REPLY = b"LOOKREPLY\nX...X\n.....\n.....\n.....\nX...X\n"
 
 
 async def handle(stream: trio.SocketStream) -> None:
@@ -30,13 +36,26 @@ async def handle(stream: trio.SocketStream) -> None:
         pass
 
 
-async def serve(host: str, port: int) -> None:
+async def handle_shaped(stream: trio.SocketStream) -> None:
+    pending = b""
+    try:
+        while data := await stream.receive_some(16384):
+            *lines, pending = (pending + data).split(b"\n")
+            if lines:
+                await stream.send_all(
+                    b"".join(LOOK_REPLY if line.startswith(b"LOOK") else REPLY for line in lines)
+                )
+    except trio.BrokenResourceError:
+        pass
+
+
+async def serve(host: str, port: int, shaped: bool = False) -> None:
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     print(f"listening on {host}:{bound}", file=sys.stderr, flush=True)
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(trio.serve_listeners, handle, listeners)
+            nursery.start_soon(trio.serve_listeners, handle_shaped if shaped else handle, listeners)
             async for _ in signals:
                 nursery.cancel_scope.cancel()
                 break
@@ -46,8 +65,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument(
+        "--shaped", action="store_true", help="answer LOOK with a LOOKREPLY of the game's size"
+    )
     args = parser.parse_args()
-    trio.run(serve, args.host, args.port)
+    trio.run(serve, args.host, args.port, args.shaped)
 
 
 if __name__ == "__main__":

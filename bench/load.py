@@ -7,8 +7,23 @@ opens N connections from worker processes, and drives them like bots: a mix of
 ``--pipeline K``), or in an open loop (``--interval S``: each bot sends one
 command every S seconds, latency measured from the moment it was due, so a slow
 server cannot hide behind its own slowness). It prints throughput, latency
-percentiles and the server's resident memory per connection, with progress every
-second, and can write the results as JSON.
+percentiles, the server's resident memory per connection, and the CPU time the
+server and the load generator each used while measured, with progress every
+second; it can write the results as JSON.
+
+Reading the figures honestly:
+
+* The bare server answers with the same bytes as the game (``--shaped``: a fixed
+  six-line ``LOOKREPLY`` for ``LOOK``, ``SUCCESS`` otherwise), so the generator
+  does the same work against both and the ratio compares the servers alone.
+  ``--bare-fixed`` answers every line with one ``SUCCESS`` instead, as the
+  issue's yardstick does; the game then writes five times the bytes for a LOOK.
+* A ratio says something only while the server is the bottleneck. The CPU
+  columns say whether it is: a server near 100 % of a core is saturated (trio
+  runs on one); a generator near 100 % per worker process means the figures are
+  the generator's ceiling, not the server's.
+* ``--profile FILE`` samples the game server with py-spy during the measured
+  seconds and prints its top functions.
 
 The figures are measurements of this machine, never assertions: nothing here
 fails because a machine is slow.
@@ -35,6 +50,8 @@ from pathlib import Path
 
 import trio
 
+from . import profile
+
 COMMANDS = (b"LOOK\n", b"MOVE N\n", b"MOVE S\n", b"MOVE E\n", b"MOVE W\n", b"LOOK\n")
 LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
 
@@ -47,6 +64,13 @@ class ServerProcess:
     name: str
     process: subprocess.Popen[bytes]
     port: int
+
+    def cpu_seconds(self) -> float:
+        """User and system CPU time of the server process so far, from /proc (Linux)."""
+        with open(f"/proc/{self.process.pid}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        # Fields 14 and 15 of stat(5), counted from the state field (the 3rd) here.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def rss_kib(self) -> int:
         """Resident memory of the server process, from /proc (Linux)."""
@@ -113,6 +137,8 @@ class WorkerResult:
     completed: int = 0
     latencies: list[float] = field(default_factory=list)
     errors: int = 0
+    cpu_seconds: float = 0.0
+    """CPU time of the worker process during the measured seconds."""
 
 
 @dataclass(frozen=True)
@@ -135,43 +161,54 @@ def _raise_file_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
-def _reply_lines(command: bytes, game: bool) -> int:
-    return 6 if game and command == b"LOOK\n" else 1
+def _reply_lines(command: bytes) -> int:
+    # Both servers answer LOOK with six lines (the bare one when shaped) and the rest
+    # with one; the fixed bare server answers everything with one.
+    return 6 if command == b"LOOK\n" else 1
+
+
+class _Lines:
+    """Counts reply lines without keeping them: the generator must cost far less
+    than the server it loads, and a bot here never needs to read what it is told."""
+
+    __slots__ = ("credit", "stream")
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.credit = 0  # lines received ahead of those asked for
+
+    async def wait(self, count: int) -> None:
+        credit = self.credit - count
+        receive = self.stream.receive_some
+        while credit < 0:
+            data = await receive(65536)
+            if not data:
+                raise EOFError("server closed the connection")
+            credit += data.count(b"\n")
+        self.credit = credit
 
 
 async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, counter) -> None:
     rng = random.Random(plan.seed * 100_003 + index)
     stream = await trio.open_tcp_stream("127.0.0.1", plan.port)
-    buffer = bytearray()
-
-    async def read_lines(count: int) -> None:
-        nonlocal buffer
-        while buffer.count(b"\n") < count:
-            data = await stream.receive_some(65536)
-            if not data:
-                raise EOFError("server closed the connection")
-            buffer += data
-        cut = 0
-        for _ in range(count):
-            cut = buffer.index(b"\n", cut) + 1
-        del buffer[:cut]
-
+    lines = _Lines(stream)
+    count_of = _reply_lines if plan.game or shared["shaped"] else lambda command: 1
     await stream.send_all(b"HELLO\n")
-    await read_lines(1)
+    await lines.wait(1)
     shared["connected"] += 1
     await shared["go"].wait()
     measure_from = shared["start"] + plan.warmup
     stop_at = measure_from + plan.duration
     latencies = result.latencies
+    clock = trio.current_time
     if plan.interval is None:
-        while (now := trio.current_time()) < stop_at:
+        while (now := clock()) < stop_at:
             batch = [rng.choice(COMMANDS) for _ in range(plan.pipeline)]
             await stream.send_all(b"".join(batch))
-            await read_lines(sum(_reply_lines(c, plan.game) for c in batch))
-            done = trio.current_time()
+            await lines.wait(sum(map(count_of, batch)))
             if now >= measure_from:
                 result.completed += len(batch)
-                latencies.append(done - now)
+                latencies.append(clock() - now)
                 counter.value += len(batch)
     else:
         due = shared["start"] + rng.random() * plan.interval
@@ -179,18 +216,25 @@ async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, count
             await trio.sleep_until(due)
             command = rng.choice(COMMANDS)
             await stream.send_all(command)
-            await read_lines(_reply_lines(command, plan.game))
+            await lines.wait(count_of(command))
             if due >= measure_from:
                 result.completed += 1
-                latencies.append(trio.current_time() - due)
+                latencies.append(clock() - due)
                 counter.value += 1
             due += plan.interval
     await stream.aclose()
 
 
-async def _worker_main(plan: Plan, connected, go, counter) -> WorkerResult:
+async def _time_cpu(plan: Plan, shared: dict, result: WorkerResult) -> None:
+    await trio.sleep_until(shared["start"] + plan.warmup)
+    before = time.process_time()
+    await trio.sleep(plan.duration)
+    result.cpu_seconds = time.process_time() - before
+
+
+async def _worker_main(plan: Plan, shaped: bool, connected, go, counter) -> WorkerResult:
     result = WorkerResult()
-    shared = {"connected": 0, "go": trio.Event(), "start": 0.0}
+    shared = {"connected": 0, "go": trio.Event(), "start": 0.0, "shaped": shaped}
 
     async def bot(index: int) -> None:
         try:
@@ -209,12 +253,13 @@ async def _worker_main(plan: Plan, connected, go, counter) -> WorkerResult:
         await trio.to_thread.run_sync(go.wait)
         shared["start"] = trio.current_time()
         shared["go"].set()
+        nursery.start_soon(_time_cpu, plan, shared, result)
     return result
 
 
-def _worker(plan: Plan, connected, go, counter, results) -> None:
+def _worker(plan: Plan, shaped: bool, connected, go, counter, results) -> None:
     _raise_file_limit()
-    result = trio.run(_worker_main, plan, connected, go, counter)
+    result = trio.run(_worker_main, plan, shaped, connected, go, counter)
     results.put(asdict(result))
 
 
@@ -235,6 +280,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
     shares = [
         args.connections // workers + (i < args.connections % workers) for i in range(workers)
     ]
+    shaped = not args.bare_fixed
     go = context.Event()
     results = context.Queue()
     counters = [context.Value("q", 0) for _ in shares]
@@ -253,7 +299,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
             args.seed + i,
         )
         process = context.Process(
-            target=_worker, args=(plan, connected[i], go, counters[i], results)
+            target=_worker, args=(plan, shaped, connected[i], go, counters[i], results)
         )
         process.start()
         processes.append(process)
@@ -266,26 +312,41 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
     rss_connected = server.rss_kib()
     go.set()
     started = time.monotonic()
+    measure_from, stop_at = started + args.warmup, started + args.warmup + args.duration
+    cpu_from = cpu_to = None
+    profiler = None
     last, last_count = started, 0
     total_time = args.warmup + args.duration
     while any(p.is_alive() for p in processes) and results.qsize() < len(processes):
-        time.sleep(1.0)
         now = time.monotonic()
-        count = sum(c.value for c in counters)
-        phase = "warm-up" if now - started < args.warmup else "measuring"
-        print(
-            f"  {server.name:5} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
-            f"{(count - last_count) / (now - last):10,.0f} replies/s",
-            file=sys.stderr,
-        )
-        last, last_count = now, count
+        if cpu_from is None and now >= measure_from:
+            cpu_from = server.cpu_seconds()
+            if args.profile and game:
+                profiler = profile.record(server.process.pid, Path(args.profile), args.duration)
+        if cpu_to is None and now >= stop_at:
+            cpu_to = server.cpu_seconds()
+        # Wake at the edges of the measured seconds, and every second to show progress.
+        edges = [t for t in (measure_from, stop_at) if t > now]
+        time.sleep(max(0.0, min([last + 1.0, *edges]) - now))
+        now = time.monotonic()
+        if now - last >= 1.0:
+            count = sum(c.value for c in counters)
+            phase = "warm-up" if now < measure_from else "measuring" if now < stop_at else "closing"
+            print(
+                f"  {server.name:5} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
+                f"{(count - last_count) / (now - last):10,.0f} replies/s",
+                file=sys.stderr,
+            )
+            last, last_count = now, count
+    if cpu_to is None:
+        cpu_to = server.cpu_seconds()
     collected = [results.get(timeout=60) for _ in processes]
     for process in processes:
         process.join(timeout=10)
     latencies = sorted(x for r in collected for x in r["latencies"])
     completed = sum(r["completed"] for r in collected)
     per_command = args.pipeline if args.interval is None else 1
-    return {
+    figures = {
         "server": server.name,
         "connections": held,
         "errors": sum(r["errors"] for r in collected),
@@ -297,7 +358,17 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
         "rss_before_kib": rss_before,
         "rss_connected_kib": rss_connected,
         "kib_per_connection": (rss_connected - rss_before) / held if held else math.nan,
+        "server_cpu": (cpu_to - (cpu_from if cpu_from is not None else cpu_to)) / args.duration,
+        "generator_cpu": [r["cpu_seconds"] / args.duration for r in collected],
     }
+    # Replies per CPU-second of the server: what a reply costs, whatever else the
+    # machine was doing (the throughput itself moves with the neighbours' load).
+    cpu = figures["server_cpu"] * args.duration
+    figures["replies_per_cpu_second"] = completed / cpu if cpu else math.nan
+    if profiler is not None:
+        profiler.wait()
+        print(profile.table(Path(args.profile)), file=sys.stderr)
+    return figures
 
 
 @contextlib.contextmanager
@@ -323,6 +394,9 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             "0",
             "--max-connections",
             str(args.connections + 100),
+            # A real server writes replays; they go to the scratch folder, not the tree.
+            "--replay-dir",
+            str(Path(folder) / "replays"),
         ]
         if map_spec is not None:
             argv += ["--map", map_spec]
@@ -334,8 +408,11 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
 
 
 @contextlib.contextmanager
-def bare_server() -> Iterator[ServerProcess]:
-    server = start_server("bare", [sys.executable, "-m", "bench.bare_server", "--port", "0"])
+def bare_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
+    argv = [sys.executable, "-m", "bench.bare_server", "--port", "0"]
+    if not args.bare_fixed:
+        argv.append("--shaped")
+    server = start_server("bare", argv)
     try:
         yield server
     finally:
@@ -347,7 +424,10 @@ def report(figures: dict) -> str:
         f"{figures['server']:5} {figures['connections']:6,d} conns  "
         f"{figures['throughput']:10,.0f} replies/s  p50 {figures['p50_ms']:7.2f} ms  "
         f"p99 {figures['p99_ms']:7.2f} ms  p99.9 {figures['p999_ms']:7.2f} ms  "
-        f"{figures['kib_per_connection']:6.1f} KiB/conn  errors {figures['errors']}"
+        f"{figures['kib_per_connection']:6.1f} KiB/conn  errors {figures['errors']}\n"
+        f"      CPU while measured: server {figures['server_cpu']:4.0%}, generator "
+        + " + ".join(f"{share:.0%}" for share in figures["generator_cpu"])
+        + f"; {figures['replies_per_cpu_second']:,.0f} replies per server CPU-second"
     )
 
 
@@ -370,6 +450,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--map", default=None, help="default: an arena sized for the bots")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-baseline", action="store_true", help="skip the bare trio server run")
+    parser.add_argument(
+        "--bare-fixed",
+        action="store_true",
+        help="the bare server answers every line with one SUCCESS (default: the game's sizes)",
+    )
+    parser.add_argument(
+        "--profile", metavar="FILE", help="sample the game server with py-spy into FILE (raw)"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     return parser
 
@@ -390,12 +478,16 @@ def run(args: argparse.Namespace) -> dict:
         results["game"] = drive(server, args, game=True)
     print(report(results["game"]))
     if not args.no_baseline:
-        with bare_server() as server:
+        with bare_server(args) as server:
             results["bare"] = drive(server, args, game=False)
         print(report(results["bare"]))
-        ratio = results["game"]["throughput"] / results["bare"]["throughput"]
-        results["ratio"] = ratio
-        print(f"ratio game/bare throughput: {ratio:.3f}")
+        game, bare = results["game"], results["bare"]
+        results["ratio"] = game["throughput"] / bare["throughput"]
+        results["cpu_ratio"] = game["replies_per_cpu_second"] / bare["replies_per_cpu_second"]
+        print(
+            f"ratio game/bare: throughput {results['ratio']:.3f}, "
+            f"replies per server CPU-second {results['cpu_ratio']:.3f}"
+        )
     return results
 
 

@@ -56,6 +56,7 @@ __all__ = [
 ]
 
 LOOK_SIZE: Final = 5
+_LOOK_WIDTH: Final = {LOOK_SIZE}
 
 
 class Reply:
@@ -122,11 +123,15 @@ class LookReply(Reply):
     rows: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if len(self.rows) != LOOK_SIZE or any(len(row) != LOOK_SIZE for row in self.rows):
+        if len(self.rows) != LOOK_SIZE or set(map(len, self.rows)) != _LOOK_WIDTH:
             raise LocalProtocolError(f"a look reply is {LOOK_SIZE} rows of {LOOK_SIZE}")
 
     def lines(self) -> list[str]:
         return ["LOOKREPLY", *self.rows]
+
+    def to_bytes(self) -> bytes:
+        # The reply bots ask for most: one join, where the general path builds a list.
+        return ("LOOKREPLY\n" + "\n".join(self.rows) + "\n").encode()
 
 
 @dataclass(frozen=True, slots=True)

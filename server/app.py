@@ -5,6 +5,9 @@
 its nurseries, so when ``run`` returns nothing is left running and every replay
 is closed. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
 line, gives them ``linger`` seconds to read it, and then ``run`` returns.
+
+A watchdog task checks every connection's time limits (idle, unread replies)
+every :func:`watchdog_tick` seconds; see :mod:`server.connection`.
 """
 
 from __future__ import annotations
@@ -22,6 +25,17 @@ from .config import ServerConfig
 from .connection import Connection
 from .game import Game
 from .lobby import Lobby
+
+MAX_TICK = 1.0
+"""Seconds between the watchdog's rounds at most; shorter limits get a finer tick."""
+
+
+def watchdog_tick(config: ServerConfig) -> float:
+    """How often the watchdog looks: often enough that no limit runs over by a tenth."""
+    limits = [config.send_timeout]
+    if config.idle_timeout is not None:
+        limits.append(config.idle_timeout)
+    return min(MAX_TICK, *(limit / 10 for limit in limits))
 
 
 class Server:
@@ -64,6 +78,7 @@ class Server:
         try:
             async with trio.open_nursery() as games:
                 await games.start(self.lobby.run)
+                games.start_soon(self._watchdog)
                 async with trio.open_nursery() as connections:
                     with self._accepting:
                         task_status.started(self)
@@ -84,6 +99,14 @@ class Server:
             self._stopping = True
             self.log.info("server shutting down", connections=len(self.connections))
             self._accepting.cancel()
+
+    async def _watchdog(self) -> None:
+        tick = watchdog_tick(self.config)
+        while True:
+            await trio.sleep(tick)
+            now = trio.current_time()
+            for connection in list(self.connections):
+                connection.check_time(now)
 
     def _say_goodbye(self, connections: trio.Nursery) -> None:
         for connection in list(self.connections):
