@@ -6,10 +6,15 @@
     dod-generate --seed 7 --format classic -o gen.map
     dod-generate --width 200 --height 60 --rooms 40 --winding 2
     dod-generate --count 100 --format classic -o 'maps/gen-{seed}.map'
+    dod-generate --seed 7 --format crawler --levels 3 -o levels/gen   # gen1.txt .. gen3.txt
+    dod-generate --seed 7 --format baddies -o gen.board
 
 ``--count N`` makes the dungeons of seeds ``S .. S+N-1``; with a file name it
 must contain ``{seed}``, which is replaced by each seed; on standard output the
-dungeons follow one another, each ended by a blank line. A batch draws a
+dungeons follow one another, each ended by a blank line. A format with one file
+per level (``crawler``) takes the file name as the start of each level's name,
+``NAME1.txt`` … ``NAMEN.txt``; on standard output its levels follow one another
+the same way. A batch draws a
 progress bar on standard error (``--quiet`` leaves it out). Exit status: 0 when
 every dungeon was written, 1 when a seed could not make one or a file could not be
 written, 2 for bad options.
@@ -23,8 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .formats import FORMATS
-from .generator import generate
+from .formats import DEFAULT_LEVELS, FORMATS
 from .settings import GenerationError, Settings, parse_range
 
 __all__ = ["main"]
@@ -91,7 +95,16 @@ def _parser() -> argparse.ArgumentParser:
         help="; ".join(f"{name}: {f.summary}" for name, f in sorted(FORMATS.items())),
     )
     parser.add_argument(
-        "-o", "--output", default="-", metavar="FILE", help="file to write, or - (the default)"
+        "--levels",
+        type=int,
+        help=f"levels of a crawler dungeon (default: {DEFAULT_LEVELS})",
+    )
+    parser.add_argument(
+        "-o",
+        "--output",
+        default="-",
+        metavar="FILE",
+        help="file to write (for crawler: the start of each level's name), or - (the default)",
     )
     parser.add_argument("--count", type=int, default=1, help="how many seeds, from --seed on")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -115,6 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--count must be at least 1, not {args.count}")
     if args.count > 1 and args.output != "-" and "{seed}" not in args.output:
         parser.error("with --count, the --output file name needs {seed} (or use - for stdout)")
+    output = FORMATS[args.format]
+    if args.levels is not None and not output.numbered:
+        parser.error(f"--levels is for formats of several levels, not {args.format}")
+    levels = DEFAULT_LEVELS if args.levels is None else args.levels
+    if levels < 1:
+        parser.error(f"--levels must be at least 1, not {levels}")
     try:
         settings = Settings(
             width=args.width,
@@ -127,28 +146,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except GenerationError as error:
         parser.error(str(error))
-    output = FORMATS[args.format]
     show_progress = args.count > 1 and not args.quiet
     # At most about 120 redraws per batch, so that big batches do not flood the terminal.
     step = max(1, args.count // (_BAR_WIDTH * 4))
     for number in range(args.count):
         seed = args.seed + number
         try:
-            text = output(generate(seed, settings), seed=seed)
+            texts = output.texts(seed, settings, levels)
         except GenerationError as error:
             if show_progress:
                 sys.stderr.write("\n")
             print(f"dod-generate: seed {seed}: {error}", file=sys.stderr)
             return 1
         if args.output == "-":
-            sys.stdout.write(text + ("\n" if args.count > 1 else ""))
+            end = "\n" if args.count > 1 or len(texts) > 1 else ""
+            sys.stdout.write("".join(text + end for text in texts))
         else:
-            path = Path(args.output.replace("{seed}", str(seed)))
-            try:
-                path.write_text(text, "utf-8")
-            except OSError as error:
-                print(f"dod-generate: cannot write {path}: {error.strerror}", file=sys.stderr)
-                return 1
+            name = args.output.replace("{seed}", str(seed))
+            paths = (
+                [Path(f"{name}{level}.txt") for level in range(1, len(texts) + 1)]
+                if output.numbered
+                else [Path(name)]
+            )
+            for path, text in zip(paths, texts, strict=True):
+                try:
+                    path.write_text(text, "utf-8")
+                except OSError as error:
+                    print(f"dod-generate: cannot write {path}: {error.strerror}", file=sys.stderr)
+                    return 1
         done = number + 1
         if show_progress and (done % step == 0 or done == args.count):
             _progress(done, args.count, sys.stderr)

@@ -6,11 +6,14 @@ Every world plugin that takes ``--map`` can accept it with :func:`parse_spec`::
     generated:7                    the dungeon of seed 7
     generated:seed=7,width=120,height=40,rooms=20
     generated:7,room-width=3-8,winding=2,loops=0.5
+    generated:seed=7,levels=3      (worlds of several levels: the crawler)
 
 After the colon come comma-separated items: a bare whole number is the seed, and
 ``key=value`` sets one of :data:`KEYS` (the ``dod-generate`` option names; sizes
-as ``MIN-MAX`` or one number). Without a seed the game's own seed is used, so
-``--map generated --seed 7`` and ``--map generated:7`` host the same dungeon.
+as ``MIN-MAX`` or one number). ``levels`` is accepted only where the caller says
+its world has levels (``with_levels=True``); elsewhere it is an error. Without a
+seed the game's own seed is used, so ``--map generated --seed 7`` and ``--map
+generated:7`` host the same dungeon.
 A spec that does not start with ``generated`` is not this syntax and gives
 ``None``; one that does but is malformed, or whose settings cannot make a
 dungeon, raises :class:`worlds.errors.MapError` naming the spec and the fault.
@@ -31,7 +34,17 @@ __all__ = ["KEYS", "PREFIX", "GeneratedSpec", "parse_spec"]
 
 PREFIX: Final = "generated"
 
-KEYS: Final = ("seed", "width", "height", "rooms", "room-width", "room-height", "winding", "loops")
+KEYS: Final = (
+    "seed",
+    "width",
+    "height",
+    "rooms",
+    "room-width",
+    "room-height",
+    "winding",
+    "loops",
+    "levels",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +54,8 @@ class GeneratedSpec:
     spec: str
     seed: int
     settings: Settings
+    levels: int | None = None
+    """The number of levels asked for, ``None`` if not given."""
 
     def generate(self) -> Dungeon:
         """The dungeon it names; a failure is a :class:`MapError` about the spec."""
@@ -64,8 +79,13 @@ def _number(spec: str, key: str, text: str) -> float:
         raise MapError(spec, f"{key} must be a number, not {text!r}") from None
 
 
-def parse_spec(spec: str | None, *, default_seed: int = 0) -> GeneratedSpec | None:
-    """The ``generated`` spec in ``spec``, or ``None`` if it is some other kind of map."""
+def parse_spec(
+    spec: str | None, *, default_seed: int = 0, with_levels: bool = False
+) -> GeneratedSpec | None:
+    """The ``generated`` spec in ``spec``, or ``None`` if it is some other kind of map.
+
+    ``with_levels`` accepts ``levels=N`` (at least 1), for worlds of several levels.
+    """
     if spec is None:
         return None
     head, _, rest = spec.partition(":")
@@ -86,6 +106,13 @@ def parse_spec(spec: str | None, *, default_seed: int = 0) -> GeneratedSpec | No
         values[key] = value
 
     seed = _whole(spec, "seed", values["seed"]) if "seed" in values else default_seed
+    levels = None
+    if "levels" in values:
+        if not with_levels:
+            raise MapError(spec, "levels is only for worlds of several levels (crawler)")
+        levels = _whole(spec, "levels", values["levels"])
+        if levels < 1:
+            raise MapError(spec, f"a dungeon needs at least 1 level, not {levels}")
     fields: dict[str, object] = {}
     for key in ("width", "height", "rooms"):
         if key in values:
@@ -100,4 +127,4 @@ def parse_spec(spec: str | None, *, default_seed: int = 0) -> GeneratedSpec | No
         settings = Settings(**fields)  # type: ignore[arg-type]
     except GenerationError as error:
         raise MapError(spec, str(error)) from None
-    return GeneratedSpec(spec, seed, settings)
+    return GeneratedSpec(spec, seed, settings, levels)

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mapgen import ROCK, Dungeon, GenerationError, Settings, generate
-from mapgen.formats import FORMATS, to_classic, to_drawing
+from mapgen.formats import FORMATS, crawler_levels, to_baddies, to_classic, to_drawing
+from worlds.baddies.boardfile import parse_board
 from worlds.classic.mapfile import ClassicMap, parse_map
+from worlds.crawler.levelfile import parse_level
 
 from .test_validate import GOOD_DUNGEON
 
@@ -112,6 +115,13 @@ def test_impossible_classic_choices_are_refused(choice: dict[str, int], reason: 
 
 
 def test_every_format_is_text_of_the_dungeon() -> None:
-    dungeon = generate(5)
-    assert FORMATS["drawing"](dungeon, seed=5) == dungeon.drawing()
-    assert parse_map(FORMATS["classic"](dungeon, seed=5)) == to_classic(dungeon, seed=5)
+    dungeon, settings = generate(5), Settings()
+    assert FORMATS["drawing"].texts(5, settings, 1) == (dungeon.drawing(),)
+    (classic,) = FORMATS["classic"].texts(5, settings, 1)
+    assert parse_map(classic) == to_classic(dungeon, seed=5)
+    (board,) = FORMATS["baddies"].texts(5, settings, 1)
+    assert parse_board(board) == ("Generated dungeon 5", to_baddies(dungeon, seed=5))
+    levels = FORMATS["crawler"].texts(5, settings, 2)
+    assert [parse_level(text) for text in levels] == [
+        replace(level, source="<level>") for level in crawler_levels(5, settings, 2)
+    ]

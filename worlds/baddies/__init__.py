@@ -6,6 +6,8 @@
   40 columns, 50 abysses, 6 monsters and 2 bats, from the server's ``--seed``;
 * ``generate:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=7``: a generated
   board; every key may be left out (the medium game's value, and ``--seed``);
+* ``generated[:ITEMS]``: a dungeon of rooms and corridors generated from a seed
+  (:mod:`mapgen.spec`) made into a winnable board by :mod:`mapgen.formats.baddies`;
 * the name of a shipped board (``dod-server --world baddies --list-maps``);
 * the path of a board file (:mod:`worlds.baddies.boardfile`).
 
@@ -22,6 +24,8 @@ from pathlib import Path
 from typing import Final
 
 import maps
+from mapgen.settings import GenerationError
+from mapgen.spec import parse_spec
 
 from ..errors import MapError
 from .board import Board
@@ -95,6 +99,16 @@ class BaddiesPlugin:
 
     def load_board(self, map_spec: str | None, *, seed: int) -> tuple[str, Board]:
         """The name and board that ``map_spec`` names (see the module docstring)."""
+        generated = parse_spec(map_spec, default_seed=seed)
+        if generated is not None:
+            # Imported here: the baddies output imports this package's board.
+            from mapgen.formats.baddies import to_baddies
+
+            try:
+                board = to_baddies(generated.generate(), seed=generated.seed)
+            except GenerationError as error:
+                raise MapError(generated.spec, str(error)) from None
+            return f"Generated dungeon {generated.seed}", board
         if map_spec is None or map_spec.startswith(GENERATE):
             parameters, seed = spec_parameters(map_spec or GENERATE, seed)
             try:

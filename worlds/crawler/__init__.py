@@ -46,8 +46,8 @@ class CrawlerPlugin:
         return sorted(shipped())
 
     def open(self, map_spec: str | None, *, seed: int) -> CrawlerWorld:
-        """A fresh world; ``seed`` is accepted and unused, as nothing here is random."""
-        return CrawlerWorld(open_dungeon(map_spec or DEFAULT))
+        """A fresh world; ``seed`` names a ``generated`` dungeon that gives no seed itself."""
+        return CrawlerWorld(open_dungeon(map_spec or DEFAULT, seed=seed))
 
 
 plugin = CrawlerPlugin()

@@ -4,6 +4,10 @@ A dungeon is a name and a level count (RULES §2): ``levels/hard`` with 3 levels
 is ``levels/hard1.txt``, ``levels/hard2.txt``, ``levels/hard3.txt``. The map
 option names one in any of these ways, tried in this order:
 
+``generated[:ITEMS]``
+    a dungeon generated from a seed (:mod:`mapgen.spec`; ``levels=N`` sets the
+    number of levels, 3 by default), no file needed; every level is proved
+    winnable when it is made (:mod:`mapgen.formats.crawler`).
 ``<prefix>:<N>``
     the N levels ``<prefix>1.txt`` … ``<prefix>N.txt`` (the original's
     "name and number of levels"); the prefix is a path, or a shipped dungeon's name.
@@ -27,6 +31,8 @@ from pathlib import Path
 from typing import Final
 
 import maps
+from mapgen.settings import GenerationError
+from mapgen.spec import GeneratedSpec, parse_spec
 
 from ..errors import MapError
 from .levelfile import Level, parse_level, read_level
@@ -86,9 +92,26 @@ def _read_shipped(entry: Traversable) -> Level:
     return parse_level(entry.read_text("utf-8"), f"maps/{WORLD}/{entry.name}")
 
 
-def open_dungeon(spec: str | None) -> Dungeon:
-    """The dungeon ``spec`` names (see the module docstring); ``None`` is the default."""
+def _generated(spec: GeneratedSpec) -> Dungeon:
+    # Imported here: the crawler output imports this package's level format.
+    from mapgen.formats.crawler import DEFAULT_LEVELS, crawler_levels
+
+    try:
+        levels = crawler_levels(spec.seed, spec.settings, spec.levels or DEFAULT_LEVELS)
+    except GenerationError as error:
+        raise MapError(spec.spec, str(error)) from None
+    return Dungeon(spec.spec, levels)
+
+
+def open_dungeon(spec: str | None, *, seed: int = 0) -> Dungeon:
+    """The dungeon ``spec`` names (see the module docstring); ``None`` is the default.
+
+    ``seed`` is the seed of a ``generated`` spec that gives none of its own.
+    """
     spec = spec or DEFAULT
+    generated = parse_spec(spec, default_seed=seed, with_levels=True)
+    if generated is not None:
+        return _generated(generated)
     counted = _COUNTED.fullmatch(spec)
     if counted is not None:
         prefix, count = counted.group(1), int(counted.group(2))
