@@ -11,8 +11,11 @@ import pytest
 
 from mapgen import Settings, generate
 from mapgen.cli import main
-from mapgen.formats import to_classic
+from mapgen.formats import crawler_levels, to_baddies, to_classic
+from worlds.baddies import read_board
 from worlds.classic.mapfile import parse_map, read_map
+from worlds.crawler import parse_level
+from worlds.crawler.dungeon import open_dungeon
 
 from ..helpers import REPO, TIMEOUT
 
@@ -36,6 +39,31 @@ def test_a_classic_map_to_a_file(tmp_path: Path) -> None:
     path = tmp_path / "gen.map"
     assert main(["--seed", "4", "--format", "classic", "--output", str(path)]) == 0
     assert read_map(path) == to_classic(generate(4), seed=4)
+
+
+def test_a_crawler_dungeon_is_one_file_per_level_and_opens_by_name(tmp_path: Path) -> None:
+    prefix = tmp_path / "gen"
+    flags = ["--seed", "8", "--width", "60", "--height", "16", "--format", "crawler"]
+    assert main([*flags, "--levels", "2", "-o", str(prefix)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gen1.txt", "gen2.txt"]
+    expected = crawler_levels(8, Settings(width=60, height=16), 2)
+    assert tuple(level.tiles for level in open_dungeon(str(prefix)).levels) == tuple(
+        level.tiles for level in expected
+    )
+
+
+def test_crawler_levels_on_stdout_one_after_another(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--seed", "8", "--format", "crawler", "--width", "60", "--height", "16"]) == 0
+    texts = capsys.readouterr().out.split("\n\n")
+    assert texts[-1] == ""
+    expected = crawler_levels(8, Settings(width=60, height=16))
+    assert [parse_level(text).tiles for text in texts[:-1]] == [lv.tiles for lv in expected]
+
+
+def test_a_baddies_board_to_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "gen.map"
+    assert main(["--seed", "4", "--format", "baddies", "-o", str(path)]) == 0
+    assert read_board(path) == ("Generated dungeon 4", to_baddies(generate(4), seed=4))
 
 
 def test_a_batch_to_files_with_a_progress_bar(
@@ -71,6 +99,8 @@ def test_a_batch_on_stdout_one_after_another(capsys: pytest.CaptureFixture[str])
         (["--count", "0"], "--count must be at least 1"),
         (["--count", "2", "-o", "one.map"], "needs {seed}"),
         (["--format", "crawlr"], "invalid choice: 'crawlr'"),
+        (["--levels", "2"], "--levels is for formats of several levels, not drawing"),
+        (["--format", "crawler", "--levels", "0"], "--levels must be at least 1"),
     ],
 )
 def test_bad_options_exit_2_with_the_reason(

@@ -45,6 +45,19 @@ def test_specs_name_a_seed_and_settings(spec: str, seed: int, settings: Settings
     assert (parsed.seed, parsed.settings) == (seed, settings)
 
 
+def test_levels_only_where_the_world_has_levels() -> None:
+    parsed = parse_spec("generated:4,levels=2", with_levels=True)
+    assert parsed is not None and (parsed.seed, parsed.levels) == (4, 2)
+    unset = parse_spec("generated:4", with_levels=True)
+    assert unset is not None and unset.levels is None
+    with pytest.raises(MapError, match="levels is only for worlds of several levels"):
+        parse_spec("generated:4,levels=2")
+    with pytest.raises(MapError, match="at least 1 level, not 0"):
+        parse_spec("generated:levels=0", with_levels=True)
+    with pytest.raises(MapError, match="levels must be a whole number"):
+        parse_spec("generated:levels=many", with_levels=True)
+
+
 @pytest.mark.parametrize("spec", [None, "default", "maps/x.map", "generated.map", "gen:7"])
 def test_other_specs_are_not_this_syntax(spec: str | None) -> None:
     assert parse_spec(spec) is None
