@@ -11,8 +11,9 @@ What a caller may rely on:
 * ``PlayApp(...).run()`` returns the session's :class:`~clients.terminal.session.Ending`
   (``None`` only if the app was closed before the session started).
 * The screen is redrawn after every change the session reports; ``redraws``
-  counts the redraws and :meth:`PlayApp.wait_redraw` waits for the next one
-  (for tests and embedding: no polling needed).
+  counts the redraws and :meth:`PlayApp.wait_redraw` waits for the next one,
+  :meth:`PlayApp.wait_session_end` for the end of the connection (for tests and
+  embedding: no polling needed).
 * Quitting always asks first. When the server ends the game, the last line stays
   on screen until a key is pressed.
 """
@@ -62,7 +63,7 @@ def render_map(state: GameState, height: int, width: int) -> Text:
     """The map as coloured text, cropped to ``height`` × ``width`` around the player."""
     if not state.rows:
         return Text("waiting for the map…", style="italic #8a8a8a")
-    tiles = classify(state.world.name, state.rows, look=state.look)
+    tiles = classify(state.world.name, state.rows, look=state.showing_look)
     rows, tiles = window(state.rows, tiles, find_self(tiles), height, width)
     text = Text(no_wrap=True, overflow="crop")
     for number, (row, kinds) in enumerate(zip(rows, tiles, strict=True)):
@@ -91,12 +92,11 @@ def help_text(state: GameState) -> tuple[Text, Text]:
     keys.append("\nAny key closes this help.", style="italic")
     glyphs = Text()
     glyphs.append("On the map\n", style="bold underline")
-    world = None if state.look else state.world.name
-    for number, (glyph, tile, meaning) in enumerate(legend(world)):
+    for number, (glyph, tile, meaning) in enumerate(legend(state.world.name)):
         glyphs.append("\n" if number else "")
         glyphs.append(f"{glyph:>3}", style=STYLES[tile] or "bold")
         glyphs.append(f"  {meaning}")
-    if state.look:
+    if state.showing_look:
         glyphs.append("\n\nNo MAP in this world:\nthe view is the 5×5 LOOK.")
     return keys, glyphs
 
@@ -218,6 +218,7 @@ class PlayApp(App[Ending]):
         self._log_shown = 0
         self._ending: Ending | None = None
         self._trio_done = asyncio.Event()
+        self._session_ended = asyncio.Event()
         self._redraw_queued = False
         self.error: BaseException | None = None
         """An exception the session raised (a bug, never the network), if any."""
@@ -272,7 +273,7 @@ class PlayApp(App[Ending]):
         map_view = self.query_one(MapView)
         size = map_view.content_region.size
         map_view.update(render_map(state, size.height, size.width))
-        what = "LOOK" if state.look else "VIEW" if state.watching else "MAP"
+        what = "VIEW" if state.watching else "LOOK" if state.look else "MAP"
         world = state.world.name or "?"
         self.query_one("#map-box").border_title = f"{world} · {state.game} · {what}"
         self.query_one("#status", Static).update(status_line(state))
@@ -287,6 +288,11 @@ class PlayApp(App[Ending]):
     async def wait_redraw(self) -> None:
         """Wait until the screen is next redrawn."""
         await self._redrawn.wait()
+
+    async def wait_session_end(self) -> None:
+        """Wait until the connection is over and the app has taken the ending in
+        (``return_value`` is then set, unless the ending waits on screen for a key)."""
+        await self._session_ended.wait()
 
     # -- keys ---------------------------------------------------------------------------------
 
@@ -342,19 +348,24 @@ class PlayApp(App[Ending]):
     # -- the end --------------------------------------------------------------------------------
 
     def _session_done(self, result: Outcome[Ending]) -> None:
+        # Called by trio from outside the app's context: hand over to the app's queue.
         self._trio_done.set()
+        self.call_later(self._session_over, result)
+
+    def _session_over(self, result: Outcome[Ending]) -> None:
         try:
             ending = result.unwrap()
         except BaseException as error:
             # A bug in the session, never the network: keep it for the caller to raise.
             self.error = error
             self.exit(Ending(f"internal error: {error!r}", status=1), return_code=1)
-            return
-        self._ending = ending
-        if ending.wait and self.is_running:
-            self._redraw()
-            self.push_screen(
-                EndScreen(ending), lambda _: self.exit(ending, return_code=ending.status)
-            )
         else:
-            self.exit(ending, return_code=ending.status)
+            self._ending = ending
+            if ending.wait:
+                self._redraw()
+                self.push_screen(
+                    EndScreen(ending), lambda _: self.exit(ending, return_code=ending.status)
+                )
+            else:
+                self.exit(ending, return_code=ending.status)
+        self._session_ended.set()

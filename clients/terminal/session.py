@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -374,15 +375,21 @@ class Session:
             grid, look = await client.map(), False
         except CommandError:
             grid, look = await client.look(), True
-        self.state.rows, self.state.look = grid.rows, look
+        self.state.map_rows, self.state.look = grid.rows, look
 
 
 def _reason(error: BaseException) -> str:
+    """Why connecting failed, in a few words ("connection refused")."""
     if isinstance(error, ClientTimeout):
         return "no answer in time"
-    cause = error.__cause__ or error.__context__
-    if isinstance(error, OSError) and error.strerror:
-        return error.strerror.lower()
-    if isinstance(cause, OSError) and cause.strerror:
-        return cause.strerror.lower()
+    # trio reports every address it tried, as a group under one OSError.
+    candidates: list[BaseException | None] = [error, error.__cause__]
+    if isinstance(error.__cause__, BaseExceptionGroup):
+        candidates += error.__cause__.exceptions
+    for candidate in candidates:
+        if isinstance(candidate, OSError) and candidate.strerror:
+            # trio's strerror quotes the address again; the system's words are enough.
+            known = candidate.errno is not None and candidate.errno > 0
+            words = os.strerror(candidate.errno) if known else candidate.strerror
+            return words[:1].lower() + words[1:]
     return str(error)

@@ -84,13 +84,26 @@ class GameState:
     round: int | None = None
     health: int | None = None
     level: int | None = None
-    rows: tuple[str, ...] = ()
+    map_rows: tuple[str, ...] = ()
+    """The last ``MAP`` (or ``LOOK``) the player asked for."""
+    view_rows: tuple[str, ...] = ()
+    """The last ``VIEW`` pushed to a spectator (it may come before ``WATCH``'s answer is read)."""
     look: bool = False
-    """True when ``rows`` is a 5×5 ``LOOK`` (the world offers no ``MAP``)."""
+    """True when ``map_rows`` is a 5×5 ``LOOK`` (the world offers no ``MAP``)."""
     pending: str | None = None
     """The turn sent and not yet answered (``MOVE N``), if any."""
     connected: bool = False
     log: MessageLog = field(default_factory=MessageLog)
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        """The map on screen: the spectator's view, or the player's map."""
+        return self.view_rows if self.watching else self.map_rows
+
+    @property
+    def showing_look(self) -> bool:
+        """True when the map on screen is a 5×5 ``LOOK``."""
+        return self.look and not self.watching
 
     @property
     def keymap(self) -> Keymap:
@@ -109,7 +122,7 @@ class GameState:
         self.players, self.watchers = info.players, info.watchers
         self.gold = self.moves = 0
         self.round = self.health = self.level = None
-        self.rows = ()
+        self.map_rows = ()
 
     def update_games(self, games: tuple[GameInfo, ...]) -> None:
         """A ``GAMES`` reply: the player and spectator counts of this game."""
@@ -123,8 +136,7 @@ class GameState:
         if isinstance(push, RoundEnded):
             self.round = push.number
         elif isinstance(push, View):
-            if self.watching:
-                self.rows, self.look = push.rows, False
+            self.view_rows = push.rows
         elif isinstance(push, Notice):
             self._read_notice(push.text)
         entry = describe_push(push)

@@ -1,0 +1,94 @@
+"""Watching, chat, the command line, and the ends a player does not choose."""
+
+from __future__ import annotations
+
+import socket
+
+import trio
+from textual.pilot import Pilot
+
+from clients import Client
+from clients.terminal.app import EndScreen, PlayApp
+
+from .conftest import RunApp, log_text, map_text, status_text, until
+
+
+async def test_watch_mode_follows_another_player(start_server, run_app: RunApp) -> None:
+    server = await start_server(map="tiny", seed=1)
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        await until(app, lambda: "#G.E#" in map_text(app))
+        assert "watching" in status_text(app)
+        await pilot.press("d")  # a spectator has no moves
+        await until(app, lambda: "The key d does nothing here" in log_text(app))
+        with Client.connect("127.0.0.1", server.port) as player:
+            player.hello()
+            await until(app, lambda: "#P.E#" in map_text(app))
+            player.move("E")
+            await until(app, lambda: "#GPE#" in map_text(app))
+            await until(app, lambda: "players 1" in status_text(app))
+            player.quit()
+        await until(app, lambda: "Game over" in log_text(app))
+
+    await run_app(PlayApp("127.0.0.1", server.port, watch="default"), scenario)
+
+
+async def test_chat_and_typed_commands(start_server, run_app: RunApp) -> None:
+    server = await start_server()
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        await until(app, lambda: "you: Ada" in status_text(app) and "@" in map_text(app))
+        await pilot.press("t", *"hello", "space", *"there", "enter")
+        await until(app, lambda: "<Ada> hello there" in log_text(app))
+        await pilot.press("colon", *"games", "enter")
+        await until(app, lambda: "GAMES 1" in log_text(app))
+        assert "> GAMES" in log_text(app)
+        await pilot.press("colon", *"dance", "enter")
+        await until(app, lambda: 'unknown command "dance"' in log_text(app))
+        await pilot.press("colon", *"move", "space", "up", "escape")  # Esc leaves the line
+        assert "MOVE UP" not in log_text(app)
+        with Client.connect("127.0.0.1", server.port) as bob:
+            bob.extend("chat")
+            bob.hello("Bob")
+            await until(app, lambda: "Bob joined the game" in log_text(app))
+            await until(app, lambda: "players 2" in status_text(app))
+            bob.shout("hi Ada")
+            await until(app, lambda: "<Bob> hi Ada" in log_text(app))
+            bob.quit()
+        await until(app, lambda: "Bob quit" in log_text(app))
+
+    await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
+
+
+async def test_server_closing_shows_its_last_line(start_server, run_app: RunApp) -> None:
+    server = await start_server(map="tiny", seed=1)
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        await until(app, lambda: "#@.E#" in map_text(app))
+        trio.from_thread.run_sync(server.shutdown)
+        await until(app, lambda: isinstance(app.screen, EndScreen))
+        assert "BYE the server is shutting down; goodbye" in log_text(app)
+        await pilot.press("x")
+        await app.wait_session_end()
+
+    app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    assert app.return_value is not None
+    assert app.return_value.text == "BYE the server is shutting down; goodbye"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
+    port = closed_port()
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        await app.wait_session_end()
+
+    app = await run_app(PlayApp("127.0.0.1", port), scenario)
+    assert app.return_value is not None
+    assert app.return_value.status == 1
+    assert app.return_value.text == f"cannot connect to 127.0.0.1:{port}: connection refused"
