@@ -109,6 +109,8 @@ class Server:
                 connection.check_time(now)
 
     def _say_goodbye(self, connections: trio.Nursery) -> None:
+        # The games end with the server, whoever is still in them: their replays say so.
+        self.lobby.close_all()
         for connection in list(self.connections):
             connection.finish(Bye("the server is shutting down; goodbye"), reason="server shutdown")
         # Connections close themselves after at most ``linger`` seconds; this is the backstop.

@@ -130,10 +130,16 @@ class Connection:
         try:
             while self._pending:
                 data, self._pending = self._pending, bytearray()
-                sent = await send(data)
-                while sent < len(data):
-                    del data[:sent]
+                try:
                     sent = await send(data)
+                    while sent < len(data):
+                        del data[:sent]
+                        sent = await send(data)
+                except BaseException:
+                    # Unsent, say because the reader was cancelled as the connection ends
+                    # (a world failed during a round): the writer's last flush sends it.
+                    self._pending[:0] = data
+                    raise
         finally:
             self._sending = False
 

@@ -10,7 +10,9 @@ What a caller may rely on:
   no file or folder (such as a generator's settings): clients cannot make the
   server open files of their choosing.
 * :meth:`Lobby.run` owns every game's task; when it returns, every game is
-  closed and its replay written to the end.
+  closed and its replay written to the end. :meth:`Lobby.close_all` does that
+  at once, so that the players a shutdown sends away are not recorded as having
+  left a game that went on.
 """
 
 from __future__ import annotations
@@ -98,7 +100,12 @@ class Lobby:
                 await trio.sleep_forever()
         finally:
             self._nursery = None
-            for game in self.games.values():
+            self.close_all()
+
+    def close_all(self) -> None:
+        """End every game now: the server is stopping (idempotent)."""
+        for game in self.games.values():
+            if not game.closed:
                 game.close("server stopped")
 
     # -- the lobby's commands -------------------------------------------------------------
