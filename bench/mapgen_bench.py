@@ -2,7 +2,8 @@
 
 For each size it generates dungeons from consecutive seeds and prints the median
 time of each stage (rock hardness, room placement, corridors, the RULES §4
-check inside :func:`mapgen.generate`, the classic map) and of the whole
+check inside :func:`mapgen.generate`, the classic map, the baddies board and the
+crawler level, both with their winnability search) and of the whole
 :func:`mapgen.generate` call, plus the rooms placed and the share of floor.
 Sizes and run counts are options; the defaults are the seed's 80 × 21 and the
 1,000 × 1,000 of the performance target.
@@ -19,11 +20,15 @@ from typing import TypeVar
 
 from mapgen import ROCK, ROOM, Dungeon, Settings, generate, validate
 from mapgen.corridors import carve_corridors
-from mapgen.formats import to_classic
+from mapgen.formats import to_baddies, to_classic, to_crawler
 from mapgen.hardness import rock_hardness
 from mapgen.rooms import place_rooms
 
 T = TypeVar("T")
+
+SEARCHED_AREA = 10_000
+"""The largest area whose crawler and baddies outputs are timed: each is searched for a
+win, which is bounded in states, not in time per square."""
 
 
 def _timed(action: Callable[[], T]) -> tuple[T, float]:
@@ -58,6 +63,9 @@ def _stages(seed: int, settings: Settings) -> dict[str, float]:
     dungeon = Dungeon(width, height, bytes(cells), tuple(rooms), bytes(hardness))
     _, times["validate"] = _timed(lambda: validate(dungeon))
     _, times["classic map"] = _timed(lambda: to_classic(dungeon, seed=seed))
+    if settings.width * settings.height <= SEARCHED_AREA:
+        _, times["baddies"] = _timed(lambda: to_baddies(dungeon, seed=seed))
+        _, times["crawler"] = _timed(lambda: to_crawler(dungeon, seed=seed))
     _, times["generate()"] = _timed(lambda: generate(seed, settings))
     return times
 

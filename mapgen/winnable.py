@@ -24,12 +24,15 @@ from worlds.crawler.state import Command, Outcome, State
 
 from .search import find_line
 
-__all__ = ["BADDIES_STEPS", "SEARCH_BUDGET", "baddies_line", "crawler_line"]
+__all__ = ["ATTEMPTS", "BADDIES_STEPS", "SEARCH_BUDGET", "baddies_line", "crawler_line", "thinned"]
 
 SEARCH_BUDGET: Final = 4_000
 """States a search may expand before it gives up: about 0.15 s at 80 × 21. Winnable
 generated levels are nearly all won within a few hundred; a placement that needs more
 is simply drawn again."""
+
+ATTEMPTS: Final = 10
+"""Placements an output tries before it gives up; see :func:`thinned`."""
 
 _FAR: Final = float("inf")
 _HERO: Final = 0
@@ -50,6 +53,17 @@ BADDIES_STEPS: Final[tuple[Step, ...]] = (
 
 _CRAWLER_COMMANDS: Final = tuple(Command)
 _FOUR_WAYS: Final = ((-1, 0), (1, 0), (0, -1), (0, 1))
+
+
+def thinned(attempt: int) -> float:
+    """The share of its foes an output places on ``attempt`` (from 0) of :data:`ATTEMPTS`.
+
+    The first half of the attempts place them all; each later one fewer, the last
+    none, where a connected dungeon is always winnable: a bad draw costs foes, not
+    the dungeon.
+    """
+    half = ATTEMPTS // 2
+    return min(1.0, (ATTEMPTS - 1 - attempt) / half)
 
 
 def _distances(

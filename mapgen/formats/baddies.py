@@ -20,7 +20,8 @@ bat per :data:`ROOMS_PER_BAT` rooms.
 
 :func:`mapgen.winnable.baddies_line` then searches the board with the game's own
 rules for a way to the ladder; if none is found, the pieces are placed again from
-the same stream, up to :data:`ATTEMPTS` times, then :class:`GenerationError`.
+the same stream, up to :data:`ATTEMPTS` times, the later ones with fewer baddies
+(:func:`mapgen.winnable.thinned`; the last with none), then :class:`GenerationError`.
 So a caller may rely on every board returned being winnable from its start, and
 on the same dungeon and seed giving the same board.
 """
@@ -44,14 +45,12 @@ from worlds.baddies.boardfile import format_board
 
 from ..dungeon import ROCK, ROOM, Dungeon, Room
 from ..settings import GenerationError
-from ..winnable import SEARCH_BUDGET, baddies_line
+from ..winnable import ATTEMPTS, SEARCH_BUDGET, baddies_line, thinned
 
 __all__ = ["ATTEMPTS", "MONSTERS_PER_ROOM", "ROOMS_PER_BAT", "baddies_text", "to_baddies"]
 
 MONSTERS_PER_ROOM: Final = 1
 ROOMS_PER_BAT: Final = 4
-ATTEMPTS: Final = 10
-"""Placements tried before giving up on a dungeon."""
 SIDE: Final = 3
 """The columns at the west of the hero's room and at the east of the ladder's."""
 CLEARANCE: Final = 3
@@ -68,8 +67,8 @@ def to_baddies(dungeon: Dungeon, *, seed: int = 0) -> Board:
     """``dungeon`` as a winnable baddies board, pieces placed from ``random.Random(seed)``."""
     statics = _statics(dungeon)
     rng = random.Random(seed)
-    for _ in range(ATTEMPTS):
-        board = _placed(dungeon, statics, rng)
+    for attempt in range(ATTEMPTS):
+        board = _placed(dungeon, statics, rng, thinned(attempt))
         if baddies_line(board) is not None:
             return board
     raise GenerationError(
@@ -102,7 +101,9 @@ def _side(room: Room, columns: range, rng: random.Random) -> Position:
     return rng.randrange(room.row, room.bottom + 1), rng.choice(columns)
 
 
-def _placed(dungeon: Dungeon, statics: dict[Position, str], rng: random.Random) -> Board:
+def _placed(
+    dungeon: Dungeon, statics: dict[Position, str], rng: random.Random, share: float
+) -> Board:
     """One draw of the hero, the ladder and the baddies (see the module docstring)."""
     rooms = dungeon.rooms
     west = min(range(len(rooms)), key=lambda n: (rooms[n].column, rooms[n].row))

@@ -14,7 +14,9 @@ level, drawn from ``random.Random`` of the level's seed:
 Then :func:`mapgen.winnable.crawler_line` searches the level with the game's own
 rules for a way off it alive (through the door, or out by the exit holding
 treasure). If none is found, everything is placed again from the same stream, up
-to :data:`ATTEMPTS` times; then :class:`GenerationError` says so. So a caller may
+to :data:`ATTEMPTS` times, the later ones with fewer monsters
+(:func:`mapgen.winnable.thinned`; the last with none); then
+:class:`GenerationError` says so. So a caller may
 rely on every level returned being winnable on its own from its start with no
 treasure, and hence on the whole dungeon being winnable (treasure only opens the
 exit sooner); and on the same dungeon and seed giving the same level.
@@ -45,7 +47,7 @@ from worlds.crawler.levelfile import (
 from ..dungeon import CORRIDOR, ROCK, ROOM, Dungeon, Position
 from ..generator import generate
 from ..settings import GenerationError, Settings
-from ..winnable import SEARCH_BUDGET, crawler_line
+from ..winnable import ATTEMPTS, SEARCH_BUDGET, crawler_line, thinned
 
 __all__ = [
     "ATTEMPTS",
@@ -63,8 +65,6 @@ ROOMS_PER_TREASURE: Final = 2
 ROOMS_PER_MONSTER: Final = 2
 LAIR_CLEARANCE: Final = 2
 """Monsters start at least this many squares (any way, diagonals too) from a corridor."""
-ATTEMPTS: Final = 10
-"""Placements tried on one level before giving up on it."""
 LEVEL_SEED_STEP: Final = 1_000_000
 """Level k of seed S is the dungeon of seed S + (k - 1) × this."""
 
@@ -102,8 +102,8 @@ def to_crawler(
     rng = random.Random(seed)
     base = dungeon.cells.translate(_TILES)
     source = source if source is not None else f"generated:{seed}"
-    for _ in range(ATTEMPTS):
-        level = _placed(dungeon, base, rng, last, source)
+    for attempt in range(ATTEMPTS):
+        level = _placed(dungeon, base, rng, last, source, thinned(attempt))
         if crawler_line(level) is not None:
             return level
     raise GenerationError(
@@ -141,8 +141,10 @@ def _clear(dungeon: Dungeon, square: Position) -> bool:
     )
 
 
-def _placed(dungeon: Dungeon, base: bytes, rng: random.Random, last: bool, source: str) -> Level:
-    """One draw of every placement on ``dungeon`` (see the module docstring)."""
+def _placed(
+    dungeon: Dungeon, base: bytes, rng: random.Random, last: bool, source: str, share: float
+) -> Level:
+    """One draw of every placement on ``dungeon``, with ``share`` of the monsters."""
     rooms, width = dungeon.rooms, dungeon.width
     tiles = bytearray(base)
     home = rng.randrange(len(rooms))
@@ -171,7 +173,7 @@ def _placed(dungeon: Dungeon, base: bytes, rng: random.Random, last: bool, sourc
         if number != home
         and (squares := [s for s in room.squares() if s not in taken and _clear(dungeon, s)])
     }
-    count = min(len(lairs), max(1, len(rooms) // ROOMS_PER_MONSTER))
+    count = int(min(len(lairs), max(1, len(rooms) // ROOMS_PER_MONSTER)) * share)
     for number in rng.sample(sorted(lairs), count):
         r, c = rng.choice(lairs[number])
         tiles[r * width + c] = ord(MONSTER)
