@@ -117,10 +117,9 @@ def _placed(
         for square in room.squares()
         if square != ladder and _king_steps(square, start) > CLEARANCE
     ]
-    monsters = MONSTERS_PER_ROOM * len(rooms)
+    monsters = int(MONSTERS_PER_ROOM * len(rooms) * share)
     supers = monsters // 3
-    glyphs = ([MONSTER] * (monsters - supers) + [SUPER_MONSTER] * supers) + [BAT] * (
-        len(rooms) // ROOMS_PER_BAT
-    )
+    bats = int(len(rooms) // ROOMS_PER_BAT * share)
+    glyphs = [MONSTER] * (monsters - supers) + [SUPER_MONSTER] * supers + [BAT] * bats
     baddies = dict(zip(rng.sample(free, len(glyphs)), glyphs, strict=True))
     return Board(dungeon.height, dungeon.width, {**statics, ladder: LADDER}, baddies, start)
