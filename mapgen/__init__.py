@@ -6,7 +6,9 @@ The parts, each in its own module:
   :class:`Dungeon` meeting RULES §4 out, the same on every machine;
 * :func:`validate` (:mod:`mapgen.validate`): every rule a dungeon breaks, with places;
 * :mod:`mapgen.formats`: a dungeon as each world reads it (the seed's drawing,
-  a classic map);
+  a classic map, crawler levels, a baddies board);
+* :mod:`mapgen.winnable` and :mod:`mapgen.search`: the proof, by search with each
+  world's own rules, that a crawler level or baddies board can be won;
 * :mod:`mapgen.spec`: the ``generated:...`` map spec that world plugins accept;
 * :mod:`mapgen.cli`: the ``dod-generate`` command.
 """
