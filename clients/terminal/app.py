@@ -226,23 +226,28 @@ class PlayApp(App[Ending]):
     # -- layout -----------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        with Horizontal(id="body"):
-            with Vertical(id="map-box"):
-                yield MapView(id="map")
-            log = RichLog(id="log", wrap=True, markup=False, max_lines=2000, min_width=20)
-            log.can_focus = False
-            yield log
-        yield Static(id="status")
-        yield Input(
+        # Kept, not queried: redraws may come while another screen is on top, or after
+        # the main screen is gone (the session's last words during shutdown).
+        self._map_box = Vertical(id="map-box")
+        self._map_view = MapView(id="map")
+        self._log = RichLog(id="log", wrap=True, markup=False, max_lines=2000, min_width=20)
+        self._log.can_focus = False
+        self._status = Static(id="status")
+        self._command_line = Input(
             placeholder=": type a protocol command   t chat   ? help",
             id="command",
             select_on_focus=False,
         )
+        with Horizontal(id="body"):
+            with self._map_box:
+                yield self._map_view
+            yield self._log
+        yield self._status
+        yield self._command_line
 
     def on_mount(self) -> None:
-        self.query_one("#map-box").border_title = "map"
-        self.query_one("#log").border_title = "messages"
-        self.query_one(MapView).focus()
+        self._log.border_title = "messages"
+        self._map_view.focus()
         self._redraw()
         trio.lowlevel.start_guest_run(
             self.session.run,
@@ -270,16 +275,15 @@ class PlayApp(App[Ending]):
     def _redraw(self) -> None:
         self._redraw_queued = False
         state = self.session.state
-        map_view = self.query_one(MapView)
+        map_view = self._map_view
         size = map_view.content_region.size
         map_view.update(render_map(state, size.height, size.width))
         what = "VIEW" if state.watching else "LOOK" if state.look else "MAP"
         world = state.world.name or "?"
-        self.query_one("#map-box").border_title = f"{world} · {state.game} · {what}"
-        self.query_one("#status", Static).update(status_line(state))
-        log = self.query_one(RichLog)
+        self._map_box.border_title = f"{world} · {state.game} · {what}"
+        self._status.update(status_line(state))
         for entry in state.log.since(self._log_shown):
-            log.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
+            self._log.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
         self._log_shown = state.log.added
         self.redraws += 1
         self._redrawn.set()
@@ -297,12 +301,12 @@ class PlayApp(App[Ending]):
     # -- keys ---------------------------------------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        command_line = self.query_one("#command", Input)
+        command_line = self._command_line
         if command_line.has_focus:
             if event.key == "escape":
                 event.stop()
                 command_line.value = ""
-                self.query_one(MapView).focus()
+                self._map_view.focus()
             return
         action = self.session.state.keymap.action(event.key)
         if action is None:
@@ -321,7 +325,7 @@ class PlayApp(App[Ending]):
             self.session.submit(action)
 
     def _open_command_line(self, text: str) -> None:
-        command_line = self.query_one("#command", Input)
+        command_line = self._command_line
         command_line.value = text
         command_line.focus()
         command_line.cursor_position = len(text)
@@ -329,7 +333,7 @@ class PlayApp(App[Ending]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         line = event.value
         event.input.value = ""
-        self.query_one(MapView).focus()
+        self._map_view.focus()
         if line.strip() and line != CHAT_PREFIX:
             self.session.submit(line)
 

@@ -9,6 +9,7 @@ redraw of the app, never on a timer.
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Awaitable, Callable
 
 import pytest
@@ -56,3 +57,10 @@ def status_text(app: PlayApp) -> str:
 
 def log_text(app: PlayApp) -> str:
     return "\n".join(strip.text for strip in app.query_one(RichLog).lines)
+
+
+def closed_port() -> int:
+    """A loopback port nobody listens on (it was free a moment ago)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import socket
-
 import trio
 from textual.pilot import Pilot
 
 from clients import Client
 from clients.terminal.app import EndScreen, PlayApp
 
-from .conftest import RunApp, log_text, map_text, status_text, until
+from .conftest import RunApp, closed_port, log_text, map_text, status_text, until
 
 
 async def test_watch_mode_follows_another_player(start_server, run_app: RunApp) -> None:
@@ -74,12 +72,6 @@ async def test_server_closing_shows_its_last_line(start_server, run_app: RunApp)
     app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
     assert app.return_value is not None
     assert app.return_value.text == "BYE the server is shutting down; goodbye"
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
