@@ -188,8 +188,8 @@ class PlayApp(App[Ending]):
     ENABLE_COMMAND_PALETTE = False
     CSS = """
     #body { height: 1fr; }
-    #map-box { width: 3fr; border: round $accent; padding: 0 1; }
-    #map { width: 1fr; height: 1fr; }
+    #map-box { width: 3fr; border: round $accent; padding: 0 1; align: center middle; }
+    #map { width: auto; height: auto; }
     #log { width: 2fr; border: round $secondary; scrollbar-size-vertical: 1; }
     #status { height: 1; padding: 0 1; background: $boost; color: $text; }
     #command { height: 3; border: round $panel-lighten-2; }
@@ -275,9 +275,9 @@ class PlayApp(App[Ending]):
     def _redraw(self) -> None:
         self._redraw_queued = False
         state = self.session.state
-        map_view = self._map_view
-        size = map_view.content_region.size
-        map_view.update(render_map(state, size.height, size.width))
+        # The map is centred in its box, and cropped to the box when larger.
+        size = self._map_box.content_region.size
+        self._map_view.update(render_map(state, size.height, size.width))
         what = "VIEW" if state.watching else "LOOK" if state.look else "MAP"
         world = state.world.name or "?"
         self._map_box.border_title = f"{world} · {state.game} · {what}"

@@ -37,6 +37,7 @@ from protocol.commands import (
     Move,
     Pickup,
     Quit,
+    Shout,
     Stay,
     Watch,
     parse_command,
@@ -327,14 +328,18 @@ class Session:
             return
         if command is None:
             return
-        state.note(f"> {command.to_line()}", Kind.SENT)
+        # Chat comes back as a MESSAGE line: echoing the SHOUT and its SUCCESS is noise.
+        chat = isinstance(command, Shout)
+        if not chat:
+            state.note(f"> {command.to_line()}", Kind.SENT)
         if isinstance(command, Quit):
             self._quitting = True
         if isinstance(command, Move | Stay | Pickup):
             state.pending = command.to_line()
             self._changed()
         sent = await command_line.send(client, command)
-        state.log.extend(Kind.REPLY, sent.lines)
+        if not chat:
+            state.log.extend(Kind.REPLY, sent.lines)
         await self._after_typed(client, command, sent.value)
         self._want_refresh()
 

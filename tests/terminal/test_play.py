@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from textual.pilot import Pilot
+import re
 
-from clients.terminal.app import ConfirmScreen, EndScreen, PlayApp
+from textual.pilot import Pilot
+from textual.widgets import Static
+
+from clients.terminal.app import ConfirmScreen, EndScreen, HelpScreen, PlayApp
 
 from .conftest import RunApp, log_text, map_text, status_text, until
 
@@ -104,6 +107,15 @@ async def test_baddies_nine_keys_and_quit_without_q(start_server, run_app: RunAp
         await pilot.press("q")  # north-west, not quit
         await until(app, lambda: _where(app, "@") == (0, 1))
         assert not isinstance(app.screen, ConfirmScreen)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        shown = "\n".join(str(part.content) for part in app.screen.query(Static))
+        assert "Keys (baddies)" in shown
+        assert re.search(r"^Esc Ctrl-Q Ctrl-C +quit", shown, re.MULTILINE)
+        assert re.search(r"^q +move north-west", shown, re.MULTILINE)
+        assert "escape ladder" in shown
+        await pilot.press("space")
+        assert not isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert isinstance(app.screen, ConfirmScreen)
         await pilot.press("n", "ctrl+q")
