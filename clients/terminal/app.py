@@ -10,8 +10,8 @@ What a caller may rely on:
 
 * ``PlayApp(...).run()`` returns the session's :class:`~clients.terminal.session.Ending`
   (``None`` only if the app was closed before the session started).
-* The screen is redrawn after every change the session reports; ``redraws``
-  counts the redraws and :meth:`PlayApp.wait_redraw` waits for the next one,
+* The screen is redrawn after every change the session reports;
+  :meth:`PlayApp.wait_redraw` waits for the next redraw and
   :meth:`PlayApp.wait_session_end` for the end of the connection (for tests and
   embedding: no polling needed).
 * Quitting always asks first. When the server ends the game, the last line stays
@@ -31,6 +31,8 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RichLog, Static
+
+from protocol.replies import Lose, Win
 
 from .keys import QUIT, Verb
 from .messages import Kind
@@ -165,9 +167,8 @@ class EndScreen(ModalScreen[None]):
         self._ending = ending
 
     def compose(self) -> ComposeResult:
-        style = {"WIN": "bold #5fd75f", "LOSE": "bold #ff5f5f"}.get(
-            self._ending.text.split(" ", 1)[0], "bold"
-        )
+        styles = {Win: LOG_STYLES[Kind.WIN], Lose: LOG_STYLES[Kind.LOSE]}
+        style = styles.get(type(self._ending.final), "bold")
         yield Static(
             Text.assemble((self._ending.text, style), "\n\nPress any key to leave."), id="ending"
         )
@@ -213,7 +214,6 @@ class PlayApp(App[Ending]):
         self.session = Session(
             host, port, name=name, game=game, watch=watch, on_change=self._session_changed
         )
-        self.redraws = 0
         self._redrawn = asyncio.Event()
         self._log_shown = 0
         self._ending: Ending | None = None
@@ -285,7 +285,6 @@ class PlayApp(App[Ending]):
         for entry in state.log.since(self._log_shown):
             self._log.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
         self._log_shown = state.log.added
-        self.redraws += 1
         self._redrawn.set()
         self._redrawn = asyncio.Event()
 

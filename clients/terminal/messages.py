@@ -74,19 +74,12 @@ class MessageLog:
         for line in lines:
             self.add(kind, line)
 
-    @property
-    def entries(self) -> tuple[Entry, ...]:
-        return tuple(self._entries)
-
     def since(self, seen: int) -> list[Entry]:
         """The entries added after the first ``seen`` (those still kept)."""
         missing = self.added - seen
         if missing <= 0:
             return []
         return list(self._entries)[-missing:]
-
-    def texts(self) -> list[str]:
-        return [entry.text for entry in self._entries]
 
 
 _LEFT = {

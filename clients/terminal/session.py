@@ -17,6 +17,9 @@ What a caller may rely on:
 * After every answered turn the map is asked for again (``MAP``, or ``LOOK`` where
   there is no ``MAP``), and again after each pushed line that can change it;
   requests that pile up are merged into one.
+* Quitting does not wait behind an unanswered turn: ``QUIT`` is sent at once, and
+  if no ``BYE`` comes within a few seconds (a round still running) the
+  connection is closed, which leaves the game as well.
 * :meth:`Session.stop` ends ``run`` at once (thread-safe).
 """
 
@@ -80,7 +83,8 @@ class Ending:
     ``text`` is for the terminal once the screen is gone; ``status`` is the exit
     status (0: a game played to its end or left, 1: no server, or the connection
     broke); ``wait`` is true when the screen should show the ending until a key
-    is pressed (the server ended the game, not the player).
+    is pressed (the server ended the game, not the player); ``final`` is the
+    server's last line, if it sent one.
     """
 
     text: str
@@ -115,6 +119,8 @@ class Session:
         self._broken: str | None = None
         self._wanted = trio.Event()
         self._moves_base = 0
+        self._client: AsyncClient | None = None
+        self._nursery: trio.Nursery | None = None
 
     # -- from the screen (any thread) -----------------------------------------------------
 
@@ -136,6 +142,11 @@ class Session:
                 self._token.run_sync_soon(function, *args)
 
     def _accept(self, item: Action | str) -> None:
+        if isinstance(item, Action) and item.verb is Verb.QUIT:
+            # Not behind a turn that waits for a slow round: quit now.
+            if self._nursery is not None and self._client is not None:
+                self._nursery.start_soon(self._quit, self._client)
+            return
         if isinstance(item, Action) and item.is_turn:
             if self._turn_busy:
                 return
@@ -162,6 +173,7 @@ class Session:
                     state.connected = True
                     self._changed()
                     async with trio.open_nursery() as nursery:
+                        self._client, self._nursery = client, nursery
                         nursery.start_soon(self._play, client)
                         nursery.start_soon(self._refresh_loop, client)
                         final = await client.wait_closed(math.inf)
@@ -176,12 +188,14 @@ class Session:
         return Ending("")
 
     def _ending(self, final: FinalReply | None) -> Ending:
-        entry = describe_final(final)
         self.state.connected = False
+        if self._broken is not None:
+            self.state.note(self._broken, Kind.ERROR)
+            self._changed()
+            return Ending(f"the connection broke: {self._broken}", status=1, wait=True)
+        entry = describe_final(final)
         self.state.note(entry.text, entry.kind)
         self._changed()
-        if self._broken is not None:
-            return Ending(f"the connection broke: {self._broken}", status=1, wait=True)
         if final is None:
             return Ending("the server closed the connection", status=1, wait=True)
         said = final.lines()[0]
@@ -285,9 +299,6 @@ class Session:
         if action.verb is Verb.REDRAW:
             self._want_refresh()
             return
-        if action.verb is Verb.QUIT:
-            await self._quit(client)
-            return
         line = action.protocol_line
         if line is None:
             return
@@ -315,7 +326,10 @@ class Session:
     async def _quit(self, client: AsyncClient) -> None:
         self._quitting = True
         with trio.move_on_after(QUIT_TIMEOUT) as waited:
-            await client.quit()
+            try:
+                await client.quit()
+            except ClientError:
+                return  # the connection is over anyway; ``run`` reports how
         if waited.cancelled_caught and self._scope is not None:
             self._scope.cancel()
 

@@ -84,3 +84,21 @@ async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
     assert app.return_value is not None
     assert app.return_value.status == 1
     assert app.return_value.text == f"cannot connect to 127.0.0.1:{port}: connection refused"
+
+
+async def test_a_turn_waits_for_the_round_and_says_so(start_server, run_app: RunApp) -> None:
+    server = await start_server(world="crawler")
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        with Client.connect("127.0.0.1", server.port) as bob:
+            bob.hello("Bob")
+            await until(app, lambda: "players 2" in status_text(app))
+            await pilot.press("e")
+            await until(app, lambda: "STAY: waiting for the round" in status_text(app))
+            assert "moves 0" in status_text(app)
+            bob.stay()
+            await until(app, lambda: "round 1" in status_text(app))
+            await until(app, lambda: "waiting" not in status_text(app))
+            assert "moves 1" in status_text(app)
+
+    await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
