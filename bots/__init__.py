@@ -11,5 +11,9 @@ from typing import Final
 KINDS: Final = {
     "random": "bots.random",
     "explorer": "bots.explorer",
+    "crawler-solver": "bots.crawler_solver",
+    "baddie-lurer": "bots.baddie_lurer",
+    "ladder": "bots.ladder",
+    "knight": "bots.knight",
 }
 """Bot kind, as the launcher takes it, to the module that runs it."""
