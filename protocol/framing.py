@@ -122,11 +122,18 @@ class LineFramer:
                 self._after_cr = True
             data = data.replace(b"\r", b"\n")
         buffer = self._buffer
-        buffer += data
-        if 0x0A in data:
-            *complete, rest = buffer.split(b"\n")
-            self._lines.extend(complete)
-            self._buffer = bytearray(rest)
+        if 0x0A not in data:
+            buffer += data
+            return
+        if buffer:
+            buffer += data
+            data = bytes(buffer)
+            buffer.clear()
+        # The usual case, whole lines in one chunk, costs one split and no copies.
+        *complete, rest = data.split(b"\n")
+        self._lines.extend(complete)
+        if rest:
+            buffer += rest
 
     def _strip_telnet(self, data: bytes) -> bytes:
         """Remove telnet commands from ``data``, queueing refusals; keeps state across calls."""

@@ -294,7 +294,7 @@ class Connection:
                 if self._pending and not self._sending:
                     # Written here rather than by the writer task to save a task switch
                     # per reply; a client that leaves them unread is cut off in time.
-                    self._replying_since = clock()
+                    self._replying_since = self._heard
                     self._replying = True
                     try:
                         await self._flush()

@@ -25,11 +25,14 @@ def look_window(
     row: int,
     column: int,
     occupants: Mapping[tuple[int, int], str] | None = None,
+    *,
+    centre: str | None = None,
 ) -> tuple[str, ...]:
     """The view centred on (row, column) of the map ``tiles`` (a list of rows).
 
     ``occupants`` maps a square to the glyph drawn over its tile; the centre
-    square always shows its tile. The cost does not depend on the map's size, and
+    square always shows its tile, or ``centre`` when given (for a world whose
+    ``tiles`` already have its players drawn in). The cost does not depend on the map's size, and
     depends on the number of occupants only up to the 24 squares in view.
     """
     height = len(tiles)
@@ -60,5 +63,7 @@ def look_window(
                     glyph = get(square)
                     if glyph is not None and square != (row, column):
                         view[dr][dc] = glyph
+    if centre is not None:
+        view[RADIUS][RADIUS] = centre
     view[0][0] = view[0][_LAST] = view[_LAST][0] = view[_LAST][_LAST] = CORNER
     return tuple(map("".join, view))

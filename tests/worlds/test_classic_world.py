@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from protocol.commands import Move, Pickup
 from protocol.direction import Direction
@@ -187,3 +189,40 @@ def test_same_seed_and_actions_same_game() -> None:
         return log
 
     assert play(3) == play(3)
+
+
+def naive_look(w: ClassicWorld, player: int) -> tuple[str, ...]:
+    """LOOK computed from scratch from the rules, to check the world's faster one."""
+    row, column = w.status(player).position
+    others = {w.status(p).position: w._players[p].kind.value for p in w._players if p != player}
+    rows = []
+    for r in range(row - 2, row + 3):
+        line = ""
+        for c in range(column - 2, column + 3):
+            if abs(r - row) == 2 and abs(c - column) == 2:
+                line += "X"
+            elif not (0 <= r < w.map.height and 0 <= c < w.map.width):
+                line += "#"
+            else:
+                line += others.get((r, c)) or w.tile((r, c))
+        rows.append(line)
+    return tuple(rows)
+
+
+@given(
+    st.lists(st.tuples(st.integers(1, 6), st.sampled_from("NSEWPJL")), max_size=80),
+    st.integers(0, 1000),
+)
+def test_look_always_matches_the_rules(script: list[tuple[int, str]], seed: int) -> None:
+    w = world(["G.#..G", "..G.#.", "#...G.", "..E..."], goal=2, seed=seed)
+    for player, step in script:
+        if step == "J" and player not in w:
+            w.join(player, PlayerKind.BOT if player % 2 else PlayerKind.HUMAN)
+        elif step == "L":
+            w.leave(player)
+        elif player in w:
+            action = Pickup() if step == "P" else Move(Direction[step]) if step != "J" else None
+            if action is not None:
+                w.resolve([(player, action)])
+        for p in list(w._players):
+            assert w.look(p) == naive_look(w, p)

@@ -72,6 +72,9 @@ class ClassicWorld(World):
         ]
         self._players: dict[PlayerId, _Player] = {}
         self._glyphs: dict[Position, str] = {}  # square -> glyph of the player on it
+        # The map with every player drawn on it, kept up to date move by move, so that
+        # LOOK (the commonest command) is five slices whatever the number of players.
+        self._scene = [list(row) for row in dungeon.rows]
 
     @property
     def goal(self) -> int:
@@ -101,6 +104,7 @@ class ClassicWorld(World):
             position = at
         self._players[player] = _Player(position, kind)
         self._glyphs[position] = kind.value
+        self._scene[position[0]][position[1]] = kind.value
         return [Joined(player, position)]
 
     def _free_square(self) -> Position:
@@ -121,7 +125,7 @@ class ClassicWorld(World):
         state = self._players.pop(player, None)
         if state is None:
             return []
-        del self._glyphs[state.position]
+        self._vacate(state.position)
         return [Left(player)]
 
     def status(self, player: PlayerId) -> PlayerStatus | None:
@@ -170,14 +174,13 @@ class ClassicWorld(World):
         if target in self._glyphs:
             events.append(Blocked(player, "another player"))
             return
-        glyphs = self._glyphs
-        del glyphs[origin]
-        glyphs[target] = state.kind.value
+        self._vacate(origin)
+        self._glyphs[target] = self._scene[row][column] = state.kind.value
         state.position = target
         events.append(Moved(player, origin, target))
         if tile == EXIT and state.gold >= self.map.goal:
             del self._players[player]
-            del glyphs[target]
+            self._vacate(target)
             events.append(
                 Escaped(
                     player,
@@ -186,6 +189,10 @@ class ClassicWorld(World):
                     f"You escaped the dungeon with {state.gold} gold in {state.moves} moves.",
                 )
             )
+
+    def _vacate(self, square: Position) -> None:
+        del self._glyphs[square]
+        self._scene[square[0]][square[1]] = self._tiles[square[0]][square[1]]
 
     def _pickup(self, player: PlayerId, state: _Player) -> Event:
         row, column = state.position
@@ -203,12 +210,10 @@ class ClassicWorld(World):
 
     def look(self, player: PlayerId) -> tuple[str, ...]:
         row, column = self._players[player].position
-        return look_window(self._tiles, row, column, self._glyphs)
+        return look_window(self._scene, row, column, centre=self._tiles[row][column])
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
-        rows = [row[:] for row in self._tiles]
-        for (r, c), glyph in self._glyphs.items():
-            rows[r][c] = glyph
+        rows = [row[:] for row in self._scene]
         me = self._players.get(viewer) if viewer is not None else None
         if me is not None:
             rows[me.position[0]][me.position[1]] = SELF
