@@ -191,7 +191,9 @@ class _Lines:
         self.credit = credit
 
 
-async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, counter) -> None:
+async def _bot(
+    plan: Plan, index: int, shared: dict, result: WorkerResult, counter, slowest
+) -> None:
     rng = random.Random(plan.seed * 100_003 + index)
     stream = await trio.open_tcp_stream("127.0.0.1", plan.port)
     lines = _Lines(stream)
@@ -211,8 +213,11 @@ async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, count
             await lines.wait(sum(map(count_of, batch)))
             if now >= measure_from:
                 result.completed += len(batch)
-                latencies.append(clock() - now)
+                latency = clock() - now
+                latencies.append(latency)
                 counter.value += len(batch)
+                if latency > slowest.value:
+                    slowest.value = latency
     else:
         due = shared["start"] + rng.random() * plan.interval
         while due < stop_at:
@@ -222,8 +227,11 @@ async def _bot(plan: Plan, index: int, shared: dict, result: WorkerResult, count
             await lines.wait(count_of(command))
             if due >= measure_from:
                 result.completed += 1
-                latencies.append(clock() - due)
+                latency = clock() - due
+                latencies.append(latency)
                 counter.value += 1
+                if latency > slowest.value:
+                    slowest.value = latency
             due += plan.interval
     await trio.sleep_until(stop_at + CLOSE_GRACE)
     await stream.aclose()
@@ -236,13 +244,13 @@ async def _time_cpu(plan: Plan, shared: dict, result: WorkerResult) -> None:
     result.cpu_seconds = time.process_time() - before
 
 
-async def _worker_main(plan: Plan, shaped: bool, connected, go, counter) -> WorkerResult:
+async def _worker_main(plan: Plan, shaped: bool, connected, go, counter, slowest) -> WorkerResult:
     result = WorkerResult()
     shared = {"connected": 0, "go": trio.Event(), "start": 0.0, "shaped": shaped}
 
     async def bot(index: int) -> None:
         try:
-            await _bot(plan, index, shared, result, counter)
+            await _bot(plan, index, shared, result, counter, slowest)
         except (OSError, EOFError, trio.BrokenResourceError):
             result.errors += 1
 
@@ -261,9 +269,9 @@ async def _worker_main(plan: Plan, shaped: bool, connected, go, counter) -> Work
     return result
 
 
-def _worker(plan: Plan, shaped: bool, connected, go, counter, results) -> None:
+def _worker(plan: Plan, shaped: bool, connected, go, counter, slowest, results) -> None:
     _raise_file_limit()
-    result = trio.run(_worker_main, plan, shaped, connected, go, counter)
+    result = trio.run(_worker_main, plan, shaped, connected, go, counter, slowest)
     results.put(asdict(result))
 
 
@@ -288,6 +296,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
     go = context.Event()
     results = context.Queue()
     counters = [context.Value("q", 0) for _ in shares]
+    slowest = [context.Value("d", 0.0) for _ in shares]
     connected = [context.Value("q", 0) for _ in shares]
     rss_before = server.rss_kib()
     processes = []
@@ -303,7 +312,8 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
             args.seed + i,
         )
         process = context.Process(
-            target=_worker, args=(plan, shaped, connected[i], go, counters[i], results)
+            target=_worker,
+            args=(plan, shaped, connected[i], go, counters[i], slowest[i], results),
         )
         process.start()
         processes.append(process)
@@ -338,10 +348,13 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
             phase = "warm-up" if now < measure_from else "measuring" if now < stop_at else "closing"
             print(
                 f"  {server.name:5} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
-                f"{(count - last_count) / (now - last):10,.0f} replies/s",
+                f"{(count - last_count) / (now - last):10,.0f} replies/s, slowest "
+                f"{max(v.value for v in slowest) * 1000:8.2f} ms",
                 file=sys.stderr,
             )
             last, last_count = now, count
+            for value in slowest:
+                value.value = 0.0
     if cpu_to is None:
         cpu_to = server.cpu_seconds()
     collected = [results.get(timeout=60) for _ in processes]
