@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO, Final
 
+from clients.console import run_console_game
 from worlds.baddies.board import Board
 from worlds.baddies.generate import ParameterError, Parameters, generate
 from worlds.baddies.rules import (
@@ -217,11 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         out.write(text)
         out.flush()
 
-    try:
-        return play(Reader(sys.stdin.buffer), write)
-    except KeyboardInterrupt:
-        write("\n")
-        return 130
+    return run_console_game(lambda: play(Reader(sys.stdin.buffer), write))
 
 
 if __name__ == "__main__":

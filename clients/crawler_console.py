@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from clients.console import run_console_game
 from worlds.crawler import KEYS, State, Status, Turn
 from worlds.crawler import text as say
 from worlds.crawler.dungeon import load_level
@@ -165,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "Type a dungeon name and its number of levels (e.g. 'tutorial 5'), then "
         "w, a, s, d to move, e to stay, q to quit.",
     ).parse_args(argv)
-    return play(sys.stdin, sys.stdout, sys.stderr)
+    return run_console_game(lambda: play(sys.stdin, sys.stdout, sys.stderr))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,55 @@
+"""The console games end quietly when their reader goes away or Ctrl-C is pressed."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BIN = Path(sys.executable).parent
+
+
+@pytest.mark.parametrize(
+    ("script", "answers"),
+    [
+        ("dod-crawler", b"tutorial 5\n" + b"sdsdsdsd\n" * 200),
+        ("dod-baddies", b"15\n40\n50\n6\n2\n1\n" + b"w\n" * 200),
+    ],
+)
+def test_a_reader_that_goes_away_ends_the_game_without_a_traceback(
+    script: str, answers: bytes
+) -> None:
+    game = subprocess.Popen(
+        [str(BIN / script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert game.stdout is not None and game.stdin is not None
+    # The answers fit in the pipe; the game's output, two hundred boards, does not.
+    game.stdin.write(answers)
+    game.stdin.close()
+    game.stdout.read1(100)
+    game.stdout.close()  # like `dod-crawler | head -1`
+    assert game.wait(timeout=30) in (0, 1)
+    assert game.stderr is not None
+    assert b"Traceback" not in game.stderr.read()
+
+
+def test_ctrl_c_ends_the_game_with_status_130() -> None:
+    game = subprocess.Popen(
+        [str(BIN / "dod-crawler")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert game.stdout is not None
+    seen = b""
+    while b"Please enter the dungeon name" not in seen:
+        chunk = game.stdout.read1(4096)
+        assert chunk, "the game ended before asking for a dungeon"
+        seen += chunk
+    game.send_signal(signal.SIGINT)
+    _, errors = game.communicate(timeout=30)
+    assert game.returncode == 130
+    assert b"Traceback" not in errors
