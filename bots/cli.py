@@ -64,6 +64,14 @@ class Bot:
         self.options = options
         self.rng = random.Random(options.seed)
         self._next_progress = 0.0
+        #: Gold the bot counted itself, where the world hands it over without a
+        #: ``PICKUP`` (crawler treasure is taken on entry); ``None``: the client's count.
+        self.gold: int | None = None
+
+    @property
+    def held(self) -> int:
+        """Gold held, as the bot's result and progress lines report it."""
+        return self.client.gold if self.gold is None else self.gold
 
     @property
     def name(self) -> str:
@@ -83,7 +91,7 @@ class Bot:
         if now >= self._next_progress:
             self._next_progress = now + PROGRESS_INTERVAL
             client = self.client
-            print(Progress(self.name, client.moves, client.gold).to_line(), flush=True)
+            print(Progress(self.name, client.moves, self.held).to_line(), flush=True)
 
 
 PlayFunction = Callable[[Bot], "str | None"]
@@ -166,7 +174,7 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
             bot=kind,
             name=bot.name if bot else options.name or f"{kind}-{os.getpid()}",
             outcome=outcome,
-            gold=client.gold if client else 0,
+            gold=bot.held if bot else client.gold if client else 0,
             moves=client.moves if client else 0,
             seconds=round(time.monotonic() - started, 3),
             detail=detail,

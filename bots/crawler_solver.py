@@ -59,6 +59,7 @@ def play(bot: Bot) -> str | None:
             client.stay()
         elif client.move(DIRECTIONS[command]) and rows[target[0]][target[1]] == TREASURE:
             treasure += 1
+            bot.gold = treasure
         if expected.outcome is Outcome.ESCAPED:
             return None
     return "move limit reached"

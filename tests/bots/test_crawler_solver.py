@@ -102,6 +102,7 @@ async def run_solver(port: int, *options: str) -> tuple[int, int]:
     assert result.outcome == "win", result
     won = WON.fullmatch(result.detail)
     assert won is not None and int(won[2]) == result.moves
+    assert int(won[1]) == result.gold, "the result line counts the treasure the server did"
     return int(won[1]), result.moves
 
 
