@@ -13,13 +13,22 @@ from __future__ import annotations
 import random
 
 from .corridors import carve_corridors
-from .dungeon import ROOM, Dungeon
+from .dungeon import ROOM, Dungeon, Room
 from .hardness import rock_hardness
 from .rooms import place_rooms
 from .settings import GenerationError, Settings
 from .validate import validate
 
-__all__ = ["generate"]
+__all__ = ["generate", "mark_rooms"]
+
+
+def mark_rooms(rooms: list[Room], width: int, cells: bytearray, hardness: bytearray) -> None:
+    """Lay the rooms' floor into ``cells``; room squares cost nothing to cross."""
+    for room in rooms:
+        for r in range(room.row, room.bottom + 1):
+            start = r * width + room.column
+            cells[start : start + room.width] = bytes((ROOM,)) * room.width
+            hardness[start : start + room.width] = bytes(room.width)
 
 
 def generate(seed: int, settings: Settings | None = None) -> Dungeon:
@@ -30,11 +39,7 @@ def generate(seed: int, settings: Settings | None = None) -> Dungeon:
     hardness = rock_hardness(width, height, rng)
     rooms = place_rooms(settings, rng)
     cells = bytearray(width * height)
-    for room in rooms:
-        for r in range(room.row, room.bottom + 1):
-            start = r * width + room.column
-            cells[start : start + room.width] = bytes((ROOM,)) * room.width
-            hardness[start : start + room.width] = bytes(room.width)
+    mark_rooms(rooms, width, cells, hardness)
     carve_corridors(
         width,
         height,
