@@ -99,6 +99,9 @@ __all__ = [
 T = TypeVar("T")
 
 DEFAULT_PORT: Final = 40004
+DEFAULT_TIMEOUT: Final = 10.0
+"""Seconds either client waits for a reply before raising ``ClientTimeout``."""
+RECEIVE_SIZE: Final = 65536
 """The port servers listen on unless told otherwise."""
 MAX_LINE_LENGTH: Final = 65536
 """Longest line accepted from a server (a ``MAP`` row can be long)."""

@@ -36,15 +36,23 @@ from typing import TypeVar
 from protocol.direction import Direction
 from protocol.replies import FinalReply, GameInfo, Push
 
-from .core import CLOSED, DEFAULT_PORT, Answer, ClientCore, ClientState, PickupResult, Request
+from .core import (
+    CLOSED,
+    DEFAULT_PORT,
+    DEFAULT_TIMEOUT,
+    RECEIVE_SIZE,
+    Answer,
+    ClientCore,
+    ClientState,
+    PickupResult,
+    Request,
+)
 from .errors import ClientTimeout
 from .grid import Grid
 
 __all__ = ["Client"]
 
 T = TypeVar("T")
-RECEIVE_SIZE = 65536
-DEFAULT_TIMEOUT = 10.0
 
 
 class Client(ClientState):
