@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ from worlds.classic.mapfile import parse_map, read_map
 from worlds.crawler import parse_level
 from worlds.crawler.dungeon import open_dungeon
 
-from ..helpers import REPO, TIMEOUT
+from ..helpers import TIMEOUT
 
 
 def test_the_default_is_the_drawing_of_seed_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -133,7 +132,6 @@ def test_the_console_script_runs() -> None:
         [str(Path(sys.executable).with_name("dod-generate")), "--seed", "3", "--width", "30"],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
         timeout=TIMEOUT,
     )
     assert result.returncode == 0, result.stderr

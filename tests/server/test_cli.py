@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import subprocess
@@ -12,12 +11,9 @@ from pathlib import Path
 
 import trio
 
-from ..helpers import REPO, TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer
 
 SCRIPT = str(Path(sys.executable).with_name("dod-server"))
-# The scripts run against this source tree, even for packages added after the
-# editable install was made.
-ENV = {**os.environ, "PYTHONPATH": str(REPO)}
 
 
 async def _started(process: trio.Process) -> tuple[int, bytes]:
@@ -36,7 +32,6 @@ async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
         [SCRIPT, "--port", "0", "--map", "tiny", "--log-format", "json"],
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
-        env=ENV,
     )
     try:
         port, seen = await _started(process)
@@ -65,7 +60,6 @@ def test_python_dash_m_server_lists_worlds() -> None:
         text=True,
         timeout=TIMEOUT,
         check=True,
-        env=ENV,
     )
     assert any(line.startswith("classic ") for line in result.stdout.splitlines())
 
@@ -78,7 +72,6 @@ def test_a_bad_map_stops_startup_with_its_place(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        env=ENV,
     )
     assert result.returncode == 2
     assert f"{bad}:4:2: unknown tile '?'" in result.stderr
@@ -90,7 +83,6 @@ def test_an_unknown_world_is_named() -> None:
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
-        env=ENV,
     )
     assert result.returncode == 2
     assert "unknown world 'chess'" in result.stderr

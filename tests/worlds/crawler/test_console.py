@@ -58,14 +58,13 @@ def test_a_level_that_fails_to_load_says_why_on_standard_error(
 def test_the_installed_program_exits_with_status_1_on_a_bad_level(tmp_path: Path) -> None:
     (tmp_path / "bad1.txt").write_text("2 2\n0 0\n- ?\n- x")
     done = subprocess.run(
-        [sys.executable, "-m", "clients.crawler_console"],
+        [str(Path(sys.executable).with_name("dod-crawler"))],
         input="bad 1\n",
         capture_output=True,
         text=True,
         cwd=tmp_path,
         check=False,
         timeout=30,
-        env={"PYTHONPATH": str(Path(__file__).resolve().parents[3])},
     )
     assert done.returncode == 1
     assert done.stdout.endswith("Level 1\nReturning you back to the real word, adventurer!\n")
