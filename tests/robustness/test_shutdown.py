@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from ..helpers import TIMEOUT, Peer
-from ..server.test_cli import ENV, SCRIPT, _started
+from ..server.test_cli import SCRIPT, _started
 
 GOODBYE = b"BYE the server is shutting down; goodbye\n"
 
@@ -22,7 +22,6 @@ async def test_sigterm_says_goodbye_flushes_replays_and_exits_cleanly(tmp_path: 
         [SCRIPT, "--port", "0", "--map", "tiny", "--seed", "1", "--replay-dir", str(replays)],
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
-        env=ENV,
     )
     try:
         port, _ = await _started(process)
