@@ -99,14 +99,20 @@ class Connection:
     # -- output -------------------------------------------------------------------
 
     def send(self, reply: Reply) -> None:
-        """Queue ``reply``; never blocks. Cuts the client off if its queue is too long."""
+        """Queue ``reply``; never blocks. Cuts the client off if its queue is too long.
+
+        The limit judges the backlog a reply joins, not the reply: one large reply
+        (the ``MAP`` of a big board) to a client that reads is always sent, while a
+        client that leaves more than ``max_pending_output`` bytes unread is cut off at
+        the next line queued for it, so memory stays within the limit plus one reply.
+        """
         if self.reason is not None:
             return
-        self._pending += reply.to_bytes()
         if len(self._pending) > self.config.max_pending_output:
             self._pending.clear()
             self._stop(CUT_OFF)
             return
+        self._pending += reply.to_bytes()
         if not self._in_batch:
             self._writer_wakeup.unpark_all()
 

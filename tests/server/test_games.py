@@ -187,3 +187,16 @@ async def test_an_extended_client_that_never_reads_is_cut_off(
                 assert await other.ask("HELLO") == ["GOLD 3"]
     assert server.games["default"].info().players == 2
     assert await talker.ask("MOVE N") in (["SUCCESS"], ["FAIL"])
+
+
+async def test_one_reply_larger_than_the_limit_reaches_a_client_that_reads(
+    start_game_server: StartGameServer, tmp_path
+) -> None:
+    rows = ["." * 200] * 199 + ["." * 199 + "E"]
+    board = tmp_path / "wide.map"
+    board.write_text("name Wide\nwin 0\n" + "\n".join(rows) + "\n")
+    server = await start_game_server(map=str(board), max_pending_output=16 * 1024)
+    reader = await Peer.connect(server.port)
+    lines = await reader.ask("MAP")  # about 40 KiB in one reply
+    assert lines[0] == "MAP 200 200" and len(lines) == 201
+    assert await reader.ask("HELLO") == ["GOLD 0"]

@@ -52,8 +52,8 @@ from .solver import min_health
 __all__ = ["MAX_MAP_BYTES", "KnightWorld"]
 
 MAX_MAP_BYTES: Final = 128 * 1024
-"""The largest ``MAP`` reply a knight world may need, so that it stays well inside the
-server's queue for a client (256 KiB by default); bigger grids are for ``dod-knight``."""
+"""The largest ``MAP`` reply a knight world may need: a grid is for playing square by
+square, and one whose every value no longer fits a screen or two is for ``dod-knight``."""
 
 START: Final = (0, 0)
 
