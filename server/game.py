@@ -183,6 +183,7 @@ class Game:
         self._turn_holder: PlayerId | None = None
         self._turn_deadline = math.inf
         self._held: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
         self._log = log.bind(game=name, world=plugin.name)
@@ -580,7 +581,9 @@ class Game:
 
     def _label(self, player: PlayerId) -> str:
         connection = self.players.get(player)
-        return label(connection.name if connection is not None else None, player)
+        if connection is None:
+            return label(self._finished_names.get(player), player)
+        return label(connection.name, player)
 
     def _resolve_if_complete(self) -> None:
         current = self._round
@@ -711,6 +714,7 @@ class Game:
             return
         if connection.name is not None:
             self.names.pop(connection.name, None)
+            self._finished_names[player] = connection.name
         self.audience.discard(connection)
         self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
         connection.finish(final, reason=f"player {outcome}")
@@ -752,6 +756,7 @@ class Game:
         self._missed.clear()
         self._turn_holder = None
         self._turn_deadline = math.inf
+        self._finished_names.clear()
         self._last_view = None
         self._show()
 

@@ -62,7 +62,9 @@ async def test_three_players_fight_until_one_wins(
     assert await bob.read_line() == "JOINED carol"
 
     # Out of turn: a clear error, and nothing changes.
-    assert await bob.ask("MOVE E") == ["ERROR it is not your turn: alice is playing; wait for STARTTURN"]
+    assert await bob.ask("MOVE E") == [
+        "ERROR it is not your turn: alice is playing; wait for STARTTURN"
+    ]
     assert await bob.ask("APGET") == ["AP 0"]
     # Alice sees bob (P, standing on the gold) to her west; an attack uses all her AP.
     assert await alice.ask("LOOK") == ["LOOKREPLY", "X###X", "#####", "#P...", "#....", "X###X"]
