@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import structlog
 import trio
@@ -400,7 +400,7 @@ class Game:
     def _turn_command(self, connection: Connection, player: PlayerId, command: Command) -> None:
         """``ATTACK``, ``ENDTURN``, ``APGET`` and ``HPGET``: commands of turn-based worlds."""
         world = self.world
-        if not isinstance(world, TurnBasedWorld):
+        if not _turn_based(world):
             connection.send(
                 Error(f"{command.verb} is not available in the {self.world_name} world")
             )
@@ -460,7 +460,7 @@ class Game:
 
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
         world = self.world
-        if isinstance(world, TurnBasedWorld):
+        if _turn_based(world):
             self._act_in_turn(connection, player, action, world)
             return
         if not world.has_rounds:
@@ -525,7 +525,7 @@ class Game:
         """After anything that may pass the turn: play the new holder's waiting action,
         and time the turn (only while someone else is waiting for it)."""
         world = self.world
-        if not isinstance(world, TurnBasedWorld):
+        if not _turn_based(world):
             return
         while (holder := world.turn) in self._held:
             _, action, done = self._held.pop(holder)  # type: ignore[arg-type]
@@ -545,10 +545,9 @@ class Game:
     def _turn_time_out(self) -> None:
         world = self.world
         self._turn_deadline = math.inf
-        player = world.turn if isinstance(world, TurnBasedWorld) else None
+        player = world.turn if _turn_based(world) else None
         if player is None:
             return
-        assert isinstance(world, TurnBasedWorld)
         if self._replay is not None:
             self._replay.timeout(self.round, player)
         self._turn_holder = None  # the next turn gets a full clock, even if it is theirs again
@@ -791,6 +790,11 @@ class Game:
             current.done.set()
         self._close_replay(f"the world failed during {during}")
         self._restart()
+
+
+def _turn_based(world: World) -> TypeGuard[TurnBasedWorld]:
+    """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
+    return getattr(world, "has_turns", False)
 
 
 def _within_sight(viewer: tuple[int, int], places: Iterable[tuple[int, int]]) -> bool:
