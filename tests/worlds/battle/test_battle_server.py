@@ -91,13 +91,15 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     assert await nothing_received(second)
     assert world.turn == 1
     # The first player never sends ENDTURN: its action points end its turn.
-    moves = 0
-    for _ in range(6):
+    for moves in range(6):
+        assert world.turn == 1, f"the turn ended after {moves} moves"
         me, other = world.status(1).position, world.status(2).position
-        free = [(d, step) for d, step in (("E", 1), ("W", -1)) if (1, me[1] + step) != other]
-        direction, step = next((d, s) for d, s in free if world.tile((1, me[1] + s)) != "#")
+        direction = next(
+            d
+            for d, step in (("E", 1), ("W", -1))
+            if (1, me[1] + step) != other and world.tile((1, me[1] + step)) != "#"
+        )
         assert await first.ask(f"MOVE {direction}") == ["SUCCESS"]
-        moves += 1
     assert world.turn == 2
     # Then the waiting PICKUP is played and answered.
     assert (await second.read_line()) in ("FAIL", "SUCCESS", "SUCCESS, GOLD COINS: 1")
@@ -201,7 +203,7 @@ async def test_a_battle_replay_reruns_to_the_same_events(
     await trio.testing.wait_all_tasks_blocked()
     (path,) = (tmp_path / "replays").iterdir()
     replay = read_replay(path)
-    assert any("timeout" in record for record in replay.records), "\n".join(map(str, replay.records))
+    assert any("timeout" in record for record in replay.records)
     assert any(
         text.startswith("ATTACK") for r in replay.records for _, text in r.get("actions", [])
     )
