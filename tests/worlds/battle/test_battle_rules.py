@@ -422,3 +422,18 @@ def test_every_shipped_classic_map_opens_as_a_battle(name: str) -> None:
     w = plugin.open(name, seed=1)
     w.join(1)
     assert len(w.look(1)) == 5
+
+
+def test_every_compat_classic_map_plays_as_a_battle(compat) -> None:
+    files = sorted((compat / "dod-maps").iterdir())
+    assert files
+    for path in files:
+        w = plugin.open(str(path), seed=2)
+        for player in (1, 2, 3):
+            w.join(player)
+        assert w.turn == 1 and w.action_points(1) == 6
+        for _ in range(12):  # a few turns of whatever the squares allow
+            player = w.turn
+            w.resolve([(player, Pickup())])
+            w.resolve([(player, EndTurn())])
+        assert len(w.look(w.turn)) in (5, 7)
