@@ -97,6 +97,7 @@ from protocol.replies import (
     Push,
     Reply,
     Success,
+    TurnBegins,
 )
 
 from .dialect import (
@@ -427,7 +428,7 @@ class ClientCore:
             self.goal = push.amount
             if request is not None and request is self._echoed:
                 self._take(Gold(push.amount))
-        elif isinstance(push, TurnStarted):
+        elif isinstance(push, TurnStarted | TurnBegins):
             for parked in self._parked:
                 self._waiting.append(parked)
                 self._outgoing += (parked.line + "\n").encode()

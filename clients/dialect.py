@@ -32,6 +32,7 @@ from protocol.commands import Command, Hello, Look
 from protocol.errors import RemoteProtocolError
 from protocol.replies import (
     LOOK_SIZE,
+    LOOK_SIZES,
     Fail,
     Gold,
     GoldCoins,
@@ -51,7 +52,6 @@ __all__ = [
     "Greeted",
     "TolerantReader",
     "TreasureChanged",
-    "TurnEnded",
     "TurnStarted",
     "Unasked",
     "ViewChanged",
@@ -102,18 +102,14 @@ class GoalIs(Push):
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Push):
-    """``STARTTURN``: the player may act now."""
+    """``STARTTURN`` (2015, 2016): the player may act now.
+
+    Our own battle world says how many actions it may take
+    (:class:`~protocol.replies.TurnBegins`, ``STARTTURN <n>``).
+    """
 
     def lines(self) -> list[str]:
         return ["STARTTURN"]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnEnded(Push):
-    """``ENDTURN``: the player's turn is over."""
-
-    def lines(self) -> list[str]:
-        return ["ENDTURN"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +183,9 @@ class TolerantReader:
         if self._rows is not None:
             return self._row(line)
         if self._parser.in_reply:
-            return self._parser.feed(line)
+            reply = self._parser.feed(line)
+            self._blank_may_follow = isinstance(reply, LookReply)
+            return reply
         if line == "" and self._blank_may_follow:
             self._blank_may_follow = False  # the blank line some servers put after a view
             return None
@@ -196,9 +194,10 @@ class TolerantReader:
         if text.startswith("RENDERHINT"):
             self._seen("2016", repr(line))
             return None  # drawing hints for graphical clients
-        if text in ("LOOKREPLY", "LOOKREPLY:", "CHANGE"):
-            if text != "LOOKREPLY":
-                self._seen("2013" if text == "LOOKREPLY:" else "2016", repr(line))
+        if text == "LOOKREPLY":
+            return self._parser.feed(text)
+        if text in ("LOOKREPLY:", "CHANGE"):
+            self._seen("2013" if text == "LOOKREPLY:" else "2016", repr(line))
             self._rows, self._rows_are_push = [], text == "CHANGE"
             return None
         if isinstance(asking, Look) and _ROW_GLYPHS.fullmatch(line):
@@ -210,7 +209,9 @@ class TolerantReader:
     def _row(self, line: str) -> Reply | None:
         assert self._rows is not None
         self._rows.append(line)
-        if len(self._rows) < LOOK_SIZE:
+        # The first row says how many follow: 5, or 7 where a lantern widens the view.
+        size = len(self._rows[0]) if len(self._rows[0]) in LOOK_SIZES else LOOK_SIZE
+        if len(self._rows) < size:
             return None
         rows, self._rows = tuple(self._rows), None
         self._blank_may_follow = True
@@ -227,8 +228,6 @@ class TolerantReader:
         if text == "STARTTURN":
             self._seen("2015", repr(line))
             return TurnStarted()
-        if text == "ENDTURN":
-            return TurnEnded()
         if text in ("WIN", "ENDGAME") or text.startswith("Congratulations"):
             return Win(text)
         if text == "LOSE":

@@ -194,3 +194,20 @@ def test_extend_reports_the_capabilities_turned_on() -> None:
     core.receive_data(b"EXTENDED events bot\n")
     (answer,) = answers(core)
     assert answer.result() == frozenset({"events", "bot"}) == core.capabilities
+
+
+def test_a_lantern_view_of_seven_rows_and_turns_with_action_points() -> None:
+    core = ClientCore()
+    move, look = core.move("N"), core.look()
+    core.send(move)
+    core.send(look)
+    core.receive_data(b"FAIL not your turn\nLOOKREPLY\n" + b"X.....X\n" * 7)
+    (view,) = answers(core)
+    assert view.request is look and view.result().height == 7
+    assert core.data_to_send() == b""
+    core.receive_data(b"STARTTURN 6\n")
+    assert core.next_answer() is NEED_DATA
+    assert core.data_to_send() == b"MOVE N\n"
+    core.receive_data(b"SUCCESS\n")
+    (moved,) = answers(core)
+    assert moved.request is move and moved.result() is True
