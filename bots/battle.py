@@ -151,7 +151,10 @@ class BattleBrain:
             dr, dc = direction.row_step, direction.column_step
             if (dr, dc) in rivals:
                 continue
-            distance = min(abs(r - dr) + abs(c - dc) for r, c in rivals)
+            # Farthest by steps, then in a straight line (away, rather than round them).
+            distance = min(
+                (abs(r - dr) + abs(c - dc), (r - dr) ** 2 + (c - dc) ** 2) for r, c in rivals
+            )
             options.append((distance, direction))
         if not options:
             return None
