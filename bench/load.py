@@ -1,27 +1,33 @@
 """Load benchmark: bot-like clients in separate processes against a real server.
 
-``python -m bench.load`` starts the game server (and, for comparison, the bare trio
-line server of :mod:`bench.bare_server`) as subprocesses on free loopback ports,
-opens N connections from worker processes, and drives them like bots: a mix of
-``LOOK`` and ``MOVE`` in a closed loop (one command in flight per connection, or
-``--pipeline K``), or in an open loop (``--interval S``: each bot sends one
-command every S seconds, latency measured from the moment it was due, so a slow
-server cannot hide behind its own slowness). It prints throughput, latency
-percentiles, the server's resident memory per connection, and the CPU time the
-server and the load generator each used while measured, with progress every
-second; it can write the results as JSON.
+``python -m bench.load`` starts the game server and, for comparison, two bare trio
+line servers (:mod:`bench.bare_server`: through ``SocketStream``, and on the raw trio
+socket the game's own I/O is built on) as subprocesses on free loopback ports. It
+opens N connections from generator processes (:mod:`bench.generator`: asyncio on
+uvloop, a few microseconds per reply) and drives them like bots with ``LOOK``,
+``MOVE`` or a realistic mix (``--commands``), in a closed loop (one command in
+flight per connection, or ``--pipeline K``) or an open loop (``--interval S``: each
+bot sends one command every S seconds, latency measured from the moment it was due,
+so a slow server cannot hide behind its own slowness). It prints throughput, latency
+percentiles, the server's resident memory per connection, the CPU time the server
+and each generator process used while measured (with a warning for a generator
+above 70 % of a core), and the machine's load average before and after each run,
+with progress every second; it can write the results as JSON.
 
 Reading the figures honestly:
 
-* The bare server answers with the same bytes as the game (``--shaped``: a fixed
+* The bare servers answer with the same bytes as the game (``--shaped``: a fixed
   six-line ``LOOKREPLY`` for ``LOOK``, ``SUCCESS`` otherwise), so the generator
-  does the same work against both and the ratio compares the servers alone.
-  ``--bare-fixed`` answers every line with one ``SUCCESS`` instead, as the
-  issue's yardstick does; the game then writes five times the bytes for a LOOK.
+  does the same work against each and the ratio compares the servers alone.
+  ``--bare-fixed`` answers every line with one ``SUCCESS`` instead.
 * A ratio says something only while the server is the bottleneck. The CPU
   columns say whether it is: a server near 100 % of a core is saturated (trio
-  runs on one); a generator near 100 % per worker process means the figures are
-  the generator's ceiling, not the server's.
+  runs on one); a generator near 100 % means the figures are the generator's
+  ceiling, not the server's. ``--server-cpus``/``--generator-cpus`` pin them apart
+  (by default the server gets CPU 0 and the generators the others, where there are
+  two or more).
+* ``--repeat K`` alternates the servers K times and reports the median of each,
+  so that a neighbour's burst of load does not favour one server.
 * ``--profile FILE`` samples the game server with py-spy during the measured
   seconds and prints its top functions.
 
@@ -37,7 +43,6 @@ import json
 import math
 import multiprocessing as mp
 import os
-import random
 import re
 import subprocess
 import sys
@@ -45,17 +50,11 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-import trio
+from . import generator, profile
 
-from . import profile
-
-CLOSE_GRACE = 2.0
-"""Seconds bots stay connected after the measured seconds, so that closing 10,000
-connections is not counted in the server's CPU time or profile."""
-COMMANDS = (b"LOOK\n", b"MOVE N\n", b"MOVE S\n", b"MOVE E\n", b"MOVE W\n", b"LOOK\n")
 LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
 
 
@@ -132,149 +131,6 @@ def arena_map(connections: int) -> str:
     return "name Load Arena\nwin 1\n" + "\n".join(rows) + "\n"
 
 
-# -- the load generator (runs in worker processes) -------------------------------------
-
-
-@dataclass
-class WorkerResult:
-    completed: int = 0
-    latencies: list[float] = field(default_factory=list)
-    errors: int = 0
-    cpu_seconds: float = 0.0
-    """CPU time of the worker process during the measured seconds."""
-
-
-@dataclass(frozen=True)
-class Plan:
-    port: int
-    connections: int
-    duration: float
-    warmup: float
-    pipeline: int
-    interval: float | None
-    game: bool
-    seed: int
-
-
-def _raise_file_limit() -> None:
-    with contextlib.suppress(ImportError, ValueError, OSError):
-        import resource
-
-        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-
-
-def _reply_lines(command: bytes) -> int:
-    # Both servers answer LOOK with six lines (the bare one when shaped) and the rest
-    # with one; the fixed bare server answers everything with one.
-    return 6 if command == b"LOOK\n" else 1
-
-
-class _Lines:
-    """Counts reply lines without keeping them: the generator must cost far less
-    than the server it loads, and a bot here never needs to read what it is told."""
-
-    __slots__ = ("credit", "stream")
-
-    def __init__(self, stream: trio.SocketStream) -> None:
-        self.stream = stream
-        self.credit = 0  # lines received ahead of those asked for
-
-    async def wait(self, count: int) -> None:
-        credit = self.credit - count
-        receive = self.stream.receive_some
-        while credit < 0:
-            data = await receive(65536)
-            if not data:
-                raise EOFError("server closed the connection")
-            credit += data.count(b"\n")
-        self.credit = credit
-
-
-async def _bot(
-    plan: Plan, index: int, shared: dict, result: WorkerResult, counter, slowest
-) -> None:
-    rng = random.Random(plan.seed * 100_003 + index)
-    stream = await trio.open_tcp_stream("127.0.0.1", plan.port)
-    lines = _Lines(stream)
-    count_of = _reply_lines if plan.game or shared["shaped"] else lambda command: 1
-    await stream.send_all(b"HELLO\n")
-    await lines.wait(1)
-    shared["connected"] += 1
-    await shared["go"].wait()
-    measure_from = shared["start"] + plan.warmup
-    stop_at = measure_from + plan.duration
-    latencies = result.latencies
-    clock = trio.current_time
-    if plan.interval is None:
-        while (now := clock()) < stop_at:
-            batch = [rng.choice(COMMANDS) for _ in range(plan.pipeline)]
-            await stream.send_all(b"".join(batch))
-            await lines.wait(sum(map(count_of, batch)))
-            if now >= measure_from:
-                result.completed += len(batch)
-                latency = clock() - now
-                latencies.append(latency)
-                counter.value += len(batch)
-                if latency > slowest.value:
-                    slowest.value = latency
-    else:
-        due = shared["start"] + rng.random() * plan.interval
-        while due < stop_at:
-            await trio.sleep_until(due)
-            command = rng.choice(COMMANDS)
-            await stream.send_all(command)
-            await lines.wait(count_of(command))
-            if due >= measure_from:
-                result.completed += 1
-                latency = clock() - due
-                latencies.append(latency)
-                counter.value += 1
-                if latency > slowest.value:
-                    slowest.value = latency
-            due += plan.interval
-    await trio.sleep_until(stop_at + CLOSE_GRACE)
-    await stream.aclose()
-
-
-async def _time_cpu(plan: Plan, shared: dict, result: WorkerResult) -> None:
-    await trio.sleep_until(shared["start"] + plan.warmup)
-    before = time.process_time()
-    await trio.sleep(plan.duration)
-    result.cpu_seconds = time.process_time() - before
-
-
-async def _worker_main(plan: Plan, shaped: bool, connected, go, counter, slowest) -> WorkerResult:
-    result = WorkerResult()
-    shared = {"connected": 0, "go": trio.Event(), "start": 0.0, "shaped": shaped}
-
-    async def bot(index: int) -> None:
-        try:
-            await _bot(plan, index, shared, result, counter, slowest)
-        except (OSError, EOFError, trio.BrokenResourceError):
-            result.errors += 1
-
-    async with trio.open_nursery() as nursery:
-        for index in range(plan.connections):
-            nursery.start_soon(bot, index)
-            if index % 200 == 199:
-                await trio.sleep(0)  # let the accept queue breathe while connecting
-        while shared["connected"] + result.errors < plan.connections:
-            await trio.sleep(0.01)
-        connected.value = shared["connected"]
-        await trio.to_thread.run_sync(go.wait)
-        shared["start"] = trio.current_time()
-        shared["go"].set()
-        nursery.start_soon(_time_cpu, plan, shared, result)
-    return result
-
-
-def _worker(plan: Plan, shaped: bool, connected, go, counter, slowest, results) -> None:
-    _raise_file_limit()
-    result = trio.run(_worker_main, plan, shaped, connected, go, counter, slowest)
-    results.put(asdict(result))
-
-
 # -- one run ----------------------------------------------------------------------------
 
 
@@ -285,35 +141,61 @@ def percentile(sorted_values: list[float], fraction: float) -> float:
     return sorted_values[index]
 
 
-def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
+def _cpu_sets(args: argparse.Namespace) -> tuple[set[int] | None, tuple[int, ...] | None]:
+    """The CPUs for the server and for the generators: apart, where the machine allows."""
+    available = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    server = _parse_cpus(args.server_cpus)
+    generators = _parse_cpus(args.generator_cpus)
+    if server is None and generators is None and len(available) >= 2 and not args.no_pinning:
+        server, generators = {available[0]}, set(available[1:])
+    return server, (tuple(sorted(generators)) if generators is not None else None)
+
+
+def _parse_cpus(text: str | None) -> set[int] | None:
+    if text is None:
+        return None
+    cpus: set[int] = set()
+    for part in text.split(","):
+        first, _, last = part.partition("-")
+        cpus.update(range(int(first), int(last or first) + 1))
+    return cpus
+
+
+def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> dict:
     """Run the load against one server and return its figures."""
     context = mp.get_context("spawn")
     workers = max(1, min(args.workers, args.connections))
     shares = [
         args.connections // workers + (i < args.connections % workers) for i in range(workers)
     ]
-    shaped = not args.bare_fixed
+    server_cpus, generator_cpus = _cpu_sets(args)
+    if server_cpus is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(server.process.pid, server_cpus)
     go = context.Event()
     results = context.Queue()
-    counters = [context.Value("q", 0) for _ in shares]
-    slowest = [context.Value("d", 0.0) for _ in shares]
-    connected = [context.Value("q", 0) for _ in shares]
+    counters = [context.Value("q", 0, lock=False) for _ in shares]
+    slowest = [context.Value("d", 0.0, lock=False) for _ in shares]
+    connected = [context.Value("q", 0, lock=False) for _ in shares]
+    load_before = os.getloadavg()
     rss_before = server.rss_kib()
     processes = []
     for i, share in enumerate(shares):
-        plan = Plan(
-            server.port,
-            share,
-            args.duration,
-            args.warmup,
-            args.pipeline,
-            args.interval,
-            game,
-            args.seed + i,
+        plan = generator.Plan(
+            port=server.port,
+            connections=share,
+            duration=args.duration,
+            warmup=args.warmup,
+            pipeline=args.pipeline,
+            interval=args.interval,
+            shaped=shaped,
+            commands=generator.MIXES[args.commands],
+            seed=args.seed + i,
+            cpus=generator_cpus,
         )
         process = context.Process(
-            target=_worker,
-            args=(plan, shaped, connected[i], go, counters[i], slowest[i], results),
+            target=generator.worker,
+            args=(plan, connected[i], go, counters[i], slowest[i], results),
         )
         process.start()
         processes.append(process)
@@ -335,7 +217,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
         now = time.monotonic()
         if cpu_from is None and now >= measure_from:
             cpu_from = server.cpu_seconds()
-            if args.profile and game:
+            if args.profile and server.name == "game":
                 profiler = profile.record(server.process.pid, Path(args.profile), args.duration)
         if cpu_to is None and now >= stop_at:
             cpu_to = server.cpu_seconds()
@@ -347,7 +229,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
             count = sum(c.value for c in counters)
             phase = "warm-up" if now < measure_from else "measuring" if now < stop_at else "closing"
             print(
-                f"  {server.name:5} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
+                f"  {server.name:8} {now - started:5.1f}/{total_time:.0f}s {phase:9} "
                 f"{(count - last_count) / (now - last):10,.0f} replies/s, slowest "
                 f"{max(v.value for v in slowest) * 1000:8.2f} ms",
                 file=sys.stderr,
@@ -377,6 +259,10 @@ def drive(server: ServerProcess, args: argparse.Namespace, game: bool) -> dict:
         "kib_per_connection": (rss_connected - rss_before) / held if held else math.nan,
         "server_cpu": (cpu_to - (cpu_from if cpu_from is not None else cpu_to)) / args.duration,
         "generator_cpu": [r["cpu_seconds"] / args.duration for r in collected],
+        "server_cpus": sorted(server_cpus) if server_cpus is not None else None,
+        "generator_cpus": list(generator_cpus) if generator_cpus is not None else None,
+        "load_before": load_before,
+        "load_after": os.getloadavg(),
     }
     # Replies per CPU-second of the server: what a reply costs, whatever else the
     # machine was doing (the throughput itself moves with the neighbours' load).
@@ -427,12 +313,16 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             server.stop()
 
 
+BASELINES = {"stream": [], "raw": ["--raw"]}
+"""The bare trio servers: through ``SocketStream`` (as before), and on the raw trio socket."""
+
+
 @contextlib.contextmanager
-def bare_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
-    argv = [sys.executable, "-m", "bench.bare_server", "--port", "0"]
+def bare_server(args: argparse.Namespace, kind: str) -> Iterator[ServerProcess]:
+    argv = [sys.executable, "-m", "bench.bare_server", "--port", "0", *BASELINES[kind]]
     if not args.bare_fixed:
         argv.append("--shaped")
-    server = start_server("bare", argv)
+    server = start_server(f"bare-{kind}", argv)
     try:
         yield server
     finally:
@@ -440,15 +330,26 @@ def bare_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
 
 
 def report(figures: dict) -> str:
-    return (
-        f"{figures['server']:5} {figures['connections']:6,d} conns  "
+    generator_cpu = figures["generator_cpu"]
+    lines = [
+        f"{figures['server']:8} {figures['connections']:6,d} conns  "
         f"{figures['throughput']:10,.0f} replies/s  p50 {figures['p50_ms']:7.2f} ms  "
         f"p99 {figures['p99_ms']:7.2f} ms  p99.9 {figures['p999_ms']:7.2f} ms  "
-        f"{figures['kib_per_connection']:6.1f} KiB/conn  errors {figures['errors']}\n"
-        f"      CPU while measured: server {figures['server_cpu']:4.0%}, generator "
-        + " + ".join(f"{share:.0%}" for share in figures["generator_cpu"])
-        + f"; {figures['replies_per_cpu_second']:,.0f} replies per server CPU-second"
-    )
+        f"{figures['kib_per_connection']:6.1f} KiB/conn  errors {figures['errors']}",
+        f"         CPU while measured: server {figures['server_cpu']:4.0%}, generator "
+        + " + ".join(f"{share:.0%}" for share in generator_cpu)
+        + f"; {figures['replies_per_cpu_second']:,.0f} replies per server CPU-second; "
+        + "load average {:.2f} before, {:.2f} after".format(
+            figures["load_before"][0], figures["load_after"][0]
+        ),
+    ]
+    for index in generator.overloaded(generator_cpu):
+        lines.append(
+            f"         WARNING: generator process {index} used {generator_cpu[index]:.0%} of a "
+            f"core (over {generator.CPU_WARNING:.0%}): the figures may be the generator's; "
+            "add --workers"
+        )
+    return "\n".join(lines)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -465,21 +366,50 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="open loop: each bot sends a command every INTERVAL seconds",
     )
+    parser.add_argument(
+        "--commands", choices=sorted(generator.MIXES), default="mix", help="what the bots send"
+    )
     parser.add_argument("--workers", type=int, default=1, help="load generator processes")
     parser.add_argument("--world", default="classic")
     parser.add_argument("--map", default=None, help="default: an arena sized for the bots")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--no-baseline", action="store_true", help="skip the bare trio server run")
+    parser.add_argument(
+        "--baseline",
+        choices=["both", "raw", "stream", "none"],
+        default="both",
+        help="bare trio servers to compare with (raw socket, SocketStream, both or none)",
+    )
+    parser.add_argument("--no-baseline", action="store_true", help="the same as --baseline none")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="alternate the servers this many times; medians"
+    )
     parser.add_argument(
         "--bare-fixed",
         action="store_true",
         help="the bare server answers every line with one SUCCESS (default: the game's sizes)",
+    )
+    parser.add_argument("--server-cpus", help="CPUs for the server under test, e.g. 0")
+    parser.add_argument("--generator-cpus", help="CPUs for the generator processes, e.g. 1-3")
+    parser.add_argument(
+        "--no-pinning", action="store_true", help="let the scheduler place server and generators"
     )
     parser.add_argument(
         "--profile", metavar="FILE", help="sample the game server with py-spy into FILE (raw)"
     )
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     return parser
+
+
+def _baselines(args: argparse.Namespace) -> list[str]:
+    if args.no_baseline or args.baseline == "none":
+        return []
+    return ["raw", "stream"] if args.baseline == "both" else [args.baseline]
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -489,24 +419,46 @@ def run(args: argparse.Namespace) -> dict:
         else f"closed loop, pipeline {args.pipeline}"
     )
     print(
-        f"load: {args.connections} connections, {args.world} world, {mode}, "
-        f"{args.warmup:g}s warm-up + {args.duration:g}s",
+        f"load: {args.connections} connections, {args.world} world, {args.commands} commands, "
+        f"{mode}, {args.warmup:g}s warm-up + {args.duration:g}s, {args.repeat} round(s)",
         file=sys.stderr,
     )
-    results: dict = {"settings": vars(args).copy(), "cpus": os.cpu_count()}
-    with game_server(args) as server:
-        results["game"] = drive(server, args, game=True)
-    print(report(results["game"]))
-    if not args.no_baseline:
-        with bare_server(args) as server:
-            results["bare"] = drive(server, args, game=False)
-        print(report(results["bare"]))
-        game, bare = results["game"], results["bare"]
-        results["ratio"] = game["throughput"] / bare["throughput"]
-        results["cpu_ratio"] = game["replies_per_cpu_second"] / bare["replies_per_cpu_second"]
+    results: dict = {"settings": vars(args).copy(), "cpus": os.cpu_count(), "runs": []}
+    baselines = _baselines(args)
+    for round_number in range(args.repeat):
+        # Alternate which server goes first, so that drifting load favours none.
+        order = ["game", *baselines]
+        if round_number % 2:
+            order.reverse()
+        for name in order:
+            if name == "game":
+                with game_server(args) as server:
+                    figures = drive(server, args, shaped=True)
+            else:
+                with bare_server(args, name) as server:
+                    figures = drive(server, args, shaped=not args.bare_fixed)
+            figures["round"] = round_number
+            results["runs"].append(figures)
+            print(report(figures))
+    summary: dict = {}
+    for name in ["game", *(f"bare-{kind}" for kind in baselines)]:
+        runs = [r for r in results["runs"] if r["server"] == name]
+        summary[name] = {
+            key: _median([r[key] for r in runs])
+            for key in ("throughput", "replies_per_cpu_second", "p50_ms", "p99_ms")
+        }
+    results["median"] = summary
+    # Kept at the top level under the names earlier readers of the JSON used.
+    results["game"] = next(r for r in results["runs"] if r["server"] == "game")
+    for kind in baselines:
+        bare = summary[f"bare-{kind}"]
+        ratio = summary["game"]["throughput"] / bare["throughput"]
+        cpu_ratio = summary["game"]["replies_per_cpu_second"] / bare["replies_per_cpu_second"]
+        results[f"ratio_{kind}"] = ratio
+        results[f"cpu_ratio_{kind}"] = cpu_ratio
         print(
-            f"ratio game/bare: throughput {results['ratio']:.3f}, "
-            f"replies per server CPU-second {results['cpu_ratio']:.3f}"
+            f"ratio game/bare-{kind} (median of {args.repeat}): throughput {ratio:.3f}, "
+            f"replies per server CPU-second {cpu_ratio:.3f}"
         )
     return results
 

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import load
+from . import generator, load
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,24 +41,25 @@ def build_parser() -> argparse.ArgumentParser:
 def soak(args: argparse.Namespace) -> list[dict]:
     # The load benchmark's server and bots, with its settings named as it names them.
     settings = argparse.Namespace(connections=args.bots, **vars(args))
-    plan = load.Plan(
-        port=0,
-        connections=args.bots,
-        duration=args.minutes * 60,
-        warmup=0.0,
-        pipeline=1,
-        interval=args.interval,
-        game=True,
-        seed=args.seed,
-    )
     context = mp.get_context("spawn")
     samples: list[dict] = []
     with load.game_server(settings) as server:
-        plan = load.Plan(**{**vars(plan), "port": server.port})
-        connected, counter, go = context.Value("q", 0), context.Value("q", 0), context.Event()
+        plan = generator.Plan(
+            port=server.port,
+            connections=args.bots,
+            duration=args.minutes * 60,
+            warmup=0.0,
+            pipeline=1,
+            interval=args.interval,
+            shaped=True,
+            commands=generator.MIXES["mix"],
+            seed=args.seed,
+        )
+        connected, counter = context.Value("q", 0), context.Value("q", 0)
+        slowest, go = context.Value("d", 0.0), context.Event()
         results = context.Queue()
         worker = context.Process(
-            target=load._worker, args=(plan, True, connected, go, counter, results)
+            target=generator.worker, args=(plan, connected, go, counter, slowest, results)
         )
         worker.start()
         while connected.value < args.bots and worker.is_alive():
@@ -79,7 +80,7 @@ def soak(args: argparse.Namespace) -> list[dict]:
                 file=sys.stderr,
             )
             time.sleep(args.every)
-        worker.join(timeout=load.CLOSE_GRACE + 30)
+        worker.join(timeout=generator.CLOSE_GRACE + 30)
     if len(samples) > 1:
         growth = samples[-1]["rss_kib"] - samples[0]["rss_kib"]
         print(

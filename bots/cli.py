@@ -27,6 +27,9 @@ What the runner does, so that a strategy need not:
   under it) is a normal end;
 * ``SIGINT`` and ``SIGTERM`` stop the bot: it says ``QUIT`` and reports
   ``interrupted``;
+* a strategy that fails on a game it was not written for (a bot pointed at
+  the wrong world) ends as ``error``, its detail saying why, never with a
+  traceback in place of the result line;
 * prints one result line (:mod:`bots.result`) and returns the exit status: 0
   for a played game, 1 when the bot could not play, 130 when interrupted.
 """
@@ -97,8 +100,14 @@ class Bot:
 PlayFunction = Callable[[Bot], "str | None"]
 
 
-def build_parser(kind: str, description: str) -> argparse.ArgumentParser:
-    """The options every bot takes; a bot may add its own."""
+def build_parser(
+    kind: str, description: str, *, default_max_moves: int | None = None
+) -> argparse.ArgumentParser:
+    """The options every bot takes; a bot may add its own.
+
+    ``default_max_moves`` is the move limit when ``--max-moves`` is not given: a bot
+    that may never end on its own (one that wanders) needs one.
+    """
     parser = argparse.ArgumentParser(prog=f"dod-bot-{kind}", description=description)
     parser.add_argument("--host", default="127.0.0.1", help="server address (default: %(default)s)")
     parser.add_argument(
@@ -119,11 +128,12 @@ def build_parser(kind: str, description: str) -> argparse.ArgumentParser:
         default=10.0,
         help="seconds to wait for each answer (default: %(default)s)",
     )
+    limit = "no limit" if default_max_moves is None else "%(default)s"
     parser.add_argument(
         "--max-moves",
-        type=int,
-        default=None,
-        help="stop (QUIT) after this many moves (default: no limit)",
+        type=_move_limit,
+        default=default_max_moves,
+        help=f"stop (QUIT) after this many moves (default: {limit})",
     )
     parser.add_argument(
         "--progress",
@@ -139,11 +149,12 @@ def bot_main(
     *,
     description: str,
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
+    default_max_moves: int | None = None,
 ) -> Callable[[Sequence[str] | None], int]:
     """The ``main(argv=None) -> exit status`` of a bot; see the module docstring."""
 
     def main(argv: Sequence[str] | None = None) -> int:
-        parser = build_parser(kind, description)
+        parser = build_parser(kind, description, default_max_moves=default_max_moves)
         if add_arguments is not None:
             add_arguments(parser)
         options = parser.parse_args(argv)
@@ -158,6 +169,16 @@ def bot_main(
         return 0 if result.played else 1
 
     return main
+
+
+def _move_limit(text: str) -> int:
+    try:
+        limit = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if limit < 0:
+        raise argparse.ArgumentTypeError("the move limit cannot be negative")
+    return limit
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -208,6 +229,9 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
             return result("interrupted", "stopped by a signal")
         except (ClientError, OSError) as error:
             return result("error", str(error))
+        except Exception as error:  # the strategy met a game it was not written for
+            _say_quit(client)
+            return result("error", f"this bot cannot play this game: {error}")
         final = client.final
         if isinstance(final, Win):
             return result("win", final.text)
@@ -220,6 +244,11 @@ def _quit_quietly(client: Client) -> None:
     """Say ``QUIT`` on the way out of an interrupt, ignoring a second signal and any failure."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _say_quit(client)
+
+
+def _say_quit(client: Client) -> None:
+    """``QUIT``, waiting a little for its answer; any failure is ignored (we are leaving)."""
     client.timeout = QUIT_TIMEOUT
     try:
         client.quit()

@@ -41,8 +41,9 @@ def play(bot: Bot) -> str | None:
     while bot.may_move():
         memory.see(client.look())
         if memory.here() == GOLD:
-            if client.pickup():
-                memory.set(memory.position, FLOOR)
+            # Picked up or not (someone was quicker), no gold is left here.
+            client.pickup()
+            memory.set(memory.position, FLOOR)
             continue
         target = EXIT if client.gold >= goal else GOLD
         path = memory.route_to(target) or memory.route_to_frontier()

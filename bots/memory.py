@@ -3,7 +3,8 @@
 A bot does not know where it stands on the map, so :class:`Memory` counts in
 coordinates relative to its first square, ``(0, 0)``. It keeps the last tile seen
 on each square; squares never seen are unknown. Other players (``P``, ``B``) are
-not tiles: a square seen under a player keeps what was known of it before.
+not tiles: a square seen under a player keeps what was known of it before, and so
+does the bot's own square where a server draws the player at the centre of ``LOOK``.
 
 Routes (:meth:`Memory.route`) are shortest paths, four-way, over squares known
 not to be walls, found by breadth-first search; neighbours are tried in the
@@ -46,7 +47,10 @@ class Memory:
             if tile == CORNER or tile in PLAYERS:
                 continue
             self.tiles[row + r - centre_row, column + c - centre_column] = tile
-        self.tiles[self.position] = view[view.centre]
+        # The centre is the tile underfoot, or (2016 servers) the player itself: then
+        # what was seen there before the bot stepped on it stays.
+        if view[view.centre] not in PLAYERS or self.position not in self.tiles:
+            self.tiles[self.position] = view[view.centre]
 
     def moved(self, direction: Direction) -> None:
         """The bot's ``MOVE`` in ``direction`` succeeded."""

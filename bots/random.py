@@ -6,7 +6,7 @@ square (gold or an item), and moves one step in a random direction among those
 that are not walls in what it has just seen (so it never walks into a wall it
 has seen), avoiding squares other players stand on unless there is no other. It
 plays until the game ends (it can stumble onto an exit holding enough gold and
-win) or it has made ``--max-moves`` moves. The same ``--seed`` on the same game
+win) or it has made ``--max-moves`` moves (10,000 unless told). The same ``--seed`` on the same game
 makes the same choices.
 """
 
@@ -45,11 +45,15 @@ def play(bot: Bot) -> str | None:
     return "move limit reached"
 
 
+DEFAULT_MAX_MOVES: Final = 10_000
+"""A wanderer may never find the exit: without ``--max-moves`` it stops after this many."""
+
 main = bot_main(
     "random",
     play,
     description="A classic-world bot that moves at random, never into a wall it has seen, "
     "and picks up what it stands on.",
+    default_max_moves=DEFAULT_MAX_MOVES,
 )
 
 if __name__ == "__main__":

@@ -16,7 +16,14 @@ from protocol.replies import Bye, FinalReply, GameInfo, Lose, Message, Notice, P
 
 from .aio import AsyncClient
 from .core import DEFAULT_PORT, PickupResult
-from .errors import ClientError, ClientTimeout, CommandError, ServerClosed, UnexpectedReply
+from .errors import (
+    ClientError,
+    ClientTimeout,
+    CommandError,
+    ServerClosed,
+    UnexpectedReply,
+    UnsupportedServer,
+)
 from .grid import Grid, Position
 from .sync import Client
 
@@ -40,5 +47,6 @@ __all__ = [
     "Push",
     "ServerClosed",
     "UnexpectedReply",
+    "UnsupportedServer",
     "Win",
 ]

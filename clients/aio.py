@@ -68,8 +68,9 @@ class AsyncClient(ClientState):
         self.timeout = timeout
         self._core = ClientCore(on_push=on_push)
         self._send_lock = trio.Lock()
-        self._arrivals: dict[Request, trio.Event] = {}
+        self._awaited: set[Request] = set()
         self._answers: dict[Request, Answer] = {}
+        self._progress = trio.Event()  # set (and replaced) whenever the server said something
         self._pushed = trio.lowlevel.ParkingLot()
         self._ended = trio.Event()
 
@@ -212,19 +213,34 @@ class AsyncClient(ClientState):
         return float("inf") if timeout is None else timeout
 
     async def _call(self, request: Request[T]) -> T:
-        arrived = trio.Event()
-        async with self._send_lock:
-            data = self._core.send(request)
-            self._arrivals[request] = arrived
-            # If the connection is gone, the reader sees the same end and fails the
-            # request with the right error (the server's final line, if it sent one).
+        self._awaited.add(request)
+        try:
+            async with self._send_lock:
+                await self._write(self._core.send(request))
+            deadline = trio.current_time() + self._limit(None)
+            while request not in self._answers:
+                quiet = self._core.quiet_limit(request)
+                wake = deadline if quiet is None else min(deadline, trio.current_time() + quiet)
+                progress = self._progress
+                with trio.move_on_at(wake):
+                    await progress.wait()
+                    continue
+                if wake < deadline:
+                    self._core.silence(request)
+                    self._deliver()
+                    continue
+                raise self._core.timed_out(request)
+            return self._answers.pop(request).result()
+        finally:
+            self._awaited.discard(request)
+            self._answers.pop(request, None)
+
+    async def _write(self, data: bytes) -> None:
+        # If the connection is gone, the reader sees the same end and fails the
+        # request with the right error (the server's final line, if it sent one).
+        if data:
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 await self._stream.send_all(data)
-        with trio.move_on_after(self._limit(None)):
-            await arrived.wait()
-            return self._answers.pop(request).result()
-        self._arrivals.pop(request, None)
-        raise ClientTimeout(f"no answer to {request.line} in time")
 
     async def _read_loop(self) -> None:
         core = self._core
@@ -237,6 +253,9 @@ class AsyncClient(ClientState):
                 else:
                     core.receive_data(data)
                 self._deliver()
+                if again := core.data_to_send():
+                    async with self._send_lock:
+                        await self._write(again)
         finally:
             if not core.closed:
                 core.connection_lost()
@@ -250,10 +269,10 @@ class AsyncClient(ClientState):
             answer = core.next_answer()
             if not isinstance(answer, Answer):
                 break
-            arrived = self._arrivals.pop(answer.request, None)
-            if arrived is not None:
+            if answer.request in self._awaited:
                 self._answers[answer.request] = answer
-                arrived.set()
+        self._progress.set()
+        self._progress = trio.Event()
         if core.events:
             self._pushed.unpark_all()
 

@@ -8,33 +8,50 @@ written once, here. The shape is sans-IO, as in :mod:`protocol`:
    the command and how to turn its reply into a result;
 2. ``core.send(request)`` queues it and returns the bytes to write;
 3. the transport feeds what it reads to ``core.receive_data()`` (``b""`` at end of
-   input) and calls ``core.next_answer()``, which gives an :class:`Answer` for each
-   request, in order, ``NEED_DATA`` or ``CLOSED``.
+   input), writes whatever ``core.data_to_send()`` holds (the core may repeat a
+   command on its own, see below), and calls ``core.next_answer()``, which gives
+   an :class:`Answer` for each request, ``NEED_DATA`` or ``CLOSED``;
+4. while an answer is due, ``core.quiet_limit(request)`` says how long a silence
+   means "no answer is coming" (``None``: wait for the transport's time-out);
+   after such a silence the transport calls ``core.silence(request)``, and after
+   its own time-out it raises ``core.timed_out(request)``.
 
 Lines are cut by :class:`protocol.framing.LineFramer` and read by
-:class:`protocol.replies.ReplyParser`, the pieces of
-:class:`protocol.connection.ClientProtocol`, used directly so that a line the
-parser refuses can be quoted in the error.
+:class:`clients.dialect.TolerantReader`, which knows the replies of every
+dialect of ``docs/dialects.md`` (our own 2013 protocol first).
 
 What a caller may rely on:
 
 * Replies are matched to requests first in, first out, so requests may be
   pipelined.
-* Pushed lines (every :class:`~protocol.replies.Push` subclass, including ones
-  added to the protocol later) never answer a request: they go to the
-  ``on_push`` callback if one was given, else to ``events``, a queue that keeps
-  the newest ``max_events``.
-* ``ERROR`` fails only its own request (:class:`~clients.errors.CommandError`).
-* A final line (``WIN``, ``LOSE``, ``BYE``) is kept in ``final``; requests still
-  waiting, and every later ``send``, fail with
-  :class:`~clients.errors.ServerClosed` carrying it. ``QUIT`` is answered by its
-  ``BYE``.
+* Pushed lines (every :class:`~protocol.replies.Push` subclass: our own, the
+  dialects' ``STARTTURN``, ``TREASUREMOD``, ``CHANGE`` views, and any line nobody
+  asked for, as :class:`~clients.dialect.Unasked`) never answer a request: they
+  go to the ``on_push`` callback if one was given, else to ``events``, a queue
+  that keeps the newest ``max_events``. A greeting sent on connect is one of them.
+* ``ERROR``, and a refusal in a dialect's words (``FAIL <reason>``, a blank line)
+  of a command a server need not know (``EXTEND``, ``MAP``, ``HELP``, ``GAMES``,
+  ...), fail only their own request (:class:`~clients.errors.CommandError`);
+  ``EXTEND`` met with silence for :data:`QUIET` seconds fails the same way. In
+  every case the game goes on.
+* Turns: a command refused because it is not the player's turn (``FAIL not your
+  turn``) is sent again, by the core, once the server says ``STARTTURN``.
+* ``HELLO`` without a name, refused by a server that needs one, is sent again
+  as ``HELLO`` :data:`DEFAULT_NAME`. A server that answers ``HELLO`` only in
+  lines no dialect explains fails it with :class:`~clients.errors.UnsupportedServer`.
+* A final line (``WIN``, ``LOSE``, ``BYE``, and their dialect forms ``ENDGAME``,
+  ``Congratulations...``) is kept in ``final``; requests still waiting, and every
+  later ``send``, fail with :class:`~clients.errors.ServerClosed` carrying it.
+  ``QUIT`` is answered by its ``BYE`` (or, from a server that keeps the
+  connection open, by whatever it answered, as a ``Bye``).
 * A line that cannot answer its request fails it with
   :class:`~clients.errors.UnexpectedReply` and ends the connection: the stream
   can no longer be trusted.
 * ``goal``, ``gold``, ``moves``, ``name`` and ``capabilities`` follow the
   answers as they arrive (``moves`` counts every ``MOVE``, ``PICKUP`` and ``STAY``
-  the server answered, as the server counts them).
+  the server answered, as the server counts them; ``gold`` also follows
+  ``TREASUREMOD``); ``dialect`` and ``dialect_evidence`` say which dialect the
+  server has shown.
 """
 
 from __future__ import annotations
@@ -79,16 +96,36 @@ from protocol.replies import (
     MapReply,
     Push,
     Reply,
-    ReplyParser,
     Success,
+    TurnBegins,
 )
 
-from .errors import ClientError, CommandError, ServerClosed, UnexpectedReply
+from .dialect import (
+    Blank,
+    Failed,
+    GoalIs,
+    Greeted,
+    TolerantReader,
+    TreasureChanged,
+    TurnStarted,
+    Unasked,
+    not_your_turn,
+)
+from .errors import (
+    ClientError,
+    ClientTimeout,
+    CommandError,
+    ServerClosed,
+    UnexpectedReply,
+    UnsupportedServer,
+)
 from .grid import Grid
 
 __all__ = [
     "CLOSED",
+    "DEFAULT_NAME",
     "DEFAULT_PORT",
+    "QUIET",
     "Answer",
     "ClientCore",
     "Closed",
@@ -105,6 +142,11 @@ RECEIVE_SIZE: Final = 65536
 """The port servers listen on unless told otherwise."""
 MAX_LINE_LENGTH: Final = 65536
 """Longest line accepted from a server (a ``MAP`` row can be long)."""
+QUIET: Final = 1.0
+"""Seconds of silence that answer ``EXTEND`` ("not known here"), or end a ``HELLO``
+answered only in lines no dialect explains."""
+DEFAULT_NAME: Final = "player"
+"""The name sent when a server refuses a ``HELLO`` without one."""
 
 
 class Closed:
@@ -117,9 +159,23 @@ class Closed:
 CLOSED: Final = Closed()
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+class _Pending(Exception):
+    """Raised by an interpreter: the reply was taken in, the answer is still to come."""
+
+
+class _Resend(Exception):
+    """Raised by an interpreter: send ``command`` in place of the request's command."""
+
+    def __init__(self, command: Command) -> None:
+        self.command = command
+
+
+@dataclass(slots=True, eq=False)
 class Request(Generic[T]):
-    """One command on its way, and how to read its reply into a ``T``."""
+    """One command on its way, and how to read its reply into a ``T``.
+
+    ``command`` may change once on the way (``HELLO`` sent again with a name).
+    """
 
     command: Command
     interpret: Callable[[Reply], T]
@@ -158,6 +214,15 @@ class PickupResult:
         return self.picked
 
 
+# Commands a server of another dialect may not know: refused in any words, they
+# fail alone and the game goes on.
+_OPTIONAL_VERBS: Final = frozenset(
+    {"EXTEND", "MAP", "HELP", "GAMES", "CREATE", "JOIN", "WATCH", "SHOUT"}
+)
+# Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
+_ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
+
+
 class ClientCore:
     """One connection's client state; see the module docstring."""
 
@@ -165,12 +230,18 @@ class ClientCore:
         self, *, on_push: Callable[[Push], None] | None = None, max_events: int = 1000
     ) -> None:
         self._framer = LineFramer(max_line_length=MAX_LINE_LENGTH, telnet=False)
-        self._parser = ReplyParser()
+        self._reader = TolerantReader()
         self._framer_open = True
         self._waiting: deque[Request] = deque()
+        self._parked: list[Request] = []
+        self._outgoing = bytearray()
         self._answers: deque[Answer] = deque()
         self._on_push = on_push
         self._failure: ClientError | None = None
+        self._echoed: Request | None = None
+        self._puzzling: list[str] = []
+        self.unasked: list[str] = []
+        """The first lines the server sent that no dialect explains (a greeting, say)."""
         self.events: deque[Push] = deque(maxlen=max_events)
         self.final: FinalReply | None = None
         self.goal: int | None = None
@@ -185,6 +256,16 @@ class ClientCore:
     def closed(self) -> bool:
         """True once the connection is over (final line, end of input or a broken stream)."""
         return self._failure is not None
+
+    @property
+    def dialect(self) -> str | None:
+        """``"2013"``, ``"2015"`` or ``"2016"``: the dialect the server has shown, if any."""
+        return self._reader.dialect
+
+    @property
+    def dialect_evidence(self) -> tuple[str, ...]:
+        """What the server said that showed its dialect (one entry per step up)."""
+        return tuple(self._reader.evidence)
 
     def failure(self) -> ClientError:
         """The error every call raises once the connection is over."""
@@ -201,6 +282,11 @@ class ClientCore:
             raise self.failure()
         self._waiting.append(request)
         return (request.line + "\n").encode()
+
+    def data_to_send(self) -> bytes:
+        """Bytes the core wants written on its own (commands sent again); usually ``b""``."""
+        data, self._outgoing = bytes(self._outgoing), bytearray()
+        return data
 
     def receive_data(self, data: bytes) -> None:
         """Bytes read from the server; ``b""`` when it closed the connection."""
@@ -225,7 +311,7 @@ class ClientCore:
             if line is NEED_DATA:
                 return NEED_DATA
             if line is END_OF_INPUT:
-                if self._parser.in_reply:
+                if self._reader.in_reply:
                     self._break("the server closed the connection inside a reply")
                 else:
                     self._close(ServerClosed(self.final))
@@ -233,34 +319,128 @@ class ClientCore:
             self._line(line)  # type: ignore[arg-type]
         return self._answers.popleft()
 
-    def _line(self, line: str) -> None:
-        try:
-            reply = self._parser.feed(line)
-        except RemoteProtocolError:
-            self._break(f"unexpected line from the server: {line[:80]!r}")
+    # -- silence ------------------------------------------------------------------------
+
+    def quiet_limit(self, request: Request) -> float | None:
+        """Seconds of silence after which ``request`` gets no answer, or ``None``."""
+        if request not in self._waiting:
+            return None
+        if isinstance(request.command, Extend):
+            return QUIET
+        if isinstance(request.command, Hello) and self._puzzling:
+            return QUIET
+        return None
+
+    def silence(self, request: Request) -> None:
+        """The server said nothing for ``quiet_limit(request)`` seconds: answer it."""
+        if request not in self._waiting:
             return
-        if reply is None:
+        self._waiting.remove(request)
+        if isinstance(request.command, Hello):
+            error: ClientError = UnsupportedServer(self._unplayable())
+        else:
+            error = CommandError(request.line, "no answer (the server does not know it)")
+        self._answers.append(Answer(request, error=error))
+
+    def timed_out(self, request: Request) -> ClientError:
+        """The error for a transport that waited its whole time-out for ``request``."""
+        if isinstance(request.command, Hello) and self.unasked:
+            return UnsupportedServer(self._unplayable())
+        if request in self._parked:
+            return ClientTimeout(f"no turn came to send {request.line} in time")
+        return ClientTimeout(f"no answer to {request.line} in time")
+
+    def _unplayable(self) -> str:
+        greeted = " / ".join(repr(line) for line in self.unasked)
+        answered = " / ".join(repr(line) for line in self._puzzling[:3]) or "nothing we understand"
+        return (
+            "this server cannot be played: "
+            + (f"it greeted us with {greeted} and " if greeted else "it ")
+            + f"answered HELLO with {answered}, which no dialect we know sends"
+        )
+
+    # -- lines in ----------------------------------------------------------------------
+
+    def _line(self, line: str) -> None:
+        head = self._waiting[0].command if self._waiting else None
+        try:
+            reply = self._reader.feed(line, head)
+        except RemoteProtocolError as error:
+            self._break(f"unexpected line from the server: {line[:80]!r} ({error})")
+            return
+        if reply is not None:
+            self._take(reply)
+
+    def _take(self, reply: Reply) -> None:
+        if isinstance(reply, FinalReply):
+            self._final(reply)
             return
         if isinstance(reply, Push):
             self._push(reply)
-        elif isinstance(reply, FinalReply):
-            self._final(reply)
-        elif not self._waiting:
-            self._break(f"a reply nobody asked for: {line[:80]!r}")
-        elif isinstance(reply, Error):
-            request = self._waiting.popleft()
-            self._answers.append(Answer(request, error=CommandError(request.line, reply.message)))
+            return
+        request = self._waiting[0] if self._waiting else None
+        if isinstance(reply, Gold) and (request is None or not isinstance(request.command, Hello)):
+            self.goal = reply.amount  # a greeting (2015): the target, told on connect
+            self._push(Unasked(reply.lines()[0]))
+            return
+        if request is None:
+            self._push(Unasked(" / ".join(reply.lines())))
+            return
+        if isinstance(reply, Blank) and request.line.split(" ")[0] not in _ANSWERED_BLANK:
+            return  # a blank line between replies (inside ch's answer to HELLO, say)
+        if not_your_turn(reply) and not isinstance(request.command, Extend):
+            self._waiting.popleft()
+            self._parked.append(request)
+            return
+        if isinstance(reply, Error):
+            self._waiting.popleft()
+            error = CommandError(request.line, reply.message)
+            self._answers.append(Answer(request, error=error))
+            return
+        try:
+            value = request.interpret(reply)
+        except _Pending:
+            return
+        except _Resend as resend:
+            self._waiting.popleft()
+            request.command = resend.command
+            self._waiting.append(request)
+            self._outgoing += (request.line + "\n").encode()
+        except CommandError as error:
+            self._waiting.popleft()
+            self._answers.append(Answer(request, error=error))
+        except UnexpectedReply as error:
+            self._waiting.popleft()
+            self._answers.append(Answer(request, error=error))
+            self._close(error)
         else:
-            request = self._waiting.popleft()
-            try:
-                value = request.interpret(reply)
-            except UnexpectedReply as error:
-                self._answers.append(Answer(request, error=error))
-                self._close(error)
-            else:
-                self._answers.append(Answer(request, value))
+            self._waiting.popleft()
+            self._answers.append(Answer(request, value))
+            if isinstance(value, FinalReply):  # QUIT answered by a server that stays open
+                self.final = value
+                self._close(ServerClosed(value))
 
     def _push(self, push: Push) -> None:
+        request = self._waiting[0] if self._waiting else None
+        if isinstance(push, TreasureChanged):
+            self.gold += push.amount
+        elif isinstance(push, GoalIs):
+            self.goal = push.amount
+            if request is not None and request is self._echoed:
+                self._take(Gold(push.amount))
+        elif isinstance(push, TurnStarted | TurnBegins):
+            for parked in self._parked:
+                self._waiting.append(parked)
+                self._outgoing += (parked.line + "\n").encode()
+            self._parked.clear()
+        elif isinstance(push, Unasked):
+            if request is not None and isinstance(request.command, Quit):
+                self._final(Bye(push.line))  # a server that keeps the connection open
+                return
+            if request is not None and isinstance(request.command, Hello):
+                self._puzzling.append(push.line)
+            elif len(self.unasked) < 3:
+                self.unasked.append(push.line)
         if self._on_push is not None:
             self._on_push(push)
         else:
@@ -280,22 +460,40 @@ class ClientCore:
         if self._failure is not None:
             return
         self._failure = failure
-        while self._waiting:
-            self._answers.append(Answer(self._waiting.popleft(), error=failure))
+        for request in (*self._waiting, *self._parked):
+            self._answers.append(Answer(request, error=failure))
+        self._waiting.clear()
+        self._parked.clear()
 
     # -- commands -----------------------------------------------------------------------
 
     def hello(self, name: str | None = None) -> Request[int]:
         """``HELLO [name]``: the gold needed to win."""
+        request: Request[int]
 
         def interpret(reply: Reply) -> int:
+            sent = request.command
+            assert isinstance(sent, Hello)
+            if isinstance(reply, Greeted):
+                # The name echoed; the target came on connect (2015) or comes next (GOAL).
+                if self.goal is None:
+                    self._echoed = request
+                    raise _Pending
+                reply = Gold(self.goal)
+            if isinstance(reply, Fail) and sent.name is None:
+                raise _Resend(Hello(DEFAULT_NAME))
+            if isinstance(reply, Fail):
+                reason = reply.reason if isinstance(reply, Failed) else "FAIL"
+                raise CommandError(request.line, reason)
             amount = _expect(reply, Gold, "HELLO").amount
             self.goal = amount
-            if name is not None:
-                self.name = name
+            self.name = sent.name
+            self._echoed = None
+            self._puzzling.clear()
             return amount
 
-        return Request(Hello(name), interpret)
+        request = Request(Hello(name), interpret)
+        return request
 
     def move(self, direction: Direction | str) -> Request[bool]:
         """``MOVE <d>``: whether the player moved."""
@@ -385,8 +583,17 @@ class ClientCore:
         return Request(Watch(game), lambda reply: _expect(reply, GameInfo, "WATCH"))
 
     def quit(self) -> Request[FinalReply]:
-        """``QUIT``: the server's ``BYE``; the connection is then over."""
-        return Request(Quit(), lambda reply: _expect(reply, Bye, "QUIT"))
+        """``QUIT``: the server's ``BYE``; the connection is then over.
+
+        A server that answers ``QUIT`` otherwise and keeps the connection open
+        (``FAIL invalid command``, a blank line) gets its answer back as a ``Bye``,
+        and the client closes the connection itself.
+        """
+
+        def interpret(reply: Reply) -> FinalReply:
+            return Bye(" / ".join(reply.lines()))
+
+        return Request(Quit(), interpret)
 
 
 def _direction(direction: Direction | str) -> Direction:
@@ -399,9 +606,13 @@ def _direction(direction: Direction | str) -> Direction:
 
 
 def _expect(reply: Reply, kind: type[T], verb: str) -> T:
-    if not isinstance(reply, kind):
-        raise _unexpected(reply, verb)
-    return reply
+    if isinstance(reply, kind):
+        return reply
+    if isinstance(reply, Fail | Blank) and verb in _OPTIONAL_VERBS:
+        # Refused in a dialect's words by a server that does not know the command.
+        said = " / ".join(reply.lines()) or "a blank line"
+        raise CommandError(verb, f"refused: {said!r}")
+    raise _unexpected(reply, verb)
 
 
 def _unexpected(reply: Reply, verb: str) -> UnexpectedReply:
@@ -454,3 +665,13 @@ class ClientState:
     def events(self) -> deque[Push]:
         """Pushed lines not yet taken (when no ``on_push`` callback was given)."""
         return self._core.events
+
+    @property
+    def dialect(self) -> str | None:
+        """The dialect the server has shown: ``"2013"``, ``"2015"``, ``"2016"`` or ``None``."""
+        return self._core.dialect
+
+    @property
+    def dialect_evidence(self) -> tuple[str, ...]:
+        """The lines that showed the dialect, quoted."""
+        return self._core.dialect_evidence

@@ -11,6 +11,8 @@ anything the library raises on purpose. What a caller may rely on:
 * :class:`UnexpectedReply`: the server sent something that is not a possible
   answer to the command (or no reply of this protocol at all). The connection
   can no longer be trusted and is closed.
+* :class:`UnsupportedServer`: the server speaks no dialect the library knows
+  (``str()`` begins "this server cannot be played: " and says why).
 * :class:`ClientTimeout`: no answer came in time; also a :class:`TimeoutError`.
 """
 
@@ -18,7 +20,14 @@ from __future__ import annotations
 
 from protocol.replies import FinalReply
 
-__all__ = ["ClientError", "ClientTimeout", "CommandError", "ServerClosed", "UnexpectedReply"]
+__all__ = [
+    "ClientError",
+    "ClientTimeout",
+    "CommandError",
+    "ServerClosed",
+    "UnexpectedReply",
+    "UnsupportedServer",
+]
 
 
 class ClientError(Exception):
@@ -45,6 +54,10 @@ class CommandError(ClientError):
 
 class UnexpectedReply(ClientError):
     """The server sent something that cannot answer the command; the connection is closed."""
+
+
+class UnsupportedServer(ClientError):
+    """The server speaks no dialect this library knows: it cannot be played."""
 
 
 class ClientTimeout(ClientError, TimeoutError):

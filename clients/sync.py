@@ -208,16 +208,15 @@ class Client(ClientState):
         # Take in what already arrived first: if the server has said goodbye, the
         # command fails with its final line instead of writing into a closed socket.
         self.poll()
-        data = self._core.send(request)
-        try:
-            self._sock.sendall(data)
-        except OSError:
-            self._core.connection_lost()
+        self._write(self._core.send(request))
         deadline = self._deadline(None)
         while True:
             answer = self._core.next_answer()
+            self._write(self._core.data_to_send())
             if isinstance(answer, Answer):
                 if answer.request is request:
+                    # Lines already read after the answer (TREASUREMOD after SUCCESS) count now.
+                    self._absorb()
                     if self._core.closed:
                         self._sock.close()
                     return answer.result()
@@ -225,20 +224,44 @@ class Client(ClientState):
                 self._sock.close()
                 raise self._core.failure()
             else:
-                self._receive(deadline, waiting_for=request.line)
+                self._await(request, deadline)
+
+    def _await(self, request: Request, deadline: float | None) -> None:
+        """Read once for ``request``; a silence the core reads as an answer is passed on."""
+        quiet = self._core.quiet_limit(request)
+        wake = deadline
+        if quiet is not None:
+            wake = (
+                time.monotonic() + quiet
+                if deadline is None
+                else min(deadline, time.monotonic() + quiet)
+            )
+        if self._receive(wake, quiet=True):
+            return
+        if wake != deadline:
+            self._core.silence(request)
+            return
+        raise self._core.timed_out(request)
+
+    def _write(self, data: bytes) -> None:
+        if not data:
+            return
+        try:
+            self._sock.sendall(data)
+        except OSError:
+            self._core.connection_lost()
 
     def _absorb(self) -> None:
         """Let the core parse what was received (answers to abandoned requests are dropped)."""
         while isinstance(self._core.next_answer(), Answer):
             pass
+        self._write(self._core.data_to_send())
 
     def _deadline(self, timeout: float | None) -> float | None:
         timeout = self.timeout if timeout is None else timeout
         return None if timeout is None else time.monotonic() + timeout
 
-    def _receive(
-        self, deadline: float | None, *, waiting_for: str = "", quiet: bool = False
-    ) -> bool:
+    def _receive(self, deadline: float | None, *, quiet: bool = False) -> bool:
         """Read once into the core; False when nothing came before ``deadline`` and ``quiet``."""
         if deadline is None:
             self._sock.settimeout(None)
@@ -249,8 +272,7 @@ class Client(ClientState):
         except (TimeoutError, BlockingIOError):
             if quiet:
                 return False
-            what = f"an answer to {waiting_for}" if waiting_for else "the server"
-            raise ClientTimeout(f"no word from {what} in time") from None
+            raise ClientTimeout("no word from the server in time") from None
         except OSError:
             self._core.connection_lost()
             return True

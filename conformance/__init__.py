@@ -1,7 +1,7 @@
 """A protocol conformance suite for any Dungeon of Doom server.
 
 It connects to a running server, knows nothing about its map, explores with
-``LOOK`` and checks invariants of the 2013 protocol (RULES §1), each check
+``LOOK`` and checks invariants of the 2013 protocol (docs/protocol.md), each check
 naming the clause it tests. Levels: ``strict`` (the exact 2013 replies),
 ``tolerant`` (known drift reported as warnings), ``extended`` (plus our own
 extensions, where the server offers them).

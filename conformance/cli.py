@@ -36,7 +36,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dod-conformance",
         description="Check a running Dungeon of Doom server against the 2013 protocol "
-        "(RULES §1). Run it against a server no one else is playing on: it moves, "
+        "(docs/protocol.md). Run it against a server no one else is playing on: it moves, "
         "picks up gold and meets itself.",
     )
     parser.add_argument("address", nargs="?", help="the server, as HOST:PORT")

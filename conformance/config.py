@@ -16,7 +16,7 @@ Connector = Callable[[], Awaitable[trio.abc.Stream]]
 """Opens a new connection to the server under test (like ``trio.open_tcp_stream``)."""
 
 CLASSIC_GLYPHS: Final = frozenset(".#GEPB" + "LSAH")
-"""Glyphs a classic ``LOOK`` may show outside its corners (RULES §1, with the 2015 items)."""
+"""Glyphs a classic ``LOOK`` may show outside its corners (docs/protocol.md, LOOK; 2015 items)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Levels of strictness, and the tolerances a user may allow.
 
 A *tolerance* names one way real servers are known to drift from the 2013
-replies (or from the liberal input RULES §1 asks for). At the ``strict`` level
+replies (or from the liberal input docs/protocol.md asks for). At the ``strict`` level
 every drift is a failure; at ``tolerant`` every tolerance is allowed and a
 drift is reported as a warning; ``extended`` is ``strict`` plus the checks of
 our own extensions, which run only when the server offers them. Single

@@ -2,12 +2,15 @@
 
 Enable them with ``pytest -p conformance.pytest_plugin``, with
 ``pytest_plugins = ["conformance.pytest_plugin"]`` in a root ``conftest.py``,
-or by importing the two fixtures into any ``conftest.py``. The tests must be
-async tests run by pytest-trio::
+or by importing the two fixtures into any ``conftest.py``. In a plain test,
+call the fixture; in an async test run by pytest-trio, await it::
 
-    async def test_my_server_conforms(dod_conformance):
-        report = await dod_conformance("127.0.0.1", port)
+    def test_my_server_conforms(dod_conformance):
+        report = dod_conformance("127.0.0.1", port)
         assert report.get("pickup.gold").outcome is Outcome.PASSED
+
+    async def test_my_server_conforms_too(dod_conformance):
+        report = await dod_conformance("127.0.0.1", port)
 
 ``dod_conformance(host, port)`` fails the test, with the whole table, when any
 check fails. Override the ``dod_conformance_config`` fixture to choose the
@@ -22,11 +25,11 @@ import pytest
 
 from .config import SuiteConfig
 from .results import Report
-from .testing import assert_server_conforms
+from .testing import assert_server_conforms, assert_server_conforms_async, in_trio_run
 
 __all__ = ["CheckServer", "dod_conformance", "dod_conformance_config"]
 
-CheckServer = Callable[..., Awaitable[Report]]
+CheckServer = Callable[..., "Report | Awaitable[Report]"]
 
 
 @pytest.fixture
@@ -37,9 +40,17 @@ def dod_conformance_config() -> SuiteConfig:
 
 @pytest.fixture
 def dod_conformance(dod_conformance_config: SuiteConfig) -> CheckServer:
-    """``await dod_conformance(host, port, only=None)``: the report; the test fails on a failure."""
+    """``dod_conformance(host, port, only=None)``: the report; the test fails on a failure.
 
-    async def check(host: str, port: int, *, only: Collection[str] | None = None) -> Report:
-        return await assert_server_conforms(host, port, dod_conformance_config, only=only)
+    Outside a trio run it checks at once and returns the report; inside one
+    (an async test) it returns what to ``await``.
+    """
+
+    def check(
+        host: str, port: int, *, only: Collection[str] | None = None
+    ) -> Report | Awaitable[Report]:
+        if in_trio_run():
+            return assert_server_conforms_async(host, port, dod_conformance_config, only=only)
+        return assert_server_conforms(host, port, dod_conformance_config, only=only)
 
     return check

@@ -2,7 +2,7 @@
 
 A check is an async function taking a :class:`Context`, registered with
 :meth:`Checklist.add` under a stable id (``look.corners``), the clause of the
-specification it tests (``§4.4 LOOK; RULES §1``) and a one-line title. A check
+specification it tests (``§4.4 LOOK; docs/protocol.md (LOOK)``) and a one-line title. A check
 opens its connections with :meth:`Context.connect`; they are closed when the
 check ends, however it ends.
 """

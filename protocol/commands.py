@@ -26,12 +26,16 @@ from .errors import RemoteProtocolError
 
 __all__ = [
     "MAX_NAME_LENGTH",
+    "ApGet",
+    "Attack",
     "Command",
     "Create",
+    "EndTurn",
     "Extend",
     "Games",
     "Hello",
     "Help",
+    "HpGet",
     "Join",
     "Look",
     "Map",
@@ -203,6 +207,41 @@ class Watch(Command):
         return f"WATCH {self.game}"
 
 
+# -- the turn commands of the battle world (the 2013 multiplayer rules) --------------
+
+
+@dataclass(frozen=True, slots=True)
+class Attack(Command):
+    """Extension: ``ATTACK <direction>``, strike the player on the next square."""
+
+    verb: ClassVar[str] = "ATTACK"
+    direction: Direction
+
+    def to_line(self) -> str:
+        return f"ATTACK {self.direction.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Command):
+    """Extension: ``ENDTURN``, give up the rest of this turn's action points."""
+
+    verb: ClassVar[str] = "ENDTURN"
+
+
+@dataclass(frozen=True, slots=True)
+class ApGet(Command):
+    """Extension: ``APGET``, the action points left in this turn (``AP <n>``)."""
+
+    verb: ClassVar[str] = "APGET"
+
+
+@dataclass(frozen=True, slots=True)
+class HpGet(Command):
+    """Extension: ``HPGET``, the player's hit points (``HP <n>``)."""
+
+    verb: ClassVar[str] = "HPGET"
+
+
 def printable(text: str) -> bool:
     """True when ``text`` holds no control characters (so no terminal escapes)."""
     return text.isprintable()
@@ -308,10 +347,10 @@ def _parse_create(args: list[str]) -> Command:
     return Create(game, world, map_spec, seed, players, turn)
 
 
-def _parse_move(args: list[str]) -> Command:
+def _direction(verb: str, args: list[str]) -> Direction:
     if len(args) != 1:
         raise RemoteProtocolError(
-            f"MOVE takes one direction, N, S, E or W (for example MOVE N); {HELP_HINT}"
+            f"{verb} takes one direction, N, S, E or W (for example {verb} N); {HELP_HINT}"
         )
     direction = Direction.parse(args[0])
     if direction is None:
@@ -319,7 +358,15 @@ def _parse_move(args: list[str]) -> Command:
             f'"{_sanitise(args[0])}" is not a direction; use N, S, E or W '
             "(or NE, SE, SW, NW where the world allows diagonal moves)"
         )
-    return Move(direction)
+    return direction
+
+
+def _parse_move(args: list[str]) -> Command:
+    return Move(_direction("MOVE", args))
+
+
+def _parse_attack(args: list[str]) -> Command:
+    return Attack(_direction("ATTACK", args))
 
 
 _PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
@@ -337,6 +384,10 @@ _PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
     "CREATE": _parse_create,
     "JOIN": lambda args: Join(_game_name("JOIN", args)),
     "WATCH": lambda args: Watch(_game_name("WATCH", args)),
+    "ATTACK": _parse_attack,
+    "ENDTURN": _no_arguments(EndTurn()),
+    "APGET": _no_arguments(ApGet()),
+    "HPGET": _no_arguments(HpGet()),
 }
 
 VERBS: Final = frozenset(_PARSERS)

@@ -27,6 +27,8 @@ from .errors import LocalProtocolError, RemoteProtocolError
 
 __all__ = [
     "LOOK_SIZE",
+    "LOOK_SIZES",
+    "ActionPoints",
     "Bye",
     "Error",
     "Extended",
@@ -38,6 +40,8 @@ __all__ = [
     "Gold",
     "GoldCoins",
     "HelpReply",
+    "HitMod",
+    "HitPoints",
     "LookReply",
     "Lose",
     "MapReply",
@@ -51,12 +55,16 @@ __all__ = [
     "RoundEnded",
     "Seen",
     "Success",
+    "TurnBegins",
+    "TurnOf",
+    "TurnOver",
     "View",
     "Win",
 ]
 
 LOOK_SIZE: Final = 5
-_LOOK_WIDTH: Final = {LOOK_SIZE}
+LOOK_SIZES: Final = frozenset({LOOK_SIZE, 7})
+"""A ``LOOK`` is 5×5, or 7×7 for a player holding a lantern (the battle world)."""
 
 
 class Reply:
@@ -118,13 +126,16 @@ class GoldCoins(Reply):
 
 @dataclass(frozen=True, slots=True)
 class LookReply(Reply):
-    """``LOOKREPLY`` and five rows of five characters."""
+    """``LOOKREPLY`` and five rows of five characters (seven of seven with a lantern)."""
 
     rows: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if len(self.rows) != LOOK_SIZE or set(map(len, self.rows)) != _LOOK_WIDTH:
-            raise LocalProtocolError(f"a look reply is {LOOK_SIZE} rows of {LOOK_SIZE}")
+        size = len(self.rows)
+        if size not in LOOK_SIZES or set(map(len, self.rows)) != {size}:
+            raise LocalProtocolError(
+                f"a look reply is {LOOK_SIZE} rows of {LOOK_SIZE} (7 of 7 with a lantern)"
+            )
 
     def lines(self) -> list[str]:
         return ["LOOKREPLY", *self.rows]
@@ -350,6 +361,70 @@ class GameOver(Push):
         return [_single_line(f"GAMEOVER {self.text}")]
 
 
+# -- the turns of the battle world ------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ActionPoints(Reply):
+    """Extension: ``AP <n>``, the answer to ``APGET``: action points left in this turn
+    (0 when it is not the player's turn)."""
+
+    points: int
+
+    def lines(self) -> list[str]:
+        return [f"AP {self.points}"]
+
+
+@dataclass(frozen=True, slots=True)
+class HitPoints(Reply):
+    """Extension: ``HP <n>``, the answer to ``HPGET``."""
+
+    points: int
+
+    def lines(self) -> list[str]:
+        return [f"HP {self.points}"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnBegins(Push):
+    """Extension: ``STARTTURN <ap>``: your turn begins, with ``ap`` action points."""
+
+    points: int
+
+    def lines(self) -> list[str]:
+        return [f"STARTTURN {self.points}"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOver(Push):
+    """Extension: ``ENDTURN``: your turn is over; ``ENDTURN timeout`` when its time ran out."""
+
+    timed_out: bool = False
+
+    def lines(self) -> list[str]:
+        return ["ENDTURN timeout" if self.timed_out else "ENDTURN"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOf(Push):
+    """Extension: ``TURN <player>``: another player's turn begins."""
+
+    player: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"TURN {self.player}")]
+
+
+@dataclass(frozen=True, slots=True)
+class HitMod(Push):
+    """Extension: ``HITMOD <change>``: your hit points changed (``-2`` a hit, ``1`` a potion)."""
+
+    change: int
+
+    def lines(self) -> list[str]:
+        return [f"HITMOD {self.change}"]
+
+
 @dataclass(frozen=True, slots=True)
 class FinalReply(Reply):
     """A last line before the server closes the connection; ``keyword`` says why."""
@@ -437,6 +512,7 @@ _PUSHES: Final = {
     "LEFT": _parse_left,
     "SAW": _parse_seen,
     "GAMEOVER": GameOver,
+    "TURN": TurnOf,
 }
 
 
@@ -460,6 +536,8 @@ class ReplyParser:
 
     def feed(self, line: str) -> Reply | None:
         if self._pending is not None:
+            if self._kind == "LOOKREPLY" and not self._pending:
+                self._expected = len(line) if len(line) in LOOK_SIZES else LOOK_SIZE
             self._pending.append(line)
             if len(self._pending) < self._expected:
                 return None
@@ -471,7 +549,8 @@ class ReplyParser:
         if line == "FAIL":
             return Fail()
         if line == "LOOKREPLY":
-            return self._begin("LOOKREPLY", LOOK_SIZE)
+            # The first row says how many follow: 5, or 7 with a lantern.
+            return self._begin("LOOKREPLY", 1)
         if line.startswith("SUCCESS, GOLD COINS: "):
             return GoldCoins(_parse_int(line.removeprefix("SUCCESS, GOLD COINS: "), "gold"))
         if keyword == "GOLD":
@@ -489,6 +568,16 @@ class ReplyParser:
             return self._begin("GAMES", count) if count else GamesReply(())
         if keyword == "ROUND":
             return _parse_round(line)
+        if keyword == "STARTTURN":
+            return TurnBegins(_parse_int(rest, "action points"))
+        if line == "ENDTURN" or line == "ENDTURN timeout":
+            return TurnOver(timed_out=bool(rest))
+        if keyword == "HITMOD":
+            return HitMod(_parse_int(rest, "hit point change"))
+        if keyword == "AP":
+            return ActionPoints(_parse_int(rest, "action points"))
+        if keyword == "HP":
+            return HitPoints(_parse_int(rest, "hit points"))
         if keyword in _FINALS:
             return _FINALS[keyword](rest)
         if keyword == "HELP":

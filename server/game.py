@@ -24,6 +24,15 @@ What a caller may rely on:
   leaves, actions they could see (within their 5×5 view, or anything for a
   spectator), world notices, round results, chat. Spectators get the whole map
   (``VIEW``) after every change.
+* **Turn-based worlds** (:class:`worlds.turns.TurnBasedWorld`, such as battle) resolve
+  each action at once, but only the player whose turn it is may act. Another
+  player's action is refused with ``ERROR`` when that client asked for events (it
+  is told whose turn it is), and otherwise waits, unanswered, for that player's
+  turn, so a 2013 client that knows nothing of turns still plays. While two or more
+  players are in the game, a turn not finished within ``turn_timeout`` seconds is
+  ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
+  in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
+  are pushed to clients that asked for events.
 * **The end.** When the last player of a game has left, the game is over: its
   replay is closed, spectators get ``GAMEOVER``, and (if the owner wants it)
   a fresh world with the same settings takes its place. A world that raises is
@@ -35,19 +44,35 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 import structlog
 import trio
 
-from protocol.commands import Command, Hello, Look, Map, Move, Pickup, Shout, Stay
+from protocol.commands import (
+    ApGet,
+    Attack,
+    Command,
+    EndTurn,
+    Hello,
+    HpGet,
+    Look,
+    Map,
+    Move,
+    Pickup,
+    Shout,
+    Stay,
+)
 from protocol.replies import (
+    ActionPoints,
     Bye,
     Error,
     GameInfo,
     GameOver,
     Gold,
     HelpReply,
+    HitMod,
+    HitPoints,
     LookReply,
     Lose,
     MapReply,
@@ -59,6 +84,9 @@ from protocol.replies import (
     RoundEnded,
     Seen,
     Success,
+    TurnBegins,
+    TurnOf,
+    TurnOver,
     View,
     Win,
 )
@@ -68,6 +96,7 @@ from worlds.api import (
     Escaped,
     Event,
     Joined,
+    Left,
     Moved,
     PlayerId,
     PlayerKind,
@@ -78,6 +107,14 @@ from worlds.api import (
     WorldPlugin,
 )
 from worlds.api import Notice as WorldNotice
+from worlds.turns import (
+    Defeated,
+    HitPointsChanged,
+    TurnBasedWorld,
+    TurnEnded,
+    TurnEvent,
+    TurnStarted,
+)
 
 from .render import help_reply, result_reply
 from .replay import ReplayWriter, header_for
@@ -141,6 +178,12 @@ class Game:
         self._missed: dict[PlayerId, int] = {}
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
+        # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
+        # actions of clients without events that wait for their player's turn.
+        self._turn_holder: PlayerId | None = None
+        self._turn_deadline = math.inf
+        self._held: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
         self._log = log.bind(game=name, world=plugin.name)
@@ -173,6 +216,7 @@ class Game:
             while True:
                 current = self._round
                 deadline = current.deadline if current is not None else math.inf
+                deadline = min(deadline, self._turn_deadline)
                 with trio.move_on_at(min(deadline, trio.current_time() + FLUSH_INTERVAL)):
                     await self._wakeup.park()
                 if self._replay is not None:
@@ -180,6 +224,8 @@ class Game:
                 current = self._round
                 if current is not None and trio.current_time() >= current.deadline:
                     self._guarded(self._time_out, "round time-out")
+                if trio.current_time() >= self._turn_deadline:
+                    self._guarded(self._turn_time_out, "turn time-out")
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
@@ -229,6 +275,10 @@ class Game:
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
         self._dispatch([e for e in events if not isinstance(e, Joined)], ())
+        holder = getattr(self.world, "turn", None)
+        if holder is not None and holder != player and connection.events:
+            connection.send(TurnOf(self._label(holder)))  # whose turn it is, on arrival
+        self._turn_moved()
         self._show()
         return player
 
@@ -242,6 +292,9 @@ class Game:
         if connection.name is not None:
             self.names.pop(connection.name, None)
         who = label(connection.name, player)
+        held = self._held.pop(player, None)
+        if held is not None:
+            held[2].set()
         current = self._round
         if current is not None and player in current.actions:
             # The action was made: it is played with its round, then the player leaves.
@@ -258,12 +311,15 @@ class Game:
             self._replay.leave(self.round, player, why)
             self._replay.flush()
         try:
-            self.world.leave(player)
+            events = self.world.leave(player)
         except Exception:
             self._crash("leave")
             return
         if self.audience:
             self._push(PlayerLeft(who, why))
+        # What the world says besides Left (in a turn-based world, the next turn).
+        self._dispatch([e for e in events if not isinstance(e, Left)], ())
+        self._turn_moved()
         self._show()
 
     def watch(self, connection: Connection) -> None:
@@ -321,6 +377,8 @@ class Game:
             self._act(connection, player, command)  # type: ignore[arg-type]
         elif kind is Pickup:
             self._act(connection, player, command)  # type: ignore[arg-type]
+        elif kind is Attack or kind is EndTurn or kind is ApGet or kind is HpGet:
+            self._turn_command(connection, player, command)
         elif kind is Stay:
             if not world.allows_stay:
                 connection.send(Error(f"STAY is not available in the {self.world_name} world"))
@@ -338,6 +396,25 @@ class Game:
             connection.send(_SUCCESS)
         else:
             connection.send(Error(f"{command.verb} is not a game command"))
+
+    def _turn_command(self, connection: Connection, player: PlayerId, command: Command) -> None:
+        """``ATTACK``, ``ENDTURN``, ``APGET`` and ``HPGET``: commands of turn-based worlds."""
+        world = self.world
+        if not _turn_based(world):
+            connection.send(
+                Error(f"{command.verb} is not available in the {self.world_name} world")
+            )
+            return
+        kind = type(command)
+        if kind is ApGet:
+            connection.send(ActionPoints(world.action_points(player)))
+        elif kind is HpGet:
+            connection.send(HitPoints(world.hit_points(player)))
+        elif kind is Attack and command.direction not in world.directions:  # type: ignore[attr-defined]
+            allowed = ", ".join(sorted(d.name for d in world.directions))
+            connection.send(Error(f"ATTACK goes {allowed} here"))
+        else:
+            self._act(connection, player, command)  # type: ignore[arg-type]
 
     def handle_watcher(self, connection: Connection, command: Command) -> None:
         """A spectator's command: it may read, never act."""
@@ -383,6 +460,9 @@ class Game:
 
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
         world = self.world
+        if _turn_based(world):
+            self._act_in_turn(connection, player, action, world)
+            return
         if not world.has_rounds:
             self.round += 1
             replay = self._replay
@@ -406,6 +486,103 @@ class Game:
         if current.deadline == math.inf:
             current.deadline = trio.current_time() + self.turn_timeout
             self._wakeup.unpark_all()
+
+    # -- turns ------------------------------------------------------------------------
+
+    def _act_in_turn(
+        self, connection: Connection, player: PlayerId, action: Action, world: TurnBasedWorld
+    ) -> None:
+        holder = world.turn
+        if holder != player:
+            if holder is None:
+                connection.send(Error("nobody can play now: the game is over"))
+            elif connection.events:
+                connection.send(
+                    Error(
+                        f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
+                    )
+                )
+            else:
+                # A client that knows nothing of turns: its action waits for its turn.
+                done = trio.Event()
+                self._held[player] = (connection, action, done)
+                connection.wait_for(done)
+            return
+        self._play_turn(player, action)
+        self._turn_moved()
+        self._end_if_over()
+
+    def _play_turn(self, player: PlayerId, action: Action) -> None:
+        self.round += 1
+        self._missed.pop(player, None)
+        if self._replay is not None:
+            self._replay.action(self.round, player, action)
+        actions = ((player, action),)
+        self._dispatch(self.world.resolve(actions), actions)
+        self._show()
+
+    def _turn_moved(self) -> None:
+        """After anything that may pass the turn: play the new holder's waiting action,
+        and time the turn (only while someone else is waiting for it)."""
+        world = self.world
+        if not _turn_based(world):
+            return
+        while (holder := world.turn) in self._held:
+            _, action, done = self._held.pop(holder)  # type: ignore[arg-type]
+            done.set()
+            self._play_turn(holder, action)  # type: ignore[arg-type]
+        holder = world.turn
+        deadline = self._turn_deadline
+        if holder is None or len(self.players) < 2:
+            deadline = math.inf
+        elif holder != self._turn_holder or deadline == math.inf:
+            deadline = trio.current_time() + self.turn_timeout
+        self._turn_holder = holder
+        if deadline != self._turn_deadline:
+            self._turn_deadline = deadline
+            self._wakeup.unpark_all()
+
+    def _turn_time_out(self) -> None:
+        world = self.world
+        self._turn_deadline = math.inf
+        player = world.turn if _turn_based(world) else None
+        if player is None:
+            return
+        if self._replay is not None:
+            self._replay.timeout(self.round, player)
+        self._turn_holder = None  # the next turn gets a full clock, even if it is theirs again
+        self._dispatch(world.time_out(player), ())
+        self._miss(player)
+        self._turn_moved()
+        self._end_if_over()
+
+    def _turn_event(self, event: TurnEvent) -> None:
+        """Tell the players about a turn-based world's event (pushes need ``EXTEND events``)."""
+        player = event.player
+        assert player is not None
+        connection = self.players.get(player)
+        listening = connection is not None and connection in self.audience
+        if isinstance(event, TurnStarted):
+            if listening:
+                connection.send(TurnBegins(event.points))  # type: ignore[union-attr]
+            if self.audience:
+                self._push(TurnOf(self._label(player)), but=connection)
+        elif isinstance(event, TurnEnded):
+            if listening:
+                connection.send(TurnOver(timed_out=event.missed))  # type: ignore[union-attr]
+        elif isinstance(event, HitPointsChanged):
+            if listening:
+                connection.send(HitMod(event.change))  # type: ignore[union-attr]
+        elif isinstance(event, Defeated):
+            winner = self._label(event.winner)
+            self._notify(player, f"{winner} has won the game")
+            self._finish(player, Lose(f"{winner} won the game."), "lost")
+
+    def _label(self, player: PlayerId) -> str:
+        connection = self.players.get(player)
+        if connection is None:
+            return label(self._finished_names.get(player), player)
+        return label(connection.name, player)
 
     def _resolve_if_complete(self) -> None:
         current = self._round
@@ -487,6 +664,8 @@ class Game:
                 self._finish(event.player, Lose(event.text), "died")
             elif isinstance(event, WorldNotice):
                 self._notify(event.player, event.text)
+            elif isinstance(event, TurnEvent):
+                self._turn_event(event)
 
     def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
         """``SAW`` for everyone in the audience who could see the actor."""
@@ -534,6 +713,7 @@ class Game:
             return
         if connection.name is not None:
             self.names.pop(connection.name, None)
+            self._finished_names[player] = connection.name
         self.audience.discard(connection)
         self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
         connection.finish(final, reason=f"player {outcome}")
@@ -573,6 +753,9 @@ class Game:
         self.round = 0
         self._joined_any = False
         self._missed.clear()
+        self._turn_holder = None
+        self._turn_deadline = math.inf
+        self._finished_names.clear()
         self._last_view = None
         self._show()
 
@@ -607,6 +790,11 @@ class Game:
             current.done.set()
         self._close_replay(f"the world failed during {during}")
         self._restart()
+
+
+def _turn_based(world: World) -> TypeGuard[TurnBasedWorld]:
+    """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
+    return getattr(world, "has_turns", False)
 
 
 def _within_sight(viewer: tuple[int, int], places: Iterable[tuple[int, int]]) -> bool:

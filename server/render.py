@@ -18,6 +18,10 @@ def result_reply(event: ResultEvent) -> Reply:
         return _FAIL
     if kind is PickedUp:
         return GoldCoins(event.gold) if event.is_gold else _SUCCESS  # type: ignore[attr-defined]
+    # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
+    succeeded = getattr(event, "succeeded", None)
+    if succeeded is not None:
+        return _SUCCESS if succeeded else _FAIL
     raise TypeError(f"no reply for {event!r}")
 
 
@@ -33,6 +37,16 @@ def help_reply(world: World, world_name: str) -> HelpReply:
     ]
     if world.allows_stay:
         lines.append("STAY           let one turn pass without moving")
+    if getattr(world, "has_turns", False):
+        lines += [
+            "ATTACK <dir>   strike the player on the next square: SUCCESS a hit, FAIL a miss",
+            "ENDTURN        end your turn now (SUCCESS)",
+            "APGET          AP <n>: your action points left this turn (0 off your turn)",
+            "HPGET          HP <n>: your hit points",
+            "With EXTEND events: STARTTURN <ap> (your turn), ENDTURN [timeout] (it ended),",
+            "  TURN <player> (another's turn), HITMOD <change> (your hit points changed).",
+            "Off your turn, an action waits for your turn; with EXTEND events it is an ERROR.",
+        ]
     lines += [
         "MAP            the whole map",
         "QUIT           leave the game",

@@ -17,6 +17,7 @@ checks it). Then, in the order they happened::
     {"round": 0, "name": 1, "as": "Ada"}            a player took a name
     {"round": 1, "actions": [[1, "MOVE N"], [2, "STAY"]], "missed": [2]}
     {"round": 1, "leave": 2, "why": "disconnected"}
+    {"round": 1, "timeout": 2}                      a turn-based world's turn ran out
     {"round": 1, "end": "all players left"}
 
 ``actions`` is one call of ``world.resolve`` in the order it was made (worlds
@@ -71,6 +72,8 @@ try:
 except PackageNotFoundError:  # running from a source tree that is not installed
     SERVER_VERSION = "unknown"
 
+_ACTION_VERBS: Final = frozenset({"MOVE", "PICKUP", "STAY", "ATTACK", "ENDTURN"})
+"""The commands that are world actions (the last two in turn-based worlds)."""
 _MOVES: Final = {direction: f"MOVE {direction.name}" for direction in Direction}
 
 log = structlog.get_logger("server.replay")
@@ -84,7 +87,7 @@ def action_text(action: Action) -> str:
     """The action as a command line (``MOVE N``, ``PICKUP``, ``STAY``)."""
     if type(action) is Move:
         return _MOVES[action.direction]
-    return action.verb
+    return action.to_line()
 
 
 def header_for(
@@ -182,6 +185,10 @@ class ReplayWriter:
     def name(self, round_number: int, player: PlayerId, name: str) -> None:
         self._write(f'{{"round":{round_number},"name":{player},"as":{json.dumps(name)}}}\n')
 
+    def timeout(self, round_number: int, player: PlayerId) -> None:
+        """A turn-based world's turn ran out (:meth:`worlds.turns.TurnBasedWorld.time_out`)."""
+        self._write(f'{{"round":{round_number},"timeout":{player}}}\n')
+
     def leave(self, round_number: int, player: PlayerId, why: str) -> None:
         self._write(f'{{"round":{round_number},"leave":{player},"why":{json.dumps(why)}}}\n')
 
@@ -271,7 +278,7 @@ def _action(text: str) -> Action:
         command: Command | None = parse_command(text)
     except RemoteProtocolError as error:
         raise ReplayError(f"bad action {text!r}: {error}") from None
-    if command is None or command.verb not in ("MOVE", "PICKUP", "STAY"):
+    if command is None or command.verb not in _ACTION_VERBS:
         raise ReplayError(f"bad action {text!r}")
     return command  # type: ignore[return-value]
 
@@ -286,5 +293,7 @@ def rerun(replay: Replay, world: World) -> Iterator[Step]:
             yield Step(record, world.join(int(record["join"]), PlayerKind(record["kind"])))
         elif "leave" in record:
             yield Step(record, world.leave(int(record["leave"])))
+        elif "timeout" in record:
+            yield Step(record, world.time_out(int(record["timeout"])))  # type: ignore[attr-defined]
         else:
             yield Step(record, [])

@@ -66,6 +66,8 @@ def describe(step: Step, names: dict[int, str]) -> str:
         return f"#{record['name']} is called {record['as']}"
     if "leave" in record:
         return f"{who(record['leave'])} left ({record.get('why', '')})"
+    if "timeout" in record:
+        return f"{who(record['timeout'])}'s turn timed out"
     if "end" in record:
         return f"game over: {record['end']}"
     return f"(unknown record {record})"

@@ -8,8 +8,10 @@
     dod-play --watch default               # spectate
 
 What a caller may rely on: the exit status is 0 when a game was played to its
-end or left, 1 when the server could not be reached or the connection broke,
-2 for bad options. Whatever happens on the network, the terminal gets one
+end or left, 1 when the server could not be reached, refused the game asked
+for, or the connection broke, 2 for bad options or when standard input or
+output is not a terminal (it is a full-screen program; bots and scripts use
+the client library). Whatever happens on the network, the terminal gets one
 plain line saying so (the server's last line, or why there was none), never a
 traceback.
 """
@@ -45,7 +47,10 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dod-play`` with ``argv`` (default: the command line); returns the exit status."""
-    options = _parser().parse_args(argv)
+    parser = _parser()
+    options = parser.parse_args(argv)
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        parser.error("standard input and output must be a terminal (this is a full-screen game)")
     app = PlayApp(
         options.host, options.port, name=options.name, game=options.game, watch=options.watch
     )

@@ -10,7 +10,8 @@ What a caller may rely on:
 
 * :meth:`Session.run` returns an :class:`Ending` and never raises for anything
   the network or the server does: an unreachable server, a refused connection,
-  a dropped one, a final line, a broken reply all become an ending with a message.
+  a dropped one, a final line, a broken reply, a game to join or watch that the
+  server refuses (status 1, at once) all become an ending with a message.
 * :meth:`Session.submit` may be called from any thread once ``run`` has started.
   A turn (a move, ``STAY``, ``PICKUP``) submitted while another is unanswered is
   dropped, so holding a key never queues up moves; typed lines are never dropped.
@@ -117,6 +118,7 @@ class Session:
         self._turn_busy = False
         self._quitting = False
         self._broken: str | None = None
+        self._refused: str | None = None
         self._wanted = trio.Event()
         self._moves_base = 0
         self._client: AsyncClient | None = None
@@ -183,6 +185,8 @@ class Session:
                     raise
                 return Ending(f"cannot connect to {where}: {_reason(error)}", status=1)
             return self._ending(final)
+        if self._refused is not None:
+            return Ending(self._refused, status=1)
         if self._quitting:
             return Ending("left the game; the server did not say goodbye")
         return Ending("")
@@ -223,9 +227,9 @@ class Session:
         try:
             await self._start(client)
         except CommandError as error:
-            # A game to join or watch that is not there: say so, and let the player type.
-            self.state.note(error.message, Kind.ERROR)
-            self.state.note("Press : and type GAMES, JOIN <game> or WATCH <game>.")
+            # The game asked for on the command line is not there: nothing to play.
+            self._refuse(f"cannot {error.command.lower()}: {error.message}")
+            return
         except ServerClosed:
             return
         except ClientError as error:
@@ -248,6 +252,14 @@ class Session:
                 self._turn_busy = False
                 self.state.pending = None
                 self._changed()
+
+    def _refuse(self, why: str) -> None:
+        """End the session at once with ``why`` (leaving by closing the connection)."""
+        self._refused = why
+        self.state.note(why, Kind.ERROR)
+        self._changed()
+        if self._scope is not None:
+            self._scope.cancel()
 
     def _fail(self, error: ClientError) -> None:
         # The client has closed the connection; ``run`` reports it when the reader stops.

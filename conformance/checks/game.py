@@ -1,6 +1,6 @@
 """Checks of the 2013 replies and game rules, made by one player exploring with ``LOOK``.
 
-Clauses: ``§n`` are the sections of the 2013 specification; ``RULES §1`` is
+Clauses: ``§n`` are the sections of the 2013 specification; ``docs/protocol.md`` is
 the project's exact restatement of it, which settles what the 2013 text
 leaves open (corners, off-map squares, the centre).
 """
@@ -37,7 +37,9 @@ async def _sample_views(ctx: Context) -> list[View]:
     return views
 
 
-@checks.add("hello.gold", "§4.1 HELLO; RULES §1", "HELLO answers 'GOLD <n>' with n >= 0")
+@checks.add(
+    "hello.gold", "§4.1 HELLO; docs/protocol.md (Commands)", "HELLO answers 'GOLD <n>' with n >= 0"
+)
 async def hello_gold(ctx: Context) -> None:
     session = await ctx.connect()
     gold = await session.expect(Hello(), Gold)
@@ -45,7 +47,9 @@ async def hello_gold(ctx: Context) -> None:
         raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
 
 
-@checks.add("look.shape", "§4.4 LOOK; RULES §1", "LOOK answers LOOKREPLY and 5 lines of 5")
+@checks.add(
+    "look.shape", "§4.4 LOOK; docs/protocol.md (LOOK)", "LOOK answers LOOKREPLY and 5 lines of 5"
+)
 async def look_shape(ctx: Context) -> None:
     # Shape is what the shared parser enforces: any other shape fails inside the session.
     session = await ctx.connect()
@@ -54,7 +58,9 @@ async def look_shape(ctx: Context) -> None:
     await session.expect(Look(), LookReply, "the reply to a second LOOK")
 
 
-@checks.add("look.corners", "§4.4 LOOK; RULES §1", "the four corners of every view are 'X'")
+@checks.add(
+    "look.corners", "§4.4 LOOK; docs/protocol.md (LOOK)", "the four corners of every view are 'X'"
+)
 async def look_corners(ctx: Context) -> None:
     for view in await _sample_views(ctx):
         wrong = [offset for offset in sorted(CORNERS) if view.at(offset) != "X"]
@@ -65,7 +71,7 @@ async def look_corners(ctx: Context) -> None:
 
 @checks.add(
     "look.alphabet",
-    "§1 The Dungeon; RULES §1 tiles",
+    "§1 The Dungeon; docs/protocol.md (LOOK)",
     "every other square is one of . # G E P B L S A H (or --extra-glyphs)",
 )
 async def look_alphabet(ctx: Context) -> None:
@@ -79,7 +85,7 @@ async def look_alphabet(ctx: Context) -> None:
 
 @checks.add(
     "look.centre",
-    "§4.4 LOOK; §2 Setup; RULES §1",
+    "§4.4 LOOK; §2 Setup; docs/protocol.md (LOOK)",
     "the centre shows the tile underfoot: never P, B, X or a wall",
 )
 async def look_centre(ctx: Context) -> None:
@@ -99,7 +105,7 @@ async def look_no_effect(ctx: Context) -> None:
 
 @checks.add(
     "move.wall",
-    "§4.2 MOVE; §1 The Dungeon (Wall); RULES §1",
+    "§4.2 MOVE; §1 The Dungeon (Wall); docs/protocol.md (Commands)",
     "MOVE into a wall seen in LOOK answers FAIL and the view does not change",
 )
 async def move_wall(ctx: Context) -> None:
@@ -125,7 +131,7 @@ async def move_wall(ctx: Context) -> None:
 
 @checks.add(
     "move.floor",
-    "§4.2 MOVE; RULES §1",
+    "§4.2 MOVE; docs/protocol.md (Commands)",
     "MOVE onto floor answers SUCCESS and the next view is the old one shifted by one",
 )
 async def move_floor(ctx: Context) -> None:
@@ -154,7 +160,7 @@ async def move_floor(ctx: Context) -> None:
 
 @checks.add(
     "pickup.gold",
-    "§4.3 PICKUP; §2 Setup; RULES §1",
+    "§4.3 PICKUP; §2 Setup; docs/protocol.md (Commands)",
     "PICKUP on gold answers 'SUCCESS, GOLD COINS: 1', the G is gone, a second PICKUP fails",
 )
 async def pickup_gold(ctx: Context) -> None:
@@ -205,7 +211,7 @@ async def pickup_nothing(ctx: Context) -> None:
 
 @checks.add(
     "quit.closes",
-    "§4.5 QUIT; RULES §1 (final line)",
+    "§4.5 QUIT; docs/protocol.md (Final lines)",
     "QUIT closes the connection, after at most one final line",
 )
 async def quit_closes(ctx: Context) -> None:

@@ -1,6 +1,6 @@
-"""Checks that the server is liberal in what it accepts (RULES §1).
+"""Checks that the server is liberal in what it accepts (docs/protocol.md, Lines).
 
-RULES §1 asks for verbs and directions in any letter case, surrounding spaces,
+docs/protocol.md (Lines) asks for verbs and directions in any letter case, surrounding spaces,
 ``LF``, ``CRLF``, ``CR NUL`` and a bare ``CR`` as line ends, and telnet
 negotiation consumed and refused. Servers in the wild often fall short; each
 such shortfall is a named tolerance, so ``--level tolerant`` reports it as a
@@ -40,7 +40,9 @@ async def _hello(ctx: Context) -> Session:
     return session
 
 
-@checks.add("input.crlf", "§4 Commands; RULES §1 (CRLF)", "commands ending in CRLF are answered")
+@checks.add(
+    "input.crlf", "§4 Commands; docs/protocol.md (Lines)", "commands ending in CRLF are answered"
+)
 async def input_crlf(ctx: Context) -> None:
     session = await ctx.connect()
     await session.greet(ending=b"\r\n")
@@ -49,7 +51,7 @@ async def input_crlf(ctx: Context) -> None:
     await session.expect(Look(), LookReply, "the reply to LOOK after two CRLF lines")
 
 
-@checks.add("input.cr", "RULES §1 (CR NUL, bare CR)", "CR NUL and a bare CR end a command line")
+@checks.add("input.cr", "docs/protocol.md (Lines)", "CR NUL and a bare CR end a command line")
 async def input_cr(ctx: Context) -> None:
     session = await _hello(ctx)
     async with tolerating(ctx, "cr-input"):
@@ -61,7 +63,7 @@ async def input_cr(ctx: Context) -> None:
 
 @checks.add(
     "input.split",
-    "§4 Commands; RULES §1",
+    "§4 Commands; docs/protocol.md (Lines)",
     "a command split across writes is answered once, only when its line ends",
 )
 async def input_split(ctx: Context) -> None:
@@ -81,7 +83,7 @@ async def input_split(ctx: Context) -> None:
 
 
 @checks.add(
-    "input.case", "RULES §1 (letter case)", "verbs and directions are understood in any case"
+    "input.case", "docs/protocol.md (Lines)", "verbs and directions are understood in any case"
 )
 async def input_case(ctx: Context) -> None:
     session = await ctx.connect()
@@ -94,7 +96,7 @@ async def input_case(ctx: Context) -> None:
             await _move(session, f"mOvE {_reverse(direction).name.lower()}")
 
 
-@checks.add("input.spaces", "RULES §1 (surrounding spaces)", "spaces around a command are ignored")
+@checks.add("input.spaces", "docs/protocol.md (Lines)", "spaces around a command are ignored")
 async def input_spaces(ctx: Context) -> None:
     session = await ctx.connect()
     async with tolerating(ctx, "strict-spacing-input"):
@@ -127,7 +129,7 @@ async def _move(session: Session, line: str) -> bool:
 
 @checks.add(
     "input.blank-line",
-    "RULES §1 (liberal input)",
+    "docs/protocol.md (Lines)",
     "blank lines are ignored: no answer, no crash",
 )
 async def input_blank_line(ctx: Context) -> None:
@@ -151,7 +153,7 @@ async def _after_blank_line(
 
 @checks.add(
     "input.telnet",
-    "RULES §1 (telnet negotiation)",
+    "docs/protocol.md (Lines)",
     "telnet option requests are consumed and refused, never taken as commands",
 )
 async def input_telnet(ctx: Context) -> None:

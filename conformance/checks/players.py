@@ -50,7 +50,7 @@ def _next_to(target: Position):
 
 @checks.add(
     "players.see",
-    "§1 The Dungeon (P); §4.4 LOOK; RULES §1",
+    "§1 The Dungeon (P); §4.4 LOOK; docs/protocol.md (LOOK)",
     "two players see each other as P, at mirrored places",
 )
 async def players_see(ctx: Context) -> None:
@@ -59,7 +59,7 @@ async def players_see(ctx: Context) -> None:
 
 @checks.add(
     "players.block",
-    "RULES §1 (a square held by another player)",
+    "docs/protocol.md (Commands: MOVE)",
     "a MOVE onto another player's square answers FAIL; neither view changes",
 )
 async def players_block(ctx: Context) -> None:
@@ -94,7 +94,7 @@ def _opposite(direction: Direction) -> Offset:
 
 @checks.add(
     "players.leave",
-    "§1 The Dungeon (players are not permanent); RULES §1",
+    "§1 The Dungeon (players are not permanent); docs/protocol.md (Winning and leaving)",
     "when a player quits, its square shows its tile again; nothing is sent unasked",
 )
 async def players_leave(ctx: Context) -> None:

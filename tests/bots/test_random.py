@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+import pytest
+
 from bots import random as random_bot
 from bots.cli import Bot
 from clients import Grid, PickupResult
@@ -74,3 +76,21 @@ def test_the_random_bot_never_walks_into_a_wall_and_picks_up_what_it_stands_on()
     assert client.moves == 400
     assert not [event for event in client.events if isinstance(event, Blocked)]
     assert any(isinstance(event, PickedUp) for event in client.events)
+
+
+def test_the_random_bot_has_a_move_limit_by_default(capsys) -> None:
+    # `dod-bots random:2` must end on a map the wanderers never win.
+    with pytest.raises(SystemExit):
+        random_bot.main(["--help"])
+    assert f"(default: {random_bot.DEFAULT_MAX_MOVES})" in " ".join(capsys.readouterr().out.split())
+
+
+async def test_a_bot_pointed_at_the_wrong_world_ends_with_its_result_line(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny", seed=2)
+    finished = await run_module("bots.knight", "--port", str(server.port))
+    assert finished.returncode == 1
+    assert "Traceback" not in finished.stderr
+    result = finished.result
+    assert result.outcome == "error" and result.detail.startswith("this bot cannot play this game")

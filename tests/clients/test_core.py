@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clients.core import CLOSED, Answer, ClientCore, PickupResult
+from clients.dialect import Unasked
 from clients.errors import CommandError, ServerClosed, UnexpectedReply
 from protocol.framing import NEED_DATA
 from protocol.replies import Bye, Message, Notice, Push, Win
@@ -125,8 +126,8 @@ def test_a_connection_that_drops_without_a_final_line_fails_the_waiting_request(
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"GOLD 3\n", "unexpected reply to MOVE"),
-        (b"DANCE\n", "unexpected line"),
+        (b"LOOKREPLY\n" + b"X...X\n" * 5, "unexpected reply to MOVE"),
+        (b"LOOKREPLY\nX...X\nX..X\n...\n.\n..\n", "unexpected line"),
         (b"LOOKREPLY\nX...X\n", "inside a reply"),
     ],
 )
@@ -145,11 +146,16 @@ def test_a_reply_that_cannot_answer_the_request_ends_the_connection(
         core.send(core.look())
 
 
-def test_a_reply_nobody_asked_for_is_a_protocol_violation() -> None:
+def test_a_reply_nobody_asked_for_is_kept_as_an_event_and_answers_nothing_later() -> None:
     core = ClientCore()
-    core.receive_data(b"SUCCESS\n")
-    assert core.next_answer() is CLOSED
-    assert isinstance(core.failure(), UnexpectedReply)
+    core.receive_data(b"SUCCESS\nDANCE\n")
+    assert core.next_answer() is NEED_DATA
+    assert list(core.events) == [Unasked("SUCCESS"), Unasked("DANCE")]
+    look = core.look()
+    core.send(look)
+    core.receive_data(b"LOOKREPLY\n" + b"X...X\n" * 5)
+    (answer,) = answers(core)
+    assert answer.request is look and answer.result().height == 5
 
 
 def test_pushed_lines_never_answer_a_request_and_are_queued_by_type() -> None:
@@ -188,3 +194,20 @@ def test_extend_reports_the_capabilities_turned_on() -> None:
     core.receive_data(b"EXTENDED events bot\n")
     (answer,) = answers(core)
     assert answer.result() == frozenset({"events", "bot"}) == core.capabilities
+
+
+def test_a_lantern_view_of_seven_rows_and_turns_with_action_points() -> None:
+    core = ClientCore()
+    move, look = core.move("N"), core.look()
+    core.send(move)
+    core.send(look)
+    core.receive_data(b"FAIL not your turn\nLOOKREPLY\n" + b"X.....X\n" * 7)
+    (view,) = answers(core)
+    assert view.request is look and view.result().height == 7
+    assert core.data_to_send() == b""
+    core.receive_data(b"STARTTURN 6\n")
+    assert core.next_answer() is NEED_DATA
+    assert core.data_to_send() == b"MOVE N\n"
+    core.receive_data(b"SUCCESS\n")
+    (moved,) = answers(core)
+    assert moved.request is move and moved.result() is True

@@ -154,3 +154,7 @@ class _Recording:
 
     def resolve(self, actions: Sequence[tuple[PlayerId, Action]]) -> list[Event]:
         return self._record(self._world.resolve(actions))
+
+    def time_out(self, player: PlayerId) -> list[Event]:
+        """Turn-based worlds: a turn that ran out is recorded like any call."""
+        return self._record(self._world.time_out(player))  # type: ignore[attr-defined]

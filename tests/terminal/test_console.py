@@ -95,3 +95,16 @@ async def test_quit_on_a_real_terminal(start_server) -> None:
     assert status == 0
     assert b"dod-play: BYE Thanks for playing." in output
     assert b"Traceback" not in output
+
+
+def test_without_a_terminal_it_says_so_and_exits() -> None:
+    finished = subprocess.run(
+        [sys.executable, "-m", "clients.terminal", "--port", str(closed_port())],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        timeout=LIMIT,
+        check=False,
+    )
+    assert finished.returncode == 2
+    assert b"must be a terminal" in finished.stderr
+    assert b"Traceback" not in finished.stderr

@@ -102,3 +102,16 @@ async def test_a_turn_waits_for_the_round_and_says_so(start_server, run_app: Run
             assert "moves 1" in status_text(app)
 
     await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
+
+
+async def test_a_game_that_is_not_there_ends_with_the_error(start_server, run_app: RunApp) -> None:
+    server = await start_server(map="tiny", seed=1)
+
+    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+        await app.wait_session_end()
+
+    app = await run_app(PlayApp("127.0.0.1", server.port, game="nosuchgame"), scenario)
+    assert app.return_value is not None
+    assert app.return_value.status == 1
+    assert app.return_value.text.startswith("cannot join nosuchgame: ")
+    assert "nosuchgame" in app.return_value.text.removeprefix("cannot join nosuchgame: ")

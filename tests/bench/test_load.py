@@ -1,0 +1,61 @@
+"""The load benchmark's own machinery: it must count what the servers answer.
+
+These tests time nothing (speed is measured by ``python -m bench``, never asserted):
+they check that a short run against the real game server and the raw-socket bare
+server completes commands with no errors, and that the figures it reports are
+consistent with one another.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import generator, load
+
+
+def test_reply_lines_match_what_the_servers_answer() -> None:
+    assert generator.reply_lines(b"LOOK\n", shaped=True) == 6
+    assert generator.reply_lines(b"LOOK\n", shaped=False) == 1
+    assert generator.reply_lines(b"MOVE N\n", shaped=True) == 1
+
+
+def test_overloaded_names_generators_above_the_warning_mark() -> None:
+    assert generator.overloaded([0.2, 0.71, 0.7, 0.95]) == [1, 3]
+
+
+@pytest.mark.parametrize(
+    ("text", "cpus"), [(None, None), ("0", {0}), ("1-3", {1, 2, 3}), ("0,2-3", {0, 2, 3})]
+)
+def test_cpu_lists_parse_like_taskset(text: str | None, cpus: set[int] | None) -> None:
+    assert load._parse_cpus(text) == cpus
+
+
+def test_a_short_run_counts_replies_from_the_game_and_the_raw_bare_server() -> None:
+    # The mix sends LOOK (six reply lines) and MOVE (one): a miscount stalls or errs.
+    args = load.build_parser().parse_args(
+        [
+            "-n",
+            "4",
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0.2",
+            "--commands",
+            "mix",
+            "--baseline",
+            "raw",
+        ]
+    )
+    results = load.run(args)
+    servers = [run["server"] for run in results["runs"]]
+    assert servers == ["game", "bare-raw"]
+    for run in results["runs"]:
+        assert run["errors"] == 0
+        assert run["connections"] == 4
+        assert run["throughput"] > 0
+        assert run["p50_ms"] <= run["p99_ms"] <= run["p999_ms"]
+        assert len(run["generator_cpu"]) == 1
+        assert len(run["load_before"]) == 3
+    assert results["ratio_raw"] == pytest.approx(
+        results["median"]["game"]["throughput"] / results["median"]["bare-raw"]["throughput"]
+    )

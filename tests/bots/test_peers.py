@@ -1,0 +1,57 @@
+"""The sample bots play every server of DIALECTS.md (test doubles) to a result."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from ..peers import start_peer
+from .conftest import run_module
+
+PLAYABLE = ("zss", "lib", "ldjb2", "ldjb3", "ch")
+
+
+@pytest.mark.parametrize("peer", PLAYABLE)
+async def test_the_explorer_wins_on_every_dialect(nursery: trio.Nursery, peer: str) -> None:
+    server = await start_peer(nursery, peer)
+    finished = await run_module("bots.explorer", "--port", str(server.port), "--timeout", "5")
+    assert "Traceback" not in finished.stderr
+    result = finished.result
+    if peer == "ldjb2":
+        # It sends nothing for a win: it prints WIN on its own console and exits.
+        assert (result.outcome, result.detail) == ("closed", "the connection dropped")
+        assert server.gone.is_set()
+    else:
+        assert result.outcome == "win", result
+    assert result.gold == 2
+    assert finished.returncode == 0
+
+
+@pytest.mark.parametrize("peer", PLAYABLE)
+async def test_the_random_bot_plays_every_dialect_to_a_result(
+    nursery: trio.Nursery, peer: str
+) -> None:
+    server = await start_peer(nursery, peer)
+    finished = await run_module(
+        "bots.random", "--port", str(server.port), "--seed", "4", "--max-moves", "60"
+    )
+    assert "Traceback" not in finished.stderr
+    assert finished.result.outcome in ("win", "quit", "closed"), finished.result
+    assert finished.result.moves > 0
+    assert finished.returncode == 0
+
+
+@pytest.mark.parametrize("bot", ["bots.explorer", "bots.random"])
+async def test_a_server_of_no_known_dialect_is_reported_as_such(
+    nursery: trio.Nursery, bot: str
+) -> None:
+    server = await start_peer(nursery, "mbk")
+    finished = await run_module(bot, "--port", str(server.port), "--timeout", "5")
+    assert "Traceback" not in finished.stderr
+    result = finished.result
+    assert result.outcome == "error"
+    assert result.detail == (
+        "this server cannot be played: it greeted us with 'Welcome to the dungeon! Mwuahaha' "
+        "and answered HELLO with 'H2', which no dialect we know sends"
+    )
+    assert finished.returncode == 1

@@ -1,0 +1,563 @@
+"""The other servers of ``DIALECTS.md``, as trio test doubles on port 0.
+
+Every double plays the same small map (goal 2, one exit) so that a bot can win on
+any of them; what differs is exactly what the page records: the bytes of each
+reply, greetings, turns, and quirks. ``await start_peer(nursery, "zss")`` starts
+one and returns it; ``peer.port`` is where it listens and ``peer.gone`` is set
+once a server that exits has exited.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import ClassVar, Final
+
+import trio
+
+MAP: Final = (
+    "##########",
+    "#..G#....#",
+    "#.#.#.##.#",
+    "#...G..E.#",
+    "##########",
+)
+GOAL: Final = 2
+# Players arrive on the first free square of these.
+SPAWNS: Final = ((1, 1), (3, 1), (1, 5), (1, 8), (3, 6))
+STEPS: Final = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
+
+
+@dataclass(eq=False)
+class Conn:
+    """One client of a double."""
+
+    stream: trio.SocketStream
+    number: int
+    one_byte_writes: bool = False
+    name: str = ""
+    position: tuple[int, int] | None = None
+    gold: int = 0
+    silenced: bool = False
+    said_quit: bool = False
+    extra: dict[str, object] = field(default_factory=dict)
+
+    async def send(self, data: bytes) -> None:
+        try:
+            if self.one_byte_writes:
+                for byte in data:
+                    await self.stream.send_all(bytes((byte,)))
+            else:
+                await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+
+    async def lines(self, *lines: str) -> None:
+        await self.send("".join(line + "\n" for line in lines).encode())
+
+
+class Board:
+    """The map, the players on it and the gold they hold."""
+
+    def __init__(self) -> None:
+        self.tiles = [list(row) for row in MAP]
+        self.players: list[Conn] = []
+        self.over = False
+
+    def spawn(self, conn: Conn) -> None:
+        taken = {player.position for player in self.players}
+        conn.position = next(square for square in SPAWNS if square not in taken)
+        self.players.append(conn)
+
+    def leave(self, conn: Conn) -> None:
+        if conn in self.players:
+            self.players.remove(conn)
+
+    def view(self, conn: Conn, *, centre_self: bool = False) -> list[str]:
+        assert conn.position is not None
+        row, column = conn.position
+        others = {player.position for player in self.players if player is not conn}
+        rows = []
+        for dr in range(-2, 3):
+            line = ""
+            for dc in range(-2, 3):
+                r, c = row + dr, column + dc
+                if abs(dr) == 2 and abs(dc) == 2:
+                    line += "X"
+                elif (dr, dc) == (0, 0):
+                    line += "P" if centre_self else self.tiles[r][c]
+                elif (r, c) in others:
+                    line += "P"
+                elif 0 <= r < len(self.tiles) and 0 <= c < len(self.tiles[0]):
+                    line += self.tiles[r][c]
+                else:
+                    line += "#"
+            rows.append(line)
+        return rows
+
+    def move(self, conn: Conn, direction: str) -> str:
+        """``"moved"``, ``"won"`` or ``"blocked"``."""
+        assert conn.position is not None
+        dr, dc = STEPS[direction]
+        target = (conn.position[0] + dr, conn.position[1] + dc)
+        if self.tiles[target[0]][target[1]] == "#" or any(
+            player.position == target for player in self.players
+        ):
+            return "blocked"
+        conn.position = target
+        if self.tiles[target[0]][target[1]] == "E" and conn.gold >= GOAL:
+            self.over = True
+            return "won"
+        return "moved"
+
+    def pickup(self, conn: Conn) -> bool:
+        assert conn.position is not None
+        row, column = conn.position
+        if self.tiles[row][column] != "G":
+            return False
+        self.tiles[row][column] = "."
+        conn.gold += 1
+        return True
+
+
+class Peer:
+    """A server double: listens on port 0, one task per client, lines split at ``LF``."""
+
+    name: ClassVar[str]
+    one_byte_writes: ClassVar[bool] = False
+    exits_when_last_client_leaves: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.board = Board()
+        self.clients: list[Conn] = []
+        self.port = 0
+        self.gone = trio.Event()
+        self._numbers = itertools.count(1)
+        self._scope = trio.CancelScope()
+        self.received: list[str] = []
+        """Every line received, in order (for tests that look at what a client sent)."""
+
+    async def run(self, *, task_status: trio.TaskStatus[Peer] = trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        self.port = listeners[0].socket.getsockname()[1]
+        with self._scope:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(trio.serve_listeners, self._serve, listeners)
+                task_status.started(self)
+        for listener in listeners:
+            await listener.aclose()
+        self.gone.set()
+
+    def exit(self) -> None:
+        """The process ends: every connection and the listener close."""
+        self._scope.cancel()
+
+    async def _serve(self, stream: trio.SocketStream) -> None:
+        conn = Conn(stream, next(self._numbers), one_byte_writes=self.one_byte_writes)
+        self.clients.append(conn)
+        try:
+            if await self.on_connect(conn):
+                buffer = b""
+                while data := await stream.receive_some(4096):
+                    buffer += data
+                    *lines, buffer = buffer.split(b"\n")
+                    for raw in lines:
+                        line = raw.removesuffix(b"\r").decode("utf-8", "replace")
+                        self.received.append(line)
+                        if not await self.on_line(conn, line):
+                            return
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            self.clients.remove(conn)
+            self.on_disconnect(conn)
+            await stream.aclose()
+            if self.exits_when_last_client_leaves and not self.clients:
+                self.exit()
+
+    async def on_connect(self, conn: Conn) -> bool:
+        """Greet ``conn``; False closes it at once."""
+        return True
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        """Answer one line; False closes the connection."""
+        raise NotImplementedError
+
+    def on_disconnect(self, conn: Conn) -> None:
+        self.board.leave(conn)
+
+    async def others(self, conn: Conn, *lines: str) -> None:
+        for other in list(self.board.players):
+            if other is not conn:
+                await other.lines(*lines)
+
+
+class Zss(Peer):
+    """The 2015 Bath skeleton: ``GOLD 2`` and ``STARTTURN`` pushed, 6 actions a turn."""
+
+    name = "zss"
+    ACTIONS = 6
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn: Conn | None = None
+        self.actions_left = 0
+        self.joined: list[Conn] = []  # player ids are indices into this list (its bug)
+
+    async def on_connect(self, conn: Conn) -> bool:
+        self.board.spawn(conn)
+        self.joined.append(conn)
+        await conn.lines(f"GOLD {GOAL}")
+        if self.turn is None:
+            await self._start_turn(conn)
+        return True
+
+    def on_disconnect(self, conn: Conn) -> None:
+        super().on_disconnect(conn)
+        self.joined.remove(conn)
+        if self.turn is conn:
+            self.turn = None
+
+    async def _start_turn(self, conn: Conn) -> None:
+        self.turn, self.actions_left = conn, self.ACTIONS
+        await conn.lines("STARTTURN")
+
+    async def _end_turn(self, conn: Conn) -> None:
+        await conn.lines("ENDTURN")
+        players = self.board.players
+        following = players[(players.index(conn) + 1) % len(players)]
+        await self._start_turn(following)
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        verb, _, argument = line.partition(" ")
+        if verb == "HELLO":
+            if not argument:
+                await conn.lines("FAIL HELLO needs an argument")
+            else:
+                conn.name = argument
+                await conn.lines(f"HELLO {argument}")
+        elif verb == "LOOK":
+            index = conn.extra.setdefault("id", self.joined.index(conn))
+            if not isinstance(index, int) or index >= len(self.joined):
+                return True  # the player list shrank under this id: no reply
+            await conn.lines("LOOKREPLY", *self.board.view(self.joined[index]), "")
+        elif verb == "APGET":
+            await conn.lines(f"AP {self.actions_left if self.turn is conn else 0}")
+        elif verb == "SHOUT":
+            for player in self.board.players:
+                await player.lines(f"FROM {conn.name}", f"MESSAGE {argument}")
+        elif verb in ("MOVE", "PICKUP", "ATTACK", "ENDTURN"):
+            await self._act(conn, verb, argument)
+        else:
+            await conn.lines("FAIL invalid command")
+        return True
+
+    async def _act(self, conn: Conn, verb: str, argument: str) -> None:
+        if self.board.over:
+            await conn.lines("FAIL the game is over")
+            return
+        if self.turn is not conn:
+            await conn.lines("FAIL not your turn")
+            return
+        if verb == "ENDTURN":
+            await self._end_turn(conn)
+            return
+        if verb == "MOVE":
+            if argument not in STEPS:
+                await conn.lines("FAIL invalid direction")
+                return
+            outcome = self.board.move(conn, argument)
+            if outcome == "blocked":
+                await conn.lines("FAIL can't move into a wall")
+                return
+            if outcome == "won":
+                await conn.lines("SUCCESS", "WIN")
+                await self.others(conn, "LOSE")
+                return
+            await conn.lines("SUCCESS")
+        elif verb == "PICKUP":
+            if not self.board.pickup(conn):
+                await conn.lines("FAIL nothing to pick up")
+                return
+            await conn.lines("SUCCESS", "TREASUREMOD 1")
+        else:  # ATTACK: nobody to hit in these tests (not recorded in detail)
+            await conn.lines("FAIL there is nobody to attack")
+            return
+        self.actions_left -= 1
+        if self.actions_left == 0:
+            await self._end_turn(conn)
+
+
+class Mbk(Peer):
+    """A private compact protocol: a server we cannot play."""
+
+    name = "mbk"
+
+    async def on_connect(self, conn: Conn) -> bool:
+        if len(self.clients) > 1:  # one connection per address, and tests all come from one
+            await conn.lines("Connection refused. Address already connected")
+            return False
+        self.board.spawn(conn)
+        await conn.lines("Welcome to the dungeon! Mwuahaha")
+        return True
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        verb, _, argument = line.strip().upper().partition(" ")
+        if verb == "HELLO":
+            await conn.lines(f"H{GOAL}")
+        elif verb == "LOOK":
+            await conn.lines(*self._view(conn))
+        elif verb == "MOVE" and argument in STEPS:
+            if self.board.move(conn, argument) == "blocked":
+                await conn.lines("MF")
+            else:
+                await conn.lines("MS", *self._view(conn))
+        elif verb == "PICKUP":
+            await conn.lines(f"PS{conn.gold + 1}" if self.board.pickup(conn) else "PF")
+        elif verb == "QUIT":
+            return False
+        # Anything else, a blank line included: no reply at all.
+        return True
+
+    def _view(self, conn: Conn) -> list[str]:
+        return ["L5" + row for row in self.board.view(conn, centre_self=True)]
+
+
+class Lib(Peer):
+    """2016: ``GOLD: 2``, a headerless ``LOOK`` with ``P`` at its centre, ``SERVERCHANGE``."""
+
+    name = "lib"
+
+    async def on_connect(self, conn: Conn) -> bool:
+        self.board.spawn(conn)
+        return True
+
+    def on_disconnect(self, conn: Conn) -> None:
+        # Its bug: a client gone without QUIT stays on the map as P.
+        if conn.said_quit:
+            self.board.leave(conn)
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        verb, _, argument = line.strip().partition(" ")
+        verb = verb.upper()
+        if verb == "HELLO":
+            await conn.lines(f"GOLD: {GOAL}")
+        elif verb == "LOOK":
+            await conn.lines(*self.board.view(conn, centre_self=True), "")
+        elif verb == "MOVE":
+            outcome = self.board.move(conn, argument) if argument in STEPS else "blocked"
+            if outcome == "won":
+                await conn.send(
+                    b"Congratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \n"
+                    b"Thank you for playing!\nSERVERCHANGE\n"
+                )
+            else:
+                await conn.lines("FAIL" if outcome == "blocked" else "SUCCESS", "SERVERCHANGE")
+            await self.others(conn, "SERVERCHANGE")
+        elif verb == "PICKUP":
+            if self.board.pickup(conn):
+                await conn.lines(f"SUCCESS, GOLD COINS: {{1={conn.gold}}}")
+            else:
+                await conn.lines("FAIL", "There is nothing to pick up...")
+        elif verb == "QUIT":
+            conn.said_quit = True
+            self.board.leave(conn)
+            await conn.lines("Game Over!")
+        else:
+            await conn.lines("FAIL")
+        return True
+
+
+class Ldjb2(Peer):
+    """2013 networked: ``LOOKREPLY:``, blank-line answers, one game per connection."""
+
+    name = "ldjb2"
+    exits_when_last_client_leaves = True
+
+    async def on_connect(self, conn: Conn) -> bool:
+        board = Board()
+        board.spawn(conn)
+        conn.extra["board"] = board
+        return True
+
+    def on_disconnect(self, conn: Conn) -> None:
+        pass
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        board = conn.extra["board"]
+        assert isinstance(board, Board)
+        verb, _, argument = line.partition(" ")
+        if verb == "HELLO":
+            if argument:
+                await conn.lines(f"HELLO {argument.upper()}", f"GOAL {GOAL}")
+            else:
+                await conn.lines("null")
+        elif verb == "LOOK":
+            await conn.lines("LOOKREPLY:", *board.view(conn), "")
+        elif verb == "MOVE" and argument in STEPS:
+            outcome = board.move(conn, argument)
+            if outcome == "won":
+                self.exit()  # prints WIN on its own stdout and exits: no reply
+                return False
+            await conn.send(
+                b"SUCCESS\n" if outcome == "moved" else b"FAIL \nCan't move into a wall\n"
+            )
+        elif verb == "PICKUP":
+            if board.pickup(conn):
+                await conn.lines(f"SUCCESS: + 1 Gold. Total Gold = {conn.gold}")
+            else:  # not recorded: the same form as a failed move
+                await conn.send(b"FAIL \nThere is no gold here\n")
+        else:
+            await conn.send(b"\n")
+        return True
+
+
+class Ldjb3(Peer):
+    """2013/14: ``HELLO Player n`` + ``GOAL``, ``UPDATE``, ``ENDGAME``; exits when alone."""
+
+    name = "ldjb3"
+    exits_when_last_client_leaves = True
+
+    async def on_connect(self, conn: Conn) -> bool:
+        self.board.spawn(conn)
+        return True
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        verb, _, argument = line.partition(" ")
+        if verb == "HELLO":
+            await conn.lines(f"HELLO Player {conn.number}", f"GOAL {GOAL}")
+        elif verb == "LOOK":
+            await conn.lines("LOOKREPLY", *self.board.view(conn), "")
+        elif verb == "MOVE" and argument in STEPS:  # SUCCESS / FAIL: not recorded, assumed
+            outcome = self.board.move(conn, argument)
+            if outcome == "won":
+                await conn.lines("ENDGAME")
+                self.exit()
+                return False
+            await conn.lines("SUCCESS" if outcome == "moved" else "FAIL")
+        elif verb == "PICKUP":
+            await conn.lines(
+                *(("UPDATE", "TREASUREMOD 1") if self.board.pickup(conn) else ("FAIL",))
+            )
+        else:  # not recorded: a blank line, as its 2013 sibling
+            await conn.send(b"\n")
+        return True
+
+
+class Ch(Peer):
+    """2016 with turns: ``FAIL not users turn.``, ``RENDERHINT`` blocks, one byte per write."""
+
+    name = "ch"
+    one_byte_writes = True
+    GAME_VERBS = ("LOOK", "MOVE", "PICKUP")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.turn: Conn | None = None
+
+    async def on_connect(self, conn: Conn) -> bool:
+        return True
+
+    def on_disconnect(self, conn: Conn) -> None:
+        super().on_disconnect(conn)
+        if self.turn is conn:
+            self.turn = self.board.players[0] if self.board.players else None
+
+    def _change(self, conn: Conn) -> list[str]:
+        return ["CHANGE ", *self.board.view(conn), *self._hints(conn)]
+
+    def _hints(self, conn: Conn) -> list[str]:
+        view = self.board.view(conn)
+        cells = [
+            (x, y) for y in range(5) for x in range(5) if (x, y) != (2, 2) and view[y][x] != "X"
+        ][:19]
+        kinds = {"#": "WALL", ".": "FLOOR", "G": "GOLD", "E": "EXIT", "P": "PLAYER"}
+        return [
+            f"RENDERHINT {x} {y} TILETYPE {kinds.get(view[y][x], 'FLOOR')}" for x, y in cells
+        ] + ["RENDERHINT END"]
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        if conn.silenced:
+            return True
+        if line.startswith(" "):
+            await conn.lines("FAIL invalid command.")
+            return True
+        verb, _, argument = line.partition(" ")
+        verb = verb.upper()
+        if verb == "HELLO":
+            if not argument:
+                await conn.lines("FAIL HELLO needs an argument.")
+                return True
+            await self._hello(conn, argument.upper())
+            return True
+        if verb in self.GAME_VERBS and not conn.name:
+            conn.silenced = True  # a game command before a named HELLO: silent for good
+            return True
+        if verb == "LOOK":
+            if argument:
+                await conn.lines("FAIL LOOK does not take an argument.")
+            else:
+                await conn.lines("LOOKREPLY", *self.board.view(conn), *self._hints(conn))
+            return True
+        if self.turn is not conn:
+            await conn.lines("FAIL not users turn.")
+            return True
+        if verb == "MOVE":
+            await self._move(conn, argument)
+        elif verb == "PICKUP":
+            if self.board.pickup(conn):
+                await conn.lines("TREASUREMOD 1", *self._change(conn), "SUCCESS")
+                await self._pass_turn(conn)
+            else:  # not recorded in detail
+                await conn.lines("FAIL nothing to pick up.")
+        else:
+            await conn.lines("FAIL invalid command.")
+        return True
+
+    async def _hello(self, conn: Conn, name: str) -> None:
+        conn.name = name
+        self.board.spawn(conn)
+        first = self.turn is None
+        if first:
+            self.turn = conn
+        await conn.lines(
+            f"MESSAGE {name} has entered the game.",
+            "Welcome to Dungeon of Doom!",
+            "",
+            f"GOAL {GOAL}",
+            *(["STARTTURN"] if first else []),
+            *self._change(conn),
+            f"HELLO {name}",
+        )
+
+    async def _move(self, conn: Conn, direction: str) -> None:
+        if direction not in STEPS or self.board.move(conn, direction) == "blocked":
+            await conn.lines("FAIL can't walk into this tile.")
+            return
+        change = self._change(conn)
+        if self.board.over:
+            await conn.lines(*change, "WIN", "SUCCESS")
+        else:
+            await conn.lines(*change, "SUCCESS")
+        for other in self.board.players:
+            if other is not conn:
+                await other.lines(*self._change(other))
+        await self._pass_turn(conn)
+
+    async def _pass_turn(self, conn: Conn) -> None:
+        players = self.board.players
+        if len(players) > 1:
+            self.turn = players[(players.index(conn) + 1) % len(players)]
+            await self.turn.lines("STARTTURN")
+
+
+PEERS: Final[dict[str, Callable[[], Peer]]] = {
+    peer.name: peer for peer in (Zss, Mbk, Lib, Ldjb2, Ldjb3, Ch)
+}
+"""Every double, by the name ``DIALECTS.md`` gives its server."""
+
+
+async def start_peer(nursery: trio.Nursery, name: str) -> Peer:
+    """Start the double of server ``name``; it stops with ``nursery``."""
+    return await nursery.start(PEERS[name]().run)

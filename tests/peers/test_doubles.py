@@ -1,0 +1,95 @@
+"""The doubles say, byte for byte, what DIALECTS.md records of the servers they stand for."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from . import start_peer
+
+
+async def _talk(port: int, lines: list[bytes], settle: float = 0.2) -> bytes:
+    """Send ``lines`` one by one; everything received until ``settle`` s of silence."""
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    received = b""
+    async with stream:
+        for line in [None, *lines]:
+            if line is not None:
+                await stream.send_all(line)
+            while True:
+                with trio.move_on_after(settle) as quiet:
+                    chunk = await stream.receive_some(4096)
+                if quiet.cancelled_caught or not chunk:
+                    break
+                received += chunk
+    return received
+
+
+# The view from the first spawn square, (1, 1), of the doubles' map.
+VIEW = b"X###X\n#####\n##..G\n##.#.\nX#..X\n"
+SELF_VIEW = b"X###X\n#####\n##P.G\n##.#.\nX#..X\n"
+
+RECORDED = {
+    "zss": (
+        [b"HELLO\n", b"HELLO bob\n", b"QUIT\n", b"MOVE N\n", b"MOVE n\n", b"look\n", b"LOOK\n"],
+        b"GOLD 2\nSTARTTURN\nFAIL HELLO needs an argument\nHELLO bob\nFAIL invalid command\n"
+        b"FAIL can't move into a wall\nFAIL invalid direction\nFAIL invalid command\n"
+        b"LOOKREPLY\n" + VIEW + b"\n",
+    ),
+    "mbk": (
+        [b"HELLO\n", b"DANCE\n", b"\n", b"LOOK\n"],
+        b"Welcome to the dungeon! Mwuahaha\nH2\n"
+        + b"".join(b"L5" + row + b"\n" for row in SELF_VIEW.splitlines()),
+    ),
+    "lib": (
+        [b"HELLO\n", b"LOOK\n", b"PICKUP\n", b"MOVE N\n", b"DANCE\n", b"QUIT\n"],
+        b"GOLD: 2\n" + SELF_VIEW + b"\nFAIL\nThere is nothing to pick up...\nFAIL\nSERVERCHANGE\n"
+        b"FAIL\nGame Over!\n",
+    ),
+    "ldjb2": (
+        [b"HELLO\n", b"HELLO bob\n", b"LOOK\n", b"MOVE N\n", b"QUIT\n"],
+        b"null\nHELLO BOB\nGOAL 2\nLOOKREPLY:\n" + VIEW + b"\nFAIL \nCan't move into a wall\n\n",
+    ),
+    "ldjb3": ([b"HELLO\n", b"LOOK\n"], b"HELLO Player 1\nGOAL 2\nLOOKREPLY\n" + VIEW + b"\n"),
+    "ch": (
+        [b"HELLO\n", b"  LOOK\n", b"HELLO bob\n", b"LOOK  \n"],
+        b"FAIL HELLO needs an argument.\nFAIL invalid command.\n"
+        b"MESSAGE BOB has entered the game.\nWelcome to Dungeon of Doom!\n\nGOAL 2\nSTARTTURN\n"
+        b"CHANGE \n" + VIEW,
+    ),
+}
+
+
+@pytest.mark.parametrize("peer", sorted(RECORDED))
+async def test_the_recorded_bytes(nursery: trio.Nursery, peer: str) -> None:
+    server = await start_peer(nursery, peer)
+    lines, expected = RECORDED[peer]
+    received = await _talk(server.port, lines)
+    if peer == "ch":
+        # After the view come 19 RENDERHINT lines, RENDERHINT END and the echo.
+        head, _, hints = received.partition(b"RENDERHINT")
+        assert head == expected
+        lines = (b"RENDERHINT" + hints).splitlines()
+        assert [line.split(b" ")[0] for line in lines[:20]] == [b"RENDERHINT"] * 20
+        assert lines[19:] == [
+            b"RENDERHINT END",
+            b"HELLO BOB",
+            b"FAIL LOOK does not take an argument.",
+        ]
+        return
+    assert received == expected
+
+
+async def test_ch_is_silent_for_good_after_a_game_command_before_hello(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "ch")
+    assert await _talk(server.port, [b"LOOK\n", b"HELLO bob\n"]) == b""
+
+
+async def test_ldjb2_exits_when_its_last_client_leaves(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "ldjb2")
+    await _talk(server.port, [b"HELLO bob\n"])
+    await server.gone.wait()
+    with pytest.raises(OSError):
+        await trio.open_tcp_stream("127.0.0.1", server.port)

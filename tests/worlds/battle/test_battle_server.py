@@ -1,0 +1,211 @@
+"""The server's side of turns: the turn clock, classic clients, leaving, replays, HELP."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import trio
+import trio.testing
+
+from protocol.replies import LookReply, ReplyParser
+from server.replay import open_world, read_replay, rerun
+
+from ...conftest import StartServer
+from ...helpers import Peer
+from ...server.conftest import nothing_received
+from ...server.worlds import RecordingPlugin
+
+CORRIDOR = """name Corridor
+win 1
+##########
+#G..L...E#
+##########
+"""
+
+
+def records(replay_dir: Path) -> list[dict]:
+    (path,) = replay_dir.iterdir()
+    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+
+
+async def test_a_turn_not_played_in_time_ends_and_a_silent_player_is_removed(
+    start_server: StartServer,
+    write_map: Callable[[str], str],
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+) -> None:
+    server = await start_server(
+        world="battle",
+        map=write_map(CORRIDOR),
+        turn_timeout=5,
+        max_missed_turns=2,
+        replay_dir=tmp_path / "replays",
+    )
+    active, silent = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await active.ask("EXTEND events") == ["EXTENDED events"]
+    assert await active.ask("HELLO") == ["STARTTURN 6", "GOLD 1"][:1]
+    assert await active.read_line() == "GOLD 1"
+    assert await silent.ask("HELLO") == ["GOLD 1"]
+    assert await active.read_line() == "JOINED #2"
+    assert await active.ask("ENDTURN") == ["SUCCESS"]
+    assert await active.read_lines(2) == ["ENDTURN", "TURN #2"]
+    start = trio.current_time()
+    assert await active.read_line() == "STARTTURN 6"
+    assert trio.current_time() - start >= 5, "the silent player's turn ran its time"
+    # Our own turn is timed too, now that someone waits for it.
+    start = trio.current_time()
+    assert await active.read_lines(3) == ["ENDTURN timeout", "TURN #2", "STARTTURN 6"]
+    assert trio.current_time() - start >= 10
+    assert (
+        await silent.read_to_end() == b"BYE removed from the game after missing 2 turns in a row\n"
+    )
+    assert await active.read_line() == "LEFT #2: removed"
+    # Alone, a turn never times out: the player always has it back at once.
+    assert await active.ask("ENDTURN") == ["SUCCESS"]
+    assert await active.read_lines(2) == ["ENDTURN", "STARTTURN 6"]
+    start = trio.current_time()
+    assert await active.ask("APGET") == ["AP 6"]
+    await trio.sleep(60)  # the mock clock jumps: nothing may have happened meanwhile
+    assert await nothing_received(active)
+    await active.send("QUIT\n")
+    await active.read_to_end()
+    await trio.testing.wait_all_tasks_blocked()
+    recorded = records(tmp_path / "replays")
+    assert {"round": 1, "timeout": 2} in recorded
+    assert {"round": 1, "timeout": 1} in recorded
+
+
+async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
+    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await first.ask("HELLO") == ["GOLD 1"]
+    assert await second.ask("HELLO") == ["GOLD 1"]
+    world = server.lobby.default.world
+    await second.send("LOOK\nPICKUP\n")  # LOOK is answered at once; PICKUP waits
+    assert (await second.read_lines(4))[0] == "LOOKREPLY"
+    await second.read_lines(2)
+    assert await nothing_received(second)
+    assert world.turn == 1
+    # The first player never sends ENDTURN: its action points end its turn.
+    for moves in range(6):
+        assert world.turn == 1, f"the turn ended after {moves} moves"
+        me, other = world.status(1).position, world.status(2).position
+        direction = next(
+            d
+            for d, step in (("E", 1), ("W", -1))
+            if (1, me[1] + step) != other and world.tile((1, me[1] + step)) != "#"
+        )
+        assert await first.ask(f"MOVE {direction}") == ["SUCCESS"]
+    assert world.turn == 2
+    # Then the waiting PICKUP is played and answered.
+    assert (await second.read_line()) in ("FAIL", "SUCCESS", "SUCCESS, GOLD COINS: 1")
+    assert world.action_points(2) in (5, 6)
+
+
+async def test_a_player_who_leaves_on_its_turn_hands_it_on_at_once(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
+    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await first.ask("HELLO ada") == ["GOLD 1"]
+    assert await second.ask("EXTEND events") == ["EXTENDED events"]
+    assert await second.ask("HELLO bob") == ["TURN ada", "GOLD 1"][:1]
+    assert await second.read_line() == "GOLD 1"
+    await first.aclose()
+    assert await second.read_lines(2) == ["LEFT ada: disconnected", "STARTTURN 6"]
+    assert await second.ask("APGET") == ["AP 6"]
+
+
+async def test_turn_commands_elsewhere_are_refused_clearly(start_server: StartServer) -> None:
+    server = await start_server(map="tiny")
+    peer = await Peer.connect(server.port)
+    assert await peer.ask("ATTACK N") == ["ERROR ATTACK is not available in the classic world"]
+    assert await peer.ask("APGET") == ["ERROR APGET is not available in the classic world"]
+    assert await peer.ask("ATTACK") == [
+        "ERROR ATTACK takes one direction, N, S, E or W (for example ATTACK N); "
+        "send HELP for the list of commands"
+    ]
+
+
+async def test_help_and_a_lantern_look_over_the_wire(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
+    peer = await Peer.connect(server.port)
+    assert await peer.ask("HELLO") == ["GOLD 1"]
+    help_lines = await peer.ask("HELP")
+    assert any(line.startswith("ATTACK <dir>") for line in help_lines)
+    assert any(line.startswith("APGET") for line in help_lines)
+    world = server.lobby.default.world
+    (row, column) = world.status(1).position
+    while (row, column) != (1, 4):  # walk to the lantern, turn after turn
+        step = "E" if column < 4 else "W"
+        assert await peer.ask(f"MOVE {step}") == ["SUCCESS"]
+        row, column = world.status(1).position
+    assert await peer.ask("PICKUP") == ["SUCCESS"]
+    await peer.send("LOOK\n")
+    lines = [await peer.read_line() for _ in range(8)]
+    assert lines == [
+        "LOOKREPLY",
+        "XX###XX",
+        "X#####X",
+        "#######",
+        "G......",
+        "#######",
+        "X#####X",
+        "XX###XX",
+    ]
+    parser = ReplyParser()
+    replies = [parser.feed(line) for line in lines]
+    assert replies[-1] == LookReply(tuple(lines[1:]))
+
+
+async def test_a_battle_replay_reruns_to_the_same_events(
+    start_server: StartServer,
+    write_map: Callable[[str], str],
+    autojump_clock: trio.testing.MockClock,
+    tmp_path: Path,
+) -> None:
+    from worlds.battle import plugin
+
+    recording = RecordingPlugin(plugin)
+    server = await start_server(
+        world="battle",
+        worlds=(recording,),
+        map=write_map(CORRIDOR),
+        seed=4,
+        turn_timeout=3,
+        replay_dir=tmp_path / "replays",
+    )
+    peers = [await Peer.connect(server.port) for _ in range(3)]
+    for peer in peers:
+        assert await peer.ask("EXTEND events") == ["EXTENDED events"]
+        await peer.send("HELLO\n")
+    world = server.lobby.default.world
+    script = ["MOVE E", "ATTACK E", "ATTACK W", "PICKUP", "MOVE W", "ENDTURN", None]
+    for step in range(40):
+        holder = world.turn
+        if holder is None:
+            break
+        command = script[step % len(script)]
+        if command is None:  # let the clock end this turn
+            await trio.sleep(4)
+            continue
+        await peers[holder - 1].send(command + "\n")
+        await trio.testing.wait_all_tasks_blocked()
+    await peers[2].aclose()
+    for peer in peers[:2]:
+        await peer.send("QUIT\n")
+    await trio.testing.wait_all_tasks_blocked()
+    (path,) = (tmp_path / "replays").iterdir()
+    replay = read_replay(path)
+    assert any("timeout" in record for record in replay.records)
+    assert any(
+        text.startswith("ATTACK") for r in replay.records for _, text in r.get("actions", [])
+    )
+    events = [e for step in rerun(replay, open_world(replay, plugin)) for e in step.events]
+    assert events == recording.logs[0]
