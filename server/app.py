@@ -7,11 +7,12 @@ is closed. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
 line, gives them ``linger`` seconds to read it, and then ``run`` returns.
 
 A watchdog task checks every connection's time limits (idle, unread replies)
-every :func:`watchdog_tick` seconds; see :mod:`server.connection`.
+every :func:`watchdog_tick` seconds; see :mod:`server.transport`.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 from functools import partial
@@ -25,6 +26,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .game import Game
 from .lobby import Lobby
+from .transport import GONE
 
 MAX_TICK = 1.0
 """Seconds between the watchdog's rounds at most; shorter limits get a finer tick."""
@@ -38,6 +40,10 @@ def watchdog_tick(config: ServerConfig) -> float:
     return min(MAX_TICK, *(limit / 10 for limit in limits))
 
 
+class ListenError(OSError):
+    """The server cannot listen where it was told to (port in use, unknown host)."""
+
+
 class Server:
     """A Dungeon of Doom server; see the module docstring."""
 
@@ -49,6 +55,7 @@ class Server:
         self.port: int | None = None
         """The port actually bound (useful with port 0), once :meth:`run` has started."""
         self._ids = itertools.count(1)
+        self._per_address: collections.Counter[str] = collections.Counter()
         self._accepting = trio.CancelScope()
         self._stopping = False
 
@@ -64,7 +71,11 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
-        listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+        try:
+            listeners = await trio.open_tcp_listeners(config.port, host=config.host)
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise ListenError(f"cannot listen on {config.host}:{config.port}: {reason}") from error
         self.port = listeners[0].socket.getsockname()[1]
         game = self.lobby.default
         self.log.info(
@@ -117,27 +128,51 @@ class Server:
         connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
 
     async def _serve_connection(self, stream: trio.SocketStream) -> None:
+        try:
+            host, port = stream.socket.getpeername()[:2]
+        except OSError:  # gone before we looked
+            host, port = "?", 0
+        await self.serve_stream(stream, host=str(host), port=int(port))
+
+    async def serve_stream(self, stream: trio.abc.Stream, *, host: str, port: int = 0) -> None:
+        """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
+        until it leaves; ``host`` is its address, which the per-address limit counts.
+
+        Returns when the connection has ended and ``stream`` is closed.
+        """
         connection_id = next(self._ids)
-        if self._stopping or len(self.connections) >= self.config.max_connections:
-            await self._refuse(stream, connection_id)
+        config = self.config
+        refusal: str | None = None
+        if self._stopping:
+            refusal = "the server is shutting down; goodbye"
+        elif len(self.connections) >= config.max_connections:
+            refusal = f"the server is full ({config.max_connections} connections); try again later"
+        elif self._per_address[host] >= config.max_connections_per_address:
+            refusal = (
+                f"too many connections from your address "
+                f"({config.max_connections_per_address}); try again later"
+            )
+        if refusal is not None:
+            await self._refuse(stream, connection_id, f"{host}:{port}", refusal)
             return
-        connection = Connection(self, stream, connection_id)
+        connection = Connection(self, stream, connection_id, peer=f"{host}:{port}")
         self.connections.add(connection)
+        self._per_address[host] += 1
         try:
             await connection.run()
         finally:
             self.connections.discard(connection)
+            self._per_address[host] -= 1
+            if not self._per_address[host]:
+                del self._per_address[host]
 
-    async def _refuse(self, stream: trio.SocketStream, connection_id: int) -> None:
-        limit = self.config.max_connections
-        self.log.warning(
-            "connection refused", conn=connection_id, reason="server full", limit=limit
-        )
+    async def _refuse(
+        self, stream: trio.abc.Stream, connection_id: int, peer: str, why: str
+    ) -> None:
+        self.log.warning("connection refused", conn=connection_id, peer=peer, reason=why)
         with trio.move_on_after(self.config.linger):
-            with contextlib.suppress(trio.BrokenResourceError):
-                await stream.send_all(
-                    Bye(f"the server is full ({limit} connections); try again later").to_bytes()
-                )
+            with contextlib.suppress(*GONE):
+                await stream.send_all(Bye(why).to_bytes())
         with trio.CancelScope(shield=True), trio.move_on_after(self.config.linger):
             await stream.aclose()
 
