@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeGuard
+from typing import TYPE_CHECKING, Final, TypeGuard
 
 import structlog
 import trio
@@ -90,6 +90,7 @@ from protocol.replies import (
     View,
     Win,
 )
+from records.model import GameRecord, Tally
 from worlds.api import (
     Action,
     Died,
@@ -152,6 +153,7 @@ class Game:
         max_missed_turns: int = 3,
         replay_dir: Path | None = None,
         on_over: Callable[[Game], bool] = lambda game: True,
+        on_finished: Callable[[GameRecord], None] | None = None,
     ) -> None:
         self.name = name
         self.plugin = plugin
@@ -162,6 +164,9 @@ class Game:
         self.max_missed_turns = max_missed_turns
         self.replay_dir = replay_dir
         self._on_over = on_over
+        self._on_finished = on_finished
+        self.tally = Tally(name, plugin.name, map_spec, seed)
+        """What the game's record will say (``on_finished`` gets it when the game ends)."""
         self.world: World = plugin.open(map_spec, seed=seed)
         self.players: dict[PlayerId, Connection] = {}
         self.names: dict[str, PlayerId] = {}
@@ -260,6 +265,12 @@ class Game:
         self.players[player] = connection
         if connection.name is not None:
             self.names[connection.name] = player
+        self.tally.joined(
+            player,
+            connection.name,
+            "bot" if kind is PlayerKind.BOT else "person",
+            claimed=getattr(connection, "login", None) is not None,
+        )
         connection.joined(self, player)
         self._log.info("player joined", conn=connection.id, player=player)
         replay = self._replay
@@ -307,6 +318,7 @@ class Game:
 
     def _remove(self, player: PlayerId, who: str, why: str) -> None:
         self._missed.pop(player, None)
+        self._tally_leave(player, why)
         if self._replay is not None:
             self._replay.leave(self.round, player, why)
             self._replay.flush()
@@ -443,6 +455,7 @@ class Game:
         if player is None:
             return True
         self.names[name] = player
+        self.tally.named(player, name, claimed=getattr(connection, "login", None) == name)
         if self._replay is not None:
             self._replay.name(self.round, player, name)
         if self.audience:
@@ -459,6 +472,7 @@ class Game:
     # -- actions ----------------------------------------------------------------------
 
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
+        self.tally.acted(player)
         world = self.world
         if _turn_based(world):
             self._act_in_turn(connection, player, action, world)
@@ -715,6 +729,12 @@ class Game:
             self.names.pop(connection.name, None)
             self._finished_names[player] = connection.name
         self.audience.discard(connection)
+        self.tally.left(
+            player,
+            "win" if outcome in ("escaped", "won") else "lose",
+            context.get("gold", 0),
+            context.get("moves"),
+        )
         self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
         connection.finish(final, reason=f"player {outcome}")
         if self.audience:
@@ -763,6 +783,36 @@ class Game:
         replay, self._replay = self._replay, None
         if replay is not None:
             replay.close(self.round, reason)
+        self._record(reason, replay)
+
+    # -- records ------------------------------------------------------------------------
+
+    def _tally_leave(self, player: PlayerId, why: str) -> None:
+        """Tell the tally how a player who did not win or die left, with what it held."""
+        status = self.world.status(player)
+        outcome = _LEAVE_OUTCOMES.get(why, "removed")
+        if status is None:
+            self.tally.left(player, outcome)
+        else:
+            self.tally.left(player, outcome, status.gold)
+
+    def _record(self, reason: str, replay: ReplayWriter | None) -> None:
+        """The game is over: hand its record to ``on_finished`` (never raises)."""
+        tally = self.tally
+        if tally.empty:
+            return
+        for player in list(self.players):
+            self._tally_leave(player, "unfinished")
+        record = tally.finish(
+            rounds=self.round,
+            end=reason,
+            replay=str(replay.path) if replay is not None else None,
+        )
+        if record is not None and self._on_finished is not None:
+            try:
+                self._on_finished(record)
+            except Exception:
+                self._log.exception("recording the game failed", record=record.id)
 
     def _guarded(self, step: Callable[[], None], during: str) -> None:
         try:
@@ -790,6 +840,15 @@ class Game:
             current.done.set()
         self._close_replay(f"the world failed during {during}")
         self._restart()
+
+
+_LEAVE_OUTCOMES: Final = {
+    "quit": "quit",
+    "disconnected": "disconnected",
+    "unfinished": "unfinished",
+}
+"""How the record calls a player's leaving, by the reason the game gives (anything
+else, such as ``removed`` for missed turns or ``moved`` to another game, is ``removed``)."""
 
 
 def _turn_based(world: World) -> TypeGuard[TurnBasedWorld]:

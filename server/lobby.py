@@ -17,6 +17,7 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ import trio
 
 from protocol.commands import Command, Create, Games, Join, Watch
 from protocol.replies import Error, GamesReply
+from records.model import GameRecord
 from worlds.api import PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin
@@ -40,8 +42,15 @@ DEFAULT_GAME = "default"
 class Lobby:
     """Every game on a server; see the module docstring."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        on_game_finished: Callable[[GameRecord], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_game_finished = on_game_finished
+        """Called with the record of every game that ends (see :mod:`records.writer`)."""
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
         self._nursery: trio.Nursery | None = None
@@ -76,6 +85,7 @@ class Lobby:
             max_missed_turns=config.max_missed_turns,
             replay_dir=None if config.replay_dir is None else Path(config.replay_dir),
             on_over=self._over,
+            on_finished=self.on_game_finished,
         )
         self.games[name] = game
         if self._nursery is not None:

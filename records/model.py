@@ -1,0 +1,192 @@
+"""What a finished game leaves behind, as plain data, and the tally a game keeps to make it.
+
+A :class:`Game <server.game.Game>` owns one :class:`Tally`. It tells the tally who
+joined, who acted, and how each player left; when the game is over
+:meth:`Tally.finish` gives one :class:`GameRecord` and the tally starts afresh.
+Nothing here touches a database or the network: recording is the writer's job.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Final
+
+__all__ = [
+    "OUTCOMES",
+    "GameRecord",
+    "PlayerResult",
+    "Tally",
+    "now",
+]
+
+OUTCOMES: Final = ("win", "lose", "quit", "disconnected", "removed", "unfinished")
+"""How a player's game can end: escaped with the gold (``win``), died (``lose``), left
+by ``QUIT``, lost its connection, was removed (missed turns, moved to another game), or
+was still playing when the game was stopped (server shutdown, world failure)."""
+
+DEFAULT_DIALECT: Final = "2013"
+"""The protocol dialect a game is recorded under until the server tells dialects apart."""
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """One player of a finished game."""
+
+    player: int
+    """The player's number in the game (1, 2, ... in join order)."""
+    name: str | None
+    """The name it played under; ``None`` for a player that never gave one."""
+    kind: str
+    """``person`` or ``bot`` (``EXTEND bot``)."""
+    outcome: str
+    """One of :data:`OUTCOMES`."""
+    gold: int
+    """Gold (or treasure) held at the end."""
+    moves: int
+    """Actions made."""
+    place: int = 0
+    """Rank in the game, 1 for the best; players who did equally well share a place.
+    Filled in by :func:`records.ranking.place_players`."""
+    claimed: bool = False
+    """Whether the name was logged in (``LOGIN``) and so is its owner's."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A finished game, as it is stored. ``id`` is unique across servers and retries."""
+
+    id: str
+    game: str
+    world: str
+    map: str | None
+    seed: int
+    dialect: str
+    started: datetime
+    ended: datetime
+    rounds: int
+    end: str
+    """Why the game ended (``all players left``, ``server stopped``, ...)."""
+    replay: str | None
+    """The replay file's path, where the server wrote one."""
+    players: tuple[PlayerResult, ...]
+    server: str = ""
+    """Which server played it (host:port), for a ladder several servers share."""
+
+    @property
+    def rated(self) -> bool:
+        """Whether the game moves ratings: two or more named players, all of whom finished it
+        one way or another (a game stopped under its players says nothing about them)."""
+        named = [p for p in self.players if p.name is not None]
+        return len(named) >= 2 and all(p.outcome != "unfinished" for p in named)
+
+
+@dataclass(slots=True)
+class _Entry:
+    player: int
+    name: str | None
+    kind: str
+    claimed: bool = False
+    moves: int = 0
+    outcome: str | None = None
+    gold: int = 0
+    order: int = 0
+
+
+@dataclass(slots=True)
+class Tally:
+    """The facts of the game being played; see the module docstring.
+
+    Every method is cheap and never raises for a player it does not know, so the
+    game may call it on its hot path without guarding it.
+    """
+
+    game: str
+    world: str
+    map: str | None
+    seed: int
+    dialect: str = DEFAULT_DIALECT
+    started: datetime | None = None
+    _entries: dict[int, _Entry] = field(default_factory=dict)
+    _departures: int = 0
+
+    def joined(self, player: int, name: str | None, kind: str, *, claimed: bool = False) -> None:
+        if self.started is None:
+            self.started = now()
+        self._entries[player] = _Entry(player, name, kind, claimed)
+
+    def named(self, player: int, name: str, *, claimed: bool = False) -> None:
+        entry = self._entries.get(player)
+        if entry is not None:
+            entry.name = name
+            entry.claimed = claimed
+
+    def acted(self, player: int) -> None:
+        entry = self._entries.get(player)
+        if entry is not None:
+            entry.moves += 1
+
+    def left(self, player: int, outcome: str, gold: int = 0, moves: int | None = None) -> None:
+        """The player's game is over: ``outcome`` is one of :data:`OUTCOMES`."""
+        entry = self._entries.get(player)
+        if entry is None or entry.outcome is not None:
+            return
+        entry.outcome = outcome
+        entry.gold = gold
+        if moves is not None:
+            entry.moves = moves
+        self._departures += 1
+        entry.order = self._departures
+
+    @property
+    def empty(self) -> bool:
+        return not self._entries
+
+    def finish(
+        self, *, rounds: int, end: str, replay: str | None, server: str = ""
+    ) -> GameRecord | None:
+        """The record of the game now over (``None`` if nobody played), and a fresh tally."""
+        from .ranking import place_players
+
+        entries, self._entries = self._entries, {}
+        started, self.started = self.started, None
+        self._departures = 0
+        if not entries or started is None:
+            return None
+        players = place_players(
+            [
+                (
+                    PlayerResult(
+                        player=e.player,
+                        name=e.name,
+                        kind=e.kind,
+                        outcome=e.outcome or "unfinished",
+                        gold=e.gold,
+                        moves=e.moves,
+                        claimed=e.claimed,
+                    ),
+                    e.order,
+                )
+                for e in sorted(entries.values(), key=lambda e: e.player)
+            ]
+        )
+        return GameRecord(
+            id=str(uuid.uuid4()),
+            game=self.game,
+            world=self.world,
+            map=self.map,
+            seed=self.seed,
+            dialect=self.dialect,
+            started=started,
+            ended=now(),
+            rounds=rounds,
+            end=end,
+            replay=replay,
+            players=tuple(players),
+            server=server,
+        )
