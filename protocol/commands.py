@@ -37,11 +37,14 @@ __all__ = [
     "Help",
     "HpGet",
     "Join",
+    "Leaderboard",
+    "Login",
     "Look",
     "Map",
     "Move",
     "Pickup",
     "Quit",
+    "Register",
     "Shout",
     "Stay",
     "Watch",
@@ -172,6 +175,9 @@ class Create(Command):
     """The most players at once; ``None``: no limit."""
     turn: float | None = None
     """Seconds a round waits for actions; ``None``: the server's setting."""
+    start_full: bool = False
+    """``start=full``: no action is played until ``players`` players have joined (a
+    tournament's games begin the same way every time)."""
 
     def to_line(self) -> str:
         words = ["CREATE", self.game, self.world]
@@ -182,6 +188,8 @@ class Create(Command):
             words.append(f"players={self.players}")
         if self.turn is not None:
             words.append(f"turn={self.turn:g}")
+        if self.start_full:
+            words.append("start=full")
         return " ".join(words)
 
 
@@ -242,6 +250,43 @@ class HpGet(Command):
     verb: ClassVar[str] = "HPGET"
 
 
+@dataclass(frozen=True, slots=True)
+class Leaderboard(Command):
+    """Extension: ``LEADERBOARD [world]``, the ratings of a world (the player's own by default)."""
+
+    verb: ClassVar[str] = "LEADERBOARD"
+    world: str | None = None
+
+    def to_line(self) -> str:
+        return f"LEADERBOARD {self.world}" if self.world else "LEADERBOARD"
+
+
+@dataclass(frozen=True, slots=True)
+class Register(Command):
+    """Extension: ``REGISTER <name>`` claims a name; the answer holds its secret token, once."""
+
+    verb: ClassVar[str] = "REGISTER"
+    name: str
+
+    def to_line(self) -> str:
+        return f"REGISTER {self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Login(Command):
+    """Extension: ``LOGIN <name> <token>`` plays as a claimed name (the token is its last word)."""
+
+    verb: ClassVar[str] = "LOGIN"
+    name: str
+    token: str
+
+    def to_line(self) -> str:
+        return f"LOGIN {self.name} {self.token}"
+
+    def __repr__(self) -> str:  # the token is a secret: never in a log or a traceback
+        return f"Login(name={self.name!r}, token='***')"
+
+
 def printable(text: str) -> bool:
     """True when ``text`` holds no control characters (so no terminal escapes)."""
     return text.isprintable()
@@ -277,6 +322,28 @@ def _parse_hello(args: list[str]) -> Command:
     if name.startswith("#"):
         raise RemoteProtocolError("a name may not begin with '#'")
     return Hello(name)
+
+
+def _parse_leaderboard(args: list[str]) -> Command:
+    if len(args) > 1:
+        raise RemoteProtocolError(f"LEADERBOARD takes at most one world's name; {HELP_HINT}")
+    return Leaderboard(args[0].lower() if args else None)
+
+
+def _parse_register(args: list[str]) -> Command:
+    if not args:
+        raise RemoteProtocolError("REGISTER takes the name to claim (for example REGISTER Ada)")
+    name = _parse_hello(args).name  # type: ignore[attr-defined]
+    return Register(name)
+
+
+def _parse_login(args: list[str]) -> Command:
+    if len(args) < 2:
+        raise RemoteProtocolError(
+            "LOGIN takes a name and its token (for example LOGIN Ada <token>)"
+        )
+    name = _parse_hello(args[:-1]).name  # type: ignore[attr-defined]
+    return Login(name, args[-1])
 
 
 def _parse_extend(args: list[str]) -> Command:
@@ -329,7 +396,7 @@ def _parse_create(args: list[str]) -> Command:
     for word in args[2:]:
         key, equals, value = word.partition("=")
         key = key.lower()
-        if not equals or key not in ("map", "seed", "players", "turn") or not value:
+        if not equals or key not in ("map", "seed", "players", "turn", "start") or not value:
             raise RemoteProtocolError(f'unknown option "{_sanitise(word)}"; usage: {_CREATE_USAGE}')
         if key in options:
             raise RemoteProtocolError(f"{key}= given twice")
@@ -344,7 +411,10 @@ def _parse_create(args: list[str]) -> Command:
         if not 1 <= players <= MAX_PLAYER_LIMIT:
             raise RemoteProtocolError(f"players= takes a number from 1 to {MAX_PLAYER_LIMIT}")
     turn = float(_number("turn", options["turn"], float)) if "turn" in options else None
-    return Create(game, world, map_spec, seed, players, turn)
+    start = options.get("start")
+    if start is not None and (start.lower() != "full" or players is None):
+        raise RemoteProtocolError("start= takes only full, and with players=<n>")
+    return Create(game, world, map_spec, seed, players, turn, start is not None)
 
 
 def _direction(verb: str, args: list[str]) -> Direction:
@@ -384,6 +454,9 @@ _PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
     "CREATE": _parse_create,
     "JOIN": lambda args: Join(_game_name("JOIN", args)),
     "WATCH": lambda args: Watch(_game_name("WATCH", args)),
+    "LEADERBOARD": _parse_leaderboard,
+    "REGISTER": _parse_register,
+    "LOGIN": _parse_login,
     "ATTACK": _parse_attack,
     "ENDTURN": _no_arguments(EndTurn()),
     "APGET": _no_arguments(ApGet()),

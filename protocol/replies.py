@@ -42,6 +42,8 @@ __all__ = [
     "HelpReply",
     "HitMod",
     "HitPoints",
+    "LeaderboardReply",
+    "LoggedIn",
     "LookReply",
     "Lose",
     "MapReply",
@@ -50,10 +52,12 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "Push",
+    "Registered",
     "Reply",
     "ReplyParser",
     "RoundEnded",
     "Seen",
+    "Standing",
     "Success",
     "TurnBegins",
     "TurnOf",
@@ -248,6 +252,86 @@ class GamesReply(Reply):
 
     def lines(self) -> list[str]:
         return [f"GAMES {len(self.games)}", *(game.line() for game in self.games)]
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One line of a ``LEADERBOARD`` reply: ``<rank> <rating> <mu> <sigma> <games> <wins> <name>``.
+
+    ``rating`` is the conservative estimate ``mu - 3 sigma`` the table is sorted by; the
+    name comes last because it may hold spaces.
+    """
+
+    rank: int
+    rating: float
+    mu: float
+    sigma: float
+    games: int
+    wins: int
+    name: str
+
+    def line(self) -> str:
+        return _single_line(
+            f"{self.rank} {self.rating:.2f} {self.mu:.2f} {self.sigma:.2f} "
+            f"{self.games} {self.wins} {self.name}"
+        )
+
+    @classmethod
+    def parse(cls, line: str) -> Standing:
+        words = line.split(" ", 6)
+        if len(words) != 7:
+            raise LocalProtocolError(f"not a leaderboard line: {line[:80]!r}")
+        try:
+            return cls(
+                int(words[0]),
+                float(words[1]),
+                float(words[2]),
+                float(words[3]),
+                int(words[4]),
+                int(words[5]),
+                words[6],
+            )
+        except ValueError:
+            raise LocalProtocolError(f"not a leaderboard line: {line[:80]!r}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardReply(Reply):
+    """Extension: ``LEADERBOARD <world> <n>`` followed by n :class:`Standing` lines, best first."""
+
+    world: str
+    standings: tuple[Standing, ...]
+
+    def lines(self) -> list[str]:
+        return [
+            _single_line(f"LEADERBOARD {self.world} {len(self.standings)}"),
+            *(standing.line() for standing in self.standings),
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class Registered(Reply):
+    """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
+    shown this once; the server keeps only its hash."""
+
+    name: str
+    token: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"REGISTERED {self.name} {self.token}")]
+
+    def __repr__(self) -> str:
+        return f"Registered(name={self.name!r}, token='***')"
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedIn(Reply):
+    """Extension: ``LOGGEDIN <name>``, the answer to a ``LOGIN`` whose token was right."""
+
+    name: str
+
+    def lines(self) -> list[str]:
+        return [_single_line(f"LOGGEDIN {self.name}")]
 
 
 class Push(Reply):
@@ -528,6 +612,7 @@ class ReplyParser:
         self._pending: list[str] | None = None
         self._expected = 0
         self._kind = ""
+        self._world = ""
 
     @property
     def in_reply(self) -> bool:
@@ -566,6 +651,16 @@ class ReplyParser:
         if keyword == "GAMES":
             count = _parse_int(rest, "game count")
             return self._begin("GAMES", count) if count else GamesReply(())
+        if keyword == "LEADERBOARD":
+            world, _, count_text = rest.rpartition(" ")
+            count = _parse_int(count_text, "leaderboard length")
+            self._world = world
+            return self._begin("LEADERBOARD", count) if count else LeaderboardReply(world, ())
+        if keyword == "REGISTERED":
+            name, _, token = rest.rpartition(" ")
+            return Registered(name, token)
+        if keyword == "LOGGEDIN":
+            return LoggedIn(rest)
         if keyword == "ROUND":
             return _parse_round(line)
         if keyword == "STARTTURN":
@@ -608,6 +703,8 @@ class ReplyParser:
                 return View(rows)
             if self._kind == "GAMES":
                 return GamesReply(tuple(GameInfo.parse(row) for row in rows))
+            if self._kind == "LEADERBOARD":
+                return LeaderboardReply(self._world, tuple(Standing.parse(row) for row in rows))
             return HelpReply(rows)
         except LocalProtocolError as error:
             raise RemoteProtocolError(f"malformed {self._kind} reply: {error}") from None

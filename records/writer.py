@@ -74,6 +74,8 @@ class RecordWriter:
         self._closed = trio.Event()
         self._idle = trio.Event()
         self._idle.set()
+        self._progress = trio.Event()
+        self._ready = trio.Event()
         self._limiter = trio.CapacityLimiter(1)  # one thread at a time uses the store
         self._log = log.bind(db=safe_url(url))
 
@@ -91,6 +93,15 @@ class RecordWriter:
         """Wait until every record submitted so far is in the store (for tests and tools)."""
         while self.pending:
             await self._idle.wait()
+
+    async def ready(self) -> None:
+        """Wait until the store was reached (opened and migrated)."""
+        await self._ready.wait()
+
+    async def wait_written(self, count: int) -> None:
+        """Wait until the store took ``count`` new games from this writer."""
+        while self.written < count:
+            await self._progress.wait()
 
     def close(self) -> None:
         """Write what is queued, then let :meth:`run` return."""
@@ -141,6 +152,7 @@ class RecordWriter:
             self._log.warning("store unreachable", error=_brief(error), queued=len(self.pending))
             return False
         self.store = store
+        self._ready.set()
         self._log.info("store ready", revision=await self.call(Store.revision))
         return True
 
@@ -169,6 +181,8 @@ class RecordWriter:
         for _ in batch:
             self.pending.popleft()
         self.written += new
+        self._progress.set()
+        self._progress = trio.Event()
         self._log.info("games recorded", games=len(batch), new=new)
         if not self.pending:
             self._idle.set()

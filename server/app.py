@@ -25,6 +25,7 @@ from protocol.replies import Bye
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
+from .ladder import Ladder
 from .lobby import Lobby
 from .logs import RateLimitedLogger, TokenBucket, dropped_lines
 from .transport import GONE
@@ -51,7 +52,9 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.log = structlog.get_logger("server")
-        self.lobby = Lobby(config)
+        self.ladder = Ladder(config)
+        """Records, ratings and claimed names (:mod:`server.ladder`)."""
+        self.lobby = Lobby(config, on_game_finished=self.ladder.game_finished)
         self.connections: set[Connection] = set()
         self.port: int | None = None
         """The port actually bound (useful with port 0), once :meth:`run` has started."""
@@ -90,7 +93,7 @@ class Server:
             seed=config.seed,
         )
         try:
-            async with trio.open_nursery() as games:
+            async with self.ladder.running(), trio.open_nursery() as games:
                 await games.start(self.lobby.run)
                 games.start_soon(self._watchdog)
                 async with trio.open_nursery() as connections:

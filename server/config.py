@@ -273,6 +273,16 @@ class ServerConfig:
         ge=1,
         le=1_000_000,
     )
+    db: str | None = setting(
+        None,
+        "database of game records and ratings: sqlite:///FILE, postgresql://USER@HOST/DB, "
+        "or auto (records.db beside the replays); '': none",
+        off="",
+        command_default="auto",
+        off_flag="--no-db",
+        metavar="URL",
+    )
+    """Where finished games and ratings are kept (:mod:`server.ladder`); ``None``: nowhere."""
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

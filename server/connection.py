@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
+from protocol.commands import Command, Create, Extend, Games, Hello, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Bye, Error, Extended, FinalReply, Reply
 
+from .ladder import LADDER_COMMANDS
 from .transport import CUT_OFF, Input, Transport
 
 if TYPE_CHECKING:
@@ -76,6 +77,8 @@ class Connection:
         """Whether the client asked for pushed lines about its game."""
         self.chat = False
         self.bot = False
+        self.login: str | None = None
+        """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
         self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
@@ -143,6 +146,10 @@ class Connection:
             self.server.lobby.handle(self, command)
         elif kind is Extend:
             self._extend(command)  # type: ignore[arg-type]
+        elif kind in LADDER_COMMANDS:
+            self.server.ladder.handle(self, command)
+        elif kind is Hello and (refusal := self.server.ladder.refusal(self, command)):  # type: ignore[arg-type]
+            self.send(refusal)
         elif kind is Help:
             self.send((self.watching or self.server.game_for(self)).help())
         elif self.watching is not None:

@@ -154,6 +154,7 @@ class Game:
         replay_dir: Path | None = None,
         on_over: Callable[[Game], bool] = lambda game: True,
         on_finished: Callable[[GameRecord], None] | None = None,
+        start_full: bool = False,
     ) -> None:
         self.name = name
         self.plugin = plugin
@@ -165,6 +166,10 @@ class Game:
         self.replay_dir = replay_dir
         self._on_over = on_over
         self._on_finished = on_finished
+        self.start_full = start_full and limit is not None
+        """Hold every action until ``limit`` players are in (``CREATE ... start=full``)."""
+        self._early: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        self._filled = False
         self.tally = Tally(name, plugin.name, map_spec, seed)
         """What the game's record will say (``on_finished`` gets it when the game ends)."""
         self.world: World = plugin.open(map_spec, seed=seed)
@@ -273,7 +278,7 @@ class Game:
             player,
             connection.name,
             "bot" if kind is PlayerKind.BOT else "person",
-            claimed=getattr(connection, "login", None) is not None,
+            claimed=connection.name is not None and connection.login == connection.name,
         )
         connection.joined(self, player)
         self._log.info("player joined", conn=connection.id, player=player)
@@ -295,7 +300,19 @@ class Game:
             connection.send(TurnOf(self._label(holder)))  # whose turn it is, on arrival
         self._turn_moved()
         self._show()
+        if self.start_full and not self._filled and self.full():
+            self._begin()
         return player
+
+    def _begin(self) -> None:
+        """A ``start=full`` game is full: play the actions that waited, in join order."""
+        self._filled = True
+        early, self._early = self._early, {}
+        for player in sorted(early):
+            connection, action, done = early[player]
+            done.set()
+            if self.players.get(player) is connection:
+                self._act(connection, player, action)
 
     def leave(self, connection: Connection, why: str = "disconnected") -> None:
         """Take ``connection``'s player out of the game (like death, RULES §1)."""
@@ -307,7 +324,7 @@ class Game:
         if connection.name is not None:
             self.names.pop(connection.name, None)
         who = label(connection.name, player)
-        held = self._held.pop(player, None)
+        held = self._held.pop(player, None) or self._early.pop(player, None)
         if held is not None:
             held[2].set()
         current = self._round
@@ -459,7 +476,7 @@ class Game:
         if player is None:
             return True
         self.names[name] = player
-        self.tally.named(player, name, claimed=getattr(connection, "login", None) == name)
+        self.tally.named(player, name, claimed=connection.login == name)
         if self._replay is not None:
             self._replay.name(self.round, player, name)
         if self.audience:
@@ -476,6 +493,12 @@ class Game:
     # -- actions ----------------------------------------------------------------------
 
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
+        if self.start_full and not self._filled:
+            # The game has not begun: the action waits, like a round's, until it is full.
+            done = trio.Event()
+            self._early[player] = (connection, action, done)
+            connection.wait_for(done)
+            return
         self.tally.acted(player)
         world = self.world
         if _turn_based(world):
@@ -783,6 +806,10 @@ class Game:
         for _, _, done in self._held.values():  # their players are gone with the old world
             done.set()
         self._held.clear()
+        for _, _, done in self._early.values():
+            done.set()
+        self._early.clear()
+        self._filled = False
         self._last_view = None
         self._show()
 

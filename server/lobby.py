@@ -73,6 +73,7 @@ class Lobby:
         seed: int,
         limit: int | None,
         turn: float | None = None,
+        start_full: bool = False,
     ) -> Game:
         config = self.config
         game = Game(
@@ -86,6 +87,7 @@ class Lobby:
             replay_dir=None if config.replay_dir is None else Path(config.replay_dir),
             on_over=self._over,
             on_finished=self.on_game_finished,
+            start_full=start_full,
         )
         self.games[name] = game
         if self._nursery is not None:
@@ -165,7 +167,13 @@ class Lobby:
             return
         try:
             game = self._add(
-                command.game, plugin, spec, command.seed, command.players, command.turn
+                command.game,
+                plugin,
+                spec,
+                command.seed,
+                command.players,
+                command.turn,
+                command.start_full,
             )
         except (MapError, WorldError, ValueError) as error:
             connection.send(Error(f"the game cannot be opened: {error}"))

@@ -1,0 +1,212 @@
+"""The server's side of the records: the writer's life, ``LEADERBOARD``, claimed names.
+
+A :class:`Ladder` belongs to a :class:`~server.app.Server`. With no database
+(``db`` unset, as for servers built in code) it records nothing and answers the
+ladder's commands with an error; otherwise:
+
+* every game that ends hands its record to :meth:`Ladder.game_finished`, which
+  queues it for the :class:`~records.writer.RecordWriter` (never blocking a game);
+* ``LEADERBOARD [world]`` reads the ratings in a worker thread; the connection reads
+  no further command until the answer is queued, so replies stay in order;
+* ``REGISTER <name>`` claims a name: the answer ``REGISTERED <name> <token>`` shows the
+  token once, the store keeps its argon2 hash; the connection is then logged in.
+  ``LOGIN <name> <token>`` logs in. Hashing and checking run in worker threads.
+* ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it.
+  Claimed names are known from a copy refreshed every :data:`CLAIMS_REFRESH` seconds
+  (and at once on this server's own ``REGISTER``), so a name claimed on another
+  server of a shared ladder is protected here within that time.
+
+Tokens never reach a log: commands and replies that hold one hide it in ``repr``,
+and nothing here logs a command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Awaitable
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import structlog
+import trio
+
+from protocol.commands import Command, Hello, Leaderboard, Login, Register
+from protocol.replies import Error, LeaderboardReply, LoggedIn, Registered, Standing
+from records import names as tokens
+from records.model import GameRecord
+from records.store import Store
+from records.writer import RecordWriter, StoreUnavailable
+
+from .config import ServerConfig
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
+
+LADDER_COMMANDS: Final = frozenset({Leaderboard, Register, Login})
+CLAIMS_REFRESH: Final = 15.0
+"""Seconds between two readings of the claimed names from the store."""
+LEADERBOARD_LINES: Final = 50
+"""Players a ``LEADERBOARD`` reply lists at most."""
+AUTO: Final = "auto"
+"""The ``db`` value that means SQLite in ``records.db`` beside the replays."""
+FAILED_LOGIN_DELAY: Final = 0.5
+"""Seconds a wrong token waits before its answer, to slow down guessing."""
+
+log = structlog.get_logger("server.ladder")
+
+
+def records_url(config: ServerConfig) -> str | None:
+    """The database the server records into: ``db`` as given, ``auto`` made concrete."""
+    db = config.db
+    if db is None:
+        return None
+    if db == AUTO:
+        folder = Path(config.replay_dir) if config.replay_dir is not None else Path(".")
+        return f"sqlite:///{folder / 'records.db'}"
+    return db
+
+
+class Ladder:
+    """Records, ratings and claimed names for one server; see the module docstring."""
+
+    def __init__(self, config: ServerConfig) -> None:
+        url = records_url(config)
+        self.writer = (
+            None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
+        )
+        self.claimed: set[str] = set()
+        self._nursery: trio.Nursery | None = None
+        self._refresher = trio.CancelScope()
+
+    def game_finished(self, record: GameRecord) -> None:
+        if self.writer is not None:
+            self.writer.submit(record)
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """Run the writer (and the claims' refresher) for the body; flush at its end."""
+        writer = self.writer
+        if writer is None:
+            yield
+            return
+        async with trio.open_nursery() as nursery:
+            await nursery.start(writer.run)
+            nursery.start_soon(self._refresh_claims)
+            self._nursery = nursery
+            try:
+                yield
+            finally:
+                # Leaving the nursery waits for the writer, which flushes and returns.
+                self._nursery = None
+                self._refresher.cancel()
+                writer.close()
+
+    async def _refresh_claims(self) -> None:
+        writer = self.writer
+        assert writer is not None
+        with self._refresher:
+            while True:
+                with contextlib.suppress(StoreUnavailable):
+                    self.claimed = await writer.call(Store.claimed_names)
+                await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
+
+    # -- names -----------------------------------------------------------------------
+
+    def refusal(self, connection: Connection, command: Hello) -> Error | None:
+        """The error for a ``HELLO`` that would take a name claimed by someone else."""
+        name = command.name
+        if name is None or name not in self.claimed or connection.login == name:
+            return None
+        return Error(f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another")
+
+    # -- commands ----------------------------------------------------------------------
+
+    def handle(self, connection: Connection, command: Command) -> None:
+        """Answer a ladder command; the connection reads nothing more until it is answered."""
+        if self.writer is None or self._nursery is None:
+            connection.send(Error(f"{command.verb} needs a server that keeps records (--db)"))
+            return
+        kind = type(command)
+        if kind is Leaderboard:
+            job = self._leaderboard(connection, command)  # type: ignore[arg-type]
+        elif kind is Register:
+            job = self._register(connection, command)  # type: ignore[arg-type]
+        else:
+            job = self._login(connection, command)  # type: ignore[arg-type]
+        done = trio.Event()
+        connection.wait_for(done)
+        self._nursery.start_soon(_answer, connection, job, done)
+
+    async def _leaderboard(self, connection: Connection, command: Leaderboard) -> None:
+        assert self.writer is not None
+        world = command.world or connection.server.game_for(connection).world_name
+        table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
+        connection.send(
+            LeaderboardReply(
+                world,
+                tuple(
+                    Standing(
+                        s.rank,
+                        s.rating.ordinal,
+                        s.rating.mu,
+                        s.rating.sigma,
+                        s.rating.games,
+                        s.rating.wins,
+                        s.name,
+                    )
+                    for s in table
+                ),
+            )
+        )
+
+    async def _register(self, connection: Connection, command: Register) -> None:
+        assert self.writer is not None
+        name = command.name
+        if name in self.claimed:
+            connection.send(Error(f"the name {name!r} is claimed already"))
+            return
+        token = tokens.new_token()
+        token_hash = await trio.to_thread.run_sync(tokens.hash_token, token)
+        if not await self.writer.call(Store.claim, name, token_hash):
+            self.claimed.add(name)
+            connection.send(Error(f"the name {name!r} is claimed already"))
+            return
+        self.claimed.add(name)
+        connection.login = name
+        connection.log.info("name claimed", name=name)
+        connection.send(Registered(name, token))
+
+    async def _login(self, connection: Connection, command: Login) -> None:
+        assert self.writer is not None
+        name = command.name
+        token_hash = await self.writer.call(Store.token_hash, name)
+        if token_hash is None:
+            connection.send(Error(f"the name {name!r} is not claimed; REGISTER {name} claims it"))
+            return
+        if not await trio.to_thread.run_sync(tokens.verify, token_hash, command.token):
+            connection.log.info("login refused", name=name)
+            await trio.sleep(FAILED_LOGIN_DELAY)
+            connection.send(Error(f"wrong token for {name!r}"))
+            return
+        renewed = None
+        if tokens.needs_rehash(token_hash):
+            renewed = await trio.to_thread.run_sync(tokens.hash_token, command.token)
+        await self.writer.call(Store.logged_in, name, renewed)
+        self.claimed.add(name)
+        connection.login = name
+        connection.log.info("logged in", name=name)
+        connection.send(LoggedIn(name))
+
+
+async def _answer(connection: Connection, job: Awaitable[None], done: trio.Event) -> None:
+    try:
+        await job
+    except StoreUnavailable as error:
+        connection.send(Error(str(error)))
+    except Exception:
+        log.exception("ladder command failed", conn=connection.id)
+        connection.send(Error("the records could not be read; try again later"))
+    finally:
+        done.set()

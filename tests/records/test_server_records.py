@@ -1,0 +1,186 @@
+"""A real server with a store: every finished game recorded, LEADERBOARD, claimed names."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from records.model import GameRecord
+from records.store import Store
+from records.writer import RecordWriter
+from server.app import Server
+
+from ..conftest import StartServer
+from ..helpers import TIMEOUT, Peer
+
+
+async def named(port: int, name: str, *extra: str) -> Peer:
+    peer = await Peer.connect(port)
+    for line in extra:
+        await peer.ask(line)
+    assert (await peer.ask(f"HELLO {name}"))[0].startswith("GOLD ")
+    return peer
+
+
+async def played(server: Server, count: int) -> Store:
+    """The server's store once it holds ``count`` games."""
+    writer = server.ladder.writer
+    assert writer is not None
+    with trio.fail_after(TIMEOUT):
+        await writer.ready()
+        await writer.wait_written(count)
+        await writer.drained()
+    assert writer.written == count
+    assert writer.store is not None
+    return writer.store
+
+
+async def test_a_finished_game_is_recorded_with_its_players(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(
+        map="tiny", seed=4, db=f"sqlite:///{tmp_path / 'r.db'}", replay_dir=str(tmp_path)
+    )
+    ada = await named(server.port, "Ada")
+    bob = await named(server.port, "Bob", "EXTEND bot")
+    await ada.ask("LOOK")
+    await ada.ask("LOOK")
+    assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
+    await bob.aclose()  # a lost connection
+    store = await played(server, 1)
+    [row] = store.games()
+    game = row.game
+    assert (game["game"], game["world"], game["map"], game["seed"]) == (
+        "default",
+        "classic",
+        "tiny",
+        4,
+    )
+    assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
+    assert game["rated"] and Path(game["replay"]).parent == tmp_path
+    assert game["ended_at"] >= game["started_at"]
+    players = [(p["name"], p["kind"], p["outcome"], p["place"]) for p in row.players]
+    assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 1)]
+
+
+async def test_leaderboard_answers_over_the_protocol_in_order(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    writer = server.ladder.writer
+    assert writer is not None
+    from .test_store import finished
+
+    writer.submit(finished([("Ada Lovelace", "win", 3), ("Bob", "lose", 0)]))
+    await played(server, 1)
+    peer = await Peer.connect(server.port)
+    await peer.send("LEADERBOARD\n")
+    lines = [await peer.read_line() for _ in range(3)]
+    assert lines[0] == "LEADERBOARD classic 2"
+    assert lines[1].startswith("1 ") and lines[1].endswith(" 1 1 Ada Lovelace")
+    assert lines[2].startswith("2 ") and lines[2].endswith(" 1 0 Bob")
+    assert await peer.ask("LEADERBOARD baddies") == ["LEADERBOARD baddies 0"]
+    assert await peer.ask("LOOK") != []  # the connection goes on after the answer
+
+
+async def test_a_server_without_a_store_says_so(start_server: StartServer) -> None:
+    server = await start_server(map="tiny")
+    peer = await Peer.connect(server.port)
+    assert await peer.ask("LEADERBOARD") == [
+        "ERROR LEADERBOARD needs a server that keeps records (--db)"
+    ]
+
+
+async def test_a_claimed_name_belongs_to_its_owner(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await played(server, 0)
+    owner = await Peer.connect(server.port)
+    [answer] = await owner.ask("REGISTER Ada")
+    keyword, name, token = answer.split(" ")
+    assert (keyword, name) == ("REGISTERED", "Ada") and len(token) >= 40
+    assert await owner.ask("REGISTER Ada") == ["ERROR the name 'Ada' is claimed already"]
+    assert (await owner.ask("HELLO Ada"))[0].startswith("GOLD")  # the owner may play as it
+
+    stranger = await Peer.connect(server.port)
+    assert await stranger.ask("HELLO Ada") == [
+        "ERROR the name 'Ada' is claimed; LOGIN Ada <token> first, or choose another"
+    ]
+    assert await stranger.ask("LOGIN Ada wrong") == ["ERROR wrong token for 'Ada'"]
+    assert await stranger.ask("LOGIN Bob x") == [
+        "ERROR the name 'Bob' is not claimed; REGISTER Bob claims it"
+    ]
+    assert (await stranger.ask("HELLO Eve"))[0].startswith("GOLD")  # free names stay free
+    assert await stranger.ask("HELLO") == ["GOLD 1"]  # and a classic HELLO is untouched
+
+    await owner.ask("QUIT")
+    again = await Peer.connect(server.port)
+    assert await again.ask(f"LOGIN Ada {token}") == ["LOGGEDIN Ada"]
+    assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
+    stored = server.ladder.writer.store.token_hash("Ada")  # type: ignore[union-attr]
+    assert stored.startswith("$argon2id$") and token not in stored
+
+
+class FlakyStore(Store):
+    """A store that fails its first ``failures`` writes, like a database being restarted."""
+
+    failures = 0
+
+    def record(self, records):  # type: ignore[no-untyped-def]
+        if FlakyStore.failures:
+            FlakyStore.failures -= 1
+            raise OSError("connection refused")
+        return super().record(records)
+
+
+async def test_records_wait_in_memory_while_the_store_fails_then_are_written(
+    tmp_path: Path, nursery: trio.Nursery
+) -> None:
+    from .test_store import finished
+
+    FlakyStore.failures = 3
+    writer = RecordWriter(
+        f"sqlite:///{tmp_path / 'r.db'}", retry_min=0.01, retry_max=0.02, open_store=FlakyStore
+    )
+    await nursery.start(writer.run)
+    records = [finished([("a", "win", 1), ("b", "lose", 0)], seed=n) for n in range(5)]
+    for record in records:
+        writer.submit(record)  # never blocks, whatever the store does
+    await writer.drained()
+    assert writer.failures >= 3 and writer.written == 5
+    assert {row.game["seed"] for row in writer.store.games()} == set(range(5))  # type: ignore[union-attr]
+
+
+async def test_a_clean_shutdown_writes_what_is_queued(tmp_path: Path) -> None:
+    from .test_store import finished
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    writer = RecordWriter(url)
+    record: GameRecord = finished([("a", "win", 1), ("b", "lose", 0)])
+    async with trio.open_nursery() as nursery:
+        await nursery.start(writer.run)
+        writer.submit(record)
+        writer.close()
+    store = Store(url)
+    assert [row.game["id"] for row in store.games()] == [record.id]
+
+
+@pytest.mark.parametrize("players", [1])
+async def test_a_game_stopped_by_shutdown_is_recorded_unfinished(
+    tmp_path: Path, players: int
+) -> None:
+    from server.config import ServerConfig
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    server = Server(ServerConfig(port=0, map="tiny", db=url))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        peer = await named(server.port, "Ada")
+        server.shutdown()
+        await peer.read_to_end()
+    [row] = Store(url).games()
+    assert row.game["end_reason"] == "server stopped" and not row.game["rated"]
+    assert [(p["name"], p["outcome"]) for p in row.players] == [("Ada", "unfinished")]

@@ -1,0 +1,110 @@
+"""The store on SQLite: migrations, idempotent writes, ratings, reads (no server here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from records.model import GameRecord, Tally
+from records.ranking import Rating
+from records.store import Store, StoreError
+
+
+def finished(
+    results: list[tuple[str | None, str, int]], *, world: str = "classic", seed: int = 1
+) -> GameRecord:
+    """A record of a game whose players left in the order given: (name, outcome, gold)."""
+    tally = Tally("default", world, "tiny", seed)
+    for number, (name, _, _) in enumerate(results, 1):
+        tally.joined(number, name, "bot")
+        tally.acted(number)
+    for number, (_, outcome, gold) in enumerate(results, 1):
+        tally.left(number, outcome, gold)
+    record = tally.finish(rounds=7, end="all players left", replay="r.jsonl")
+    assert record is not None
+    return record
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    store = Store(f"sqlite:///{tmp_path / 'deep' / 'records.db'}")
+    store.migrate()
+    return store
+
+
+def test_places_put_winners_first_in_order_then_gold_and_share_ties() -> None:
+    record = finished(
+        [("a", "quit", 3), ("b", "win", 9), ("c", "lose", 0), ("d", "win", 2), ("e", "quit", 0)]
+    )
+    places = {p.name: p.place for p in record.players}
+    assert places == {"b": 1, "d": 2, "a": 3, "c": 4, "e": 4}
+    assert record.rated
+
+
+def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> None:
+    assert not finished([("a", "win", 1), (None, "quit", 0)]).rated
+    assert not finished([("a", "win", 1), ("b", "unfinished", 0)]).rated
+
+
+def test_migrating_twice_is_harmless_and_names_the_revision(store: Store) -> None:
+    store.migrate()
+    assert store.revision() == "0001"
+
+
+def test_a_game_is_stored_once_however_often_it_is_written(store: Store) -> None:
+    record = finished([("a", "win", 5), ("b", "lose", 0)])
+    assert store.record([record, record]) == 1
+    assert store.record([record]) == 0
+    assert len(store.games()) == 1
+    table = store.leaderboard("classic")
+    assert [(s.rank, s.name, s.rating.games, s.rating.wins) for s in table] == [
+        (1, "a", 1, 1),
+        (2, "b", 1, 0),
+    ]
+    assert table[0].rating.mu > Rating().mu > table[1].rating.mu
+
+
+def test_ratings_are_per_world(store: Store) -> None:
+    store.record([finished([("a", "win", 5), ("b", "lose", 0)], world="classic")])
+    store.record([finished([("b", "win", 5), ("a", "lose", 0)], world="baddies")])
+    assert [s.name for s in store.leaderboard("classic")] == ["a", "b"]
+    assert [s.name for s in store.leaderboard("baddies")] == ["b", "a"]
+    assert store.worlds() == ["baddies", "classic"]
+
+
+def test_history_and_a_game_by_the_start_of_its_id(store: Store) -> None:
+    record = finished([("a", "win", 5), ("b", "quit", 2)])
+    store.record([record])
+    [line] = store.history("b")
+    assert (line["outcome"], line["place"], line["gold"], line["moves"]) == ("quit", 2, 2, 1)
+    assert line["mu_after"] < line["mu_before"]
+    row = store.game(record.id[:8]).as_dict()
+    assert row["seed"] == 1 and row["map"] == "tiny" and row["replay"] == "r.jsonl"
+    assert row["dialect"] == "2013" and row["rounds"] == 7
+    assert [(p["name"], p["kind"]) for p in row["players"]] == [("a", "bot"), ("b", "bot")]
+    with pytest.raises(StoreError, match="no game's id begins with"):
+        store.game("zzzz")
+
+
+def test_rerating_in_the_order_written_gives_the_same_table(store: Store) -> None:
+    for winner, loser in [("a", "b"), ("b", "c"), ("a", "c"), ("c", "a")]:
+        store.record([finished([(winner, "win", 1), (loser, "lose", 0)])])
+    before = store.leaderboard("classic")
+    assert store.rerate("classic") == 4
+    after = store.leaderboard("classic")
+    assert [(s.name, round(s.rating.mu, 9)) for s in after] == [
+        (s.name, round(s.rating.mu, 9)) for s in before
+    ]
+
+
+def test_a_name_is_claimed_once(store: Store) -> None:
+    assert store.claim("Ada", "hash-1")
+    assert not store.claim("Ada", "hash-2")
+    assert store.token_hash("Ada") == "hash-1"
+    assert store.claimed_names() == {"Ada"}
+
+
+def test_a_url_of_another_database_is_refused() -> None:
+    with pytest.raises(StoreError, match="SQLite or PostgreSQL"):
+        Store("mysql://localhost/x")
