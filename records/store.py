@@ -184,8 +184,9 @@ class Store:
                 recorded_at=now(),
             )
             .on_conflict_do_nothing(index_elements=["id"])
-        )
-        if inserted.rowcount == 0:
+            .returning(games.c.id)
+        ).first()
+        if inserted is None:
             return 0  # written before: a retry whose first answer was lost
         named = [p.name for p in record.players if p.name is not None]
         before = self._ratings(connection, record.world, named) if record.rated else {}
@@ -349,8 +350,9 @@ class Store:
                 self._insert(names)
                 .values(name=name, token_hash=token_hash, created_at=now())
                 .on_conflict_do_nothing(index_elements=["name"])
-            )
-            return result.rowcount == 1
+                .returning(names.c.name)
+            ).first()
+            return result is not None
 
     def token_hash(self, name: str) -> str | None:
         with self.engine.connect() as connection:

@@ -1,0 +1,117 @@
+"""A real PostgreSQL server for the records' tests, started from Debian's binaries.
+
+The server runs from a temporary folder on a free loopback port for the whole test
+session (``initdb`` and ``pg_ctl``, as the ``postgres`` user when the tests run as
+root, since PostgreSQL refuses to run as root); each test gets a database of its own.
+Where the binaries are absent the tests that need it are skipped, saying why
+(``.ci/run`` installs the ``postgresql`` package).
+"""
+
+from __future__ import annotations
+
+import glob
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+_databases = itertools.count(1)
+
+
+def _binary(name: str) -> str | None:
+    found = shutil.which(name)
+    if found:
+        return found
+    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
+    return candidates[-1] if candidates else None
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of a PostgreSQL server's maintenance database (``postgres``)."""
+    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    if initdb is None or pg_ctl is None:
+        pytest.skip(
+            "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"
+        )
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        runuser = shutil.which("runuser")
+        try:
+            import pwd
+
+            owner = pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("running as root, and there is no postgres user to run PostgreSQL as")
+        if runuser is None:
+            pytest.skip("running as root, and runuser is missing to run PostgreSQL as postgres")
+        as_user = [runuser, "-u", "postgres", "--"]
+    folder = Path(tempfile.mkdtemp(prefix="dod-pg-"))
+    data, sockets = folder / "data", folder / "run"
+    sockets.mkdir()
+    if as_user:
+        for path in (folder, sockets):
+            os.chown(path, owner.pw_uid, owner.pw_gid)
+    subprocess.run(
+        [*as_user, initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"],
+        check=True,
+        capture_output=True,
+    )
+    port = _free_port()
+    options = (
+        f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+    )
+    started = subprocess.run(
+        [
+            *as_user,
+            pg_ctl,
+            "-D",
+            str(data),
+            "-o",
+            options,
+            "-l",
+            str(folder / "log"),
+            "-w",
+            "start",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    if started.returncode != 0:
+        log = (folder / "log").read_text() if (folder / "log").exists() else ""
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.fail(f"PostgreSQL did not start: {started.stderr}{log[-2000:]}")
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run(
+            [*as_user, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
+            capture_output=True,
+        )
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> str:
+    """A fresh, empty database on the session's PostgreSQL server."""
+    import psycopg
+
+    name = f"dod_test_{os.getpid()}_{next(_databases)}"
+    with psycopg.connect(
+        postgres_server.replace("postgresql://", "postgresql://", 1), autocommit=True
+    ) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return postgres_server.rsplit("/", 1)[0] + f"/{name}"
