@@ -34,7 +34,7 @@ import trio
 from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
 from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
+from protocol.framing import EndOfInput, NeedData
 from protocol.replies import Bye, Error, Extended, FinalReply, Reply
 
 from .transport import CUT_OFF, Input, Transport
@@ -224,9 +224,9 @@ class Connection:
                     return Input.ENDED
                 self.send(Error(str(error)))
                 continue
-            if event is NEED_DATA:
+            if isinstance(event, NeedData):
                 return Input.WANT_DATA
-            if event is END_OF_INPUT:
+            if isinstance(event, EndOfInput):
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
