@@ -264,6 +264,8 @@ class Outcome:
     match: Match
     game: str
     over: bool = False
+    joined: int = 0
+    """Players seen joining; a game none joined is void (it has no record)."""
     timed_out: bool = False
     error: str | None = None
     seconds: float = 0.0
@@ -426,8 +428,10 @@ class Arena:
                     if position + 1 < len(match.entrants):
                         with trio.move_on_after(options.join_time):
                             # (as #n: bots JOIN before they say HELLO with their name)
-                            await lines.expect("JOINED ", "GAMEOVER")
-                await lines.expect("GAMEOVER")
+                            if (await lines.expect("JOINED ", "GAMEOVER")).startswith("JOINED"):
+                                outcome.joined += 1
+                while (await lines.expect("JOINED ", "GAMEOVER")).startswith("JOINED"):
+                    outcome.joined += 1
                 outcome.over = True
             outcome.timed_out = limit.cancelled_caught
         except (OSError, trio.BrokenResourceError, EOFError) as error:
@@ -684,7 +688,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for world in options.world:
             store.rerate(world, [r.id for r in records if r.world == world])
     lines = standings(entrants, records)
-    missing = len(matches) - len(records)
+    recorded = {r.game for r in records}
+    void = sum(1 for o in arena.outcomes if o.game not in recorded and not o.joined and not o.over)
+    missing = len(matches) - len(records) - void
     if options.json:
         print(
             json.dumps(
@@ -692,6 +698,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "tournament": tournament,
                     "games": len(matches),
                     "recorded": len(records),
+                    "void": void,
                     "table": [
                         {
                             "rank": rank,
@@ -712,6 +719,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         title = f"tournament {tournament}: {len(records)} of {len(matches)} games recorded"
         Console(width=140).print(table_of(lines, title))
     store.close()
+    if void:
+        print(f"dod-arena: {void} games void: none of their bots joined", file=sys.stderr)
     if missing:
         print(f"dod-arena: {missing} games were not recorded", file=sys.stderr)
     return 0 if not missing and not arena.interrupted else 1

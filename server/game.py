@@ -170,6 +170,7 @@ class Game:
         """Hold every action until ``limit`` players are in (``CREATE ... start=full``)."""
         self._early: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
         self._filled = False
+        self._fill_deadline = math.inf  # when a start=full game begins without the absent
         self.tally = Tally(name, plugin.name, map_spec, seed)
         """What the game's record will say (``on_finished`` gets it when the game ends)."""
         self.world: World = plugin.open(map_spec, seed=seed)
@@ -230,7 +231,7 @@ class Game:
             while True:
                 current = self._round
                 deadline = current.deadline if current is not None else math.inf
-                deadline = min(deadline, self._turn_deadline)
+                deadline = min(deadline, self._turn_deadline, self._fill_deadline)
                 with trio.move_on_at(min(deadline, trio.current_time() + FLUSH_INTERVAL)):
                     await self._wakeup.park()
                 if self._replay is not None:
@@ -240,6 +241,8 @@ class Game:
                     self._guarded(self._time_out, "round time-out")
                 if trio.current_time() >= self._turn_deadline:
                     self._guarded(self._turn_time_out, "turn time-out")
+                if trio.current_time() >= self._fill_deadline:
+                    self._guarded(self._begin, "start")
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
@@ -307,6 +310,7 @@ class Game:
     def _begin(self) -> None:
         """A ``start=full`` game is full: play the actions that waited, in join order."""
         self._filled = True
+        self._fill_deadline = math.inf
         early, self._early = self._early, {}
         for player in sorted(early):
             connection, action, done = early[player]
@@ -494,7 +498,11 @@ class Game:
 
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
         if self.start_full and not self._filled:
-            # The game has not begun: the action waits, like a round's, until it is full.
+            # The game has not begun: the action waits, like a round's, until it is full
+            # or for a turn's time at most (a player who never comes holds nobody up).
+            if not self._early:
+                self._fill_deadline = trio.current_time() + self.turn_timeout
+                self._wakeup.unpark_all()
             done = trio.Event()
             self._early[player] = (connection, action, done)
             connection.wait_for(done)
@@ -810,6 +818,7 @@ class Game:
             done.set()
         self._early.clear()
         self._filled = False
+        self._fill_deadline = math.inf
         self._last_view = None
         self._show()
 

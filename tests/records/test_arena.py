@@ -1,0 +1,124 @@
+"""dod-arena: the schedule, and a real tournament that survives crashing, hanging and
+flooding bots."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from records import arena
+from records.arena import parse_entrants, round_robin, swiss_round
+from records.store import Store
+
+from ..conftest import StartServer
+from ..helpers import Peer
+
+
+def test_entrants_get_unique_names_and_commands_their_templates() -> None:
+    entrants = parse_entrants(["random:2", "explorer", "mine=python bot.py {port} {name}"])
+    assert [e.name for e in entrants] == ["random-1", "random-2", "explorer", "mine"]
+    command = entrants[3].command(host="h", port=7, game="g", seed=1, options=None)
+    assert command == ["python", "bot.py", "7", "mine"]
+    with pytest.raises(ValueError, match="no installed bot"):
+        parse_entrants(["chess-master"])
+
+
+def test_round_robin_plays_every_pair_then_cycles_with_new_seeds() -> None:
+    entrants = parse_entrants(["random:4"])
+    matches = round_robin(entrants, 2, ["classic"], ["tiny"], [1, 2], 15)
+    assert len(matches) == 15
+    first_cycle = matches[:12]
+    pairs = {frozenset(e.name for e in m.entrants) for m in first_cycle}
+    assert len(pairs) == 6  # every pair, on both seeds
+    assert {m.seed for m in first_cycle} == {1, 2} and {m.seed for m in matches[12:]} == {3}
+    assert matches[12].entrants == tuple(reversed(matches[0].entrants))  # who starts alternates
+    assert round_robin(entrants, 2, ["classic"], ["tiny"], [1, 2], 15) == matches
+
+
+def test_swiss_rounds_avoid_pairs_that_met() -> None:
+    entrants = parse_entrants(["random:4"])
+    met: set[frozenset[str]] = set()
+    seen = []
+    for number in range(3):
+        games = swiss_round(entrants, {}, met, 2, number, number * 2, "classic", None, 1)
+        seen.extend(frozenset(e.name for e in g.entrants) for g in games)
+    assert len(seen) == len(set(seen)) == 6
+
+
+async def test_start_full_holds_actions_until_the_game_is_full(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny")
+    owner = await Peer.connect(server.port)
+    assert (await owner.ask("CREATE duel classic map=tiny players=2 start=full"))[0].startswith(
+        "GAME duel"
+    )
+    first = await Peer.connect(server.port)
+    await first.ask("JOIN duel")
+    await first.send("PICKUP\n")
+    second = await Peer.connect(server.port)
+    await second.ask("JOIN duel")  # the game is full: the first player's action is played
+    assert (await first.read_line()) in ("FAIL", "SUCCESS, GOLD COINS: 1")
+    assert await owner.ask("CREATE x classic start=full") == [
+        "ERROR start= takes only full, and with players=<n>"
+    ]
+
+
+FLOOD = """
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"JOIN " + sys.argv[2].encode() + b"\\nHELLO " + sys.argv[3].encode() + b"\\n")
+while True:
+    s.sendall(b"LOOK\\n" * 1000)
+"""
+
+
+def test_a_tournament_survives_bots_that_crash_hang_and_flood(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    flood = tmp_path / "flood.py"
+    flood.write_text(FLOOD)
+    python = sys.executable
+    code = arena.main(
+        [
+            "random",
+            f"crash={python} -c 'import sys; sys.exit(3)'",
+            f"hang={python} -c 'import time; time.sleep(60)'",
+            f"flood={python} {flood} {{port}} {{game}} {{name}}",
+            "--map",
+            "tiny",
+            "--players",
+            "2",
+            "--games",
+            "6",
+            "--servers",
+            "2",
+            "--parallel",
+            "3",
+            "--game-time",
+            "3",
+            "--join-time",
+            "1",
+            "--max-moves",
+            "200",
+            "--dir",
+            str(tmp_path / "arena"),
+            "--tournament",
+            "t",
+            "--json",
+        ]
+    )
+    report = json.loads(capsys.readouterr().out)
+    # Crash against hang is void (neither joined); every other game has its record.
+    assert code == 0 and (report["games"], report["recorded"], report["void"]) == (6, 5, 1)
+    table = {line["name"]: line for line in report["table"]}
+    assert table["random"]["games"] == table["flood"]["games"] == 3
+    assert table["crash"]["games"] == table["hang"]["games"] == 0
+    assert set(table["flood"]["outcomes"]) <= {"disconnected", "removed"}
+    store = Store(f"sqlite:///{tmp_path / 'arena' / 'records.db'}")
+    assert len(store.games()) == 5
+    board = {s.name: s.rating for s in store.leaderboard("classic")}
+    assert board["random"].mu == pytest.approx(table["random"]["mu"], abs=1e-3)
