@@ -50,7 +50,8 @@ CLAIMS_REFRESH: Final = 15.0
 LEADERBOARD_LINES: Final = 50
 """Players a ``LEADERBOARD`` reply lists at most."""
 AUTO: Final = "auto"
-"""The ``db`` value that means SQLite in ``records.db`` beside the replays."""
+"""The ``db`` value that means SQLite in ``records.db`` beside the replays (and no
+records when there are no replays)."""
 FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
 
@@ -63,8 +64,11 @@ def records_url(config: ServerConfig) -> str | None:
     if db is None:
         return None
     if db == AUTO:
-        folder = Path(config.replay_dir) if config.replay_dir is not None else Path(".")
-        return f"sqlite:///{folder / 'records.db'}"
+        # Beside the replays; a server told to keep no replays keeps no records either,
+        # unless given a database of its own.
+        if config.replay_dir is None:
+            return None
+        return f"sqlite:///{Path(config.replay_dir) / 'records.db'}"
     return db
 
 
