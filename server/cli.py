@@ -80,18 +80,19 @@ async def _run(server: Server) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
-            async def serve_then_stop(task_status: trio.TaskStatus[None]) -> None:
+            async def serve_then_stop(task_status: trio.TaskStatus[Server]) -> None:
                 try:
                     await server.run(task_status=task_status)
                 finally:
                     nursery.cancel_scope.cancel()
 
             await nursery.start(serve_then_stop)
-            print(
-                f"dod-server: listening on {server.config.host}:{server.port}",
-                file=sys.stderr,
-                flush=True,
-            )
+            with contextlib.suppress(OSError, ValueError):  # standard error may be gone
+                print(
+                    f"dod-server: listening on {server.config.host}:{server.port}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             async for _ in signals:
                 server.shutdown()
                 break
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         if list_maps:
             print("\n".join(plugin.maps()))
             return 0
-        configure_logging(config.log_format, config.log_level)  # type: ignore[arg-type]
+        configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:
         _fail(str(error))

@@ -316,6 +316,15 @@ class ServerConfig:
         le=1e6,
     )
     replay_burst: int = setting(30, "new replay files at once", ge=1, le=10**6)
+    client_log_rate: float = setting(
+        2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
+    )
+    client_log_burst: int = setting(
+        50,
+        "log events about one client address at once before the rate applies",
+        ge=1,
+        le=1_000_000,
+    )
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )
