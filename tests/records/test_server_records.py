@@ -46,7 +46,7 @@ async def test_a_finished_game_is_recorded_with_its_players(
     ada = await named(server.port, "Ada")
     bob = await named(server.port, "Bob", "EXTEND bot")
     await ada.ask("LOOK")
-    await ada.ask("LOOK")
+    await ada.ask("PICKUP")  # an action: the game's replay file is made
     assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
     await bob.aclose()  # a lost connection
     store = await played(server, 1)
@@ -61,8 +61,11 @@ async def test_a_finished_game_is_recorded_with_its_players(
     assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
     assert game["rated"] and Path(game["replay"]).parent == tmp_path
     assert game["ended_at"] >= game["started_at"]
-    players = [(p["name"], p["kind"], p["outcome"], p["place"]) for p in row.players]
-    assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 1)]
+    players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
+    assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
+    ada_row, bob_row = row.players
+    # Neither won: the gold held decides the places (the PICKUP may have found the gold).
+    assert (ada_row["place"], bob_row["place"]) == ((1, 2) if ada_row["gold"] else (1, 1))
 
 
 async def test_leaderboard_answers_over_the_protocol_in_order(
