@@ -23,6 +23,7 @@ from protocol.replies import Bye
 
 from .config import ServerConfig
 from .connection import Connection
+from .dialects import Listen, parse_listen
 from .game import Game
 from .lobby import Lobby
 
@@ -47,7 +48,10 @@ class Server:
         self.lobby = Lobby(config)
         self.connections: set[Connection] = set()
         self.port: int | None = None
-        """The port actually bound (useful with port 0), once :meth:`run` has started."""
+        """The port actually bound (useful with port 0), once :meth:`run` has started;
+        the first listener's, when there are several."""
+        self.listening: list[Listen] = []
+        """Every port bound and its dialect, once :meth:`run` has started."""
         self._ids = itertools.count(1)
         self._accepting = trio.CancelScope()
         self._stopping = False
@@ -64,13 +68,29 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
-        listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-        self.port = listeners[0].socket.getsockname()[1]
+        wanted = [parse_listen(text, config.dialect) for text in config.listen] or [
+            Listen(config.port, config.dialect)
+        ]
+        groups: list[tuple[str, list[trio.SocketListener]]] = []
+        listeners: list[trio.SocketListener] = []
+        try:
+            for listen in wanted:
+                bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                listeners += bound
+                groups.append((listen.dialect, bound))
+                port = bound[0].socket.getsockname()[1]
+                self.listening.append(Listen(port, listen.dialect))
+        except BaseException:
+            for listener in listeners:
+                await listener.aclose()
+            raise
+        self.port = self.listening[0].port
         game = self.lobby.default
         self.log.info(
             "server listening",
             host=config.host,
             port=self.port,
+            listening=[str(listen) for listen in self.listening],
             world=game.world_name,
             map=config.map or "(default)",
             seed=config.seed,
@@ -81,10 +101,17 @@ class Server:
                 games.start_soon(self._watchdog)
                 async with trio.open_nursery() as connections:
                     with self._accepting:
-                        task_status.started(self)
-                        await trio.serve_listeners(
-                            partial(self._serve_connection), listeners, handler_nursery=connections
-                        )
+                        async with trio.open_nursery() as accepting:
+                            for dialect, bound in groups:
+                                accepting.start_soon(
+                                    partial(
+                                        trio.serve_listeners,
+                                        partial(self._serve_connection, dialect=dialect),
+                                        bound,
+                                        handler_nursery=connections,
+                                    )
+                                )
+                            task_status.started(self)
                     self._say_goodbye(connections)
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()
@@ -116,12 +143,12 @@ class Server:
         # Connections close themselves after at most ``linger`` seconds; this is the backstop.
         connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
 
-    async def _serve_connection(self, stream: trio.SocketStream) -> None:
+    async def _serve_connection(self, stream: trio.SocketStream, *, dialect: str) -> None:
         connection_id = next(self._ids)
         if self._stopping or len(self.connections) >= self.config.max_connections:
             await self._refuse(stream, connection_id)
             return
-        connection = Connection(self, stream, connection_id)
+        connection = Connection(self, stream, connection_id, dialect=dialect)
         self.connections.add(connection)
         try:
             await connection.run()

@@ -10,11 +10,13 @@ import sys
 
 import trio
 
+from protocol.dialects import DEFAULT_DIALECT, DIALECTS
 from worlds.errors import MapError
 from worlds.registry import DEFAULT_WORLD, UnknownWorld, load_plugin, world_names
 
 from .app import Server
 from .config import DEFAULT_PORT, ServerConfig
+from .dialects import parse_listen
 from .logs import configure_logging
 
 
@@ -32,6 +34,22 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=DEFAULT_PORT,
         help="TCP port; 0 picks a free one (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--dialect",
+        default=DEFAULT_DIALECT,
+        choices=tuple(DIALECTS),
+        help="what clients on --port (and on --listen ports without one) speak: "
+        + "; ".join(f"{name}: {cls.summary}" for name, cls in DIALECTS.items())
+        + " (default: %(default)s; see docs/dialects.md)",
+    )
+    parser.add_argument(
+        "--listen",
+        action="append",
+        default=[],
+        metavar="PORT[:DIALECT]",
+        help="listen on PORT, whose clients speak DIALECT (default: --dialect); repeat to "
+        "listen on several ports (--listen 40004 --listen 40005:2015); replaces --port",
     )
     parser.add_argument(
         "--world",
@@ -148,11 +166,13 @@ async def _run(server: Server) -> None:
                     nursery.cancel_scope.cancel()
 
             await nursery.start(serve_then_stop)
-            print(
-                f"dod-server: listening on {server.config.host}:{server.port}",
-                file=sys.stderr,
-                flush=True,
-            )
+            for listen in server.listening:
+                speaks = "" if listen.dialect == DEFAULT_DIALECT else f" (dialect {listen.dialect})"
+                print(
+                    f"dod-server: listening on {server.config.host}:{listen.port}{speaks}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             async for _ in signals:
                 server.shutdown()
                 break
@@ -168,6 +188,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(
             "--max-missed-turns and --max-games must be at least 1, --max-players 0 or more"
         )
+    for text in args.listen:
+        try:
+            parse_listen(text, args.dialect)
+        except ValueError as error:
+            parser.error(f"--listen: {error}")
     try:
         if args.list_worlds:
             for name in world_names():
@@ -194,6 +219,8 @@ def main(argv: list[str] | None = None) -> int:
             max_missed_turns=args.max_missed_turns,
             max_players=args.max_players or None,
             max_games=args.max_games,
+            dialect=args.dialect,
+            listen=tuple(args.listen),
         )
         configure_logging(args.log_format, args.log_level)
         server = Server(config)

@@ -41,5 +41,10 @@ class ServerConfig:
     """Players at once in the default game; ``None``: as many as the map holds."""
     max_games: int = 64
     """Games at once, the default one included."""
+    dialect: str = "2013"
+    """The dialect of the clients on ``port`` (see ``docs/dialects.md``)."""
+    listen: tuple[str, ...] = ()
+    """Listening ports, each ``PORT`` or ``PORT:DIALECT`` (``40005:2015``); when given,
+    they replace ``port``, and a port without a dialect speaks ``dialect``."""
     worlds: tuple[WorldPlugin, ...] = ()
     """World plugins offered besides the installed ones (found by their ``name``)."""

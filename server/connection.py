@@ -35,9 +35,12 @@ import trio
 
 from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
+from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA
-from protocol.replies import Bye, Error, Extended, FinalReply, Reply
+from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
+
+from .dialects import GAME_OVER, EndlessTurn, greet
 
 if TYPE_CHECKING:
     from .app import Server
@@ -57,7 +60,14 @@ _LOBBY_COMMANDS = frozenset({Games, Create, Join, Watch})
 class Connection:
     """The server's end of one client connection; ``run()`` serves it to the end."""
 
-    def __init__(self, server: Server, stream: trio.SocketStream, connection_id: int) -> None:
+    def __init__(
+        self,
+        server: Server,
+        stream: trio.SocketStream,
+        connection_id: int,
+        *,
+        dialect: str = DEFAULT_DIALECT,
+    ) -> None:
         self.server = server
         self.stream = stream
         # Bytes move through the stream's trio socket itself: the stream's layers (a
@@ -66,7 +76,10 @@ class Connection:
         self._socket = stream.socket
         self.id = connection_id
         self.config = server.config
-        self.protocol = ServerProtocol(max_line_length=self.config.max_line_length)
+        self.protocol = ServerProtocol(
+            max_line_length=self.config.max_line_length, dialect=dialect
+        )
+        self._render = self.protocol.send
         self.game: Game | None = None
         self.player: int | None = None
         self.name: str | None = None
@@ -75,6 +88,12 @@ class Connection:
         """Whether the client asked for pushed lines about its game."""
         self.chat = False
         self.bot = False
+        for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
+            setattr(self, capability, True)
+        self.endless_turn: EndlessTurn | None = None
+        """A greeting dialect's turn in a world without turns (see :mod:`server.dialects`)."""
+        self.over = False
+        """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
         self.reason: str | None = None
@@ -84,7 +103,7 @@ class Connection:
             peer = f"{host}:{port}"
         except OSError:
             peer = "?"
-        self.log = server.log.bind(conn=connection_id, peer=peer)
+        self.log = server.log.bind(conn=connection_id, peer=peer, dialect=dialect)
         self._pending = bytearray()
         self._sending = False
         self._in_batch = False
@@ -112,7 +131,7 @@ class Connection:
             self._pending.clear()
             self._stop(CUT_OFF)
             return
-        self._pending += reply.to_bytes()
+        self._pending += self._render(reply)
         if not self._in_batch:
             self._writer_wakeup.unpark_all()
 
@@ -121,6 +140,10 @@ class Connection:
         if self.reason is not None:
             return
         self.send(final)
+        if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
+            self.over = True
+            self.log.info("game over for the client, which stays", outcome=reason)
+            return
         self._stop(reason)
 
     def _stop(self, reason: str) -> None:
@@ -175,6 +198,7 @@ class Connection:
     def joined(self, game: Game, player: int) -> None:
         self.game = game
         self.player = player
+        self.over = False
         self.log = self.log.bind(game=game.name, player=player)
 
     def wait_for(self, done: trio.Event) -> None:
@@ -207,6 +231,8 @@ class Connection:
             game.listen(self)
 
     def _dispatch(self, command: Command) -> None:
+        if self.endless_turn is not None:
+            self.endless_turn.acted(trio.current_time())
         kind = type(command)
         if kind is Quit:
             self.finish(Bye("Thanks for playing."), reason="quit")
@@ -216,6 +242,8 @@ class Connection:
             self._extend(command)  # type: ignore[arg-type]
         elif kind is Help:
             self.send((self.watching or self.server.game_for(self)).help())
+        elif self.over:
+            self.send(Error(GAME_OVER))
         elif self.watching is not None:
             self.watching.handle_watcher(self, command)
         else:
@@ -226,6 +254,8 @@ class Connection:
     async def run(self) -> None:
         """Serve the connection until it ends, then leave the game and close the socket."""
         self.log.info("client connected")
+        if self.protocol.dialect.greets:
+            greet(self)
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._write_loop)
@@ -249,6 +279,8 @@ class Connection:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
         if self.reason is not None or self._expired is not None:
             return
+        if self.endless_turn is not None:
+            self.endless_turn.check(now)
         config = self.config
         if self._replying:
             if now - self._replying_since >= config.send_timeout:
