@@ -14,6 +14,12 @@
    ``--seeds`` seeds, played in-process with the same policies and the world's
    own round; then ``--tcp`` of those seeds played again by the bot processes
    against a real server, to show they get the same games.
+3. **Battle.** The win rates of the ``battle`` bot against the ``explorer`` and
+   ``random`` bots in the battle world, on its default map (``arena``) and on the
+   classic default map, over ``--seeds`` seeded games each: the three together (join
+   order rotated with the seed), and the battle bot against each alone (who joins
+   first alternates). Played in-process by the bots' own code, turn by turn
+   (:mod:`bench.battle_table`).
 """
 
 from __future__ import annotations
@@ -153,19 +159,43 @@ def baddies_figures(seeds: Sequence[int], tcp: int) -> None:
     print("  ended as they did in-process, in the same number of moves")
 
 
+BATTLE_SERIES = (("battle", "explorer", "random"), ("battle", "explorer"), ("battle", "random"))
+BATTLE_MAPS = (None, "default")
+
+
+def battle_figures(seeds: Sequence[int]) -> None:
+    from .battle_table import play_game
+
+    print(f"battle world: wins over {len(seeds)} seeded games per line (battle bot first)")
+    for map_spec in BATTLE_MAPS:
+        for kinds in BATTLE_SERIES:
+            started = time.monotonic()
+            wins: Counter[str | None] = Counter()
+            for seed in seeds:
+                turn = seed % len(kinds)
+                wins[play_game(kinds[turn:] + kinds[:turn], map_spec, seed).winner] += 1
+            shares = ", ".join(f"{kind} {wins[kind] / len(seeds):.0%}" for kind in kinds)
+            print(
+                f"  {map_spec or 'arena':<8} {' vs '.join(kinds):<28} {shares}, "
+                f"no winner {wins[None] / len(seeds):.0%}; {time.monotonic() - started:.1f} s"
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.bots_figures", description=__doc__)
-    parser.add_argument("--seeds", type=int, default=200, help="baddies seeds, from 1")
+    parser.add_argument("--seeds", type=int, default=200, help="baddies and battle seeds, from 1")
     parser.add_argument("--tcp", type=int, default=10, help="of those, played over TCP too")
     parser.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="states per search")
     parser.add_argument("--most", type=int, default=5, help="treasure counted up to")
-    parser.add_argument("--only", choices=["crawler", "baddies"], default=None)
+    parser.add_argument("--only", choices=["crawler", "baddies", "battle"], default=None)
     options = parser.parse_args(argv)
-    if options.only != "baddies":
+    if options.only in (None, "crawler"):
         crawler_figures(options.budget, options.most)
-    if options.only != "crawler":
+    if options.only in (None, "baddies"):
         # glibc's srand(0) is srand(1): start at 1 so that every seed is a new board.
         baddies_figures(range(1, options.seeds + 1), options.tcp)
+    if options.only in (None, "battle"):
+        battle_figures(range(1, options.seeds + 1))
     return 0
 
 

@@ -297,6 +297,9 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             "0",
             "--max-connections",
             str(args.connections + 100),
+            # Every load connection comes from 127.0.0.1.
+            "--max-connections-per-address",
+            str(args.connections + 100),
             # A real server writes replays; they go to the scratch folder, not the tree.
             "--replay-dir",
             str(Path(folder) / "replays"),

@@ -15,5 +15,6 @@ KINDS: Final = {
     "baddie-lurer": "bots.baddie_lurer",
     "ladder": "bots.ladder",
     "knight": "bots.knight",
+    "battle": "bots.battle",
 }
 """Bot kind, as the launcher takes it, to the module that runs it."""

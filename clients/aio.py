@@ -128,6 +128,22 @@ class AsyncClient(ClientState):
         """``PICKUP``: true if something was picked up; ``.gold`` is the new gold total."""
         return await self._call(self._core.pickup())
 
+    async def attack(self, direction: Direction | str) -> bool:
+        """``ATTACK <d>`` (battle): True if the blow landed."""
+        return await self._call(self._core.attack(direction))
+
+    async def end_turn(self) -> None:
+        """``ENDTURN`` (battle): give up the rest of this turn."""
+        return await self._call(self._core.end_turn())
+
+    async def action_points(self) -> int:
+        """``APGET`` (battle): action points left this turn, 0 off one's turn."""
+        return await self._call(self._core.action_points())
+
+    async def hit_points(self) -> int:
+        """``HPGET`` (battle): the player's hit points."""
+        return await self._call(self._core.hit_points())
+
     async def look(self) -> Grid:
         """``LOOK``: the 5×5 view around the player (``view.centre`` is the player)."""
         return await self._call(self._core.look())

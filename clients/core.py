@@ -62,12 +62,16 @@ from dataclasses import dataclass
 from typing import Final, Generic, TypeVar
 
 from protocol.commands import (
+    ApGet,
+    Attack,
     Command,
     Create,
+    EndTurn,
     Extend,
     Games,
     Hello,
     Help,
+    HpGet,
     Join,
     Look,
     Map,
@@ -82,6 +86,7 @@ from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer, NeedData
 from protocol.replies import (
+    ActionPoints,
     Bye,
     Error,
     Extended,
@@ -92,6 +97,7 @@ from protocol.replies import (
     Gold,
     GoldCoins,
     HelpReply,
+    HitPoints,
     LookReply,
     MapReply,
     Push,
@@ -522,6 +528,35 @@ class ClientCore:
             self.moves += 1
             return PickupResult(isinstance(reply, Success))
         raise _unexpected(reply, "PICKUP")
+
+    # -- turn-based worlds (battle) ------------------------------------------------------
+
+    def attack(self, direction: Direction | str) -> Request[bool]:
+        """``ATTACK <d>``: whether the blow landed (a miss, or nobody there: False)."""
+
+        def interpret(reply: Reply) -> bool:
+            if not isinstance(reply, Success | Fail):
+                raise _unexpected(reply, "ATTACK")
+            self.moves += 1
+            return isinstance(reply, Success)
+
+        return Request(Attack(_direction(direction)), interpret)
+
+    def end_turn(self) -> Request[None]:
+        """``ENDTURN``: give up the rest of this turn."""
+
+        def interpret(reply: Reply) -> None:
+            _expect(reply, Success, "ENDTURN")
+
+        return Request(EndTurn(), interpret)
+
+    def action_points(self) -> Request[int]:
+        """``APGET``: action points left this turn (0 when it is someone else's)."""
+        return Request(ApGet(), lambda reply: _expect(reply, ActionPoints, "APGET").points)
+
+    def hit_points(self) -> Request[int]:
+        """``HPGET``: the player's hit points."""
+        return Request(HpGet(), lambda reply: _expect(reply, HitPoints, "HPGET").points)
 
     def look(self) -> Request[Grid]:
         """``LOOK``: the 5×5 view around the player."""

@@ -116,6 +116,22 @@ class Client(ClientState):
         """``PICKUP``: true if something was picked up; ``.gold`` is the new gold total."""
         return self._call(self._core.pickup())
 
+    def attack(self, direction: Direction | str) -> bool:
+        """``ATTACK <d>`` (battle): True if the blow landed."""
+        return self._call(self._core.attack(direction))
+
+    def end_turn(self) -> None:
+        """``ENDTURN`` (battle): give up the rest of this turn."""
+        return self._call(self._core.end_turn())
+
+    def action_points(self) -> int:
+        """``APGET`` (battle): action points left this turn, 0 off one's turn."""
+        return self._call(self._core.action_points())
+
+    def hit_points(self) -> int:
+        """``HPGET`` (battle): the player's hit points."""
+        return self._call(self._core.hit_points())
+
     def look(self) -> Grid:
         """``LOOK``: the 5×5 view around the player (``view.centre`` is the player)."""
         return self._call(self._core.look())

@@ -1,7 +1,9 @@
 """The Dungeon of Doom server: trio networking around pure world plugins.
 
 * :mod:`server.app`: :class:`Server`, listeners and connection tasks;
-* :mod:`server.connection`: one client, from bytes to commands and back;
+* :mod:`server.config`: every setting, read from flags, the environment and a TOML file;
+* :mod:`server.transport`: one client's bytes on any trio stream, its output queue and limits;
+* :mod:`server.connection`: one client's session, from commands to its game and back;
 * :mod:`server.lobby`: the games on a server, creating, joining and watching them;
 * :mod:`server.game`: one world, its players and spectators, pushes and rounds;
 * :mod:`server.rounds`: one round's actions, in join order, and its deadline;

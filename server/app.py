@@ -7,11 +7,12 @@ is closed. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
 line, gives them ``linger`` seconds to read it, and then ``run`` returns.
 
 A watchdog task checks every connection's time limits (idle, unread replies)
-every :func:`watchdog_tick` seconds; see :mod:`server.connection`.
+every :func:`watchdog_tick` seconds; see :mod:`server.transport`.
 """
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 from functools import partial
@@ -23,9 +24,11 @@ from protocol.replies import Bye
 
 from .config import ServerConfig
 from .connection import Connection
-from .dialects import Listen, parse_listen
+from .dialects import Listen, parse_listens
 from .game import Game
 from .lobby import Lobby
+from .logs import RateLimitedLogger, TokenBucket, dropped_lines
+from .transport import GONE
 
 MAX_TICK = 1.0
 """Seconds between the watchdog's rounds at most; shorter limits get a finer tick."""
@@ -37,6 +40,10 @@ def watchdog_tick(config: ServerConfig) -> float:
     if config.idle_timeout is not None:
         limits.append(config.idle_timeout)
     return min(MAX_TICK, *(limit / 10 for limit in limits))
+
+
+class ListenError(OSError):
+    """The server cannot listen where it was told to (port in use, unknown host)."""
 
 
 class Server:
@@ -51,8 +58,11 @@ class Server:
         """The port actually bound (useful with port 0), once :meth:`run` has started;
         the first listener's, when there are several."""
         self.listening: list[Listen] = []
-        """Every port bound and its dialect, once :meth:`run` has started."""
+        """Every port bound and the dialect it speaks, once :meth:`run` has started."""
         self._ids = itertools.count(1)
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._log_buckets: dict[str, TokenBucket] = {}
+        """Each client address's allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
         self._stopping = False
 
@@ -68,18 +78,23 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
-        wanted = [parse_listen(text, config.dialect) for text in config.listen] or [
+        wanted = parse_listens(config.listen, config.dialect) or [
             Listen(config.port, config.dialect)
         ]
         groups: list[tuple[str, list[trio.SocketListener]]] = []
         listeners: list[trio.SocketListener] = []
         try:
             for listen in wanted:
-                bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                try:
+                    bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                except OSError as error:
+                    reason = error.strerror or str(error)
+                    raise ListenError(
+                        f"cannot listen on {config.host}:{listen.port}: {reason}"
+                    ) from error
                 listeners += bound
                 groups.append((listen.dialect, bound))
-                port = bound[0].socket.getsockname()[1]
-                self.listening.append(Listen(port, listen.dialect))
+                self.listening.append(Listen(bound[0].socket.getsockname()[1], listen.dialect))
         except BaseException:
             for listener in listeners:
                 await listener.aclose()
@@ -118,7 +133,7 @@ class Server:
         finally:
             for listener in listeners:
                 await listener.aclose()
-            self.log.info("server stopped")
+            self.log.info("server stopped", log_lines_dropped=dropped_lines())
 
     def shutdown(self) -> None:
         """Stop accepting, tell every client, and let :meth:`run` return. Idempotent."""
@@ -127,13 +142,37 @@ class Server:
             self.log.info("server shutting down", connections=len(self.connections))
             self._accepting.cancel()
 
+    def client_log(self, host: str) -> RateLimitedLogger:
+        """The logger for events about the client at ``host``: all its connections share
+        one allowance (``client_log_burst`` events, then ``client_log_rate`` a second)."""
+        bucket = self._log_buckets.get(host)
+        if bucket is None:
+            config = self.config
+            bucket = TokenBucket(config.client_log_rate, config.client_log_burst)
+            self._log_buckets[host] = bucket
+        return RateLimitedLogger(self.log, bucket)
+
+    def _forget_quiet_addresses(self) -> None:
+        """Drop the log allowance of addresses that are gone and whose bucket refilled,
+        reporting what was suppressed first."""
+        for host, bucket in list(self._log_buckets.items()):
+            if host in self._per_address:
+                continue
+            if bucket.suppressed:
+                RateLimitedLogger(self.log.bind(peer=host), bucket).flush_suppressed()
+            elif bucket.full:
+                del self._log_buckets[host]
+
     async def _watchdog(self) -> None:
         tick = watchdog_tick(self.config)
+        sweeps = itertools.cycle(range(max(1, round(10 / tick))))
         while True:
             await trio.sleep(tick)
             now = trio.current_time()
             for connection in list(self.connections):
                 connection.check_time(now)
+            if not next(sweeps):  # about every ten seconds
+                self._forget_quiet_addresses()
 
     def _say_goodbye(self, connections: trio.Nursery) -> None:
         # The games end with the server, whoever is still in them: their replays say so.
@@ -144,27 +183,60 @@ class Server:
         connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
 
     async def _serve_connection(self, stream: trio.SocketStream, *, dialect: str) -> None:
+        try:
+            host, port = stream.socket.getpeername()[:2]
+        except OSError:  # gone before we looked
+            host, port = "?", 0
+        await self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
+
+    async def serve_stream(
+        self, stream: trio.abc.Stream, *, host: str, port: int = 0, dialect: str | None = None
+    ) -> None:
+        """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
+        until it leaves; ``host`` is its address, which the per-address limit counts;
+        ``dialect`` what its client speaks (default: the ``dialect`` setting).
+
+        Returns when the connection has ended and ``stream`` is closed.
+        """
         connection_id = next(self._ids)
-        if self._stopping or len(self.connections) >= self.config.max_connections:
-            await self._refuse(stream, connection_id)
+        config = self.config
+        refusal: str | None = None
+        if self._stopping:
+            refusal = "the server is shutting down; goodbye"
+        elif len(self.connections) >= config.max_connections:
+            refusal = f"the server is full ({config.max_connections} connections); try again later"
+        elif self._per_address[host] >= config.max_connections_per_address:
+            refusal = (
+                f"too many connections from your address "
+                f"({config.max_connections_per_address}); try again later"
+            )
+        log = self.client_log(host).bind(conn=connection_id, peer=f"{host}:{port}")
+        if refusal is not None:
+            log.warning("connection refused", reason=refusal)
+            await self._refuse(stream, refusal)
             return
-        connection = Connection(self, stream, connection_id, dialect=dialect)
+        connection = Connection(
+            self,
+            stream,
+            connection_id,
+            peer=f"{host}:{port}",
+            log=log,
+            dialect=dialect or config.dialect,
+        )
         self.connections.add(connection)
+        self._per_address[host] += 1
         try:
             await connection.run()
         finally:
             self.connections.discard(connection)
+            self._per_address[host] -= 1
+            if not self._per_address[host]:
+                del self._per_address[host]
 
-    async def _refuse(self, stream: trio.SocketStream, connection_id: int) -> None:
-        limit = self.config.max_connections
-        self.log.warning(
-            "connection refused", conn=connection_id, reason="server full", limit=limit
-        )
+    async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
         with trio.move_on_after(self.config.linger):
-            with contextlib.suppress(trio.BrokenResourceError):
-                await stream.send_all(
-                    Bye(f"the server is full ({limit} connections); try again later").to_bytes()
-                )
+            with contextlib.suppress(*GONE):
+                await stream.send_all(Bye(why).to_bytes())
         with trio.CancelScope(shield=True), trio.move_on_after(self.config.linger):
             await stream.aclose()
 

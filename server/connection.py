@@ -1,26 +1,19 @@
-"""One client connection: bytes in, commands to the game, replies out.
+"""One client, from commands to the game and back: the session over a transport.
 
-Data flows one way: socket → :class:`~protocol.connection.ServerProtocol` (framing
-and parsing) → :class:`~server.game.Game` (world rules, events) → replies queued
-here → socket.
+Data flows one way: stream → :class:`~server.transport.Transport` (bytes, the output
+queue, time limits) → :class:`~protocol.connection.ServerProtocol` (framing and
+parsing) → :class:`~server.game.Game` (world rules, events) → replies queued on the
+transport → stream. A :class:`Connection` runs on any :class:`trio.abc.Stream`; it
+is the transport's :class:`~server.transport.Session`.
 
-Output is queued, never awaited by whoever produced it: a game can push a line
-to any player without waiting for that player's socket. The connection's own
-task writes its replies after each batch of input; a writer task writes what
-others queue while it sleeps. A client that stops reading is cut off as soon as
-its queue passes ``max_pending_output`` bytes, so it can never stall anyone.
+Output is queued, never awaited by whoever produced it: a game can push a line to any
+player without waiting for that player's socket (see :mod:`server.transport` for
+back-pressure and the time limits).
 
 In a world with rounds an action is answered when its round resolves: the game
 hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
 and the connection reads no further command until it is set, so replies always
 come in the order of the commands.
-
-Time limits are enforced by the server's watchdog (:meth:`Connection.check_time`,
-called about every ``tick`` seconds), not by a deadline moved on every command:
-moving a trio deadline costs more than the whole world's work on a ``MOVE``. So a
-silent client is told ``BYE`` after between ``idle_timeout`` and ``idle_timeout``
-+ ``tick`` seconds, and one that leaves its replies unread is cut off after between
-``send_timeout`` and ``send_timeout`` + ``tick``.
 
 ``EXTEND`` is handled here, because capabilities belong to the connection:
 ``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
@@ -29,7 +22,7 @@ silent client is told ``BYE`` after between ``idle_timeout`` and ``idle_timeout`
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -41,15 +34,14 @@ from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
 
 from .dialects import GAME_OVER, EndlessTurn, greet
+from .transport import CUT_OFF, Input, Transport
 
 if TYPE_CHECKING:
     from .app import Server
     from .game import Game
 
-RECEIVE_SIZE = 16384
-_GONE = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
-"""What reading or writing a socket raises once the peer or our side has closed it."""
-CUT_OFF = "cut off: not reading its replies"
+__all__ = ["CUT_OFF", "Connection"]
+
 CAPABILITIES = ("events", "chat", "bot")
 """Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
 DEFAULT_CAPABILITIES = ("events", "chat")
@@ -63,19 +55,21 @@ class Connection:
     def __init__(
         self,
         server: Server,
-        stream: trio.SocketStream,
+        stream: trio.abc.Stream,
         connection_id: int,
         *,
+        peer: str = "?",
+        log: Any = None,
         dialect: str = DEFAULT_DIALECT,
     ) -> None:
         self.server = server
         self.stream = stream
-        # Bytes move through the stream's trio socket itself: the stream's layers (a
-        # conflict detector, error translation) cost a fifth of a reply's time, and
-        # this class already keeps one reader and one writer at a time.
-        self._socket = stream.socket
         self.id = connection_id
+        self.peer = peer
+        """The client's address, ``host:port``, for the logs."""
         self.config = server.config
+        self.transport = Transport(stream, self.config)
+        self._write = self.transport.write
         self.protocol = ServerProtocol(
             max_line_length=self.config.max_line_length, dialect=dialect
         )
@@ -96,102 +90,33 @@ class Connection:
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
-        self.reason: str | None = None
+        self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
+        if dialect != DEFAULT_DIALECT:
+            self.log = self.log.bind(dialect=dialect)
+        """Events about this client (rate-limited per address when the server made it)."""
+
+    @property
+    def reason(self) -> str | None:
         """Why the connection is ending, once it is; ``None`` while it is served."""
-        try:
-            host, port = stream.socket.getpeername()[:2]
-            peer = f"{host}:{port}"
-        except OSError:
-            peer = "?"
-        self.log = server.log.bind(conn=connection_id, peer=peer, dialect=dialect)
-        self._pending = bytearray()
-        self._sending = False
-        self._in_batch = False
-        self._replying = False  # the reader is writing its own replies
-        self._writer_wakeup = trio.lowlevel.ParkingLot()
-        self._read_scope = trio.CancelScope()
-        self._writer_done = trio.Event()
-        self._heard = trio.current_time()  # when the client last sent bytes
-        self._replying_since = 0.0
-        self._expired: str | None = None  # which time limit the watchdog enforced
+        return self.transport.reason
 
     # -- output -------------------------------------------------------------------
 
     def send(self, reply: Reply) -> None:
-        """Queue ``reply``; never blocks. Cuts the client off if its queue is too long.
-
-        The limit judges the backlog a reply joins, not the reply: one large reply
-        (the ``MAP`` of a big board) to a client that reads is always sent, while a
-        client that leaves more than ``max_pending_output`` bytes unread is cut off at
-        the next line queued for it, so memory stays within the limit plus one reply.
-        """
-        if self.reason is not None:
-            return
-        if len(self._pending) > self.config.max_pending_output:
-            self._pending.clear()
-            self._stop(CUT_OFF)
-            return
-        self._pending += self._render(reply)
-        if not self._in_batch:
-            self._writer_wakeup.unpark_all()
+        """Queue ``reply`` in the client's dialect; never blocks (see :meth:`Transport.write`
+        for the limit)."""
+        self._write(self._render(reply))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
-        """Send ``final`` as the last line and close the connection."""
-        if self.reason is not None:
+        """Send ``final`` as the last line and close the connection (in a dialect that
+        keeps the connection after ``WIN`` and ``LOSE``, the game is over for it instead)."""
+        if self.transport.reason is not None:
             return
-        self.send(final)
+        self._write(self._render(final))
         if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
             self.over = True
-            self.log.info("game over for the client, which stays", outcome=reason)
             return
-        self._stop(reason)
-
-    def _stop(self, reason: str) -> None:
-        self.reason = reason
-        if not self._in_batch:
-            # Called from another task: wake our reader so that it winds up.
-            self._read_scope.cancel()
-        self._writer_wakeup.unpark_all()
-
-    async def _flush(self) -> None:
-        self._sending = True
-        send = self._socket.send
-        try:
-            while self._pending:
-                data, self._pending = self._pending, bytearray()
-                try:
-                    sent = await send(data)
-                    while sent < len(data):
-                        del data[:sent]
-                        sent = await send(data)
-                except BaseException:
-                    # Unsent, say because the reader was cancelled as the connection ends
-                    # (a world failed during a round): the writer's last flush sends it.
-                    self._pending[:0] = data
-                    raise
-        finally:
-            self._sending = False
-
-    async def _write_loop(self) -> None:
-        try:
-            while True:
-                if self._pending and not self._sending:
-                    with trio.move_on_after(self.config.send_timeout) as scope:
-                        await self._flush()
-                    if scope.cancelled_caught:
-                        self._pending.clear()
-                        self._stop(CUT_OFF)
-                        return
-                elif self.reason is not None and not self._sending:
-                    return
-                else:
-                    await self._writer_wakeup.park()
-        except _GONE:
-            self._pending.clear()
-            if self.reason is None:
-                self._stop("connection lost")
-        finally:
-            self._writer_done.set()
+        self.transport.close(reason)
 
     # -- the game -------------------------------------------------------------------
 
@@ -252,124 +177,70 @@ class Connection:
     # -- the connection's life ------------------------------------------------------
 
     async def run(self) -> None:
-        """Serve the connection until it ends, then leave the game and close the socket."""
+        """Serve the connection until it ends, then leave the game and close the stream."""
         self.log.info("client connected")
-        if self.protocol.dialect.greets:
-            greet(self)
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._write_loop)
-                with self._read_scope:
-                    await self._read_loop()
-                if self.reason is None:
-                    self._idle_out()
-                self._leave_game()
-                self._writer_wakeup.unpark_all()
-                with trio.move_on_after(self.config.linger):
-                    await self._writer_done.wait()
-                nursery.cancel_scope.cancel()
+            if self.protocol.dialect.greets:
+                greet(self)
+            await self.transport.run(self)
         finally:
             self._leave_game()
-            with trio.move_on_after(self.config.linger) as cleanup:
-                cleanup.shield = True
-                await self.stream.aclose()
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
-        if self.reason is not None or self._expired is not None:
-            return
         if self.endless_turn is not None:
             self.endless_turn.check(now)
-        config = self.config
-        if self._replying:
-            if now - self._replying_since >= config.send_timeout:
-                self._expired = CUT_OFF
-                self._read_scope.cancel()
-        elif self.waiting is None:  # waiting for a round is not idleness
-            idle = config.idle_timeout
-            if idle is not None and now - self._heard >= idle:
-                self._expired = "idle timeout"
-                self._read_scope.cancel()
+        self.transport.check_time(now)
 
-    def _idle_out(self) -> None:
-        if self._expired == CUT_OFF:
-            self._pending.clear()
-            self.reason = CUT_OFF
-        elif self._expired is not None:
+    def _leave_game(self) -> None:
+        self.leave_game("quit" if self.reason == "quit" else "disconnected")
+
+    # -- the transport's session ----------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        self.protocol.receive_data(data)
+
+    def input_ended(self, idle: bool) -> None:
+        if idle:
             timeout = self.config.idle_timeout
             self.finish(
                 Bye(f"no command for {timeout:g} seconds; closing the connection"),
                 reason="idle timeout",
             )
-        else:
-            self.reason = "connection lost"
+        self._leave_game()
 
-    def _leave_game(self) -> None:
-        self.leave_game("quit" if self.reason == "quit" else "disconnected")
+    def handle_input(self) -> Input | trio.Event:
+        """Handle every complete line received, until a round or the output holds us."""
+        result = self._handle_commands()
+        telnet = self.protocol.data_to_send()
+        if telnet:
+            self.transport.write_first(telnet)
+        return result
 
-    async def _read_loop(self) -> None:
+    def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol
-        receive = self._socket.recv
-        clock = trio.current_time
-        while True:
-            try:
-                data = await receive(RECEIVE_SIZE)
-            except _GONE:
-                self.reason = "connection lost"
-                return
-            self._heard = clock()
-            protocol.receive_data(data)
-            while True:
-                self._in_batch = True
-                try:
-                    ended = self._handle_input()
-                finally:
-                    self._in_batch = False
-                telnet = protocol.data_to_send()
-                if telnet:
-                    self._pending[:0] = telnet
-                if self._pending and not self._sending:
-                    # Written here rather than by the writer task to save a task switch
-                    # per reply; a client that leaves them unread is cut off in time.
-                    self._replying_since = self._heard
-                    self._replying = True
-                    try:
-                        await self._flush()
-                    except _GONE:
-                        self._pending.clear()
-                        self.reason = self.reason or "connection lost"
-                        return
-                    self._replying = False
-                if ended or self.reason is not None:
-                    return
-                waiting = self.waiting
-                if waiting is None:
-                    break
-                # The round has its own time limit; idleness counts from its end.
-                await waiting.wait()
-                self.waiting = None
-                self._heard = clock()
-
-    def _handle_input(self) -> bool:
-        """Handle every complete line received; True when the input has ended."""
-        protocol = self.protocol
-        while self.reason is None:
+        transport = self.transport
+        while transport.reason is None:
             if self.waiting is not None:
-                return False
+                done, self.waiting = self.waiting, None
+                return done
+            if transport.backlogged:
+                return Input.PAUSED
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
-                    return True
+                    return Input.ENDED
                 self.send(Error(str(error)))
                 continue
             if event is NEED_DATA:
-                return False
+                return Input.WANT_DATA
             if event is END_OF_INPUT:
-                self.reason = "client closed the connection"
-                return True
+                transport.close("client closed the connection")
+                return Input.ENDED
+            transport.heard()
             self._dispatch(event)  # type: ignore[arg-type]
-        return True
+        return Input.ENDED

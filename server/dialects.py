@@ -36,7 +36,7 @@ from worlds.api import PlayerKind, WorldError
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["GAME_OVER", "EndlessTurn", "Listen", "greet", "parse_listen"]
+__all__ = ["GAME_OVER", "EndlessTurn", "Listen", "greet", "parse_listen", "parse_listens"]
 
 GAME_OVER: Final = "the game is over"
 
@@ -68,6 +68,11 @@ def parse_listen(text: str, default_dialect: str = DEFAULT_DIALECT) -> Listen:
             f"unknown dialect {dialect!r} in {text!r}; known dialects: {', '.join(DIALECTS)}"
         )
     return Listen(port, dialect)
+
+
+def parse_listens(text: str, default_dialect: str = DEFAULT_DIALECT) -> list[Listen]:
+    """Comma-separated :func:`parse_listen` specs (``"40004,40005:2015"``); ``""``: none."""
+    return [parse_listen(part, default_dialect) for part in text.split(",") if part.strip()]
 
 
 def greet(connection: Connection) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 import structlog
@@ -9,7 +10,7 @@ import trio
 import trio.testing
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import TIMEOUT, Peer
 
 
 async def test_over_long_line_is_refused_and_others_play_on(start_server: StartServer) -> None:
@@ -137,3 +138,63 @@ async def test_connect_and_disconnect_are_logged_with_context(start_server: Star
     assert events["protocol error"]["error"].startswith('unknown command "DANCE"')
     assert events["client disconnected"]["reason"] == "quit"
     assert events["client disconnected"]["conn"] == events["client connected"]["conn"]
+
+
+async def test_a_client_that_pipelines_many_commands_and_reads_is_served(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(max_pending_output=16 * 1024)
+    peer = await Peer.connect(server.port)
+    help_reply = await peer.ask("HELP")
+    await peer.send("HELP\n" * 400)  # 2 KB of commands whose replies far pass the limit
+    for _ in range(400):
+        assert await peer.read_lines(len(help_reply)) == help_reply
+    assert await peer.ask("HELLO") == ["GOLD 3"]
+
+
+async def test_only_a_whole_command_keeps_a_client_from_idling_out(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(idle_timeout=0.3)
+    chatter = await Peer.connect(server.port)
+    ended = trio.Event()
+
+    async def read_to_end() -> None:
+        assert await chatter.read_to_end() == (
+            b"BYE no command for 0.3 seconds; closing the connection\n"
+        )
+        ended.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(read_to_end)
+        with trio.fail_after(5):
+            # Blank lines, telnet IAC NOP, then half a line and more NOPs, never a command.
+            noise = [b"\n", b"\r\n", b"\xff\xf1", b"   \n"] * 2 + [b"LOO"]
+            step = 0
+            while not ended.is_set():
+                with contextlib.suppress(trio.BrokenResourceError):
+                    await chatter.send(noise[step] if step < len(noise) else b"\xff\xf1")
+                step += 1
+                await trio.sleep(0.02)
+
+
+async def test_one_address_cannot_take_every_connection(start_server: StartServer) -> None:
+    server = await start_server(max_connections_per_address=2)
+    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await first.ask("HELLO") == ["GOLD 3"]
+    third = await Peer.connect(server.port)
+    assert await third.read_to_end() == (
+        b"BYE too many connections from your address (2); try again later\n"
+    )
+    assert await second.ask("QUIT") == ["BYE Thanks for playing."]
+    await second.read_to_end()
+    with trio.fail_after(TIMEOUT):
+        while True:  # the slot is free once the server has seen the second one go
+            fourth = await Peer.connect(server.port)
+            await fourth.send("HELLO\n")
+            line = (await fourth.read_exactly(7)).decode()
+            if line.startswith("GOLD"):
+                break
+            await fourth.read_to_end()
+            await trio.testing.wait_all_tasks_blocked()
+    assert await first.ask("HELLO") == ["GOLD 3"]

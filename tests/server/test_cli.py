@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
-from ..helpers import TIMEOUT, Peer
+from server.cli import main
+from server.config import SETTINGS, ConfigError, ServerConfig, load_config
+
+from ..helpers import REPO, TIMEOUT, Peer
 
 SCRIPT = str(Path(sys.executable).with_name("dod-server"))
 
@@ -86,3 +92,139 @@ def test_an_unknown_world_is_named() -> None:
     )
     assert result.returncode == 2
     assert "unknown world 'chess'" in result.stderr
+
+
+# -- settings: flags, environment, file ------------------------------------------------
+
+
+def _run_script(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
+    return subprocess.run(
+        [SCRIPT, *args],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env=env,
+        cwd=cwd,
+    )
+
+
+def test_print_config_lists_every_setting_with_its_source(tmp_path: Path) -> None:
+    settings = tmp_path / "server.toml"
+    settings.write_text('port = 5000\nseed = 3\nworld = "crawler"\nidle_timeout = 5\n')
+    env = {**os.environ, "DOD_PORT": "6000", "DOD_LOG_FORMAT": "json"}
+    result = _run_script("--config", str(settings), "--port", "7000", "--print-config", env=env)
+    assert result.returncode == 0, result.stderr
+    lines = {line.split()[0]: line for line in result.stdout.splitlines() if line[0] != "#"}
+    assert set(lines) == {s.name for s in SETTINGS if s.name != "map"}
+    assert re.fullmatch(r"port += 7000 +# flag --port", lines["port"])  # flag > env > file
+    assert re.fullmatch(r"log_format += \"json\" +# env DOD_LOG_FORMAT", lines["log_format"])
+    assert re.fullmatch(rf"seed += 3 +# file {re.escape(str(settings))}", lines["seed"])
+    assert re.fullmatch(r"idle_timeout += 5.0 +# file .*", lines["idle_timeout"])
+    assert re.fullmatch(r"max_games += 64 +# default", lines["max_games"])
+    assert "# map is not set  # default" in result.stdout
+    # What --print-config prints is a settings file that gives the same settings.
+    again = tmp_path / "again.toml"
+    again.write_text(result.stdout)
+    second = _run_script("--config", str(again), "--print-config", env=dict(os.environ))
+    values = [line.split("#")[0].strip() for line in result.stdout.splitlines()]
+    assert [line.split("#")[0].strip() for line in second.stdout.splitlines()] == values
+
+
+def test_load_config_precedence_is_flags_then_env_then_file_then_defaults(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text("max_games = 5\nmax_players = 4\nturn_timeout = 2\n")
+    loaded = load_config(
+        {"config": str(path), "max_games": "7"},
+        {"DOD_MAX_GAMES": "6", "DOD_MAX_PLAYERS": "0"},
+    )
+    config = loaded.config
+    assert (config.max_games, config.max_players, config.turn_timeout) == (7, None, 2.0)
+    assert loaded.sources["max_games"] == "flag --max-games"
+    assert loaded.sources["max_players"] == "env DOD_MAX_PLAYERS"
+    assert loaded.sources["turn_timeout"] == f"file {path}"
+    assert (config.replay_dir, loaded.sources["replay_dir"]) == ("replays", "default")
+    assert load_config({}, {"DOD_CONFIG": str(path)}).config.max_games == 5
+    assert load_config({"replay_dir": ""}, {}).config.replay_dir is None
+    assert load_config({}, {"DOD_IDLE_TIMEOUT": "0"}).config.idle_timeout is None
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "toml", "message"),
+    [
+        (["--port", "109541"], {}, None, "--port: must be at most 65535, not 109541"),
+        (["--port", "-1"], {}, None, "--port: must be at least 0, not -1"),
+        (["--idle-timeout", "-1"], {}, None, "--idle-timeout: must be at least 0.01"),
+        (["--idle-timeout", "nan"], {}, None, "--idle-timeout: must be a finite number"),
+        (["--max-games", "many"], {}, None, "--max-games: expected a whole number, not 'many'"),
+        (["--log-format", "xml"], {}, None, "--log-format: must be one of console, json"),
+        ([], {"DOD_SEND_TIMEOUT": "0"}, None, "$DOD_SEND_TIMEOUT: must be more than 0"),
+        ([], {}, "port = 70000\n", "port in {toml}: must be at most 65535"),
+        ([], {}, 'port = "80"\n', "port in {toml}: expected a whole number, not '80'"),
+        ([], {}, "colour = 1\n", "config file {toml}: unknown setting 'colour'"),
+        ([], {}, "port = \n", "config file {toml} is not valid TOML"),
+        (["--frobnicate"], {}, None, "unrecognized arguments: --frobnicate"),
+    ],
+)
+def test_a_bad_setting_is_one_line_and_exit_status_2(
+    args: list[str],
+    env: dict[str, str],
+    toml: str | None,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in [name for name in os.environ if name.startswith("DOD_")]:
+        monkeypatch.delenv(name)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    path = tmp_path / "server.toml"
+    if toml is not None:
+        path.write_text(toml)
+        args = [*args, "--config", str(path)]
+    with pytest.raises(SystemExit) as exit:
+        main([*args, "--print-config"])
+    assert exit.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith("dod-server: error: " + message.format(toml=path))
+    assert err.count("\n") == 1
+
+
+def test_an_unreadable_config_file_is_one_line(tmp_path: Path) -> None:
+    result = _run_script("--config", str(tmp_path / "missing.toml"))
+    assert result.returncode == 2
+    assert result.stderr == (
+        f"dod-server: error: cannot read config file {tmp_path / 'missing.toml'}: "
+        "No such file or directory\n"
+    )
+
+
+def test_a_port_in_use_or_a_bad_host_is_one_line_not_a_traceback() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _run_script("--port", str(port), "--no-replays")
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"dod-server: error: cannot listen on 127.0.0.1:{port}: ")
+    assert result.stderr.count("\n") == 1, result.stderr
+    result = _run_script("--host", "no-such-host.invalid", "--port", "0", "--no-replays")
+    assert result.returncode == 2
+    assert result.stderr.startswith("dod-server: error: cannot listen on no-such-host.invalid:0")
+    assert result.stderr.count("\n") == 1, result.stderr
+
+
+def test_a_server_config_built_in_code_is_checked_too() -> None:
+    with pytest.raises(ConfigError, match="max_games: must be at least 1, not 0"):
+        ServerConfig(max_games=0)
+    assert ServerConfig(idle_timeout=0).idle_timeout is None
+
+
+def test_the_readme_option_table_has_every_setting() -> None:
+    readme = (REPO / "README.md").read_text()
+    rows = [line for line in readme.splitlines() if line.startswith("| `--")]
+    for spec in SETTINGS:
+        assert any(f"`{spec.flag}`" in row.split("|")[1] for row in rows), spec.flag

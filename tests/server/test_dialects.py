@@ -7,12 +7,14 @@ puts the first player on the gold, west of the floor and the exit.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
-import trio
+import pytest
 
 from server.app import Server
-from server.dialects import EndlessTurn
+from server.cli import main
+from server.dialects import EndlessTurn, parse_listens
 
 from ..conftest import StartServer
 from ..helpers import Peer
@@ -86,7 +88,7 @@ SMALL = "name Small\nwin 1\n#####\n#G.E#\n#...#\n#####\n"
 async def test_listeners_of_every_dialect_share_one_game(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
-    server = await start_server(listen=("0", "0:2015", "0:2016"), map=write_map(SMALL), seed=1)
+    server = await start_server(listen="0,0:2015,0:2016", map=write_map(SMALL), seed=1)
     assert [listen.dialect for listen in server.listening] == ["2013", "2015", "2016"]
     classic = await Peer.connect(port(server, "2013"))
     await exactly(classic, "HELLO Ada", b"GOLD 1\n")
@@ -166,16 +168,29 @@ def test_an_endless_turn_is_given_again_after_silence_less_often_each_time() -> 
     assert len(client.sent) == 6
 
 
-async def test_the_cli_listens_on_every_port_with_its_dialect() -> None:
-    from server.dialects import parse_listen
-
-    assert str(parse_listen("40005:2015")) == "40005:2015"
-    assert parse_listen("40004", "2016").dialect == "2016"
-    for bad in ("x", "40005:2014", "70000"):
-        try:
-            parse_listen(bad)
-        except ValueError as error:
-            assert bad.split(":")[-1] in str(error) or "port" in str(error)
-        else:
-            raise AssertionError(bad)
-    await trio.lowlevel.checkpoint()
+def test_listen_flags_are_repeatable_and_checked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in os.environ if name.startswith("DOD_")]:
+        monkeypatch.delenv(name)
+    assert (
+        main(["--listen", "40004", "--listen", "40005:2015", "--dialect", "2016", "--print-config"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "listen" in out and '"40004,40005:2015"' in out and "dialect" in out
+    assert [str(x) for x in parse_listens("40004,40005:2015", "2016")] == [
+        "40004:2016",
+        "40005:2015",
+    ]
+    for bad, message in (
+        ("40005:2014", "unknown dialect '2014'"),
+        ("port", "expected PORT or PORT:DIALECT"),
+        ("70000", "a port is from 0 to 65535"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            main(["--listen", bad, "--print-config"])
+        assert exit.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dod-server: error: --listen: ") and message in err, err
+        assert err.count("\n") == 1

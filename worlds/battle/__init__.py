@@ -2,14 +2,21 @@
 
 Turns, action points, hit points, ``ATTACK``, and the items of the 2013 rulebook
 (sword, armour, lantern, health potion); see :mod:`worlds.battle.world` and
-``docs/worlds/battle.md``. Maps are classic maps (RULES §1), read by the classic
-plugin: every shipped classic map, a file path, or a generated dungeon.
+``docs/worlds/battle.md``. Maps are classic maps (RULES §1): the battle maps shipped
+in ``maps/battle`` (the default, ``arena``, has items), every shipped classic map, a
+file path, or a generated dungeon.
 """
 
 from __future__ import annotations
 
-from ..classic import ClassicPlugin
+from pathlib import Path
+
+import maps
+
+from ..classic import MAP_SUFFIX, ClassicPlugin, parse_map
 from .world import BattleWorld
+
+DEFAULT_MAP = "arena"
 
 __all__ = ["BattlePlugin", "BattleWorld", "plugin"]
 
@@ -24,10 +31,16 @@ class BattlePlugin:
         self._maps = ClassicPlugin()
 
     def maps(self) -> list[str]:
-        return self._maps.maps()
+        return sorted({*maps.shipped(self.name, MAP_SUFFIX), *self._maps.maps()})
 
     def open(self, map_spec: str | None, *, seed: int) -> BattleWorld:
-        return BattleWorld(self._maps.load_map(map_spec, seed=seed), seed=seed)
+        spec = map_spec or DEFAULT_MAP
+        own = maps.shipped(self.name, MAP_SUFFIX)
+        if spec in own and not Path(spec).exists():
+            dungeon = parse_map(own[spec].read_text("utf-8"), f"maps/{self.name}/{spec}.map")
+        else:
+            dungeon = self._maps.load_map(spec, seed=seed)
+        return BattleWorld(dungeon, seed=seed)
 
 
 plugin = BattlePlugin()

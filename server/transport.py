@@ -1,0 +1,298 @@
+"""One client's bytes: read from any trio stream, replies queued and written, time limits.
+
+A :class:`Transport` knows nothing of commands or games. It hands what the client
+sends to its :class:`Session` (the server's is :class:`~server.connection.Connection`)
+and writes what the session queues with :meth:`Transport.write`. It runs on any
+:class:`trio.abc.Stream`: a TCP :class:`trio.SocketStream` (whose socket it uses
+directly, the fast path), a WebSocket adapter, or ``trio.testing.memory_stream_pair``
+in tests.
+
+What a session may rely on:
+
+* :meth:`~Transport.write` never blocks. The transport's own task writes replies
+  after each batch of input; a writer task writes what other tasks queue meanwhile.
+* **Back-pressure**: a session stops handling input once the queue passes
+  :attr:`~Transport.high_mark` (:attr:`~Transport.backlogged`) and returns
+  ``Input.PAUSED``; the transport then writes the queue out (down to the low
+  mark, the empty queue) before the session handles more, and reads no new input
+  meanwhile. A client that pipelines many commands and reads its replies is
+  served at the pace it reads.
+* A client that leaves its replies unread is cut off (``CUT_OFF``): at once when a
+  line is queued behind more than ``max_pending_output`` unwritten bytes, and when
+  a write has waited ``send_timeout`` seconds.
+* A client that sends no whole command (the session calls :meth:`~Transport.heard`)
+  for ``idle_timeout`` seconds is idle: :meth:`Session.input_ended` is told so, to
+  say goodbye. Blank lines, half lines and telnet chatter do not count.
+
+Time limits are enforced by the server's watchdog (:meth:`Transport.check_time`,
+called about every ``tick`` seconds), not by a deadline moved on every command:
+moving a trio deadline costs more than the whole world's work on a ``MOVE``. So a
+silent client is told ``BYE`` after between ``idle_timeout`` and ``idle_timeout`` +
+``tick`` seconds, and one that leaves its replies unread is cut off after between
+``send_timeout`` and ``send_timeout`` + ``tick``.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Awaitable, Callable
+from typing import Final, Protocol
+
+import trio
+
+RECEIVE_SIZE: Final = 16384
+GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
+"""What reading or writing a stream raises once the peer or our side has closed it."""
+CUT_OFF: Final = "cut off: not reading its replies"
+IDLE: Final = "idle timeout"
+
+
+class Input(enum.Enum):
+    """What a session's :meth:`~Session.handle_input` leaves the transport to do."""
+
+    WANT_DATA = enum.auto()
+    """Every complete command is handled: read more."""
+    ENDED = enum.auto()
+    """The input is over (end of input, a fatal error, ``QUIT``): read no more."""
+    PAUSED = enum.auto()
+    """Replies pass the high mark: write them out, then call again without reading."""
+
+
+class Session(Protocol):
+    """The other half of a connection: what the transport's bytes mean."""
+
+    def data_received(self, data: bytes) -> None:
+        """Bytes from the client; ``b""`` when it closed its side."""
+
+    def handle_input(self) -> Input | trio.Event:
+        """Handle what was received; an event means *call again once it is set*."""
+
+    def input_ended(self, idle: bool) -> None:
+        """No more input will be handled; ``idle``: because of the idle time-out."""
+
+
+class Limits(Protocol):
+    """The settings a transport reads (a :class:`~server.config.ServerConfig` has them)."""
+
+    @property
+    def idle_timeout(self) -> float | None: ...
+    @property
+    def send_timeout(self) -> float: ...
+    @property
+    def max_pending_output(self) -> int: ...
+    @property
+    def linger(self) -> float: ...
+
+
+class Transport:
+    """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it."""
+
+    def __init__(self, stream: trio.abc.Stream, limits: Limits) -> None:
+        self.stream = stream
+        self.limits = limits
+        self.reason: str | None = None
+        """Why the connection is ending, once it is; ``None`` while it is served."""
+        self.high_mark = max(1024, limits.max_pending_output // 4)
+        """Queued bytes past which the session should pause (see the module docstring)."""
+        self._receive: Callable[[int], Awaitable[bytes]]
+        self._send: Callable[[bytearray], Awaitable[int]]
+        if isinstance(stream, trio.SocketStream):
+            # Bytes move through the stream's trio socket itself: the stream's layers (a
+            # conflict detector, error translation) cost a fifth of a reply's time, and
+            # this class already keeps one reader and one writer at a time.
+            self._receive = stream.socket.recv
+            self._send = stream.socket.send
+        else:
+            self._receive = stream.receive_some
+            self._send = self._send_all
+        self._pending = bytearray()
+        self._sending = False
+        self._in_batch = False
+        self._replying = False  # the reader is writing its session's replies
+        self._got_command = False
+        self._waiting = False  # for an event the session named; not idleness
+        self._writer_wakeup = trio.lowlevel.ParkingLot()
+        self._drained = trio.lowlevel.ParkingLot()
+        self._read_scope = trio.CancelScope()
+        self._writer_done = trio.Event()
+        self._heard = trio.current_time()  # when the client last sent a whole command
+        self._replying_since = 0.0
+        self._expired: str | None = None  # which time limit the watchdog enforced
+
+    async def _send_all(self, data: bytearray) -> int:
+        await self.stream.send_all(data)
+        return len(data)
+
+    # -- what a session calls -------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Queue ``data``; never blocks. Cuts the client off if its backlog is too long.
+
+        The limit judges the backlog ``data`` joins, not ``data``: one large reply (the
+        ``MAP`` of a big board) to a client that reads is always sent, while a client
+        that leaves more than ``max_pending_output`` bytes unread is cut off at the next
+        line queued for it, so memory stays within the limit plus one reply.
+        """
+        if self.reason is not None:
+            return
+        if len(self._pending) > self.limits.max_pending_output:
+            self._pending.clear()
+            self.close(CUT_OFF)
+            return
+        self._pending += data
+        if not self._in_batch:
+            self._writer_wakeup.unpark_all()
+
+    def write_first(self, data: bytes) -> None:
+        """Queue ``data`` ahead of everything queued (telnet answers)."""
+        if self.reason is None:
+            self._pending[:0] = data
+
+    @property
+    def backlogged(self) -> bool:
+        """Whether the queue is past the high mark: handle no more input for now."""
+        return len(self._pending) > self.high_mark
+
+    def heard(self) -> None:
+        """The client sent a whole command: it is not idle."""
+        self._got_command = True
+
+    def close(self, reason: str) -> None:
+        """End the connection once what is queued is written (within ``linger``)."""
+        if self.reason is not None:
+            return
+        self.reason = reason
+        if not self._in_batch:
+            # Called from another task: wake our reader so that it winds up.
+            self._read_scope.cancel()
+        self._writer_wakeup.unpark_all()
+
+    def check_time(self, now: float) -> None:
+        """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
+        if self.reason is not None or self._expired is not None:
+            return
+        if self._replying:
+            if now - self._replying_since >= self.limits.send_timeout:
+                self._expired = CUT_OFF
+                self._read_scope.cancel()
+        elif not self._waiting:  # waiting for a round is not idleness
+            idle = self.limits.idle_timeout
+            if idle is not None and now - self._heard >= idle:
+                self._expired = IDLE
+                self._read_scope.cancel()
+
+    # -- the connection's life ------------------------------------------------------
+
+    async def run(self, session: Session) -> None:
+        """Serve the stream until the connection ends, then close it."""
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write_loop)
+                with self._read_scope:
+                    await self._read_loop(session)
+                if self._expired == CUT_OFF:
+                    self._pending.clear()
+                    self.reason = self.reason or CUT_OFF
+                session.input_ended(idle=self.reason is None and self._expired == IDLE)
+                if self.reason is None:
+                    self.reason = "connection lost"
+                self._writer_wakeup.unpark_all()
+                with trio.move_on_after(self.limits.linger):
+                    await self._writer_done.wait()
+                nursery.cancel_scope.cancel()
+        finally:
+            with trio.move_on_after(self.limits.linger) as cleanup:
+                cleanup.shield = True
+                await self.stream.aclose()
+
+    async def _read_loop(self, session: Session) -> None:
+        receive = self._receive
+        clock = trio.current_time
+        while True:
+            try:
+                data = await receive(RECEIVE_SIZE)
+            except GONE:
+                self.reason = self.reason or "connection lost"
+                return
+            now = clock()
+            session.data_received(data)
+            while True:
+                self._in_batch = True
+                try:
+                    result = session.handle_input()
+                finally:
+                    self._in_batch = False
+                if self._got_command:
+                    self._got_command = False
+                    self._heard = now
+                if self._pending:
+                    # Written here rather than by the writer task to save a task switch
+                    # per reply; a client that leaves them unread is cut off in time.
+                    self._replying_since = now
+                    self._replying = True
+                    try:
+                        await self._drain()
+                    except GONE:
+                        self._pending.clear()
+                        self.reason = self.reason or "connection lost"
+                        return
+                    self._replying = False
+                if result is Input.ENDED or self.reason is not None:
+                    return
+                if result is Input.WANT_DATA:
+                    break
+                if result is not Input.PAUSED:
+                    # The round has its own time limit; idleness counts from its end.
+                    self._waiting = True
+                    await result.wait()
+                    self._waiting = False
+                    self._heard = now = clock()
+
+    async def _drain(self) -> None:
+        """Write the queue out, or wait for the writer task to, until it is empty."""
+        while self._pending:
+            if self._sending:
+                await self._drained.park()
+            else:
+                await self._flush()
+
+    async def _flush(self) -> None:
+        self._sending = True
+        send = self._send
+        try:
+            while self._pending:
+                data, self._pending = self._pending, bytearray()
+                try:
+                    sent = await send(data)
+                    while sent < len(data):
+                        del data[:sent]
+                        sent = await send(data)
+                except BaseException:
+                    # Unsent, say because the reader was cancelled as the connection ends
+                    # (a world failed during a round): the writer's last flush sends it.
+                    self._pending[:0] = data
+                    raise
+        finally:
+            self._sending = False
+            self._drained.unpark_all()
+
+    async def _write_loop(self) -> None:
+        try:
+            while True:
+                if self._pending and not self._sending:
+                    with trio.move_on_after(self.limits.send_timeout) as scope:
+                        await self._flush()
+                    if scope.cancelled_caught:
+                        self._pending.clear()
+                        self.close(CUT_OFF)
+                        return
+                elif self.reason is not None and not self._sending:
+                    return
+                else:
+                    await self._writer_wakeup.park()
+        except GONE:
+            self._pending.clear()
+            if self.reason is None:
+                self.close("connection lost")
+        finally:
+            self._writer_done.set()

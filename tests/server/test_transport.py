@@ -1,0 +1,113 @@
+"""The transport and the connection on in-memory streams: no TCP, no listener."""
+
+from __future__ import annotations
+
+import trio
+import trio.testing
+
+from server.app import Server
+from server.config import ServerConfig
+from server.transport import CUT_OFF, Input, Transport
+
+from ..helpers import TIMEOUT
+
+
+class Echo:
+    """A session that answers each line with its upper-case self, and ``bye`` with the end."""
+
+    def __init__(self, transport: Transport) -> None:
+        self.transport = transport
+        self.buffer = b""
+        self.ended: list[bool] = []
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data if data else b"\0"
+
+    def handle_input(self) -> Input | trio.Event:
+        while b"\n" in self.buffer:
+            line, _, self.buffer = self.buffer.partition(b"\n")
+            self.transport.heard()
+            if line == b"bye":
+                self.transport.write(b"BYE\n")
+                self.transport.close("quit")
+                return Input.ENDED
+            self.transport.write(line.upper() + b"\n")
+        if self.buffer == b"\0":
+            self.transport.close("client closed the connection")
+            return Input.ENDED
+        return Input.WANT_DATA
+
+    def input_ended(self, idle: bool) -> None:
+        self.ended.append(idle)
+
+
+async def read_to_end(stream: trio.abc.ReceiveStream) -> bytes:
+    data = b""
+    with trio.fail_after(TIMEOUT):
+        while chunk := await stream.receive_some():
+            data += chunk
+    return data
+
+
+async def test_a_transport_serves_a_session_on_a_memory_stream() -> None:
+    client, server_end = trio.testing.memory_stream_pair()
+    transport = Transport(server_end, ServerConfig())
+    session = Echo(transport)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(transport.run, session)
+        await client.send_all(b"hello\nwor")
+        await client.send_all(b"ld\nbye\nignored\n")
+        assert await read_to_end(client) == b"HELLO\nWORLD\nBYE\n"
+    assert transport.reason == "quit"
+    assert session.ended == [False]
+
+
+async def test_end_of_input_ends_the_transport() -> None:
+    client, server_end = trio.testing.memory_stream_pair()
+    transport = Transport(server_end, ServerConfig())
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(transport.run, Echo(transport))
+        await client.send_all(b"one\n")
+        await client.send_stream.aclose()
+        assert await read_to_end(client) == b"ONE\n"
+    assert transport.reason == "client closed the connection"
+
+
+async def test_a_backlog_past_the_limit_is_cut_off_on_any_stream() -> None:
+    _, server_end = trio.testing.memory_stream_pair()
+    transport = Transport(server_end, ServerConfig(max_pending_output=4096))
+    transport.write(b"x" * 5000)  # one large reply is queued whole
+    assert transport.reason is None
+    transport.write(b"more\n")  # a line behind more than the limit: cut off
+    assert transport.reason == CUT_OFF
+
+
+async def test_a_connection_plays_over_a_memory_stream(nursery: trio.Nursery) -> None:
+    server = Server(ServerConfig(port=0, map="tiny", seed=1))
+    await nursery.start(server.run)
+    try:
+        client, server_end = trio.testing.memory_stream_pair()
+        nursery.start_soon(lambda: server.serve_stream(server_end, host="memory"))
+        await client.send_all(b"HELLO\nMOVE E\nQUIT\n")
+        assert await read_to_end(client) == b"GOLD 1\nSUCCESS\nBYE Thanks for playing.\n"
+    finally:
+        server.shutdown()
+
+
+async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nursery) -> None:
+    from ..helpers import Peer
+
+    server = Server(ServerConfig(port=0, map="tiny", seed=1))
+    await nursery.start(server.run)
+    try:
+        client, server_end = trio.testing.memory_stream_pair()
+        nursery.start_soon(lambda: server.serve_stream(server_end, host="memory", port=7))
+        await client.send_all(b"HELLO Mem\n")
+        tcp = await Peer.connect(server.port)
+        assert await tcp.ask("HELLO Tcp") == ["GOLD 1"]
+        assert (await tcp.ask("MAP"))[2].count("P") == 1, "the memory player is on the map"
+        assert {c.peer for c in server.connections} >= {"memory:7"}
+        await client.send_all(b"QUIT\n")
+        assert (await read_to_end(client)).endswith(b"BYE Thanks for playing.\n")
+    finally:
+        server.shutdown()

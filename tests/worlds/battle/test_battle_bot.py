@@ -1,0 +1,83 @@
+"""The battle bot: its judgement, its games against the other bots, and a game over TCP."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from bench.battle_table import play_game
+from bots.battle import BattleBrain
+from clients import Direction, Grid
+
+from ...bots.conftest import run_module
+from ...conftest import StartServer
+from ...helpers import Peer
+
+
+def brain() -> BattleBrain:
+    return BattleBrain(random.Random(1))
+
+
+def test_it_attacks_a_neighbour_when_the_odds_are_with_it_and_runs_when_not() -> None:
+    beside = Grid(("X...X", ".....", "...P.", ".....", "X...X"))
+    assert brain().choose(beside, hp=2, gold=0, goal=1) == brain().choose(beside, 3, 0, 1)
+    attack = brain().choose(beside, hp=2, gold=0, goal=1)
+    assert (attack.verb, attack.direction) == ("ATTACK", Direction.E)
+    run = brain().choose(beside, hp=1, gold=0, goal=1)
+    assert run.verb == "MOVE" and run.direction == Direction.W  # the farthest square from it
+
+
+def test_armour_makes_it_bold_at_1_hp() -> None:
+    beside = Grid(("X...X", ".....", "...P.", ".....", "X...X"))
+    armoured = brain()
+    armoured.items.add("A")
+    assert armoured.choose(beside, hp=1, gold=0, goal=1).verb == "ATTACK"
+
+
+def test_it_hunts_a_player_it_sees_and_goes_for_the_lantern_first() -> None:
+    far = Grid(("XX...XX", "X.....X", ".......", ".......", "....P..", "X.....X", "XX...XX"))
+    step = brain().choose(far, hp=3, gold=0, goal=1)
+    assert step.verb == "MOVE" and step.direction in (Direction.S, Direction.E)
+    lantern = Grid(("X...X", ".....", "...L.", ".....", "X...X"))
+    assert brain().choose(lantern, hp=3, gold=0, goal=1).direction == Direction.E
+
+
+def test_with_the_gold_it_walks_out_and_drinks_when_hurt() -> None:
+    exit_near = Grid(("X...X", ".....", "..GE.", ".....", "X...X"))
+    assert brain().choose(exit_near, hp=3, gold=1, goal=1).direction == Direction.E
+    potion = Grid(("X...X", ".....", "..H..", ".....", "X...X"))
+    assert brain().choose(potion, hp=1, gold=0, goal=1).verb == "PICKUP"
+
+
+def test_the_series_is_repeatable_and_the_battle_bot_wins_most_games() -> None:
+    first = [play_game(("battle", "explorer"), None, seed) for seed in range(1, 11)]
+    again = [play_game(("battle", "explorer"), None, seed) for seed in range(1, 11)]
+    assert first == again
+    wins = sum(outcome.winner == "battle" for outcome in first)
+    assert wins >= 7, first
+    against_random = [play_game(("random", "battle"), None, seed) for seed in range(1, 6)]
+    assert all(outcome.winner == "battle" for outcome in against_random)
+
+
+async def test_the_bot_plays_a_battle_over_tcp_to_the_end(start_server: StartServer) -> None:
+    server = await start_server(world="battle", seed=7, turn_timeout=10)
+    port = str(server.port)
+    # A first player holds the turn until both bots are in, so that they meet.
+    host = await Peer.connect(server.port)
+    assert await host.ask("EXTEND events") == ["EXTENDED events"]
+    assert await host.ask("HELLO host") == ["STARTTURN 6"]
+    assert await host.read_line() == "GOLD 3"
+    results = {}
+
+    async def run(kind: str) -> None:
+        results[kind] = (await run_module(f"bots.{kind}", "--port", port, "--seed", "1")).result
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(run, "battle")
+        nursery.start_soon(run, "explorer")
+        joined = [await host.read_line(), await host.read_line()]
+        assert all(line.startswith("JOINED ") for line in joined)
+        await host.aclose()  # leaving is death: the bots play it out
+    outcomes = {kind: result.outcome for kind, result in results.items()}
+    assert sorted(outcomes.values()) == ["lose", "win"], [r.to_line() for r in results.values()]
