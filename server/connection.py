@@ -15,6 +15,10 @@ hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
 and the connection reads no further command until it is set, so replies always
 come in the order of the commands.
 
+Each command goes where a table says (:attr:`Connection._ROUTES`): ``QUIT``,
+``HELP`` and ``EXTEND`` are answered here, ``GAMES``, ``CREATE``, ``JOIN`` and ``WATCH``
+by the lobby, everything else by the game the client plays or watches.
+
 ``EXTEND`` is handled here, because capabilities belong to the connection:
 ``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
 ``bot`` (others see the player as ``B``; only before joining a world).
@@ -22,7 +26,8 @@ come in the order of the commands.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import trio
 
@@ -30,7 +35,7 @@ from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, 
 from protocol.connection import ServerProtocol
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
+from protocol.framing import EndOfInput, NeedData
 from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
 
 from .dialects import GAME_OVER, EndlessTurn, greet
@@ -46,7 +51,6 @@ CAPABILITIES = ("events", "chat", "bot")
 """Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
 DEFAULT_CAPABILITIES = ("events", "chat")
 """What a bare ``EXTEND`` turns on."""
-_LOBBY_COMMANDS = frozenset({Games, Create, Join, Watch})
 
 
 class Connection:
@@ -103,18 +107,16 @@ class Connection:
     # -- output -------------------------------------------------------------------
 
     def send(self, reply: Reply) -> None:
-        """Queue ``reply`` in the client's dialect; never blocks (see :meth:`Transport.write`
-        for the limit)."""
+        """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit)."""
         self._write(self._render(reply))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
-        """Send ``final`` as the last line and close the connection (in a dialect that
-        keeps the connection after ``WIN`` and ``LOSE``, the game is over for it instead)."""
+        """Send ``final`` as the last line and close the connection."""
         if self.transport.reason is not None:
             return
         self._write(self._render(final))
         if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
-            self.over = True
+            self.over = True  # the game is over for the client, which stays
             return
         self.transport.close(reason)
 
@@ -155,24 +157,34 @@ class Connection:
         if self.events and game is not None:
             game.listen(self)
 
-    def _dispatch(self, command: Command) -> None:
-        if self.endless_turn is not None:
-            self.endless_turn.acted(trio.current_time())
-        kind = type(command)
-        if kind is Quit:
-            self.finish(Bye("Thanks for playing."), reason="quit")
-        elif kind in _LOBBY_COMMANDS:
-            self.server.lobby.handle(self, command)
-        elif kind is Extend:
-            self._extend(command)  # type: ignore[arg-type]
-        elif kind is Help:
-            self.send((self.watching or self.server.game_for(self)).help())
-        elif self.over:
+    def _quit(self, command: Quit) -> None:
+        self.finish(Bye("Thanks for playing."), reason="quit")
+
+    def _help(self, command: Help) -> None:
+        self.send((self.watching or self.server.game_for(self)).help())
+
+    def _to_lobby(self, command: Command) -> None:
+        self.server.lobby.handle(self, command)
+
+    def _to_game(self, command: Command) -> None:
+        """Every command the session does not route elsewhere: the game's to answer."""
+        if self.over:
             self.send(Error(GAME_OVER))
         elif self.watching is not None:
             self.watching.handle_watcher(self, command)
         else:
             self.server.game_for(self).handle(self, command)
+
+    _ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Any], None]]] = {
+        Quit: _quit,
+        Extend: _extend,
+        Help: _help,
+        Games: _to_lobby,
+        Create: _to_lobby,
+        Join: _to_lobby,
+        Watch: _to_lobby,
+    }
+    """Where each kind of command goes; the game's commands (MOVE, LOOK, ...) are not here."""
 
     # -- the connection's life ------------------------------------------------------
 
@@ -236,11 +248,13 @@ class Connection:
                     return Input.ENDED
                 self.send(Error(str(error)))
                 continue
-            if event is NEED_DATA:
+            if isinstance(event, NeedData):
                 return Input.WANT_DATA
-            if event is END_OF_INPUT:
+            if isinstance(event, EndOfInput):
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
-            self._dispatch(event)  # type: ignore[arg-type]
+            if self.endless_turn is not None:
+                self.endless_turn.acted(trio.current_time())
+            self._ROUTES.get(type(event), Connection._to_game)(self, event)
         return Input.ENDED

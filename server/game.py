@@ -689,11 +689,18 @@ class Game:
             places = [status.position] if status is not None else []
         seen = Seen(who, action.to_line(), result)
         world = self.world
+        # A world whose players see differently (the battle world's diamond and
+        # lantern) says who sees a square; otherwise sight is the 5x5 LOOK window.
+        sees = getattr(world, "sees", None)
         for connection in list(self.audience):
             if connection is actor_connection:
                 continue
             if connection.player is None:  # a spectator sees everything
                 connection.send(seen)
+                continue
+            if sees is not None:
+                if any(sees(connection.player, place) for place in places):
+                    connection.send(seen)
                 continue
             status = world.status(connection.player)
             if status is not None and _within_sight(status.position, places):
