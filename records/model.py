@@ -115,9 +115,19 @@ class Tally:
     _entries: dict[int, _Entry] = field(default_factory=dict)
     _departures: int = 0
 
-    def joined(self, player: int, name: str | None, kind: str, *, claimed: bool = False) -> None:
+    def joined(
+        self,
+        player: int,
+        name: str | None,
+        kind: str,
+        *,
+        claimed: bool = False,
+        dialect: str | None = None,
+    ) -> None:
+        """A player entered; the first one's protocol dialect is the game's."""
         if self.started is None:
             self.started = now()
+            self.dialect = dialect or DEFAULT_DIALECT
         self._entries[player] = _Entry(player, name, kind, claimed)
 
     def named(self, player: int, name: str, *, claimed: bool = False) -> None:
