@@ -174,6 +174,8 @@ class Connection:
         try:
             await self.transport.run(self)
         finally:
+            if self.reason == CUT_OFF:
+                self.server.counts.cut_off += 1
             self._leave_game()
             self.server.lobby.client_gone(self)  # its unjoined games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
@@ -212,6 +214,7 @@ class Connection:
     def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol
         transport = self.transport
+        commands = self.server.counts.commands
         while transport.reason is None:
             if self.waiting is not None:
                 done, self.waiting = self.waiting, None
@@ -221,6 +224,7 @@ class Connection:
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
+                self.server.counts.protocol_errors += 1
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
@@ -233,5 +237,7 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
-            self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            kind = type(event)
+            commands[kind] += 1
+            self._ROUTES.get(kind, Connection._to_game)(self, event)
         return Input.ENDED
