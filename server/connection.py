@@ -233,5 +233,24 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
-            self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            try:
+                self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            except Exception as error:
+                self._failed(event, error)
         return Input.ENDED
+
+    def _failed(self, command: Command, error: Exception) -> None:
+        """A command's handler raised: the client is told, the server serves on.
+
+        The games and the lobby answer their own errors; this is the last line of
+        defence, so that no handler's bug or the system's refusal (``EMFILE`` while
+        opening a map) can end the server or leave the client waiting for ever.
+        """
+        self.waiting = None
+        if isinstance(error, OSError):
+            self.log.error("command failed", command=command.verb, error=repr(error))
+            reason = error.strerror or str(error)
+            self.send(Error(f"the server cannot do that now ({reason}); try again later"))
+        else:
+            self.log.exception("command failed", command=command.verb)
+            self.send(Error(f"the server failed to handle {command.verb} (a server bug)"))
