@@ -309,6 +309,7 @@ class Arena:
             str(options.max_missed_turns),
             "--max-games",
             "100000",
+            "--no-http",
             "--idle-timeout",
             str(options.game_time + 60),
             "--log-format",

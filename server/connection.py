@@ -112,9 +112,9 @@ class Connection:
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
         self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
+        """Events about this client (rate-limited per address when the server made it)."""
         if dialect != DEFAULT_DIALECT:
             self.log = self.log.bind(dialect=dialect)
-        """Events about this client (rate-limited per address when the server made it)."""
 
     @property
     def reason(self) -> str | None:
@@ -228,6 +228,8 @@ class Connection:
                 greet(self)
             await self.transport.run(self)
         finally:
+            if self.reason == CUT_OFF:
+                self.server.counts.cut_off += 1
             self._leave_game()
             self.server.lobby.client_gone(self)  # its unjoined games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
@@ -268,6 +270,7 @@ class Connection:
     def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol
         transport = self.transport
+        commands = self.server.counts.commands
         while transport.reason is None:
             if self.waiting is not None:
                 done, self.waiting = self.waiting, None
@@ -277,6 +280,7 @@ class Connection:
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
+                self.server.counts.protocol_errors += 1
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
@@ -291,5 +295,26 @@ class Connection:
             transport.heard()
             if self.endless_turn is not None:
                 self.endless_turn.acted(trio.current_time())
-            self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            kind = type(event)
+            commands[kind] += 1
+            try:
+                self._ROUTES.get(kind, Connection._to_game)(self, event)
+            except Exception as error:
+                self._failed(event, error)
         return Input.ENDED
+
+    def _failed(self, command: Command, error: Exception) -> None:
+        """A command's handler raised: the client is told, the server serves on.
+
+        The games and the lobby answer their own errors; this is the last line of
+        defence, so that no handler's bug or the system's refusal (``EMFILE`` while
+        opening a map) can end the server or leave the client waiting for ever.
+        """
+        self.waiting = None
+        if isinstance(error, OSError):
+            self.log.error("command failed", command=command.verb, error=repr(error))
+            reason = error.strerror or str(error)
+            self.send(Error(f"the server cannot do that now ({reason}); try again later"))
+        else:
+            self.log.exception("command failed", command=command.verb)
+            self.send(Error(f"the server failed to handle {command.verb} (a server bug)"))

@@ -120,6 +120,7 @@ from worlds.turns import (
 )
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
+from .metrics import ROUND_SECONDS
 from .render import help_reply, result_reply
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
@@ -383,7 +384,8 @@ class Game:
             dialect=connection.protocol.dialect.name,
         )
         connection.joined(self, player)
-        self._log.info("player joined", conn=connection.id, player=player)
+        # Through the client's own logger: rate-limited with its other events (issue 20).
+        connection.log.info("player joined", world=self.world_name)
         replay = self._replay
         if replay is not None:
             replay.join(self.round, player, kind)
@@ -776,6 +778,7 @@ class Game:
     def _resolve_round(self, current: Round, missed: Sequence[PlayerId]) -> None:
         """Play one round: the actions in join order, then the world by itself."""
         self._round = None
+        ROUND_SECONDS.observe(trio.current_time() - current.opened)
         try:
             self.round = current.number
             stays = missed if self.world.allows_stay else ()
@@ -907,7 +910,7 @@ class Game:
             context.get("gold", 0),
             context.get("moves"),
         )
-        self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
+        connection.log.info(f"player {outcome}", world=self.world_name, **context)
         connection.finish(final, reason=f"player {outcome}")
         if self.audience:
             self._push(PlayerLeft(label(connection.name, player), outcome))
