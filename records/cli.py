@@ -11,7 +11,7 @@ game's record, exports to CSV and JSON.
     dod-records rerate WORLD       # compute WORLD's ratings afresh from its games
 
 ``--db`` (or ``$DOD_DB``) names the store as ``dod-server --db`` does; the default is
-the server's own: ``sqlite:///replays/records.db``. Exit status: 0, or 2 with a
+the server's own: ``sqlite:///records.db`` (beside ``replays/``). Exit status: 0, or 2 with a
 one-line error (an unreachable store, an unknown game).
 """
 
@@ -32,7 +32,7 @@ from .store import Store, StoreError, safe_url
 
 __all__ = ["DEFAULT_DB", "main"]
 
-DEFAULT_DB = "sqlite:///replays/records.db"
+DEFAULT_DB = "sqlite:///records.db"
 """Where ``dod-server`` records by default (``--db auto`` with the default replay folder)."""
 
 

@@ -382,6 +382,16 @@ class ServerConfig:
     )
     """The web face's port; ``None``: none (``dod-server`` serves it on 8004 unless told
     ``--no-http``; a server built in code has none unless asked)."""
+    reconnect_grace: float | None = setting(
+        30.0,
+        "seconds a logged-in player whose connection dropped may take to LOGIN again "
+        "and resume its game; 0: never",
+        ge=0.01,
+        le=86400,
+        off=0,
+    )
+    """How long a claimed, logged-in player is kept in its game after losing its
+    connection (:mod:`server.ladder`); ``None``: not at all."""
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

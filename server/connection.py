@@ -62,6 +62,8 @@ if TYPE_CHECKING:
 
 __all__ = ["CUT_OFF", "Connection"]
 
+_LOST = frozenset({"connection lost", "client closed the connection"})
+"""Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
 CAPABILITIES = ("events", "chat", "bot")
 """Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
 DEFAULT_CAPABILITIES = ("events", "chat")
@@ -89,9 +91,7 @@ class Connection:
         self.config = server.config
         self.transport = Transport(stream, self.config)
         self._write = self.transport.write
-        self.protocol = ServerProtocol(
-            max_line_length=self.config.max_line_length, dialect=dialect
-        )
+        self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
         self.game: Game | None = None
         self.player: int | None = None
@@ -241,6 +241,8 @@ class Connection:
         self.transport.check_time(now)
 
     def _leave_game(self) -> None:
+        if self.reason in _LOST and self.server.ladder.hold(self):
+            return  # a logged-in player may come back to it (server.ladder)
         self.leave_game("quit" if self.reason == "quit" else "disconnected")
 
     # -- the transport's session ----------------------------------------------------

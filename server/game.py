@@ -408,6 +408,29 @@ class Game:
             self._begin()
         return player
 
+    def announce(self, text: str) -> None:
+        """A ``NOTICE`` to everyone in the game who asked for events."""
+        self._notify(None, text)
+
+    def resume(self, old: Connection, new: Connection) -> bool:
+        """``new`` plays ``old``'s player from now on: a logged-in player whose connection
+        dropped came back (:mod:`server.ladder`). False if that player is no longer here."""
+        player = old.player
+        if self.closed or player is None or self.players.get(player) is not old:
+            return False
+        self.players[player] = new
+        new.name, new.bot = old.name, old.bot
+        new.joined(self, player)
+        self.audience.discard(old)
+        if new.events:
+            self.audience.add(new)
+        for waiting in (self._held, self._early):
+            held = waiting.pop(player, None)
+            if held is not None:  # the old connection's action still counts
+                waiting[player] = (new, held[1], held[2])
+        self._log.info("player resumed", conn=new.id, player=player)
+        return True
+
     def _begin(self) -> None:
         """A ``start=full`` game is full: play the actions that waited, in join order."""
         self._filled = True

@@ -68,7 +68,8 @@ def records_url(config: ServerConfig) -> str | None:
         # unless given a database of its own.
         if config.replay_dir is None:
             return None
-        return f"sqlite:///{Path(config.replay_dir) / 'records.db'}"
+        # Beside the replays' folder, not in it: that folder holds replays only.
+        return f"sqlite:///{Path(config.replay_dir).parent / 'records.db'}"
     return db
 
 
@@ -83,6 +84,11 @@ class Ladder:
         self.claimed: set[str] = set()
         self._nursery: trio.Nursery | None = None
         self._refresher = trio.CancelScope()
+        self._timers: set[trio.CancelScope] = set()
+        self.grace = config.reconnect_grace
+        self.away: dict[str, Connection] = {}
+        """Logged-in players whose connection dropped, by name, kept in their game for
+        ``grace`` seconds in case they ``LOGIN`` again."""
 
     def game_finished(self, record: GameRecord) -> None:
         if self.writer is not None:
@@ -105,6 +111,8 @@ class Ladder:
                 # Leaving the nursery waits for the writer, which flushes and returns.
                 self._nursery = None
                 self._refresher.cancel()
+                for timer in list(self._timers):
+                    timer.cancel()
                 writer.close()
 
     async def _refresh_claims(self) -> None:
@@ -124,6 +132,58 @@ class Ladder:
         if name is None or name not in self.claimed or connection.login == name:
             return None
         return Error(f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another")
+
+    # -- reconnecting ------------------------------------------------------------------
+
+    def hold(self, connection: Connection) -> bool:
+        """Keep a logged-in player whose connection dropped in its game for ``grace``
+        seconds; False (the player leaves as usual) for anyone else."""
+        name = connection.login
+        if (
+            self.grace is None
+            or self._nursery is None
+            or name is None
+            or connection.name != name
+            or connection.game is None
+            or connection.player is None
+        ):
+            return False
+        if self.away.get(name) is not connection:
+            self.away[name] = connection
+            connection.log.info("player away", name=name, grace=self.grace)
+            connection.game.announce(
+                f"{name} lost the connection and may come back within {self.grace:g} seconds"
+            )
+            self._nursery.start_soon(self._expire, name, connection)
+        return True
+
+    async def _expire(self, name: str, connection: Connection) -> None:
+        with trio.CancelScope() as timer:
+            self._timers.add(timer)  # cancelled when the server stops
+            try:
+                await trio.sleep(self.grace or 0)
+            finally:
+                self._timers.discard(timer)
+        if not timer.cancelled_caught and self.away.get(name) is connection:
+            del self.away[name]
+            connection.log.info("player gone", name=name)
+            connection.leave_game("disconnected")
+
+    def _resume(self, connection: Connection, name: str) -> bool:
+        """Give a fresh login the player its name left behind, if it is still there."""
+        old = self.away.pop(name, None)
+        if old is None or old.game is None:
+            return False
+        game = old.game
+        connection.leave_game("moved")
+        if not game.resume(old, connection):
+            return False
+        old.game, old.player = None, None
+        connection.log.info("player back", name=name, game=game.name)
+        game.announce(f"{name} is back")
+        connection.send(LoggedIn(name))
+        connection.send(game.info())
+        return True
 
     # -- commands ----------------------------------------------------------------------
 
@@ -201,7 +261,8 @@ class Ladder:
         self.claimed.add(name)
         connection.login = name
         connection.log.info("logged in", name=name)
-        connection.send(LoggedIn(name))
+        if not self._resume(connection, name):
+            connection.send(LoggedIn(name))
 
 
 async def _answer(connection: Connection, job: Awaitable[None], done: trio.Event) -> None:

@@ -1,0 +1,77 @@
+"""Reconnecting: a logged-in player whose connection drops comes back to the same player."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..conftest import StartServer
+from ..helpers import Peer
+
+
+async def registered(port: int, name: str) -> tuple[Peer, str]:
+    peer = await Peer.connect(port)
+    [answer] = await peer.ask(f"REGISTER {name}")
+    token = answer.split(" ")[2]
+    assert (await peer.ask(f"HELLO {name}"))[0].startswith("GOLD")
+    return peer, token
+
+
+async def test_a_logged_in_player_resumes_its_player_after_a_drop(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await server.ladder.writer.ready()  # type: ignore[union-attr]
+    ada, token = await registered(server.port, "Ada")
+    bob = await Peer.connect(server.port)
+    assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
+    assert await bob.ask("EXTEND events") == ["EXTENDED events"]
+    game = server.games["default"]
+    [player] = [p for p, c in game.players.items() if c.name == "Ada"]
+    before = await ada.ask("LOOK")
+    await ada.aclose()
+    assert await bob.read_line() == (
+        "NOTICE Ada lost the connection and may come back within 30 seconds"
+    )
+    again = await Peer.connect(server.port)
+    await again.send(f"LOGIN Ada {token}\n")
+    assert await again.read_line() == "LOGGEDIN Ada"
+    assert (await again.read_line()).startswith("GAME default world=classic")
+    assert await bob.read_line() == "NOTICE Ada is back"
+    assert game.players[player].name == "Ada"  # the same player, on the new connection
+    assert await again.ask("LOOK") == before
+    assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
+
+
+async def test_a_player_not_back_within_the_grace_period_leaves(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(
+        map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}", reconnect_grace=0.2
+    )
+    await server.ladder.writer.ready()  # type: ignore[union-attr]
+    ada, token = await registered(server.port, "Ada")
+    bob = await Peer.connect(server.port)
+    assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
+    assert await bob.ask("EXTEND events") == ["EXTENDED events"]
+    await ada.aclose()
+    assert (await bob.read_line()).startswith("NOTICE Ada lost the connection")
+    assert await bob.read_line() == "LEFT Ada: disconnected"
+    again = await Peer.connect(server.port)
+    assert await again.ask(f"LOGIN Ada {token}") == ["LOGGEDIN Ada"]  # a fresh start
+
+
+async def test_a_player_that_quits_or_never_logged_in_leaves_at_once(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await server.ladder.writer.ready()  # type: ignore[union-attr]
+    ada, _ = await registered(server.port, "Ada")
+    eve = await Peer.connect(server.port)
+    assert (await eve.ask("HELLO Eve"))[0].startswith("GOLD")
+    bob = await Peer.connect(server.port)
+    assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
+    assert await bob.ask("EXTEND events") == ["EXTENDED events"]
+    await eve.aclose()  # a classic player: gone at once, as ever
+    assert await bob.read_line() == "LEFT Eve: disconnected"
+    assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
+    assert await bob.read_line() == "LEFT Ada: quit"
