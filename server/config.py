@@ -372,11 +372,14 @@ BY_NAME: Final = {spec.name: spec for spec in SETTINGS}
 # -- reading settings from outside -------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser, settings: Sequence[Setting] | None = None
+) -> None:
     """Add a flag for every setting (and ``--config``) to ``parser``.
 
     Flags default to *absent* (nothing in the namespace), so :func:`load_config`
-    can tell a flag given from a default.
+    can tell a flag given from a default. A ``bool`` setting ``x`` gets ``--x`` and
+    ``--no-x``; the others take a value.
     """
     parser.add_argument(
         "--config",
@@ -389,11 +392,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "each also read from $DOD_<NAME> and the --config file; "
         "flags win over the environment, the environment over the file",
     )
-    for spec in SETTINGS:
+    for spec in SETTINGS if settings is None else settings:
         facts = [f"choices: {', '.join(spec.choices)}"] if spec.choices else []
         if spec.program_default is not None:
             facts.append(f"default: {spec.show(spec.program_default)}")
         facts.append(f"${spec.env}")
+        if spec.kind is bool:
+            group.add_argument(
+                spec.flag,
+                dest=spec.name,
+                action=argparse.BooleanOptionalAction,
+                default=argparse.SUPPRESS,
+                help=f"{spec.help} ({'; '.join(facts)})".replace("%", "%%"),
+            )
+            continue
         group.add_argument(
             spec.flag,
             dest=spec.name,
