@@ -37,6 +37,7 @@ __all__ = [
     "FinalReply",
     "GameInfo",
     "GameOver",
+    "GameWon",
     "GamesReply",
     "Gold",
     "GoldCoins",
@@ -48,6 +49,7 @@ __all__ = [
     "MapReply",
     "Message",
     "NotYourTurn",
+    "NotYourTurnToEnd",
     "Notice",
     "PlayerJoined",
     "PlayerLeft",
@@ -180,6 +182,12 @@ class NotYourTurn(Error):
 
 
 @dataclass(frozen=True, slots=True)
+class NotYourTurnToEnd(NotYourTurn):
+    """``ERROR <message>`` refusing ``ENDTURN`` out of the player's turn (the 2015 server
+    words it apart: ``FAIL it is not your turn.``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
@@ -292,6 +300,12 @@ class Notice(Push):
 
     def lines(self) -> list[str]:
         return [_single_line(f"NOTICE {self.text}")]
+
+
+@dataclass(frozen=True, slots=True)
+class GameWon(Notice):
+    """Extension: ``NOTICE <winner> has won the game``: the game is over for you (the
+    2015 server's ``FROM SERVER`` ⏎ ``MESSAGE Someone has won the game!!``)."""
 
 
 @dataclass(frozen=True, slots=True)
