@@ -293,7 +293,8 @@ class Dialect2016(_Rendered):
         LookReply: _look,  # type: ignore[dict-item]
         Message: lambda self, reply: f"CHAT {reply.sender}: {reply.text}",  # type: ignore[attr-defined]
         Seen: _moved("SERVERCHANGE"),
-        Win: lambda self, reply: _2016_WIN,
+        # lib's own words, then what makes both its clients stop (they read "Game Over!").
+        Win: lambda self, reply: f"{_2016_WIN}\nGame Over! {reply.text}",  # type: ignore[attr-defined]
         Lose: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
         Bye: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
         Notice: _nothing,

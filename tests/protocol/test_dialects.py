@@ -93,7 +93,7 @@ TABLE: list[tuple[Reply, bytes, bytes, bytes]] = [
         b"WIN You escaped.\n",
         b"WIN\n",
         b"Congratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \n"
-        b"Thank you for playing!\n",
+        b"Thank you for playing!\nGame Over! You escaped.\n",
     ),
     (Lose("You died."), b"LOSE You died.\n", b"LOSE\n", b"Game Over! You died.\n"),
     (
