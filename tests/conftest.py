@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -10,6 +11,10 @@ from server.app import Server
 from server.config import ServerConfig
 
 from .helpers import COMPAT
+
+# Servers the tests start as processes put their web face on a free port, never on the
+# default 8004, which a server someone runs on the same machine may hold.
+os.environ["DOD_HTTP_PORT"] = "0"
 
 StartServer = Callable[..., Awaitable[Server]]
 
