@@ -18,6 +18,10 @@ os.environ["DOD_HTTP_PORT"] = "0"
 
 StartServer = Callable[..., Awaitable[Server]]
 
+# A dod-server a test starts serves its web page on a free port, never on the default
+# 8004, so that servers started side by side (and a developer's own) never collide.
+os.environ.setdefault("DOD_HTTP_PORT", "0")
+
 
 @pytest.fixture
 async def start_server(nursery: trio.Nursery) -> AsyncIterator[StartServer]:
