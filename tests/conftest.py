@@ -12,10 +12,6 @@ from server.config import ServerConfig
 
 from .helpers import COMPAT
 
-# Servers the tests start as processes put their web face on a free port, never on the
-# default 8004, which a server someone runs on the same machine may hold.
-os.environ["DOD_HTTP_PORT"] = "0"
-
 StartServer = Callable[..., Awaitable[Server]]
 
 # A dod-server a test starts serves its web page on a free port, never on the default
