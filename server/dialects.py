@@ -76,10 +76,16 @@ def parse_listens(text: str, default_dialect: str = DEFAULT_DIALECT) -> list[Lis
 
 
 def greet(connection: Connection) -> None:
-    """Put a greeting dialect's client in the default game and tell it what it needs."""
+    """Put a greeting dialect's client in the default game and tell it what it needs
+    (once the game's world is ready, if it is being restarted)."""
     game = connection.server.game_for(connection)
-    world = game.world
-    connection.send(Gold(world.goal))  # unasked, the goal: "GOLD <n>"
+    if not game.hold(connection, lambda: _enter(connection)):
+        _enter(connection)
+
+
+def _enter(connection: Connection) -> None:
+    game = connection.server.game_for(connection)
+    connection.send(Gold(game.world.goal))  # unasked, the goal: "GOLD <n>"
     try:
         game.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
     except WorldError as error:
