@@ -54,6 +54,7 @@ __all__ = [
     "FinalReply",
     "GameInfo",
     "GameOver",
+    "GameWon",
     "GamesReply",
     "Gold",
     "GoldCoins",
@@ -65,6 +66,7 @@ __all__ = [
     "MapReply",
     "Message",
     "NotYourTurn",
+    "NotYourTurnToEnd",
     "Notice",
     "PlayerJoined",
     "PlayerLeft",
@@ -214,6 +216,12 @@ class NotYourTurn(Error):
 
 
 @dataclass(frozen=True, slots=True)
+class NotYourTurnToEnd(NotYourTurn):
+    """``ERROR <message>`` refusing ``ENDTURN`` out of the player's turn (the 2015 server
+    words it apart: ``FAIL it is not your turn.``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
@@ -317,6 +325,12 @@ class Notice(Push):
 
     form: ClassVar[Form] = Form("NOTICE {text}", text=TEXT)
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class GameWon(Notice):
+    """Extension: ``NOTICE <winner> has won the game``: the game is over for you (the
+    2015 server's ``FROM SERVER`` ⏎ ``MESSAGE Someone has won the game!!``)."""
 
 
 @dataclass(frozen=True, slots=True)

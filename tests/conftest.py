@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -12,6 +13,10 @@ from server.config import ServerConfig
 from .helpers import COMPAT
 
 StartServer = Callable[..., Awaitable[Server]]
+
+# A dod-server a test starts serves its web page on a free port, never on the default
+# 8004, so that servers started side by side (and a developer's own) never collide.
+os.environ.setdefault("DOD_HTTP_PORT", "0")
 
 
 @pytest.fixture

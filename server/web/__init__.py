@@ -18,6 +18,7 @@ import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
 
+from ..app import ListenError
 from .app import create_app
 from .metrics import ServerMetrics
 
@@ -58,8 +59,25 @@ async def serve_web(
     hypercorn.graceful_timeout = 1.0
     async with trio.open_nursery() as nursery:
         nursery.start_soon(metrics.probe_loop_lag)
-        binds = await nursery.start(serve, create_app(server, metrics), hypercorn)
+        try:
+            binds = await nursery.start(serve, create_app(server, metrics), hypercorn)
+        except (OSError, BaseExceptionGroup) as raised:
+            error = _the_os_error(raised)
+            if error is None:
+                raise
+            reason = error.strerror or str(error)
+            raise ListenError(
+                f"cannot serve the web page on {host}:{port}: {reason} "
+                "(--http-port 0 picks a free port, --no-http serves none)"
+            ) from error
         bound = int(str(binds[0]).rsplit(":", 1)[1])
         service = WebService(host, bound)
         structlog.get_logger("server.web").info("web page listening", url=service.url)
         task_status.started(service)
+
+
+def _the_os_error(error: BaseException) -> OSError | None:
+    """The :class:`OSError` that ``error`` is, or is alone in (Hypercorn binds in a nursery)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error if isinstance(error, OSError) else None

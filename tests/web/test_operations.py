@@ -104,3 +104,36 @@ def test_the_web_face_is_on_by_default_on_loopback_and_can_be_turned_off() -> No
     assert config("--http-port", "0").http_port == 0
     assert config("--no-http").http_port is None
     assert ServerConfig().http_port is None  # a server built in code serves no page
+
+
+def test_a_busy_web_port_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
+    import socket
+    import subprocess
+    import sys
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        finished = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "server",
+                "--port",
+                "0",
+                "--http-port",
+                str(port),
+                "--no-replays",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert finished.returncode == 2
+    errors = [line for line in finished.stderr.splitlines() if line.startswith("dod-server: error")]
+    assert errors == [
+        f"dod-server: error: cannot serve the web page on 127.0.0.1:{port}: Address already in "
+        "use (--http-port 0 picks a free port, --no-http serves none)"
+    ]
+    assert "Traceback" not in finished.stderr

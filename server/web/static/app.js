@@ -15,9 +15,12 @@ const COMMON = {
 const PALETTES = {
   classic: COMMON,
   battle: COMMON,
-  crawler: { ...COMMON, M: "foe", D: "door", T: "gold", A: "item", L: "exit", "+": "door" },
-  baddies: { ...COMMON, b: "foe", s: "foe", m: "foe", "~": "abyss", O: "abyss", L: "exit", "^": "exit" },
-  knight: { ...COMMON, "-": "hazard", "+": "item" },
+  // worlds/crawler/levelfile.py: - open, $ treasure, @ amulet, M monster, + pillar, ? door, ! exit, o player
+  crawler: { "-": "floor", $: "gold", "@": "item", M: "foe", "+": "wall", "?": "door", "!": "exit", o: "player", P: "player", B: "bot" },
+  // worlds/baddies/board.py: H hero, * ladder, + wall, # abyss, m/M monsters, ~ bat, . or space empty
+  baddies: { "+": "wall", "#": "abyss", "*": "exit", m: "foe", M: "foe", "~": "foe", H: "player", P: "player", B: "bot", ".": "floor", " ": "floor" },
+  // worlds/knight/render.py: numbers, [you], (another knight), * crossed
+  knight: { "[": "player", "]": "player", "(": "bot", ")": "bot", "*": "exit", "-": "hazard" },
 };
 
 function cellClass(world, ch) {
