@@ -297,6 +297,7 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             "0",
             "--max-connections",
             str(args.connections + 100),
+            "--no-http",  # the benchmark measures the game's TCP face alone
             # Every load connection comes from 127.0.0.1.
             "--max-connections-per-address",
             str(args.connections + 100),

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import gc
+import os
 import signal
 import sys
+from pathlib import Path
 from typing import NoReturn
 
 import trio
@@ -108,6 +111,17 @@ async def _run(server: Server) -> None:
             await trio.sleep_forever()  # until serve_then_stop cancels us
 
 
+def _check_writable(directory: Path) -> None:
+    """Refuse to start when replays could not be written (said at once, not per game)."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        if not directory.is_dir() or not os.access(directory, os.W_OK | os.X_OK):
+            raise PermissionError(errno.EACCES, "not a folder the server may write in")
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError(f"cannot write replays to {directory}: {reason}") from None
+
+
 def _startup_error(error: BaseException) -> str | None:
     """The one line to print for an error that stops the server starting, if it is one.
 
@@ -143,6 +157,8 @@ def main(argv: list[str] | None = None) -> int:
         if list_maps:
             print("\n".join(plugin.maps()))
             return 0
+        if config.replay_dir is not None:
+            _check_writable(Path(config.replay_dir))
         configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:

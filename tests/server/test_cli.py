@@ -248,3 +248,16 @@ def test_a_bool_setting_is_a_flag_pair_a_variable_and_a_key(tmp_path: Path) -> N
     with pytest.raises(ValueError, match="expected true or false, not 1"):
         spec.coerce(1)
     assert spec.show(True) == "true"
+
+
+def test_a_replay_folder_that_cannot_be_written_stops_startup(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    with pytest.raises(SystemExit) as exit:
+        main(["--port", "0", "--replay-dir", str(blocker / "replays")])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"dod-server: error: cannot write replays to {blocker / 'replays'}: ")
+    assert err.count("\n") == 1
