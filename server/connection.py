@@ -53,7 +53,7 @@ from protocol.errors import RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
 from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
 
-from .dialects import GAME_OVER, EndlessTurn, greet
+from .dialects import GAME_OVER, TurnReminder, greet
 from .transport import CUT_OFF, Input, Transport
 
 if TYPE_CHECKING:
@@ -105,8 +105,8 @@ class Connection:
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
         for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
             setattr(self, capability, True)
-        self.endless_turn: EndlessTurn | None = None
-        """A greeting dialect's turn in a world without turns (see :mod:`server.dialects`)."""
+        self.turn_reminder: TurnReminder | None = None
+        """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
         self.over = False
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
@@ -236,8 +236,8 @@ class Connection:
 
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
-        if self.endless_turn is not None:
-            self.endless_turn.check(now)
+        if self.turn_reminder is not None:
+            self.turn_reminder.check(now)
         self.transport.check_time(now)
 
     def _leave_game(self) -> None:
@@ -295,8 +295,8 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
-            if self.endless_turn is not None:
-                self.endless_turn.acted(trio.current_time())
+            if self.turn_reminder is not None:
+                self.turn_reminder.acted(trio.current_time())
             kind = type(event)
             commands[kind] += 1
             try:

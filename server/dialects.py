@@ -11,13 +11,13 @@ what the server does around them, and nothing of any world's rules:
   without turns, is given a turn that never ends (``STARTTURN``), since its clients
   act only when told it is their turn. In a turn-based world the world's own turns
   are told instead.
-* **An endless turn** (a greeting dialect in a world without turns): the turn given
-  on connect never ends, but a client that has sent nothing for a while is given it
-  again (``ENDTURN``, ``STARTTURN``), after 2 seconds of silence, then 4, 8 and so on
-  up to a minute, starting again from 2 at its next command. The 2015 bot acts only
-  on a line from the server, and loses one now and then (its reader can tell its
-  writer before the writer listens); a fresh turn gets it going again. A person
-  at the 2015 text client sees those lines rarely, and less the longer they think.
+* **A reminder of the turn** (greeting dialects): a client whose turn it is (always,
+  in a world without turns) and that has sent nothing for a while is told again
+  (``STARTTURN``), after 2 seconds of silence, then 4, 8 and so on up to a minute,
+  starting again from 2 at its next command. The 2015 bot acts only on a line from
+  the server, and loses one now and then (its reader can signal its writer before
+  the writer listens); the reminder gets it going again. A person at the 2015 text
+  client sees the line rarely, and less the longer they think.
 * **After the final line** (dialects that do not close after it, 2015): the client
   stays connected, and every game command is refused with ``the game is over``.
 """
@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Final
 import trio
 
 from protocol.dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect
-from protocol.replies import Bye, Gold, TurnBegins, TurnOver
+from protocol.replies import Bye, Gold, TurnBegins
 from worlds.api import PlayerKind, WorldError
 
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["GAME_OVER", "EndlessTurn", "Listen", "greet", "parse_listen", "parse_listens"]
+__all__ = ["GAME_OVER", "Listen", "TurnReminder", "greet", "parse_listen", "parse_listens"]
 
 GAME_OVER: Final = "the game is over"
 
@@ -76,10 +76,16 @@ def parse_listens(text: str, default_dialect: str = DEFAULT_DIALECT) -> list[Lis
 
 
 def greet(connection: Connection) -> None:
-    """Put a greeting dialect's client in the default game and tell it what it needs."""
+    """Put a greeting dialect's client in the default game and tell it what it needs
+    (once the game's world is ready, if it is being restarted)."""
     game = connection.server.game_for(connection)
-    world = game.world
-    connection.send(Gold(world.goal))  # unasked, the goal: "GOLD <n>"
+    if not game.hold(connection, lambda: _enter(connection)):
+        _enter(connection)
+
+
+def _enter(connection: Connection) -> None:
+    game = connection.server.game_for(connection)
+    connection.send(Gold(game.world.goal))  # unasked, the goal: "GOLD <n>"
     try:
         game.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
     except WorldError as error:
@@ -88,14 +94,27 @@ def greet(connection: Connection) -> None:
     if not getattr(game.world, "has_turns", False):
         # Its clients act only on STARTTURN; here every player may always act.
         connection.send(TurnBegins(0))
-        connection.endless_turn = EndlessTurn(connection, trio.current_time())
+    connection.turn_reminder = TurnReminder(connection, trio.current_time())
 
 
-class EndlessTurn:
-    """The turn of a greeting dialect's client in a world without turns (module docstring)."""
+def _turn_points(connection: Connection) -> int | None:
+    """The action points of the client's turn, if it is theirs now (0: a world without turns)."""
+    game, player = connection.game, connection.player
+    if game is None or player is None:
+        return None
+    world = game.world
+    if not getattr(world, "has_turns", False):
+        return 0
+    if getattr(world, "turn", None) != player:
+        return None
+    return int(world.action_points(player))  # type: ignore[attr-defined]
+
+
+class TurnReminder:
+    """Tells a silent greeting-dialect client again that it is its turn (module docstring)."""
 
     FIRST: Final = 2.0
-    """Seconds of silence before the turn is given again the first time."""
+    """Seconds of silence before the first reminder."""
     LONGEST: Final = 64.0
 
     def __init__(self, connection: Connection, now: float) -> None:
@@ -109,12 +128,14 @@ class EndlessTurn:
         self._wait = self.FIRST
 
     def check(self, now: float) -> None:
-        """Give the turn again if the client has been silent long enough (the watchdog's tick)."""
+        """Remind the client if it has been silent long enough (the watchdog's tick)."""
         connection = self._connection
-        if connection.over or connection.player is None or connection.reason is not None:
+        if connection.over or connection.reason is not None or now - self._since < self._wait:
             return
-        if now - self._since >= self._wait:
-            connection.send(TurnOver())
-            connection.send(TurnBegins(0))
-            self._since = now
-            self._wait = min(self._wait * 2, self.LONGEST)
+        points = _turn_points(connection)
+        if points is None:  # not its turn: nothing to remind it of; count from now
+            self.acted(now)
+            return
+        connection.send(TurnBegins(points))
+        self._since = now
+        self._wait = min(self._wait * 2, self.LONGEST)

@@ -37,6 +37,14 @@ What a caller may rely on:
   replay is closed, spectators get ``GAMEOVER``, and (if the owner wants it)
   a fresh world with the same settings takes its place. A world that raises is
   logged, its players told, and it restarts the same way.
+* **Restarts never stall the server.** A world that took more than
+  :data:`~server.builds.QUICK` to build is rebuilt by the game's own task in a worker
+  thread; meanwhile the game's commands and ``JOIN`` s wait (:meth:`Game.hold`) and are
+  handled in order once it is ready. If the map no longer opens, the map that was
+  loaded is kept (the default game) or the game is removed (a created one).
+* **Spectators** get the latest whole map; one whose replies are backlogged is sent
+  no stale ones, only the latest once it has caught up.
+* **The replay** holds every action before its reply is written (:meth:`Game.flush`).
 """
 
 from __future__ import annotations

@@ -18,12 +18,14 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from protocol.commands import Move
 from protocol.connection import ClientProtocol
+from protocol.direction import Direction
 from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Bye, FinalReply, Push
 from server.app import Server
 from server.config import ServerConfig
-from worlds.registry import world_names
+from worlds.registry import load_plugin, world_names
 
 DIRECTIONS = ["N", "S", "E", "W", "NE", "SE", "SW", "NW", "X", "north", ""]
 NAMES = ["ada", "bob", "#1", "a:b", "x" * 40, "é"]
@@ -133,8 +135,24 @@ async def _play(world: str, script: list[tuple[int, list[str]]]) -> None:
     assert not failures, failures
 
 
+def _baddies_look_fails() -> bool:
+    """Whether the baddies world still has issue 20's first defect (``LOOK`` raises once
+    the view lies inside the board), which the worlds' own fix removes."""
+    world = load_plugin("baddies").open(None, seed=0)
+    world.join(1)
+    world.resolve([(1, Move(Direction.E))])
+    try:
+        world.look(1)
+    except TypeError:
+        return True
+    return False
+
+
 @pytest.mark.parametrize("world", world_names())
 def test_random_commands_from_several_clients_get_their_replies(world: str) -> None:
+    if world == "baddies" and _baddies_look_fails():
+        pytest.xfail("issue 20 item 1: LOOK in the baddies world raises (fixed in worlds/)")
+
     @settings(
         max_examples=12,
         deadline=None,

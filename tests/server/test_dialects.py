@@ -12,9 +12,11 @@ from collections.abc import Callable
 
 import pytest
 
+from protocol.dialects import dialect_named
+from protocol.replies import Reply, TurnBegins
 from server.app import Server
 from server.cli import main
-from server.dialects import EndlessTurn, parse_listens
+from server.dialects import TurnReminder, parse_listens
 
 from ..conftest import StartServer
 from ..helpers import Peer
@@ -134,38 +136,65 @@ async def test_2015_in_a_world_with_turns_tells_the_worlds_turns(
     assert await second.read_exactly(len(b"STARTTURN\n")) == b"STARTTURN\n"
 
 
-class _Client:
-    """What :class:`EndlessTurn` needs of a connection, and what it was sent."""
+class _World:
+    has_turns = True
+    turn: int | None = 1
 
-    def __init__(self) -> None:
+    def action_points(self, player: int) -> int:
+        return 4
+
+
+class _Game:
+    def __init__(self, world: object) -> None:
+        self.world = world
+
+
+class _Client:
+    """What :class:`TurnReminder` needs of a connection, and what it was sent."""
+
+    def __init__(self, world: object) -> None:
         self.over = False
+        self.game = _Game(world)
         self.player: int | None = 1
         self.reason: str | None = None
         self.sent: list[bytes] = []
 
-    def send(self, reply) -> None:
-        from protocol.dialects import dialect_named
-
+    def send(self, reply: Reply) -> None:
         self.sent.append(dialect_named("2015").render(reply))
 
 
-def test_an_endless_turn_is_given_again_after_silence_less_often_each_time() -> None:
-    client = _Client()
-    turn = EndlessTurn(client, 0.0)  # type: ignore[arg-type]
-    turn.check(1.9)
+def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
+    client = _Client(object())  # a world without turns: always its turn
+    reminder = TurnReminder(client, 0.0)  # type: ignore[arg-type]
+    reminder.check(1.9)
     assert client.sent == []
-    turn.check(2.0)
-    assert client.sent == [b"ENDTURN\n", b"STARTTURN\n"]
-    turn.check(5.9)  # the next after 4 more seconds
+    reminder.check(2.0)
+    assert client.sent == [b"STARTTURN\n"]
+    reminder.check(5.9)  # the next after 4 more seconds
+    assert len(client.sent) == 1
+    reminder.check(6.0)
     assert len(client.sent) == 2
-    turn.check(6.0)
-    assert len(client.sent) == 4
-    turn.acted(7.0)  # a command starts the count again from 2 seconds
-    turn.check(9.0)
-    assert len(client.sent) == 6
+    reminder.acted(7.0)  # a command starts the count again from 2 seconds
+    reminder.check(9.0)
+    assert len(client.sent) == 3
     client.over = True
-    turn.check(100.0)
-    assert len(client.sent) == 6
+    reminder.check(100.0)
+    assert len(client.sent) == 3
+
+
+def test_in_a_world_with_turns_only_the_player_whose_turn_it_is_is_reminded() -> None:
+    world = _World()
+    client = _Client(world)
+    reminder = TurnReminder(client, 0.0)  # type: ignore[arg-type]
+    world.turn = 2
+    reminder.check(3.0)
+    assert client.sent == []
+    world.turn = 1
+    reminder.check(4.0)  # silence counts from the last check that found another's turn
+    assert client.sent == []
+    reminder.check(5.0)
+    assert client.sent == [b"STARTTURN\n"]
+    assert TurnBegins(4).to_bytes() == b"STARTTURN 4\n"  # the 2013 form says the points
 
 
 def test_listen_flags_are_repeatable_and_checked(

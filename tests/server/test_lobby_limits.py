@@ -122,6 +122,9 @@ async def test_look_is_answered_within_50_ms_while_a_large_world_is_generated(
     assert (await creator.read_line()).startswith("GAME big world=classic")
     assert built > 0.2, "the world was built too fast to show anything"
     assert statistics.median(times) < 0.05, times
+    # Nine LOOKs in ten within 50 ms even on a loaded machine: the build thread and the
+    # loop share the GIL, so one LOOK now and then waits a few of its 5 ms hand-offs.
+    assert sorted(times)[len(times) * 9 // 10] < 0.05, times
     assert max(times) < 0.25, times  # a loaded machine's worst, far from the 6.6 s of before
 
 
