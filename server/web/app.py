@@ -5,6 +5,7 @@ Routes (what each promises is in ``docs/operating.md``):
 * ``/`` and ``/static/...``: the single-page site (package data, no CDN);
 * ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
 * ``/api/replays`` and ``/api/replays/{file}``: the replay files and one re-run into frames;
+* ``/api/leaderboard?world=W``: the ratings of a world, best first (servers with records);
 * ``/ws``: a WebSocket that speaks the game's line protocol through the same
   :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
   with ``HELLO``, ``JOIN``, ``MOVE``, ``WATCH``, ...);
@@ -32,6 +33,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
+from records.store import Store
+from records.writer import StoreUnavailable
+
 from ..replay import ReplayError
 from . import replays
 from .metrics import ServerMetrics
@@ -42,6 +46,10 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
+LEADERBOARD_LINES = 100
+"""Standings the leaderboard page shows per world."""
+STORE_WAIT = 5.0
+"""Seconds a leaderboard request waits for a store that is still opening before a 503."""
 
 
 def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
@@ -78,6 +86,21 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             return JSONResponse({"error": str(error)}, status_code=422)
         return JSONResponse(body)
 
+    async def leaderboard(request: Request) -> Response:
+        writer = server.ladder.writer
+        if writer is None:
+            return JSONResponse(
+                {"error": "this server keeps no records (--db)", "standings": []}, status_code=404
+            )
+        world = request.query_params.get("world") or server.lobby.default.world_name
+        with trio.move_on_after(STORE_WAIT):
+            await writer.ready()  # the store is opened (and migrated) as the server starts
+        try:
+            table = await writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
+        except StoreUnavailable as error:
+            return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
+        return JSONResponse({"world": world, "standings": [line.as_dict() for line in table]})
+
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -101,6 +124,7 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Route("/api/games", games),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay_frames),
+            Route("/api/leaderboard", leaderboard),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_page),

@@ -6,6 +6,7 @@ import json
 import re
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -137,3 +138,44 @@ def test_a_busy_web_port_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
         "use (--http-port 0 picks a free port, --no-http serves none)"
     ]
     assert "Traceback" not in finished.stderr
+
+
+async def test_the_leaderboard_api_shows_the_ratings_of_finished_games(
+    start_server: StartServer,
+    nursery: trio.Nursery,
+    tmp_path: Path,
+    write_map: Callable[[str], str],
+) -> None:
+    from ..records.test_server_records import named, played
+
+    board = write_map("name Sprint\nwin 1\n####\n#GE#\n####\n")
+    server = await start_server(map=board, db=f"sqlite:///{tmp_path / 'r.db'}")
+    web = await nursery.start(serve_web, server)
+    status, _, body = await _get(web.url + "api/leaderboard")
+    assert status == 200 and json.loads(body) == {"world": "classic", "standings": []}
+
+    loser = await named(server.port, "Bob")  # a rated game has two named players
+    winner = await named(server.port, "Ada")
+    assert await loser.ask("QUIT") == ["BYE Thanks for playing."]
+    await winner.ask("MOVE W")  # onto the gold, or into the wall
+    await winner.ask("PICKUP")
+    assert await winner.ask("MOVE E") == ["SUCCESS"]
+    assert (await winner.read_line()).startswith("WIN")
+    await played(server, 1)
+    status, _, body = await _get(web.url + "api/leaderboard?world=classic")
+    standings = json.loads(body)["standings"]
+    assert [(s["rank"], s["name"], s["games"], s["wins"]) for s in standings] == [
+        (1, "Ada", 1, 1),
+        (2, "Bob", 1, 0),
+    ]
+    status, _, body = await _get(web.url + "api/leaderboard?world=knight")
+    assert json.loads(body)["standings"] == []
+
+
+async def test_a_server_without_records_says_so(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    server = await start_server(db=None)
+    web = await nursery.start(serve_web, server)
+    status, _, body = await _get(web.url + "api/leaderboard")
+    assert status == 404 and "keeps no records" in json.loads(body)["error"]

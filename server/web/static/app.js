@@ -398,6 +398,36 @@ async function showReplay(file) {
   current = pause;
 }
 
+async function showLeaderboard(world) {
+  const query = world ? `?world=${encodeURIComponent(world)}` : "";
+  const response = await fetch(`/api/leaderboard${query}`, { cache: "no-store" });
+  const body = await response.json();
+  page.innerHTML = `<h1>Leaderboard <span id="world"></span></h1><div class="controls">
+    <label>world <select id="worlds">${["classic", "crawler", "baddies", "knight", "battle"]
+      .map((w) => `<option${w === body.world ? " selected" : ""}>${w}</option>`)
+      .join("")}</select></label></div><div id="standings"></div>`;
+  page.querySelector("#world").textContent = body.world || "";
+  page.querySelector("#worlds").onchange = (event) => {
+    location.hash = `#/leaderboard/${event.target.value}`;
+  };
+  const standings = page.querySelector("#standings");
+  if (!response.ok) {
+    standings.textContent = body.error;
+    return;
+  }
+  if (!body.standings.length) {
+    standings.textContent = "No rated games in this world yet.";
+    return;
+  }
+  standings.innerHTML = `<table><thead><tr><th>#</th><th>name</th><th>rating</th><th>μ</th>
+    <th>σ</th><th>games</th><th>wins</th></tr></thead><tbody>${body.standings
+      .map(
+        (s) => `<tr><td>${s.rank}</td><td>${escapeHtml(s.name)}</td><td>${s.rating.toFixed(2)}</td>
+        <td>${s.mu.toFixed(2)}</td><td>${s.sigma.toFixed(2)}</td><td>${s.games}</td><td>${s.wins}</td></tr>`,
+      )
+      .join("")}</tbody></table>`;
+}
+
 // -- routing ------------------------------------------------------------------------------
 
 async function route() {
@@ -409,6 +439,7 @@ async function route() {
     else if (kind === "play" && name) showPlay(name);
     else if (kind === "replay" && name) await showReplay(name);
     else if (kind === "replays") await showReplays();
+    else if (kind === "leaderboard") await showLeaderboard(name);
     else await showGames();
   } catch (error) {
     page.innerHTML = `<p>Something went wrong: ${escapeHtml(String(error.message || error))}</p>`;
