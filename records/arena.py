@@ -189,16 +189,17 @@ def round_robin(
     """Every group of ``players`` entrants on every world, map and seed; cycled (with
     seeds moved on by the length of ``seeds``) until ``games`` matches if given.
 
-    Within a group, who joins first alternates from one cycle to the next, so that no
-    entrant always has the first move."""
+    Who joins first (and so moves first) alternates from game to game of a group, over
+    the seeds and the cycles, so that no entrant always has the first move."""
     groups = list(itertools.combinations(entrants, players))
     settings = list(itertools.product(worlds, maps, seeds))
     matches: list[Match] = []
     span = max(seeds) - min(seeds) + 1
     for cycle in itertools.count():
-        for world, map_spec, seed in settings:
-            for group in groups:
-                order = group if cycle % 2 == 0 else tuple(reversed(group))
+        for setting, (world, map_spec, seed) in enumerate(settings):
+            for index, group in enumerate(groups):
+                flip = (cycle * len(settings) + setting + index) % 2
+                order = tuple(reversed(group)) if flip else group
                 number = len(matches)
                 matches.append(Match(number, world, map_spec, seed + cycle * span, order))
                 if games is not None and len(matches) >= games:
