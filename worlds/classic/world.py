@@ -98,7 +98,11 @@ class ClassicWorld(World):
             raise WorldError(f"player {player} is already in the world")
         if at is None:
             position = self._free_square()
-        elif at in self._glyphs or self.tile(at) == WALL:
+        elif (
+            not (0 <= at[0] < self.map.height and 0 <= at[1] < self.map.width)
+            or at in self._glyphs
+            or self.tile(at) == WALL
+        ):
             raise WorldError(f"cannot place a player on {at}")
         else:
             position = at
