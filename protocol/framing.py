@@ -22,7 +22,8 @@ What callers may rely on:
   :meth:`LineFramer.data_to_send`; refusals and repeated requests are not
   answered again, so two polite peers can never loop. ``IAC IAC`` is a literal
   0xFF byte, which, like any invalid UTF-8, decodes as U+FFFD.
-* Memory is bounded: a line longer than ``max_line_length`` bytes raises a fatal
+* Memory is bounded: a line longer than ``max_line_length`` bytes, or a telnet
+  subnegotiation (``IAC SB`` ... ``IAC SE``) longer than that, raises a fatal
   :class:`RemoteProtocolError`, after every complete line before it has been
   returned; the framer then refuses further input.
 * At end of input a last line with no terminator is still returned.
@@ -94,6 +95,8 @@ class LineFramer:
         self._outgoing = bytearray()
         self._eof = False
         self._broken = False
+        self._sub_length = 0  # bytes of the telnet subnegotiation being skipped
+        self._broken_reason: str | None = None
 
     # -- input -------------------------------------------------------------
 
@@ -154,6 +157,7 @@ class LineFramer:
                     state = _OPTION
                 elif byte == SB:
                     state = _SUB
+                    self._sub_length = 0
                 else:  # NOP, GA, AYT, IP and the other two-byte commands
                     state = _DATA
             elif state == _OPTION:
@@ -166,6 +170,15 @@ class LineFramer:
             elif state == _SUB:
                 if byte == IAC:
                     state = _SUB_IAC
+                self._sub_length += 1
+                if self._sub_length > self.max_line_length:
+                    # Bounded like a line: an SB that never ends must not eat the input.
+                    self._broken = True
+                    self._broken_reason = (
+                        f"telnet subnegotiation too long (the limit is {self.max_line_length}"
+                        " bytes)"
+                    )
+                    break
             else:  # _SUB_IAC
                 state = _DATA if byte == SE else _SUB
         self._telnet_state = state
@@ -201,7 +214,8 @@ class LineFramer:
         self._lines.clear()
         self._buffer.clear()
         raise RemoteProtocolError(
-            f"line too long (the limit is {self.max_line_length} bytes)", fatal=True
+            self._broken_reason or f"line too long (the limit is {self.max_line_length} bytes)",
+            fatal=True,
         )
 
     def data_to_send(self) -> bytes:

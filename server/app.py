@@ -26,6 +26,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .game import Game
 from .lobby import Lobby
+from .logs import RateLimitedLogger, TokenBucket, dropped_lines
 from .transport import GONE
 
 MAX_TICK = 1.0
@@ -56,6 +57,8 @@ class Server:
         """The port actually bound (useful with port 0), once :meth:`run` has started."""
         self._ids = itertools.count(1)
         self._per_address: collections.Counter[str] = collections.Counter()
+        self._log_buckets: dict[str, TokenBucket] = {}
+        """Each client address's allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
         self._stopping = False
 
@@ -102,7 +105,7 @@ class Server:
         finally:
             for listener in listeners:
                 await listener.aclose()
-            self.log.info("server stopped")
+            self.log.info("server stopped", log_lines_dropped=dropped_lines())
 
     def shutdown(self) -> None:
         """Stop accepting, tell every client, and let :meth:`run` return. Idempotent."""
@@ -111,13 +114,37 @@ class Server:
             self.log.info("server shutting down", connections=len(self.connections))
             self._accepting.cancel()
 
+    def client_log(self, host: str) -> RateLimitedLogger:
+        """The logger for events about the client at ``host``: all its connections share
+        one allowance (``client_log_burst`` events, then ``client_log_rate`` a second)."""
+        bucket = self._log_buckets.get(host)
+        if bucket is None:
+            config = self.config
+            bucket = TokenBucket(config.client_log_rate, config.client_log_burst)
+            self._log_buckets[host] = bucket
+        return RateLimitedLogger(self.log, bucket)
+
+    def _forget_quiet_addresses(self) -> None:
+        """Drop the log allowance of addresses that are gone and whose bucket refilled,
+        reporting what was suppressed first."""
+        for host, bucket in list(self._log_buckets.items()):
+            if host in self._per_address:
+                continue
+            if bucket.suppressed:
+                RateLimitedLogger(self.log.bind(peer=host), bucket).flush_suppressed()
+            elif bucket.full:
+                del self._log_buckets[host]
+
     async def _watchdog(self) -> None:
         tick = watchdog_tick(self.config)
+        sweeps = itertools.cycle(range(max(1, round(10 / tick))))
         while True:
             await trio.sleep(tick)
             now = trio.current_time()
             for connection in list(self.connections):
                 connection.check_time(now)
+            if not next(sweeps):  # about every ten seconds
+                self._forget_quiet_addresses()
 
     def _say_goodbye(self, connections: trio.Nursery) -> None:
         # The games end with the server, whoever is still in them: their replays say so.
@@ -152,10 +179,12 @@ class Server:
                 f"too many connections from your address "
                 f"({config.max_connections_per_address}); try again later"
             )
+        log = self.client_log(host).bind(conn=connection_id, peer=f"{host}:{port}")
         if refusal is not None:
-            await self._refuse(stream, connection_id, f"{host}:{port}", refusal)
+            log.warning("connection refused", reason=refusal)
+            await self._refuse(stream, refusal)
             return
-        connection = Connection(self, stream, connection_id, peer=f"{host}:{port}")
+        connection = Connection(self, stream, connection_id, peer=f"{host}:{port}", log=log)
         self.connections.add(connection)
         self._per_address[host] += 1
         try:
@@ -166,10 +195,7 @@ class Server:
             if not self._per_address[host]:
                 del self._per_address[host]
 
-    async def _refuse(
-        self, stream: trio.abc.Stream, connection_id: int, peer: str, why: str
-    ) -> None:
-        self.log.warning("connection refused", conn=connection_id, peer=peer, reason=why)
+    async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
         with trio.move_on_after(self.config.linger):
             with contextlib.suppress(*GONE):
                 await stream.send_all(Bye(why).to_bytes())

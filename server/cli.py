@@ -87,11 +87,12 @@ async def _run(server: Server) -> None:
                     nursery.cancel_scope.cancel()
 
             await nursery.start(serve_then_stop)
-            print(
-                f"dod-server: listening on {server.config.host}:{server.port}",
-                file=sys.stderr,
-                flush=True,
-            )
+            with contextlib.suppress(OSError, ValueError):  # standard error may be gone
+                print(
+                    f"dod-server: listening on {server.config.host}:{server.port}",
+                    file=sys.stderr,
+                    flush=True,
+                )
             async for _ in signals:
                 server.shutdown()
                 break

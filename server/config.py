@@ -264,6 +264,15 @@ class ServerConfig:
     )
     """Players at once in the default game; ``None``: as many as the map holds."""
     max_games: int = setting(64, "games at once, the default one included", ge=1, le=100_000)
+    client_log_rate: float = setting(
+        2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
+    )
+    client_log_burst: int = setting(
+        50,
+        "log events about one client address at once before the rate applies",
+        ge=1,
+        le=1_000_000,
+    )
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

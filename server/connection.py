@@ -22,7 +22,7 @@ come in the order of the commands.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -51,7 +51,13 @@ class Connection:
     """The server's end of one client connection; ``run()`` serves it to the end."""
 
     def __init__(
-        self, server: Server, stream: trio.abc.Stream, connection_id: int, *, peer: str = "?"
+        self,
+        server: Server,
+        stream: trio.abc.Stream,
+        connection_id: int,
+        *,
+        peer: str = "?",
+        log: Any = None,
     ) -> None:
         self.server = server
         self.stream = stream
@@ -72,7 +78,8 @@ class Connection:
         self.bot = False
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
-        self.log = server.log.bind(conn=connection_id, peer=peer)
+        self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
+        """Events about this client (rate-limited per address when the server made it)."""
 
     @property
     def reason(self) -> str | None:

@@ -3,17 +3,74 @@
 Every log entry is one event (``client connected``, ``client disconnected``,
 ``protocol error``, ``player escaped`` ...) with key-value context bound by the
 caller: ``conn`` (connection id), ``peer``, ``game`` and ``player``.
+
+Logging never takes the server down: a line that cannot be written (standard error
+closed, disk full) is dropped and counted (:func:`dropped_lines`). Records of the
+standard :mod:`logging` module (trio's ``accept`` retry on ``EMFILE``, libraries)
+become structlog events too. Events about one client go through a
+:class:`RateLimitedLogger`, so a client cannot fill the log.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
-from typing import Literal
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Any, Literal
 
 import structlog
 
 LogFormat = Literal["console", "json"]
+
+
+class SafePrintLogger:
+    """A structlog logger that prints lines and drops, counting them, those it cannot write.
+
+    Writing to a closed pipe (``EPIPE``) or a full disk (``ENOSPC``) must not raise
+    into whatever task was logging: the event is lost, not the server.
+    """
+
+    dropped = 0
+    """Lines dropped since the process started, by every instance."""
+
+    def __init__(self, file: IO[str] | None = None) -> None:
+        self._file = file
+        self._lock = threading.Lock()
+
+    def msg(self, message: str) -> None:
+        file = self._file if self._file is not None else sys.stderr
+        with self._lock:
+            try:
+                file.write(message + "\n")
+                file.flush()
+            except (OSError, ValueError):  # ValueError: the file was closed
+                SafePrintLogger.dropped += 1
+
+    log = debug = info = warn = warning = error = critical = exception = fatal = msg
+
+
+def _safe_print_logger(*_names: Any) -> SafePrintLogger:
+    return SafePrintLogger()
+
+
+def dropped_lines() -> int:
+    """Log lines that could not be written since the process started."""
+    return SafePrintLogger.dropped
+
+
+class _ToStructlog(logging.Handler):
+    """Hands records of the standard ``logging`` module to structlog, one event each."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        exc_info = record.exc_info
+        if exc_info and isinstance(exc_info[1], OSError):
+            exc_info = None  # an operating-system condition (EMFILE), not a bug: no traceback
+        fields: dict[str, Any] = {"logger": record.name}
+        if exc_info:
+            fields["exc_info"] = exc_info
+        structlog.get_logger().log(record.levelno, record.getMessage(), **fields)
 
 
 def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
@@ -22,7 +79,12 @@ def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        try:
+            colors = sys.stderr.isatty()
+        except (OSError, ValueError):
+            colors = False
+        renderer = structlog.dev.ConsoleRenderer(colors=colors)
+    numeric_level = logging.getLevelName(level.upper())
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
@@ -33,7 +95,90 @@ def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
             else structlog.processors.StackInfoRenderer(),
             renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        wrapper_class=structlog.make_filtering_bound_logger(numeric_level),
+        logger_factory=_safe_print_logger,
         cache_logger_on_first_use=True,
     )
+    root = logging.getLogger()
+    root.handlers[:] = [_ToStructlog()]
+    root.setLevel(numeric_level)
+
+
+class TokenBucket:
+    """``burst`` events at once, refilled at ``rate`` a second; counts what it refuses."""
+
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.clock = clock
+        self.tokens = float(burst)
+        self.suppressed = 0
+        """Events refused since the last one allowed."""
+        self._then = clock()
+
+    def take(self) -> bool:
+        """Whether one more event may pass now."""
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self._then) * self.rate)
+        self._then = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return True
+        self.suppressed += 1
+        return False
+
+    @property
+    def full(self) -> bool:
+        """Whether the bucket has refilled completely (it can be forgotten)."""
+        self.tokens = min(self.burst, self.tokens + (self.clock() - self._then) * self.rate)
+        self._then = self.clock()
+        return self.tokens >= self.burst and not self.suppressed
+
+
+class RateLimitedLogger:
+    """A bound structlog logger whose events below ``error`` pass a :class:`TokenBucket`.
+
+    Refused events are counted; the first event that passes afterwards is preceded
+    by one ``log lines suppressed`` event with their ``count`` (:meth:`flush_suppressed`
+    reports them at once, say when the client is gone). Errors always pass: they are
+    about the server, not the client.
+    """
+
+    def __init__(self, logger: Any, bucket: TokenBucket) -> None:
+        self._logger = logger
+        self.bucket = bucket
+
+    def bind(self, **context: Any) -> RateLimitedLogger:
+        return RateLimitedLogger(self._logger.bind(**context), self.bucket)
+
+    def _limited(self, method: str, event: str, **fields: Any) -> None:
+        if not self.bucket.take():
+            return
+        self.flush_suppressed()
+        getattr(self._logger, method)(event, **fields)
+
+    def flush_suppressed(self) -> None:
+        """Log how many events were suppressed since the last one that passed, if any."""
+        count, self.bucket.suppressed = self.bucket.suppressed, 0
+        if count:
+            self._logger.warning("log lines suppressed", count=count)
+
+    def debug(self, event: str, **fields: Any) -> None:
+        self._limited("debug", event, **fields)
+
+    def info(self, event: str, **fields: Any) -> None:
+        self._limited("info", event, **fields)
+
+    def warning(self, event: str, **fields: Any) -> None:
+        self._limited("warning", event, **fields)
+
+    def error(self, event: str, **fields: Any) -> None:
+        self._logger.error(event, **fields)
+
+    def exception(self, event: str, **fields: Any) -> None:
+        self._logger.exception(event, **fields)
+
+    def critical(self, event: str, **fields: Any) -> None:
+        self._logger.critical(event, **fields)

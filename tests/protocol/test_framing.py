@@ -140,6 +140,17 @@ def test_subnegotiation_is_consumed_whole_even_when_split() -> None:
     assert framer.data_to_send() == b""
 
 
+def test_a_subnegotiation_that_never_ends_is_bounded_like_a_line() -> None:
+    framer = LineFramer(max_line_length=32)
+    framer.receive_data(b"LOOK\nLO\xff\xfa\x18")
+    for _ in range(3):
+        framer.receive_data(b"x" * 20)  # no IAC SE, ever
+    assert framer.next_event() == "LOOK"
+    with pytest.raises(RemoteProtocolError, match="subnegotiation too long") as error:
+        framer.next_event()
+    assert error.value.fatal
+
+
 def test_two_byte_commands_are_consumed() -> None:
     # IAC NOP, IAC AYT, IAC IP (telnet's Ctrl-C), split after IAC.
     assert frame(b"LO\xff\xf1O\xff", b"\xf6K\xff\xf4\n") == ["LOOK"]
