@@ -17,9 +17,13 @@ walks through writing one.
 
 The contract, in order of a game:
 
-1. ``plugin.open(map_spec, seed=...)`` loads a map (``None`` means the plugin's
-   own default) and returns a :class:`World`. Bad maps raise
-   :class:`worlds.errors.MapError`.
+1. ``plugin.open(map_spec, seed=..., limits=...)`` loads a map (``None`` means
+   the plugin's own default) and returns a :class:`World`. What the spec may name
+   is resolved by :mod:`worlds.mapspec`, within the :class:`~worlds.limits.Limits`
+   given (sizes, levels, growth, files): the server passes its clients' limits for
+   ``CREATE``; without ``limits`` a plugin uses
+   :data:`~worlds.limits.OPERATOR_LIMITS`. Bad maps, and specs past a limit, raise
+   :class:`worlds.errors.MapError` before anything large is made.
 2. ``world.join(player, kind)`` places a new player and returns events, the first
    being :class:`Joined`. A world with no room raises :class:`WorldFull`.
 3. ``world.resolve([(player, action), ...])`` applies actions in the order given,
@@ -46,6 +50,8 @@ from typing import ClassVar, Protocol, TypeAlias
 
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
+
+from .limits import Limits
 
 __all__ = [
     "Action",
@@ -250,8 +256,11 @@ class WorldPlugin(Protocol):
     #: One line about the rules.
     summary: str
 
-    def open(self, map_spec: str | None, *, seed: int) -> World:
-        """A fresh world on the given map (``None``: the default map)."""
+    def open(self, map_spec: str | None, *, seed: int, limits: Limits = ...) -> World:
+        """A fresh world on the given map (``None``: the default map), within ``limits``.
+
+        ``limits`` defaults to :data:`~worlds.limits.OPERATOR_LIMITS`.
+        """
         ...
 
     def maps(self) -> list[str]:

@@ -174,18 +174,20 @@ class Grid:
 
     # -- step 5: the amulet ---------------------------------------------------------
 
-    def can_double(self) -> bool:
-        """Whether doubling keeps the level within the limits of a level file."""
+    def can_double(self, max_area: int = MAX_AREA) -> bool:
+        """Whether doubling keeps the level within the limits of a level file and ``max_area``."""
         rows, cols = 2 * self.rows, 2 * self.cols
-        return rows <= MAX_SIDE and cols <= MAX_SIDE and rows * cols <= MAX_AREA
+        return rows <= MAX_SIDE and cols <= MAX_SIDE and rows * cols <= min(max_area, MAX_AREA)
 
-    def double(self) -> bool:
+    def double(self, max_area: int = MAX_AREA) -> bool:
         """Grow to 2×rows by 2×cols: this map top-left and a copy right, below and diagonally.
 
-        Returns ``False``, changing nothing, when the result would break the limits.
-        Squares under players are open, so the copies hold no players.
+        Returns ``False``, changing nothing, when the result would break the limits
+        of a level file or pass ``max_area`` squares (a server's
+        :attr:`~worlds.limits.Limits.grown_cells`). Squares under players are open,
+        so the copies hold no players.
         """
-        if not self.can_double():
+        if not self.can_double(max_area):
             return False
         cells, cols = self.cells, self.cols
         half = bytearray()

@@ -16,7 +16,10 @@ Every rule of a turn comes from :mod:`.grid`, the same code the single-player
   monsters of their level scan from their square (each monster moves at most
   once per round), then every adventurer on that level whose square a monster
   now holds dies, then their amulet, if any, doubles the level for everyone on
-  it (positions keep their coordinates; the copies hold no one).
+  it (positions keep their coordinates; the copies hold no one), unless the
+  level would pass the world's ``grown_cells`` limit (:mod:`worlds.limits`;
+  4 million squares for a client's game, where RULES §2 allows 2³¹): then the
+  amulet crumbles and the ground stays as it is, as at the rules' own limit.
 * ``MOVE`` and ``STAY`` are turns and count a move; ``PICKUP`` is not: treasure
   is taken on entry, so there is never anything to pick up (``FAIL``), and
   nothing else happens.
@@ -52,6 +55,7 @@ from ..api import (
     WorldError,
     WorldFull,
 )
+from ..limits import OPERATOR_LIMITS, Limits
 from ..view import look_window
 from . import text
 from .dungeon import Dungeon
@@ -89,8 +93,10 @@ class CrawlerWorld(World):
         "In MAP you are o; others show as P or B. The exit opens once you hold a treasure.",
     )
 
-    def __init__(self, dungeon: Dungeon) -> None:
+    def __init__(self, dungeon: Dungeon, *, limits: Limits = OPERATOR_LIMITS) -> None:
         self.dungeon = dungeon
+        self.max_area = limits.grown_cells
+        """Squares a level may grow to by amulets; past it an amulet crumbles in vain."""
         self._grids: dict[int, Grid] = {}
         self._players: dict[PlayerId, _Adventurer] = {}  # in join order
         self._squares: dict[int, dict[Position, PlayerId]] = {}  # level -> who stands where
@@ -271,7 +277,7 @@ class CrawlerWorld(World):
         if player not in self._players or status is not Status.AMULET:
             return
         old_cols = grid.cols
-        if grid.double():
+        if grid.double(self.max_area):
             moved[level] = grid.moved_after_doubling(moved[level], old_cols)
             events += [
                 Notice(player, text.AMULET_CRUMBLES),

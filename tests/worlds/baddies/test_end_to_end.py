@@ -55,7 +55,7 @@ async def test_an_extended_client_is_told_what_happened(
 
 
 async def test_a_generated_board_is_the_originals(start_server: StartServer) -> None:
-    server = await start_server(world="baddies", map="generate:seed=1", seed=0)
+    server = await start_server(world="baddies", map="random:seed=1", seed=0)
     peer = await Peer.connect(server.port)
     rows = await peer.ask("MAP")
     assert rows[0] == "MAP 15 40"
