@@ -25,14 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from .errors import MapError
 
-if TYPE_CHECKING:  # the interface names the limits its plugins take
-    from .api import World, WorldPlugin
-
-__all__ = ["CLIENT_LIMITS", "OPERATOR_LIMITS", "LimitedPlugin", "Limits", "MapFiles"]
+__all__ = ["CLIENT_LIMITS", "OPERATOR_LIMITS", "Limits", "MapFiles"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,32 +150,3 @@ OPERATOR_LIMITS: Final = Limits(
 )
 """The operator's own maps: 100 million squares, 4 million generated, any file."""
 
-
-class LimitedPlugin:
-    """A plugin whose every world opens within fixed :class:`Limits`, whatever its caller passes.
-
-    The server wraps the plugin of a client's ``CREATE`` in one, so the game it
-    makes, and every restart of that game, stays within the clients' limits.
-    Everything else is the wrapped plugin's.
-    """
-
-    def __init__(self, plugin: WorldPlugin, limits: Limits) -> None:
-        self.plugin = plugin
-        self.limits = limits
-
-    @property
-    def name(self) -> str:
-        return self.plugin.name
-
-    @property
-    def summary(self) -> str:
-        return self.plugin.summary
-
-    def maps(self) -> list[str]:
-        return self.plugin.maps()
-
-    def open(self, map_spec: str | None, *, seed: int, limits: Limits | None = None) -> World:
-        return self.plugin.open(map_spec, seed=seed, limits=self.limits)
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self.plugin, name)

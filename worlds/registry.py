@@ -10,7 +10,8 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Final
 
-from .api import WorldPlugin
+from .api import World, WorldPlugin
+from .limits import Limits
 
 ENTRY_POINT_GROUP: Final = "dungeon_of_doom.worlds"
 DEFAULT_WORLD: Final = "classic"
@@ -36,3 +37,33 @@ def load_plugin(name: str) -> WorldPlugin:
         if ep.name == name:
             return ep.load()
     raise UnknownWorld(name, world_names())
+
+
+class LimitedPlugin:
+    """A plugin whose every world opens within fixed :class:`Limits`, whatever its caller passes.
+
+    The server wraps the plugin of a client's ``CREATE`` in one, so the game it
+    makes, and every restart of that game, stays within the clients' limits.
+    Everything else is the wrapped plugin's.
+    """
+
+    def __init__(self, plugin: WorldPlugin, limits: Limits) -> None:
+        self.plugin = plugin
+        self.limits = limits
+
+    @property
+    def name(self) -> str:
+        return self.plugin.name
+
+    @property
+    def summary(self) -> str:
+        return self.plugin.summary
+
+    def maps(self) -> list[str]:
+        return self.plugin.maps()
+
+    def open(self, map_spec: str | None, *, seed: int, limits: Limits | None = None) -> World:
+        return self.plugin.open(map_spec, seed=seed, limits=self.limits)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.plugin, name)
