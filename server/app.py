@@ -203,6 +203,8 @@ class Server:
             await stream.aclose()
 
 
-async def serve(config: ServerConfig, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+async def serve(
+    config: ServerConfig, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED
+) -> None:
     """Run a server with ``config`` until cancelled; ``nursery.start(serve, config)`` gives it."""
     await Server(config).run(task_status=task_status)

@@ -80,7 +80,7 @@ async def _run(server: Server) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
-            async def serve_then_stop(task_status: trio.TaskStatus[None]) -> None:
+            async def serve_then_stop(task_status: trio.TaskStatus[Server]) -> None:
                 try:
                     await server.run(task_status=task_status)
                 finally:
@@ -134,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         if list_maps:
             print("\n".join(plugin.maps()))
             return 0
-        configure_logging(config.log_format, config.log_level)  # type: ignore[arg-type]
+        configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:
         _fail(str(error))

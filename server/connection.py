@@ -15,6 +15,10 @@ hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
 and the connection reads no further command until it is set, so replies always
 come in the order of the commands.
 
+Each command goes where a table says (:attr:`Connection._ROUTES`): ``QUIT``,
+``HELP`` and ``EXTEND`` are answered here, ``GAMES``, ``CREATE``, ``JOIN`` and ``WATCH``
+by the lobby, everything else by the game the client plays or watches.
+
 ``EXTEND`` is handled here, because capabilities belong to the connection:
 ``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
 ``bot`` (others see the player as ``B``; only before joining a world).
@@ -22,14 +26,15 @@ come in the order of the commands.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import trio
 
 from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
 from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
+from protocol.framing import EndOfInput, NeedData
 from protocol.replies import Bye, Error, Extended, FinalReply, Reply
 
 from .transport import CUT_OFF, Input, Transport
@@ -44,7 +49,6 @@ CAPABILITIES = ("events", "chat", "bot")
 """Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
 DEFAULT_CAPABILITIES = ("events", "chat")
 """What a bare ``EXTEND`` turns on."""
-_LOBBY_COMMANDS = frozenset({Games, Create, Join, Watch})
 
 
 class Connection:
@@ -135,20 +139,32 @@ class Connection:
         if self.events and game is not None:
             game.listen(self)
 
-    def _dispatch(self, command: Command) -> None:
-        kind = type(command)
-        if kind is Quit:
-            self.finish(Bye("Thanks for playing."), reason="quit")
-        elif kind in _LOBBY_COMMANDS:
-            self.server.lobby.handle(self, command)
-        elif kind is Extend:
-            self._extend(command)  # type: ignore[arg-type]
-        elif kind is Help:
-            self.send((self.watching or self.server.game_for(self)).help())
-        elif self.watching is not None:
+    def _quit(self, command: Quit) -> None:
+        self.finish(Bye("Thanks for playing."), reason="quit")
+
+    def _help(self, command: Help) -> None:
+        self.send((self.watching or self.server.game_for(self)).help())
+
+    def _to_lobby(self, command: Command) -> None:
+        self.server.lobby.handle(self, command)
+
+    def _to_game(self, command: Command) -> None:
+        """Every command the session does not route elsewhere: the game's to answer."""
+        if self.watching is not None:
             self.watching.handle_watcher(self, command)
         else:
             self.server.game_for(self).handle(self, command)
+
+    _ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Any], None]]] = {
+        Quit: _quit,
+        Extend: _extend,
+        Help: _help,
+        Games: _to_lobby,
+        Create: _to_lobby,
+        Join: _to_lobby,
+        Watch: _to_lobby,
+    }
+    """Where each kind of command goes; the game's commands (MOVE, LOOK, ...) are not here."""
 
     # -- the connection's life ------------------------------------------------------
 
@@ -208,11 +224,11 @@ class Connection:
                     return Input.ENDED
                 self.send(Error(str(error)))
                 continue
-            if event is NEED_DATA:
+            if isinstance(event, NeedData):
                 return Input.WANT_DATA
-            if event is END_OF_INPUT:
+            if isinstance(event, EndOfInput):
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
-            self._dispatch(event)  # type: ignore[arg-type]
+            self._ROUTES.get(type(event), Connection._to_game)(self, event)
         return Input.ENDED

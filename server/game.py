@@ -202,8 +202,12 @@ class Game:
             len(self.players),
             self.limit,
             len(self.watchers),
-            self.turn_timeout if self.world.has_rounds else None,
+            self.turn_timeout if self._timed() else None,
         )
+
+    def _timed(self) -> bool:
+        """Whether ``turn_timeout`` applies here: to rounds, or to a turn-based world's turns."""
+        return self.world.has_rounds or _turn_based(self.world)
 
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
@@ -251,7 +255,7 @@ class Game:
                     self.map_spec,
                     self.seed,
                     self.world,
-                    self.turn_timeout if self.world.has_rounds else None,
+                    self.turn_timeout if self._timed() else None,
                 ),
             )
         events = self.world.join(player, kind)
@@ -756,6 +760,9 @@ class Game:
         self._turn_holder = None
         self._turn_deadline = math.inf
         self._finished_names.clear()
+        for _, _, done in self._held.values():  # their players are gone with the old world
+            done.set()
+        self._held.clear()
         self._last_view = None
         self._show()
 

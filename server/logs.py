@@ -73,8 +73,8 @@ class _ToStructlog(logging.Handler):
         structlog.get_logger().log(record.levelno, record.getMessage(), **fields)
 
 
-def configure_logging(fmt: LogFormat = "console", level: str = "info") -> None:
-    """Send log events to standard error, as coloured text or as JSON lines."""
+def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> None:
+    """Send log events to standard error, as coloured text or (``fmt="json"``) JSON lines."""
     renderer: structlog.typing.Processor
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Awaitable, Callable
-from typing import Final, Protocol
+from typing import Final, Protocol, cast
 
 import trio
 
@@ -103,7 +103,8 @@ class Transport:
             self._receive = stream.socket.recv
             self._send = stream.socket.send
         else:
-            self._receive = stream.receive_some
+            # Any stream's chunks are bytes-like; the session's framer takes them as bytes.
+            self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_all
         self._pending = bytearray()
         self._sending = False

@@ -19,12 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from protocol.commands import (
+    ApGet,
+    Attack,
     Command,
     Create,
+    EndTurn,
     Extend,
     Games,
     Hello,
     Help,
+    HpGet,
     Join,
     Look,
     Map,
@@ -98,4 +102,16 @@ async def send(client: AsyncClient, command: Command) -> Sent:
         case Quit():
             bye = await client.quit()
             return Sent(bye, bye.lines())
+        case Attack(direction=direction):
+            hit = await client.attack(direction)
+            return Sent(hit, ["SUCCESS" if hit else "FAIL"])
+        case EndTurn():
+            await client.end_turn()
+            return Sent(None, ["SUCCESS"])
+        case ApGet():
+            points = await client.action_points()
+            return Sent(points, [f"AP {points}"])
+        case HpGet():
+            points = await client.hit_points()
+            return Sent(points, [f"HP {points}"])
     raise ValueError(f"no client method sends {command.to_line()!r}")

@@ -35,8 +35,12 @@ from dataclasses import dataclass
 import trio
 
 from protocol.commands import (
+    ApGet,
+    Attack,
     Command,
+    EndTurn,
     Hello,
+    HpGet,
     Join,
     Move,
     Pickup,
@@ -305,6 +309,14 @@ class Session:
         self.state.goal = goal
         self.state.name = client.name
         self._moves_base = client.moves
+        await self._battle_status(client)
+
+    async def _battle_status(self, client: AsyncClient) -> None:
+        """In a turn-based world, ask for the hit and action points the status line shows."""
+        if self.state.world.name != "battle":
+            return
+        self.state.hp = await client.hit_points()
+        self.state.ap = await client.action_points()
 
     async def _key(self, client: AsyncClient, action: Action) -> None:
         state = self.state
@@ -324,6 +336,7 @@ class Session:
         else:
             self._picked_up(await client.pickup())
         state.moves = client.moves - self._moves_base
+        await self._battle_status(client)
         self._want_refresh()
 
     def _picked_up(self, picked: PickupResult) -> None:
@@ -382,6 +395,8 @@ class Session:
         elif isinstance(value, PickupResult) and value.gold is not None:
             state.gold = value.gold
         state.moves = client.moves - self._moves_base
+        if isinstance(command, Move | Pickup | Attack | EndTurn | ApGet | HpGet):
+            await self._battle_status(client)
 
     async def _refresh_loop(self, client: AsyncClient) -> None:
         state = self.state

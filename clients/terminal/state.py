@@ -21,7 +21,17 @@ import re
 from dataclasses import dataclass, field
 
 from protocol.direction import Direction
-from protocol.replies import GameInfo, Notice, Push, RoundEnded, View
+from protocol.replies import (
+    GameInfo,
+    HitMod,
+    Notice,
+    Push,
+    RoundEnded,
+    TurnBegins,
+    TurnOf,
+    TurnOver,
+    View,
+)
 
 from .keys import Keymap, keymap_for, spectator_keymap
 from .messages import Kind, MessageLog, describe_push
@@ -63,6 +73,7 @@ def read_help(lines: tuple[str, ...] | list[str]) -> WorldInfo:
 _TREASURE = re.compile(r"You now have (\d+) treasures?\.")
 _LEVEL = re.compile(r"^Level (\d+)$")
 _HEALTH = re.compile(r"^Health (-?\d+) ")
+_CARRIED = re.compile(r"^You now carry: (.*)\.$")
 
 
 @dataclass
@@ -84,6 +95,14 @@ class GameState:
     round: int | None = None
     health: int | None = None
     level: int | None = None
+    hp: int | None = None
+    """Battle world: hit points (``HPGET``, then ``HITMOD`` pushes)."""
+    ap: int | None = None
+    """Battle world: action points left this turn (``STARTTURN``, ``APGET``)."""
+    items: str = ""
+    """Battle world: what the player carries, as the world last said."""
+    turn: str | None = None
+    """Battle world: whose turn it is ("you", a player's name), if known."""
     map_rows: tuple[str, ...] = ()
     """The last ``MAP`` (or ``LOOK``) the player asked for."""
     view_rows: tuple[str, ...] = ()
@@ -122,6 +141,8 @@ class GameState:
         self.players, self.watchers = info.players, info.watchers
         self.gold = self.moves = 0
         self.round = self.health = self.level = None
+        self.hp = self.ap = self.turn = None
+        self.items = ""
         self.map_rows = ()
 
     def update_games(self, games: tuple[GameInfo, ...]) -> None:
@@ -139,6 +160,14 @@ class GameState:
             self.view_rows = push.rows
         elif isinstance(push, Notice):
             self._read_notice(push.text)
+        elif isinstance(push, TurnBegins):
+            self.ap, self.turn = push.points, "you"
+        elif isinstance(push, TurnOver):
+            self.ap, self.turn = 0, None
+        elif isinstance(push, TurnOf):
+            self.turn = push.player
+        elif isinstance(push, HitMod) and self.hp is not None:
+            self.hp += push.change
         entry = describe_push(push)
         if entry is not None:
             self.log.add(entry.kind, entry.text)
@@ -151,6 +180,8 @@ class GameState:
                 self.level = int(found.group(1))
         elif self.world.name == "knight" and (found := _HEALTH.match(text)):
             self.health = int(found.group(1))
+        elif found := _CARRIED.match(text):
+            self.items = found.group(1)
 
     def note(self, text: str, kind: Kind = Kind.INFO) -> None:
         self.log.add(kind, text)

@@ -4,7 +4,8 @@
 held and needed (treasure in the crawler world, health in the knight world), the
 moves made and the players in the game; a spectator sees players and spectators.
 The round number appears in worlds with rounds, and "waiting for the round"
-while a turn is sent and unanswered there.
+while a turn is sent and unanswered there. In the battle world: hit points, action
+points, what the player carries and whose turn it is.
 """
 
 from __future__ import annotations
@@ -37,6 +38,14 @@ def status_line(state: GameState) -> str:
         parts.append(f"round {state.round}")
     if state.level is not None:
         parts.append(f"level {state.level}")
+    if state.hp is not None:
+        parts.append(f"HP {state.hp}")
+    if state.ap is not None:
+        parts.append(f"AP {state.ap}")
+    if state.items:
+        parts.append(f"carrying {state.items}")
+    if state.turn is not None:
+        parts.append("your turn" if state.turn == "you" else f"{state.turn}'s turn")
     if state.pending and state.rounds:
         parts.append(f"{state.pending}: waiting for the round")
     return SEPARATOR.join(parts)

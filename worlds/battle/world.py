@@ -289,6 +289,8 @@ class BattleWorld(TurnBasedWorld):
                 return
             fighter.items.add(tile)
             events.append(PickedUp(player, tile, fighter.gold, is_gold=False))
+            carried = ", ".join(ITEM_NAMES[item] for item in sorted(fighter.items))
+            events.append(Notice(player, f"You now carry: {carried}."))
         elif tile == HEALTH:
             fighter.hp += 1
             events.append(PickedUp(player, tile, fighter.gold, is_gold=False))

@@ -90,10 +90,11 @@ def test_players_start_with_3_hp_and_the_first_gets_a_turn_of_6_ap_at_once() -> 
 def test_ap_is_6_less_one_per_sword_armour_and_lantern_counted_when_the_turn_starts() -> None:
     w = placed((2, 2), (4, 1))
     events = act(w, 1, Pickup())  # the sword
-    assert events == [PickedUp(1, "S", 0, is_gold=False)]
+    assert events == [PickedUp(1, "S", 0, is_gold=False), Notice(1, "You now carry: sword.")]
     assert w.action_points(1) == 5  # the sword's cost waits for the next turn
-    act(w, 1, Move(E), Pickup(), Move(E), Pickup())  # armour, lantern: 1 AP left
+    events = act(w, 1, Move(E), Pickup(), Move(E), Pickup())  # armour, lantern: 1 AP left
     assert w.items(1) == {"S", "A", "L"} and w.action_points(1) == 1
+    assert events[-1] == Notice(1, "You now carry: armour, lantern, sword.")
     assert act(w, 1, EndTurn())[-1] == TurnStarted(2, 6)
     assert act(w, 2, EndTurn())[-1] == TurnStarted(1, 3)  # 6 − 3, the floor of the range
 

@@ -137,6 +137,9 @@ async def test_help_and_a_lantern_look_over_the_wire(
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
     peer = await Peer.connect(server.port)
     assert await peer.ask("HELLO") == ["GOLD 1"]
+    assert await peer.ask("GAMES") == ["GAMES 1"]
+    game = await peer.read_line()
+    assert " world=battle " in game and game.endswith(" turn=30")  # the turn time limit
     help_lines = await peer.ask("HELP")
     assert any(line.startswith("ATTACK <dir>") for line in help_lines)
     assert any(line.startswith("APGET") for line in help_lines)
