@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from worlds.api import WorldPlugin
+from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
 
 DEFAULT_PORT: Final = 40004
@@ -264,6 +265,22 @@ class ServerConfig:
     )
     """Players at once in the default game; ``None``: as many as the map holds."""
     max_games: int = setting(64, "games at once, the default one included", ge=1, le=100_000)
+    maps_dir: str | Path | None = setting(
+        None, "folder of map files clients may name in CREATE; unset: none", metavar="DIR"
+    )
+    """Clients' ``CREATE … map=`` may name files under this folder only (worlds.limits)."""
+    max_map_cells: int = setting(
+        CLIENT_LIMITS.cells,
+        "squares of one map, level, board or grid a client's CREATE may open",
+        ge=1,
+        le=OPERATOR_LIMITS.cells,
+    )
+    max_generated_cells: int = setting(
+        CLIENT_LIMITS.generated_cells,
+        "squares of one dungeon a client's CREATE may generate",
+        ge=1,
+        le=OPERATOR_LIMITS.generated_cells,
+    )
     client_log_rate: float = setting(
         2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
     )

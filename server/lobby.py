@@ -26,7 +26,8 @@ from protocol.commands import Command, Create, Games, Join, Watch
 from protocol.replies import Error, GamesReply
 from worlds.api import PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
-from worlds.registry import UnknownWorld, load_plugin
+from worlds.limits import Limits, MapFiles
+from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
 from .config import ServerConfig
 from .game import Game
@@ -42,6 +43,12 @@ class Lobby:
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
+        self.client_limits = Limits(
+            cells=config.max_map_cells,
+            generated_cells=config.max_generated_cells,
+            files=MapFiles(folder=None if config.maps_dir is None else Path(config.maps_dir)),
+        )
+        """What a client's ``CREATE`` may ask of a world (the operator's ``--map`` is trusted)."""
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
         self._nursery: trio.Nursery | None = None
@@ -144,15 +151,9 @@ class Lobby:
         except Exception as error:
             connection.send(Error(f"the {command.world} world cannot be loaded: {error}"))
             return
+        # The clients' limits bound what the spec may name and cost (worlds.mapspec).
+        plugin = LimitedPlugin(plugin, self.client_limits)
         spec = command.map
-        if spec is not None and spec not in plugin.maps() and _names_a_path(spec):
-            connection.send(
-                Error(
-                    f"no shipped {plugin.name} map is called {spec}; shipped: "
-                    f"{', '.join(plugin.maps()) or 'none'}"
-                )
-            )
-            return
         try:
             game = self._add(
                 command.game, plugin, spec, command.seed, command.players, command.turn
@@ -193,7 +194,3 @@ class Lobby:
         connection.watching = game
         game.watch(connection)
 
-
-def _names_a_path(spec: str) -> bool:
-    """Whether a map spec could make the server read a file a client chose."""
-    return "/" in spec or "\\" in spec or spec.startswith(".") or Path(spec).exists()

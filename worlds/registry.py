@@ -7,6 +7,7 @@ Every installed distribution can add worlds under the entry-point group
 
 from __future__ import annotations
 
+import inspect
 from importlib.metadata import entry_points
 from typing import Final
 
@@ -44,12 +45,15 @@ class LimitedPlugin:
 
     The server wraps the plugin of a client's ``CREATE`` in one, so the game it
     makes, and every restart of that game, stays within the clients' limits.
-    Everything else is the wrapped plugin's.
+    Everything else is the wrapped plugin's. A plugin written before limits
+    existed (its ``open`` takes no ``limits``) is opened without them: it bounds
+    its own maps, or nothing does.
     """
 
     def __init__(self, plugin: WorldPlugin, limits: Limits) -> None:
         self.plugin = plugin
         self.limits = limits
+        self._takes_limits = _takes_limits(plugin)
 
     @property
     def name(self) -> str:
@@ -63,7 +67,19 @@ class LimitedPlugin:
         return self.plugin.maps()
 
     def open(self, map_spec: str | None, *, seed: int, limits: Limits | None = None) -> World:
+        if not self._takes_limits:
+            return self.plugin.open(map_spec, seed=seed)
         return self.plugin.open(map_spec, seed=seed, limits=self.limits)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.plugin, name)
+
+
+def _takes_limits(plugin: WorldPlugin) -> bool:
+    try:
+        parameters = inspect.signature(plugin.open).parameters
+    except (TypeError, ValueError):
+        return True
+    return "limits" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )
