@@ -36,8 +36,9 @@ The contract, in order of a game:
 4. A player who escapes or dies is reported by :class:`Escaped` or :class:`Died`
    and is then no longer in the world. ``world.leave(player)`` removes a player
    who disconnects; it is harmless for a player already gone.
-5. ``world.look(player)`` and ``world.render(viewer)`` draw views; they never
-   change anything.
+5. ``world.look(player)`` and ``world.render(viewer)`` draw views, and
+   ``world.sees(viewer, event)`` says who witnessed another's action (``SAW``);
+   none of them change anything.
 """
 
 from __future__ import annotations
@@ -46,14 +47,16 @@ import abc
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, TypeAlias
+from typing import ClassVar, Final, Protocol, TypeAlias
 
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
+from protocol.replies import LOOK_SIZE
 
 from .limits import Limits
 
 __all__ = [
+    "SIGHT",
     "Action",
     "Blocked",
     "Died",
@@ -83,6 +86,9 @@ Position: TypeAlias = tuple[int, int]
 
 Action: TypeAlias = Move | Pickup | Stay
 """What a player can do to a world: the protocol's own command objects."""
+
+SIGHT: Final = LOOK_SIZE // 2
+"""How far a player sees by default, each way: the 5×5 ``LOOK`` window."""
 
 
 class PlayerKind(enum.Enum):
@@ -243,6 +249,30 @@ class World(abc.ABC):
     @abc.abstractmethod
     def status(self, player: PlayerId) -> PlayerStatus | None:
         """The player's state, or ``None`` if they are not in the world."""
+
+    def sees(self, viewer: PlayerId, event: ResultEvent) -> bool:
+        """Whether ``viewer`` witnessed another player's action whose result is ``event``.
+
+        The server asks this after ``resolve`` returns, for each result event and
+        each player watching for ``SAW`` pushes; the world decides, since only it
+        knows what stands between two players (levels, walls, darkness). The
+        default suits a flat map: the viewer, where they stand now, has within
+        their 5×5 ``LOOK`` window a square the actor stood on (for :class:`Moved`,
+        where they came from or went; otherwise where they are now). A viewer or
+        actor no longer in the world sees and is seen by no one.
+        """
+        me = self.status(viewer)
+        if me is None:
+            return False
+        if isinstance(event, Moved):
+            places = (event.origin, event.target)
+        else:
+            actor = self.status(event.player)
+            if actor is None:
+                return False
+            places = (actor.position,)
+        row, column = me.position
+        return any(abs(r - row) <= SIGHT and abs(c - column) <= SIGHT for r, c in places)
 
     def __contains__(self, player: object) -> bool:
         return isinstance(player, int) and self.status(player) is not None

@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from protocol.commands import Move, Pickup, Stay
 
 from ..api import (
+    SIGHT,
     Action,
     Blocked,
     Died,
@@ -50,6 +51,7 @@ from ..api import (
     PlayerKind,
     PlayerStatus,
     Position,
+    ResultEvent,
     Stayed,
     World,
     WorldError,
@@ -100,6 +102,7 @@ class CrawlerWorld(World):
         self._grids: dict[int, Grid] = {}
         self._players: dict[PlayerId, _Adventurer] = {}  # in join order
         self._squares: dict[int, dict[Position, PlayerId]] = {}  # level -> who stands where
+        self._acted_on: dict[PlayerId, int] = {}  # the level of each action of the last round
 
     @property
     def goal(self) -> int:
@@ -189,8 +192,11 @@ class CrawlerWorld(World):
             raise WorldError(f"player {unknown[0]} is not in the world")
         events: list[Event] = []
         moved: dict[int, set[int]] = {}
+        self._acted_on = {}
         for player, action in actions:
             me = self._players.get(player)
+            if me is not None:
+                self._acted_on[player] = me.level
             if me is None:
                 # Caught by a monster earlier in this round: the result keeps the
                 # one-result-per-action contract; the server has already said LOSE.
@@ -313,6 +319,25 @@ class CrawlerWorld(World):
         }[grid.tile(*target)]
 
     # -- views ------------------------------------------------------------------------
+
+    def sees(self, viewer: PlayerId, event: ResultEvent) -> bool:
+        """As on a flat map, but only on the level where the action was taken.
+
+        An adventurer who went through a door was seen on the level they left;
+        ``Moved`` squares are on that level too.
+        """
+        me = self._players.get(viewer)
+        level = self._acted_on.get(event.player)
+        if me is None or level is None or me.level != level:
+            return False
+        if isinstance(event, Moved):
+            places: tuple[Position, ...] = (event.origin, event.target)
+        else:
+            actor = self._players.get(event.player)
+            if actor is None or actor.level != level:
+                return False
+            places = (actor.position,)
+        return any(abs(r - me.row) <= SIGHT and abs(c - me.col) <= SIGHT for r, c in places)
 
     def _marks(self, level: int, viewer: PlayerId | None) -> dict[Position, str]:
         return {
