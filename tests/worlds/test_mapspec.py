@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from worlds.mapspec import generated_spec as parse_spec
 
 from mapgen import Settings, generate
 from worlds.classic import plugin
 from worlds.classic.generated import to_classic
 from worlds.errors import MapError
+from worlds.mapspec import generated_spec as parse_spec
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer

@@ -105,5 +105,7 @@ def test_generate_specs() -> None:
 
 
 def test_an_unknown_spec_names_the_shipped_boards() -> None:
-    with pytest.raises(MapError, match="no such baddies board; a map spec may name a shipped baddies board"):
+    with pytest.raises(
+        MapError, match="no such baddies board; a map spec may name a shipped baddies board"
+    ):
         plugin.open("no-such-board", seed=0)
