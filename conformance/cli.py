@@ -16,7 +16,7 @@ from pathlib import Path
 import trio
 
 from .checks import ALL_CHECKS
-from .config import SuiteConfig
+from .config import DIALECTS, SuiteConfig
 from .levels import TOLERANCES, Level, Strictness
 from .report import summary, to_json, to_junit_xml, to_table
 from .runner import check_server
@@ -46,6 +46,14 @@ def _parser() -> argparse.ArgumentParser:
         default=Level.STRICT.value,
         help="strict: the exact 2013 replies; tolerant: known drift is a warning; "
         "extended: strict plus our extensions, where the server offers them "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--dialect",
+        choices=DIALECTS,
+        default="2013",
+        help="whose replies are exact: 2013 (ours and the 2013 specification), 2015, 2016, "
+        "or auto: recognise it first, and say how, at the top of the report "
         "(default: %(default)s)",
     )
     parser.add_argument(
@@ -116,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_timeout=args.check_timeout,
             max_steps=args.max_steps,
             extra_glyphs=args.extra_glyphs,
+            dialect=args.dialect,
         )
         report = trio.run(partial(check_server, host, port, config, only=args.only))
     except ValueError as error:

@@ -10,7 +10,10 @@ import trio
 
 from .levels import Strictness
 
-__all__ = ["CLASSIC_GLYPHS", "Connector", "SuiteConfig"]
+__all__ = ["CLASSIC_GLYPHS", "DIALECTS", "Connector", "SuiteConfig"]
+
+DIALECTS: Final = ("auto", "2013", "2015", "2016")
+"""``--dialect`` values: the era whose replies are the exact ones (``auto``: recognise it)."""
 
 Connector = Callable[[], Awaitable[trio.abc.Stream]]
 """Opens a new connection to the server under test (like ``trio.open_tcp_stream``)."""
@@ -30,8 +33,14 @@ class SuiteConfig:
     """Moves a check may make while exploring for its precondition."""
     extra_glyphs: str = ""
     """Glyphs a ``LOOK`` may show besides the classic ones (for other worlds)."""
+    dialect: str = "2013"
+    """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, or ``auto``."""
+    greeting_wait: float = 0.3
+    """Seconds the first connection waits for a greeting before its first command."""
 
     def __post_init__(self) -> None:
+        if self.dialect not in DIALECTS:
+            raise ValueError(f"unknown dialect {self.dialect!r}; choose from {', '.join(DIALECTS)}")
         if self.timeout <= 0 or self.check_timeout <= 0:
             raise ValueError("timeouts must be positive")
         if self.max_steps < 0:

@@ -13,10 +13,12 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
+from clients.dialect import not_your_turn
 from protocol.commands import Look, Move
 from protocol.direction import CARDINAL, Direction
 from protocol.replies import Fail, LookReply, Success
 
+from .results import CheckSkipped
 from .session import BadReply, Session, describe
 from .view import View
 
@@ -70,6 +72,11 @@ class Explorer:
         if isinstance(reply, Success):
             self.position = step(self.position, direction)
             return True
+        if not_your_turn(reply):
+            raise CheckSkipped(
+                f"{self.session.name} may not move: {describe(self.session.last_lines)} "
+                "(a server that takes turns)"
+            )
         if isinstance(reply, Fail):
             return False
         raise BadReply(

@@ -64,6 +64,11 @@ class RunState:
     """Whether the server has ever sent a byte."""
     quit_closes: bool = True
     """False once a QUIT has left a connection open: then no check waits for that again."""
+    greeting: list[str] | None = None
+    """What the server sent on connect before any command (``None`` until a connection
+    has shown it): every later connection reads as many lines before its first command."""
+    dialect: str = "2013"
+    """The dialect the run judges (``--dialect``, or the one recognised with ``auto``)."""
 
 
 class Context:
@@ -85,8 +90,17 @@ class Context:
                 raise CheckFailed(f"{name}: could not connect: {error}") from error
         if scope.cancelled_caught:
             raise CheckFailed(f"{name}: could not connect within {self.config.timeout:g} s")
-        session = Session(stream, name=name, timeout=self.config.timeout, drift=self.drift)
+        session = Session(
+            stream,
+            name=name,
+            timeout=self.config.timeout,
+            drift=self.drift,
+            dialect=self.state.dialect,
+        )
         self._sessions.append(session)
+        greeting = await session.take_greeting(self.state.greeting, self.config.greeting_wait)
+        if self.state.greeting is None:
+            self.state.greeting = greeting
         return session
 
     def drift(self, tolerance: str, detail: str) -> None:

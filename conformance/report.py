@@ -23,12 +23,26 @@ _LABEL: Final = {
     Outcome.WARNING: "WARN",
     Outcome.FAILED: "FAIL",
     Outcome.SKIPPED: "SKIP",
+    Outcome.NOT_RUN: "----",
 }
 REASON_WIDTH: Final = 100
 
 
+def heading(report: Report) -> list[str]:
+    """The lines before the checks: the dialect judged (and why), and the run's findings."""
+    lines = [f"dialect {report.dialect}"]
+    if report.evidence:
+        lines[0] += " (recognised from " + "; ".join(report.evidence) + ")"
+    lines += [f"FINDING: {finding}" for finding in report.findings]
+    return lines
+
+
 def summary(report: Report) -> str:
-    counts = ", ".join(f"{report.count(outcome)} {outcome.value}" for outcome in Outcome)
+    counts = ", ".join(
+        f"{report.count(outcome)} {outcome.value}"
+        for outcome in Outcome
+        if outcome is not Outcome.NOT_RUN or report.count(outcome)
+    )
     verdict = "conforms" if report.ok else "DOES NOT CONFORM"
     return f"{report.target} {verdict} at level {report.level}: {counts} ({report.duration:.1f} s)"
 
@@ -36,7 +50,7 @@ def summary(report: Report) -> str:
 def to_table(report: Report) -> str:
     id_width = max((len(result.check_id) for result in report.results), default=5)
     clause_width = max((len(result.clause) for result in report.results), default=6)
-    lines = [f"{'':4}  {'check':<{id_width}}  {'clause':<{clause_width}}", ""]
+    lines = [*heading(report), "", f"{'':4}  {'check':<{id_width}}  {'clause':<{clause_width}}", ""]
     indent = " " * (6 + id_width + 2)
     for result in report.results:
         lines.append(
@@ -58,6 +72,9 @@ def to_json(report: Report) -> str:
         {
             "target": report.target,
             "level": report.level,
+            "dialect": report.dialect,
+            "evidence": list(report.evidence),
+            "findings": list(report.findings),
             "ok": report.ok,
             "duration": round(report.duration, 3),
             "counts": {outcome.value: report.count(outcome) for outcome in Outcome},
@@ -84,12 +101,17 @@ def to_junit_xml(report: Report) -> str:
         name="dod-conformance",
         tests=str(len(report.results)),
         failures=str(report.count(Outcome.FAILED)),
-        errors="0",
-        skipped=str(report.count(Outcome.SKIPPED)),
+        errors=str(len(report.findings)),
+        skipped=str(report.count(Outcome.SKIPPED) + report.count(Outcome.NOT_RUN)),
         time=f"{report.duration:.3f}",
     )
     properties = ElementTree.SubElement(suite, "properties")
-    for name, value in (("target", report.target), ("level", report.level)):
+    for name, value in (
+        ("target", report.target),
+        ("level", report.level),
+        ("dialect", report.dialect),
+        *(("finding", finding) for finding in report.findings),
+    ):
         ElementTree.SubElement(properties, "property", name=name, value=value)
     for result in report.results:
         case = ElementTree.SubElement(
@@ -102,7 +124,7 @@ def to_junit_xml(report: Report) -> str:
         if result.outcome is Outcome.FAILED:
             failure = ElementTree.SubElement(case, "failure", message=result.reason)
             failure.text = f"{result.title}\n{result.reason}"
-        elif result.outcome is Outcome.SKIPPED:
+        elif result.outcome in (Outcome.SKIPPED, Outcome.NOT_RUN):
             ElementTree.SubElement(case, "skipped", message=result.reason)
         if result.warnings:
             ElementTree.SubElement(case, "system-out").text = "\n".join(result.warnings)

@@ -31,6 +31,8 @@ class Outcome(enum.Enum):
     WARNING = "warning"
     FAILED = "failed"
     SKIPPED = "skipped"
+    NOT_RUN = "not run"
+    """The server was gone before the check could be made (see the report's findings)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +56,22 @@ class Report:
     level: str
     results: list[CheckResult] = field(default_factory=list)
     duration: float = 0.0
+    dialect: str = "2013"
+    """The dialect whose replies the checks took as exact."""
+    evidence: list[str] = field(default_factory=list)
+    """With ``--dialect auto``: what the server said that showed its dialect."""
+    findings: list[str] = field(default_factory=list)
+    """Faults of the whole run rather than of one check (the server went away); each
+    makes the run fail."""
 
     def count(self, outcome: Outcome) -> int:
         return sum(result.outcome is outcome for result in self.results)
 
     @property
     def ok(self) -> bool:
-        """True when no check failed (warnings and skips are not failures)."""
-        return not self.count(Outcome.FAILED)
+        """True when no check failed and the run has no finding (warnings and skips are
+        not failures)."""
+        return not self.count(Outcome.FAILED) and not self.findings
 
     def get(self, check_id: str) -> CheckResult:
         """The result of the check ``check_id``; ``KeyError`` if it did not run."""

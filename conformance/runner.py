@@ -6,23 +6,38 @@ or misbehaving server always ends. If a check fails before the server has sent
 a single byte, the server is taken to be silent or unreachable, and the
 remaining checks are skipped rather than each waiting out its time limit.
 
+Causes are grouped: when a check fails for want of a connection and the server
+no longer accepts one, the run has one finding, "the server went away after
+check X", and that check and every later one are marked not run, not failed.
+
+With ``dialect="auto"`` one connection first recognises the server's dialect
+(its greeting, its answers to ``HELLO`` and ``LOOK``, read by the client
+library's :class:`~clients.dialect.TolerantReader`); the report starts with it
+and the lines that showed it.
+
 Extension checks run only at the ``extended`` level; each of them skips itself
 when the server does not offer what it checks.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Collection
 from functools import partial
 
 import trio
 
+from clients.dialect import TolerantReader
+from protocol.commands import Command, Hello, Look
+from protocol.errors import RemoteProtocolError
+
 from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
 from .registry import Check, Context, RunState
 from .results import CheckFailed, CheckResult, CheckSkipped, Outcome, Report
+from .session import Session
 
-__all__ = ["check_server", "run_suite", "selected_checks"]
+__all__ = ["check_server", "recognise", "run_suite", "selected_checks"]
 
 
 def selected_checks(config: SuiteConfig, only: Collection[str] | None = None) -> list[Check]:
@@ -49,20 +64,102 @@ async def run_suite(
     """Run the checks against the server that ``connect`` reaches; never raises for its faults."""
     config = config or SuiteConfig()
     report = Report(target=target, level=config.strictness.level.value)
-    state = RunState()
+    state = RunState(dialect=config.dialect)
     started = trio.current_time()
+    if config.dialect == "auto":
+        state.dialect, report.evidence = await recognise(connect, config, state)
+    report.dialect = state.dialect
     silent_since: str | None = None
+    gone = ""
+    last_done = "dialect recognition" if config.dialect == "auto" else ""
     for check in selected_checks(config, only):
+        if gone:
+            report.results.append(_result(check, Outcome.NOT_RUN, gone))
+            continue
         if silent_since is not None:
             reason = f"not run: the server never sent a byte (see {silent_since})"
             report.results.append(_result(check, Outcome.SKIPPED, reason))
             continue
         result = await _run_one(check, connect, config, state)
+        lost = await _lost(result, connect, config) if state.heard_from_server else ""
+        if lost:
+            where = f"after check {last_done}" if last_done else "at the start"
+            report.findings.append(f"the server {lost} {where}")
+            gone = f"not run: the server {lost} {where}"
+            result = _result(check, Outcome.NOT_RUN, f"{gone} ({result.reason})")
         report.results.append(result)
+        last_done = check.id
         if result.outcome is Outcome.FAILED and not state.heard_from_server:
             silent_since = check.id
     report.duration = trio.current_time() - started
     return report
+
+
+async def _lost(result: CheckResult, connect: Connector, config: SuiteConfig) -> str:
+    """Why a failed check found no server to check: "went away" (no connection is
+    accepted any more), "stopped answering" (a new connection's ``HELLO`` gets no
+    byte), or "" when the server is still there and the failure is the check's own."""
+    if result.outcome is not Outcome.FAILED or not any(
+        words in result.reason
+        for words in ("could not connect", "closed the connection", "connection broke", "in vain")
+    ):
+        return ""
+    with trio.move_on_after(config.timeout):
+        try:
+            stream = await connect()
+        except OSError:
+            return "went away"
+        async with stream:
+            try:
+                await stream.send_all(b"HELLO\n")
+                if await stream.receive_some(1):
+                    return ""
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return "went away"
+            return "went away"  # accepted, then closed at once without a word
+    return "stopped answering"
+
+
+async def recognise(
+    connect: Connector, config: SuiteConfig, state: RunState
+) -> tuple[str, list[str]]:
+    """The dialect one connection shows, and the lines that showed it (``2013`` if none)."""
+    reader = TolerantReader()
+    evidence: list[str] = []
+    heard: list[tuple[str, Command | None]] = []
+    try:
+        with trio.fail_after(config.check_timeout):
+            stream = await connect()
+            session = Session(stream, name="dialect", timeout=config.timeout, drift=_ignore)
+            async with stream:
+                state.greeting = await session.take_greeting(None, config.greeting_wait)
+                heard += [(line, None) for line in state.greeting]
+                for command in ("HELLO", "LOOK"):
+                    answer = await session.answer(f"{command}\n".encode(), command)
+                    heard += [(line, _asking(command)) for line in answer]
+                    state.heard_from_server = True
+                    if command == "HELLO" and (answer[0].startswith("FAIL") or answer[0] == "null"):
+                        again = await session.answer(b"HELLO conformance\n", "HELLO conformance")
+                        heard += [(line, _asking("HELLO conformance")) for line in again]
+                for line, asking in heard:
+                    with contextlib.suppress(RemoteProtocolError):
+                        reader.feed(line, asking)
+    except (OSError, CheckFailed, trio.TooSlowError) as error:
+        evidence.append(f"recognition failed: {error}")
+    if reader.dialect is None:
+        said = " / ".join(repr(line) for line, _ in heard[:4])
+        evidence.append(f"no dialect we know says {said or 'that'}; judged as 2013")
+        return "2013", evidence
+    return reader.dialect, [*evidence, *reader.evidence]
+
+
+def _asking(line: str) -> Command | None:
+    verb, _, name = line.partition(" ")
+    return Look() if verb == "LOOK" else Hello(name or None)
+
+
+def _ignore(tolerance: str, detail: str) -> None:
+    return None
 
 
 async def check_server(

@@ -10,7 +10,16 @@ Replies are assembled by the shared :class:`~protocol.replies.ReplyParser`
 and then compared with the parsed reply's own canonical lines, so ``GOLD 02``
 or ``GOLD  2`` are caught although they parse. Known drift (see
 :mod:`conformance.levels`) is normalised first and reported through the
-``drift`` callback, which raises when the level does not allow it.
+``drift`` callback, which raises when the level does not allow it. Judging a
+2015 or 2016 server (``dialect``), replies are read in that era's forms by the
+client library's :class:`~clients.dialect.TolerantReader`, and the lines it
+calls pushes (``STARTTURN``, ``TREASUREMOD``, ``SERVERCHANGE``...) are kept in
+``pushed`` instead of answering anything.
+
+Every conversation stays matched: a connection first reads the greeting the
+server sends on connect (:meth:`Session.take_greeting`), and a command is never
+sent while unread bytes wait: those would be read as its reply, so they fail
+the check as a shifted conversation, quoting them.
 """
 
 from __future__ import annotations
@@ -21,13 +30,20 @@ from typing import TypeVar
 
 import trio
 
-from protocol.commands import Command
+from clients.dialect import TolerantReader
+from protocol.commands import Command, Hello, Look
 from protocol.errors import RemoteProtocolError
-from protocol.replies import Reply, ReplyParser
+from protocol.replies import Push, Reply, ReplyParser
 
 from .results import CheckFailed
 
-__all__ = ["BadReply", "Drift", "NoReply", "ServerClosed", "Session", "describe"]
+__all__ = ["QUIET", "BadReply", "Drift", "NoReply", "ServerClosed", "Session", "describe"]
+
+QUIET = 0.15
+"""Seconds of silence that end an answer whose length the protocol does not say."""
+TRAILER = 0.1
+"""Seconds of silence that end what a 2015 or 2016 server sends right after a reply
+(``TREASUREMOD``, ``SERVERCHANGE``, a blank line, ``RENDERHINT`` lines)."""
 
 Drift = Callable[[str, str], None]
 """``drift(tolerance, detail)``: reports drift; raises :class:`CheckFailed` if not allowed."""
@@ -41,6 +57,11 @@ MAX_LINE = 65536
 _KEYWORDS = ("SUCCESS", "FAIL", "LOOKREPLY")
 _PREFIXES = ("GOLD ", "GOLD:", "SUCCESS, GOLD COINS:")
 _GOLD_COLON = re.compile(r"GOLD:\s*(-?\d+)")
+
+
+# Lines that end in a space in the 2015/2016 forms themselves (``CHANGE `` and the
+# rows that follow it, ``FAIL `` and the reason on the next line).
+_SPACED = frozenset({"CHANGE", "FAIL"})
 
 
 class NoReply(CheckFailed):
@@ -80,11 +101,26 @@ _REWRITES: tuple[tuple[str, Callable[[str], str]], ...] = (
 class Session:
     """A timed client connection; see the module docstring."""
 
-    def __init__(self, stream: trio.abc.Stream, *, name: str, timeout: float, drift: Drift) -> None:
+    def __init__(
+        self,
+        stream: trio.abc.Stream,
+        *,
+        name: str,
+        timeout: float,
+        drift: Drift,
+        dialect: str = "2013",
+    ) -> None:
         self.stream = stream
         self.name = name
         self.timeout = timeout
+        self.dialect = dialect
         self._drift = drift
+        self._tolerant = TolerantReader()
+        self.greeting: list[str] = []
+        """The lines the server sent on connect, before any command."""
+        self.pushed: list[Push] = []
+        """Lines of the dialect's own that answered no command (2015, 2016)."""
+        self.last_command = ""
         self._buffer = bytearray()
         self._eof = False
         self._parser = ReplyParser()
@@ -110,7 +146,83 @@ class Session:
 
     async def send_command(self, command: Command | str, ending: bytes = b"\n") -> None:
         line = command if isinstance(command, str) else command.to_line()
+        if self._buffer and not self._buffer.strip(b"\r\n"):
+            # Only blank lines wait: the known drift of servers that end replies with one.
+            self._drift("blank-lines", f"blank lines after the reply to {self.last_command}")
+            self._buffer.clear()
+        if self._buffer:
+            after = f"after the reply to {self.last_command}" if self.last_command else "unasked"
+            raise BadReply(
+                f"{self.name}: the conversation shifted: before {line.strip()!r} the server had "
+                f"already sent {bytes(self._buffer)[:80]!r} ({after}), which would be read as "
+                "its reply"
+            )
+        self.last_command = line.strip()
         await self.send(line.encode() + ending)
+
+    # -- greetings and answers of unknown length ------------------------------------
+
+    async def lines_within(self, window: float) -> list[str]:
+        """Every line that arrives before ``window`` seconds pass without a byte (CR and
+        LF removed); a line still arriving is waited for, byte by byte."""
+        lines: list[str] = []
+        while True:
+            if b"\n" in self._buffer:
+                line, _, rest = bytes(self._buffer).partition(b"\n")
+                self._buffer = bytearray(rest)
+                lines.append(line.rstrip(b"\r").decode("utf-8", "replace"))
+                continue
+            if self._eof:
+                return lines
+            with trio.move_on_after(window):
+                try:
+                    await self._fill("anything")
+                except ServerClosed:
+                    return lines
+                continue
+            return lines
+
+    async def take_greeting(self, known: list[str] | None, window: float) -> list[str]:
+        """Read what the server says on connect, before the first command.
+
+        ``known`` is the greeting of an earlier connection of the same run: that
+        many lines are awaited (a server greets every connection alike); ``None``
+        waits ``window`` seconds for whatever comes.
+        """
+        if known is None:
+            self.greeting = await self.lines_within(window)
+        else:
+            for _ in known:
+                try:
+                    raw = await self.read_raw_line("the greeting")
+                except (NoReply, ServerClosed):
+                    break
+                self.greeting.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+        return self.greeting
+
+    async def answer(self, data: bytes, what: str) -> list[str]:
+        """Send ``data`` as it is; the lines that answer it (the first within the timeout,
+        then all that follow before :data:`QUIET` seconds of silence)."""
+        line = data.decode("utf-8", "replace")
+        if self._buffer:
+            await self.send_command(line.strip())  # raises: the conversation shifted
+        self.last_command = line.strip()
+        await self.send(data)
+        lines = [(await self.read_raw_line(what)).rstrip(b"\r").decode("utf-8", "replace")]
+        if self.dialect == "2013":
+            # A whole 2013 reply says where it ends: no need to wait for silence.
+            parser = ReplyParser()
+            try:
+                reply = parser.feed(lines[0])
+                while reply is None or isinstance(reply, Push):
+                    raw = await self.read_raw_line(what)
+                    lines.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+                    reply = parser.feed(lines[-1])
+            except RemoteProtocolError:
+                pass
+            else:
+                return lines
+        return [*lines, *await self.lines_within(QUIET)]
 
     # -- reading --------------------------------------------------------------
 
@@ -156,12 +268,14 @@ class Session:
             raw = raw.rstrip(b"\r")
         line = raw.decode("utf-8", "replace")
         stripped = line.rstrip(" \t")
-        if stripped != line:
+        if stripped != line and not (self.dialect != "2013" and stripped in _SPACED):
             self._drift("trailing-space", f"{what} has trailing spaces: {line!r}")
         return stripped
 
     async def read_reply(self, what: str) -> Reply:
         """The next whole reply (multi-line replies gathered), checked byte for byte."""
+        if self.dialect != "2013":
+            return await self._read_dialect_reply(what)
         lines: list[str] = []
         self.last_lines = lines
         while True:
@@ -183,6 +297,36 @@ class Session:
                         f"received {describe(lines)}, expected {describe(reply.lines())}"
                     )
                 return reply
+
+    async def _read_dialect_reply(self, what: str) -> Reply:
+        """The next reply in a 2015 or 2016 server's forms; its pushes go to ``pushed``."""
+        lines: list[str] = []
+        self.last_lines = lines
+        asking = _command(self.last_command)
+        while True:
+            line = await self.read_line(what)
+            lines.append(line)
+            try:
+                reply = self._tolerant.feed(line, asking)
+            except RemoteProtocolError as error:
+                raise BadReply(
+                    f"{self.name}: {what}: {error}; received {describe(lines)}"
+                ) from None
+            if reply is None:
+                continue
+            if isinstance(reply, Push):
+                self.pushed.append(reply)
+                continue
+            # What follows a reply at once (TREASUREMOD, SERVERCHANGE, a blank line) is
+            # part of the same answer in these dialects: take it in now.
+            for extra in await self.lines_within(TRAILER):
+                try:
+                    late = self._tolerant.feed(extra, None)
+                except RemoteProtocolError:
+                    late = None
+                if isinstance(late, Push):
+                    self.pushed.append(late)
+            return reply
 
     def _feed(self, line: str, lines: list[str], what: str) -> Reply | None:
         try:
@@ -219,19 +363,25 @@ class Session:
             )
         return reply
 
-    async def greet(self, line: str = "HELLO", ending: bytes = b"\n") -> str:
-        """Send ``HELLO`` (as written in ``line``) and read its one-line answer leniently.
+    async def greet(self, line: str = "HELLO", ending: bytes = b"\n") -> list[str]:
+        """Begin as a client of any dialect does: ``HELLO`` and whatever answers it.
 
-        Every 2013 client begins with ``HELLO``, so most checks do too; but only
-        ``hello.gold`` judges the answer's format, so that one fault fails one
-        check. Here any line starting with ``GOLD`` in any case will do.
+        Only ``hello.gold`` judges the answer, so that one fault fails one check:
+        here any answer will do. Where the bare ``HELLO`` is refused (a server that
+        needs a name) it is sent again as ``HELLO conformance``. Fails only when
+        nothing answers.
         """
         await self.send_command(line, ending)
         what = f"the reply to {line.strip()!r}"
-        answer = await self.read_line(what)
-        if not answer.upper().startswith("GOLD"):
-            raise BadReply(f"{self.name}: {what} is {answer!r}, not GOLD")
-        return answer
+        first = await self.read_line(what)
+        if first.upper().startswith("GOLD") and self.dialect == "2013":
+            return [first]
+        lines = [first, *await self.lines_within(QUIET)]
+        if line.strip().upper() == "HELLO" and (first.startswith("FAIL") or first == "null"):
+            await self.send_command("HELLO conformance")
+            lines.append(await self.read_line("the reply to 'HELLO conformance'"))
+            lines += await self.lines_within(QUIET)
+        return lines
 
     async def nothing_within(self, window: float) -> bytes:
         """Wait ``window`` seconds for bytes without consuming them; returns what came."""
@@ -247,7 +397,10 @@ class Session:
             while not self._eof:
                 await self._fill(what)
         if not self._eof:
-            raise NoReply(f"{self.name}: the connection was still open {limit:g} s after {what}")
+            said = f", having answered {bytes(self._buffer)[:80]!r}" if self._buffer else ""
+            raise NoReply(
+                f"{self.name}: the connection was still open {limit:g} s after {what}{said}"
+            )
         text = bytes(self._buffer).decode("utf-8", "replace")
         self._buffer.clear()
         return text.splitlines()
@@ -260,6 +413,7 @@ class Session:
         """
         if self._eof:
             return True
+        self._buffer.clear()  # leaving: what was left unread no longer matters
         try:
             await self.send_command("QUIT")
             await self.closed_within("QUIT")
@@ -270,6 +424,16 @@ class Session:
     async def aclose(self) -> None:
         with trio.move_on_after(self.timeout):
             await self.stream.aclose()
+
+
+def _command(line: str) -> Command | None:
+    """The command a line sent was, as far as the reader needs it (``HELLO``, ``LOOK``)."""
+    verb, _, rest = line.strip().partition(" ")
+    if verb.upper() == "LOOK":
+        return Look()
+    if verb.upper() == "HELLO":
+        return Hello(rest or None)
+    return None
 
 
 def _verb(command: Command | str) -> str:

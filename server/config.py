@@ -249,12 +249,16 @@ class ServerConfig:
     them to ``replays/`` unless told otherwise)."""
     turn_timeout: float = setting(
         30.0,
-        "seconds a round waits for every player's action, in worlds with rounds",
+        "seconds a round waits for every player's action, in worlds with rounds; "
+        "seconds a turn may last while others wait, in turn-based worlds (battle)",
         gt=0,
         le=86400,
     )
     max_missed_turns: int = setting(
-        3, "rounds in a row a player may miss before being removed", ge=1, le=1_000_000
+        3,
+        "rounds (or turns) in a row a player may miss before being removed",
+        ge=1,
+        le=1_000_000,
     )
     max_players: int | None = setting(
         None,

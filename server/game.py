@@ -684,7 +684,7 @@ class Game:
             if connection.player is None:  # a spectator sees everything
                 connection.send(seen)
                 continue
-            if world.sees(connection.player, event):
+            if world.witnesses(connection.player, event):
                 connection.send(seen)
 
     def _notify(self, player: PlayerId | None, text: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any, TextIO
 
 from worlds.api import Died, Escaped, Event, Notice, ResultEvent
 from worlds.registry import UnknownWorld, load_plugin
+from worlds.turns import Defeated, HitPointsChanged, TurnStarted
 
 from .render import result_reply
 from .replay import ReplayError, Step, open_world, read_replay, rerun
@@ -78,6 +79,12 @@ def _story(event: Event, who: Callable[[Any], str]) -> str:
         return f"{who(event.player)}: {event.text}"
     if isinstance(event, Notice):
         return event.text
+    if isinstance(event, HitPointsChanged):
+        return f"{who(event.player)} has {event.points} HP"
+    if isinstance(event, Defeated):
+        return f"{who(event.player)} lost: {who(event.winner)} won"
+    if isinstance(event, TurnStarted):
+        return f"{who(event.player)}'s turn ({event.points} AP)"
     return ""
 
 

@@ -37,8 +37,9 @@ The contract, in order of a game:
    and is then no longer in the world. ``world.leave(player)`` removes a player
    who disconnects; it is harmless for a player already gone.
 5. ``world.look(player)`` and ``world.render(viewer)`` draw views, and
-   ``world.sees(viewer, event)`` says who witnessed another's action (``SAW``);
-   none of them change anything.
+   ``world.witnesses(viewer, event)`` says who witnessed another's action
+   (``SAW``), by default whoever :meth:`~World.sees` a square of it; none of
+   them change anything.
 """
 
 from __future__ import annotations
@@ -250,29 +251,33 @@ class World(abc.ABC):
     def status(self, player: PlayerId) -> PlayerStatus | None:
         """The player's state, or ``None`` if they are not in the world."""
 
-    def sees(self, viewer: PlayerId, event: ResultEvent) -> bool:
-        """Whether ``viewer`` witnessed another player's action whose result is ``event``.
+    def sees(self, viewer: PlayerId, square: Position) -> bool:
+        """Whether ``viewer`` sees ``square`` from where they stand now.
 
-        The server asks this after ``resolve`` returns, for each result event and
-        each player watching for ``SAW`` pushes; the world decides, since only it
-        knows what stands between two players (levels, walls, darkness). The
-        default suits a flat map: the viewer, where they stand now, has within
-        their 5×5 ``LOOK`` window a square the actor stood on (for :class:`Moved`,
-        where they came from or went; otherwise where they are now). A viewer or
-        actor no longer in the world sees and is seen by no one.
+        The default is the 5×5 ``LOOK`` window; a world whose players see
+        otherwise (the battle world's diamond and lantern) overrides it.
+        A viewer not in the world sees nothing.
         """
         me = self.status(viewer)
         if me is None:
             return False
-        if isinstance(event, Moved):
-            places = (event.origin, event.target)
-        else:
-            actor = self.status(event.player)
-            if actor is None:
-                return False
-            places = (actor.position,)
         row, column = me.position
-        return any(abs(r - row) <= SIGHT and abs(c - column) <= SIGHT for r, c in places)
+        return abs(square[0] - row) <= SIGHT and abs(square[1] - column) <= SIGHT
+
+    def witnesses(self, viewer: PlayerId, event: ResultEvent) -> bool:
+        """Whether ``viewer`` witnessed another player's action whose result is ``event``.
+
+        The server asks this after ``resolve`` returns, for each result event and
+        each player listening for ``SAW`` pushes: the world decides, since only it
+        knows what stands between two players (levels, walls, darkness). The
+        default suits a flat map: the viewer :meth:`sees` a square the actor stood
+        on (for :class:`Moved`, where they came from or went; otherwise where
+        they are now). An actor no longer in the world is seen only by its moves.
+        """
+        if isinstance(event, Moved):
+            return self.sees(viewer, event.origin) or self.sees(viewer, event.target)
+        actor = self.status(event.player)
+        return actor is not None and self.sees(viewer, actor.position)
 
     def __contains__(self, player: object) -> bool:
         return isinstance(player, int) and self.status(player) is not None

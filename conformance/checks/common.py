@@ -1,18 +1,17 @@
-"""Helpers the checks share: joining as a player, and turning a failure into drift."""
+"""Helpers the checks share: joining as a player, exploring, directions."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 
 from protocol.direction import Direction
 
 from ..explorer import DIRECTIONS, WALKABLE, Explorer, Position
 from ..registry import Context
-from ..results import CheckFailed, CheckSkipped
+from ..results import CheckSkipped
 from ..view import View
 
-__all__ = ["explore_or_skip", "floor_directions", "join", "tolerating", "wall_directions"]
+__all__ = ["explore_or_skip", "floor_directions", "join", "wall_directions"]
 
 
 async def join(ctx: Context, name: str = "client") -> Explorer:
@@ -44,12 +43,3 @@ async def explore_or_skip(
     limit = ctx.config.max_steps
     if not await explorer.explore(found, limit, toward):
         raise CheckSkipped(f"{what} within {limit} moves of exploring")
-
-
-@asynccontextmanager
-async def tolerating(ctx: Context, tolerance: str) -> AsyncIterator[None]:
-    """A failure inside the block is reported as drift ``tolerance`` (a warning if allowed)."""
-    try:
-        yield
-    except CheckFailed as error:
-        ctx.drift(tolerance, str(error))

@@ -7,6 +7,10 @@ leaves open (corners, off-map squares, the centre).
 
 from __future__ import annotations
 
+import re
+from typing import Final
+
+from clients.dialect import TreasureChanged
 from protocol.commands import Hello, Look, Move, Pickup, Quit
 from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 
@@ -38,13 +42,58 @@ async def _sample_views(ctx: Context) -> list[View]:
 
 
 @checks.add(
-    "hello.gold", "§4.1 HELLO; docs/protocol.md (Commands)", "HELLO answers 'GOLD <n>' with n >= 0"
+    "hello.gold",
+    "§4.1 HELLO; docs/protocol.md (Commands); docs/dialects.md",
+    "HELLO answers 'GOLD <n>' with n >= 0 (2015: 'HELLO <name>' echoes the name, the "
+    "target came on connect; 2016: 'GOLD: <n>')",
 )
 async def hello_gold(ctx: Context) -> None:
     session = await ctx.connect()
-    gold = await session.expect(Hello(), Gold)
-    if gold.amount < 0:
-        raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
+    dialect = ctx.state.dialect
+    if dialect == "2013":
+        gold = await session.expect(Hello(), Gold)
+        if gold.amount < 0:
+            raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
+        return
+    if dialect == "2015":
+        answer = await session.answer(b"HELLO conformance\n", "the reply to 'HELLO conformance'")
+        if answer[:1] != ["HELLO conformance"]:
+            raise CheckFailed(
+                f"'HELLO conformance' was answered {describe(answer)}, not 'HELLO conformance'"
+            )
+        return
+    answer = await session.answer(b"HELLO\n", "the reply to HELLO")
+    if not re.fullmatch(r"GOLD: \d+", answer[0]):
+        raise CheckFailed(f"HELLO was answered {describe(answer)}, not 'GOLD: <n>'")
+
+
+GREETING_2015: Final = re.compile(r"GOLD \d+")
+
+
+@checks.add(
+    "connect.greeting",
+    "docs/protocol.md (Conversation); docs/dialects.md",
+    "nothing is sent before the first command (2015: 'GOLD <n>', then 'STARTTURN' "
+    "when it is the player's turn)",
+)
+async def connect_greeting(ctx: Context) -> None:
+    # Every connection reads the greeting before its first command; it is judged here
+    # only, once.
+    greeting = (await ctx.connect()).greeting
+    if ctx.state.dialect == "2015":
+        if (
+            not greeting
+            or not GREETING_2015.fullmatch(greeting[0])
+            or any(line != "STARTTURN" for line in greeting[1:])
+        ):
+            raise CheckFailed(
+                f"the greeting is {describe(greeting)}, not 'GOLD <n>' (then 'STARTTURN')"
+            )
+    elif greeting:
+        raise CheckFailed(
+            f"the server greets every connection, unasked, with {describe(greeting)}; "
+            f"a {ctx.state.dialect} server says nothing before the first command"
+        )
 
 
 @checks.add(
@@ -173,7 +222,13 @@ async def pickup_gold(ctx: Context) -> None:
         toward=lambda position: player.tiles.get(position) == "G",
     )
     reply = await player.session.ask(Pickup())
-    if reply != GoldCoins(1):
+    if ctx.state.dialect == "2015":
+        if not (isinstance(reply, Success) and TreasureChanged(1) in player.session.pushed):
+            raise CheckFailed(
+                "PICKUP on the first gold of a new player answered "
+                f"{describe(player.session.last_lines)}, not 'SUCCESS' and 'TREASUREMOD 1'"
+            )
+    elif reply != GoldCoins(1):
         raise CheckFailed(
             "PICKUP on the first gold of a new player answered "
             f"{describe(player.session.last_lines)}, not 'SUCCESS, GOLD COINS: 1'"

@@ -37,6 +37,8 @@ class Fault(enum.Enum):
     THROUGH_WALLS = "MOVE goes through walls"
     SILENT = "reads everything, answers nothing"
     CRLF = "every reply line ends in CRLF"
+    GREETING = "greets every connection with 'GOLD 1' before any command"
+    DOUBLE_FAIL = "a failed MOVE is answered 'FAIL' twice"
 
 
 class FaultyServer:
@@ -56,6 +58,8 @@ class FaultyServer:
         protocol = ServerProtocol()
         player = next(self._ids)
         try:
+            if self.fault is Fault.GREETING:
+                await stream.send_all(f"GOLD {TARGET}\n".encode())
             while data := await stream.receive_some(4096):
                 protocol.receive_data(data)
                 out, ended = self._handle_input(protocol, player)
@@ -112,7 +116,7 @@ class FaultyServer:
                 self.fault is Fault.THROUGH_WALLS and self._inside(to)
             )
             if command.direction.is_diagonal or wall or to in self.players.values():
-                return ["FAIL"], False
+                return ["FAIL", "FAIL"] if self.fault is Fault.DOUBLE_FAIL else ["FAIL"], False
             self.players[player] = to
             if self._tile(to) == "E" and self.gold[player] >= TARGET:
                 return ["SUCCESS", "WIN You escaped."], True

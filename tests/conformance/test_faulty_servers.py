@@ -26,7 +26,7 @@ async def test_a_conforming_server_passes_every_check(start_faulty: StartFaulty)
     report = await run(await start_faulty(None))
     assert report.ok, to_table(report)
     assert {r.outcome for r in report.results} == {Outcome.PASSED}, to_table(report)
-    assert len(report.results) == 21
+    assert len(report.results) == 22
 
 
 @pytest.mark.parametrize(
@@ -100,3 +100,29 @@ async def test_extensions_a_classic_server_lacks_are_skipped(start_faulty: Start
     assert outcomes.pop("ext.errors") is Outcome.PASSED
     assert set(outcomes.values()) == {Outcome.SKIPPED}, to_table(report)
     assert "not offered" in report.get("ext.handshake").reason
+
+
+async def test_a_greeting_is_one_finding_and_never_an_answer(start_faulty: StartFaulty) -> None:
+    report = await run(await start_faulty(Fault.GREETING))
+    # The greeting 'GOLD 1' is read before HELLO, so HELLO's own 'GOLD 1' answers it.
+    assert list(failed(report)) == ["connect.greeting"], to_table(report)
+    assert report.get("connect.greeting").reason == (
+        "the server greets every connection, unasked, with 'GOLD 1'; "
+        "a 2013 server says nothing before the first command"
+    )
+
+
+async def test_a_shifted_conversation_is_reported_as_such(start_faulty: StartFaulty) -> None:
+    report = await run(await start_faulty(Fault.DOUBLE_FAIL))
+    reason = report.get("move.wall").reason
+    assert "the conversation shifted: before 'LOOK' the server had already sent b'FAIL\\n'" in (
+        reason
+    ), to_table(report)
+    assert "(after the reply to MOVE " in reason
+
+
+async def test_auto_recognises_our_2013_protocol(start_faulty: StartFaulty) -> None:
+    config = SuiteConfig(timeout=2.0, check_timeout=20.0, dialect="auto")
+    report = await run(await start_faulty(None), config)
+    assert report.ok, to_table(report)
+    assert to_table(report).startswith("dialect 2013 (recognised from 'GOLD 1' in answer to HELLO")

@@ -35,7 +35,7 @@ async def test_our_server_passes_every_strict_check(
     with trio.fail_after(60):
         report = await dod_conformance("127.0.0.1", server.port)
     classic = [r for r in report.results if not r.check_id.startswith("ext.")]
-    assert len(classic) == 21
+    assert len(classic) == 22
     assert all(r.outcome is Outcome.PASSED for r in classic), to_table(report)
     for check_id in OFFERED:
         assert report.get(check_id).outcome is Outcome.PASSED, to_table(report)

@@ -51,7 +51,7 @@ def test_the_table_gives_each_check_its_status_clause_and_reason() -> None:
 def test_json_carries_every_field() -> None:
     data = json.loads(to_json(REPORT))
     assert data["ok"] is False
-    assert data["counts"] == {"passed": 1, "warning": 1, "failed": 1, "skipped": 1}
+    assert data["counts"] == {"passed": 1, "warning": 1, "failed": 1, "skipped": 1, "not run": 0}
     assert data["checks"][1] == {
         "id": "look.corners",
         "clause": "§4.4 LOOK",
@@ -126,7 +126,7 @@ async def test_the_command_exits_0_on_a_conforming_server(
     junit = tmp_path / "conformance.xml"
     done = await _cli(f"127.0.0.1:{port}", "--format", "json", "--junit-xml", str(junit))
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["counts"]["passed"] == 21
+    assert json.loads(done.stdout)["counts"]["passed"] == 22
     assert ElementTree.parse(junit).getroot().get("failures") == "0"
     assert b"conforms at level strict" in done.stderr
 

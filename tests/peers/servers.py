@@ -25,7 +25,7 @@ MAP: Final = (
 )
 GOAL: Final = 2
 # Players arrive on the first free square of these.
-SPAWNS: Final = ((1, 1), (3, 1), (1, 5), (1, 8), (3, 6))
+SPAWNS: Final = ((1, 1), (3, 1), (1, 5), (1, 8), (3, 6), (1, 6), (2, 8), (3, 8), (2, 5), (1, 7))
 STEPS: Final = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
 
 
@@ -65,10 +65,15 @@ class Board:
         self.players: list[Conn] = []
         self.over = False
 
-    def spawn(self, conn: Conn) -> None:
+    def spawn(self, conn: Conn) -> bool:
+        """Put ``conn`` on the map; False when every square is taken."""
         taken = {player.position for player in self.players}
-        conn.position = next(square for square in SPAWNS if square not in taken)
+        free = [square for square in SPAWNS if square not in taken]
+        if not free:
+            return False
+        conn.position = free[0]
         self.players.append(conn)
+        return True
 
     def leave(self, conn: Conn) -> None:
         if conn in self.players:
@@ -330,7 +335,9 @@ class Lib(Peer):
     name = "lib"
 
     async def on_connect(self, conn: Conn) -> bool:
-        self.board.spawn(conn)
+        # Its bug: once ghosts fill the map the spawn search throws, and the new
+        # connection gets no reply, ever.
+        conn.silenced = not self.board.spawn(conn)
         return True
 
     def on_disconnect(self, conn: Conn) -> None:
@@ -339,6 +346,8 @@ class Lib(Peer):
             self.board.leave(conn)
 
     async def on_line(self, conn: Conn, line: str) -> bool:
+        if conn.silenced:
+            return True
         verb, _, argument = line.strip().partition(" ")
         verb = verb.upper()
         if verb == "HELLO":

@@ -81,8 +81,17 @@ def test_errors_never_echo_control_characters() -> None:
 
 @pytest.mark.parametrize(
     "command",
-    [Hello(), Hello("Ada"), *(Move(d) for d in Direction), Pickup(), Look(), Quit(), Help(),
-     Stay(), Map()],
+    [
+        Hello(),
+        Hello("Ada"),
+        *(Move(d) for d in Direction),
+        Pickup(),
+        Look(),
+        Quit(),
+        Help(),
+        Stay(),
+        Map(),
+    ],
 )
 def test_to_line_parses_back(command: object) -> None:
     assert parse_command(command.to_line()) == command  # type: ignore[attr-defined]

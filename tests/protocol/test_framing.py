@@ -100,6 +100,7 @@ def test_valid_utf8_split_inside_a_character() -> None:
 
 # -- telnet ---------------------------------------------------------------------
 
+
 def test_do_is_refused_with_wont_and_never_reaches_the_line() -> None:
     framer = LineFramer()
     framer.receive_data(b"\xff\xfd\x01HELLO\n")  # IAC DO ECHO
@@ -165,6 +166,7 @@ def test_telnet_processing_can_be_turned_off() -> None:
 
 
 # -- the length limit ---------------------------------------------------------------
+
 
 def test_over_long_line_is_a_fatal_error_after_the_lines_before_it() -> None:
     framer = LineFramer(max_line_length=8)

@@ -34,8 +34,18 @@ def test_plain_map() -> None:
         SMALL.replace("#G.E#", "#G.E#  "),
         SMALL.replace("win 1\n", "win 1\n\n"),
     ],
-    ids=["crlf", "no-final-newline", "crlf-no-final", "blank-after", "crlf-blank-after", "bom",
-         "cr", "header-case", "trailing-spaces", "blank-before-grid"],
+    ids=[
+        "crlf",
+        "no-final-newline",
+        "crlf-no-final",
+        "blank-after",
+        "crlf-blank-after",
+        "bom",
+        "cr",
+        "header-case",
+        "trailing-spaces",
+        "blank-before-grid",
+    ],
 )
 def test_real_world_forms_load(text: str) -> None:
     assert parse_map(text).rows == ("#####", "#G.E#", "#####")
@@ -93,8 +103,12 @@ def reachable(dungeon: ClassicMap, start: tuple[int, int]) -> set[tuple[int, int
     while queue:
         r, c = queue.popleft()
         for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if (0 <= nr < dungeon.height and 0 <= nc < dungeon.width
-                    and dungeon.rows[nr][nc] != "#" and (nr, nc) not in seen):
+            if (
+                0 <= nr < dungeon.height
+                and 0 <= nc < dungeon.width
+                and dungeon.rows[nr][nc] != "#"
+                and (nr, nc) not in seen
+            ):
                 seen.add((nr, nc))
                 queue.append((nr, nc))
     return seen

@@ -399,6 +399,15 @@ class BattleWorld(TurnBasedWorld):
 
     # -- views ----------------------------------------------------------------------------
 
+    def sees(self, player: PlayerId, square: Position) -> bool:
+        """Whether ``square`` is among the visible (non-``X``) cells of ``player``'s ``LOOK``."""
+        fighter = self._fighters.get(player)
+        if fighter is None:
+            return False
+        reach = fighter.sight
+        dr, dc = abs(square[0] - fighter.position[0]), abs(square[1] - fighter.position[1])
+        return dr <= reach and dc <= reach and dr + dc <= reach + 1
+
     def look(self, player: PlayerId) -> tuple[str, ...]:
         """The diamond around the player: 5×5, or 7×7 with a lantern (RULES-battle §5)."""
         fighter = self._fighters[player]

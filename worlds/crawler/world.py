@@ -36,7 +36,6 @@ from collections.abc import Sequence
 from protocol.commands import Move, Pickup, Stay
 
 from ..api import (
-    SIGHT,
     Action,
     Blocked,
     Died,
@@ -320,7 +319,7 @@ class CrawlerWorld(World):
 
     # -- views ------------------------------------------------------------------------
 
-    def sees(self, viewer: PlayerId, event: ResultEvent) -> bool:
+    def witnesses(self, viewer: PlayerId, event: ResultEvent) -> bool:
         """As on a flat map, but only on the level where the action was taken.
 
         An adventurer who went through a door was seen on the level they left;
@@ -330,14 +329,11 @@ class CrawlerWorld(World):
         level = self._acted_on.get(event.player)
         if me is None or level is None or me.level != level:
             return False
-        if isinstance(event, Moved):
-            places: tuple[Position, ...] = (event.origin, event.target)
-        else:
+        if not isinstance(event, Moved):
             actor = self._players.get(event.player)
             if actor is None or actor.level != level:
                 return False
-            places = (actor.position,)
-        return any(abs(r - me.row) <= SIGHT and abs(c - me.col) <= SIGHT for r, c in places)
+        return super().witnesses(viewer, event)
 
     def _marks(self, level: int, viewer: PlayerId | None) -> dict[Position, str]:
         return {

@@ -349,6 +349,20 @@ def test_look_geometry_priorities_and_centre() -> None:
     assert off.look(1) == ("X###X", "#####", "##..E", "##...", "X###X")
 
 
+def test_a_player_sees_exactly_the_visible_cells_of_its_look() -> None:
+    w = placed((2, 4))
+    for lantern in (False, True):
+        view = w.look(1)
+        reach = len(view) // 2
+        for dr in range(-reach - 1, reach + 2):
+            for dc in range(-reach - 1, reach + 2):
+                inside = abs(dr) <= reach and abs(dc) <= reach
+                visible = inside and view[reach + dr][reach + dc] != "X"
+                assert w.sees(1, (2 + dr, 4 + dc)) == visible, (lantern, dr, dc)
+        if not lantern:
+            act(w, 1, Pickup())
+
+
 def test_a_health_potion_adds_a_hit_point_without_cap_and_ends_the_turn() -> None:
     w = placed((2, 6), (4, 3))
     w._fighters[1].hp = 3

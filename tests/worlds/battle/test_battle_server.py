@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +11,7 @@ import trio
 import trio.testing
 
 from protocol.replies import LookReply, ReplyParser
+from server import replay_cli
 from server.replay import open_world, read_replay, rerun
 
 from ...conftest import StartServer
@@ -212,3 +214,8 @@ async def test_a_battle_replay_reruns_to_the_same_events(
     )
     events = [e for step in rerun(replay, open_world(replay, plugin)) for e in step.events]
     assert events == recording.logs[0]
+    # dod-replay tells the battle: turns, attacks, time-outs.
+    shown = io.StringIO()
+    assert replay_cli.show(str(path), step=False, speed=0, draw_map=False, out=shown) == 0
+    told = shown.getvalue()
+    assert "#1's turn (6 AP)" in told and "ATTACK" in told and "'s turn timed out" in told

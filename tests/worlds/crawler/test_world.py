@@ -203,8 +203,8 @@ def test_a_player_sees_only_actions_on_their_own_level() -> None:
     assert game.level_of(1) == 2 and game.level_of(2) == 1
     (moved,) = [e for e in game.resolve([(1, Stay()), (2, E)]) if isinstance(e, Moved)]
     assert moved == Moved(2, (1, 0), (1, 1))
-    assert not game.sees(1, moved), "level 2 does not see level 1, however near the squares"
+    assert not game.witnesses(1, moved), "level 2 does not see level 1, however near the squares"
     game.join(3)  # on level 1, beside player 2
-    assert game.sees(3, moved)
+    assert game.witnesses(3, moved)
     (stayed,) = game.resolve([(1, Stay()), (2, Stay()), (3, Stay())])[:1]
-    assert not game.sees(2, stayed) and not game.sees(3, stayed), "player 1 is on level 2"
+    assert not game.witnesses(2, stayed) and not game.witnesses(3, stayed), "player 1 is on level 2"

@@ -1,0 +1,131 @@
+"""The suite judges each server of DIALECTS.md (its test double) as that page describes it.
+
+Each test runs the checks the page says something about and compares the verdicts,
+check by check, with the evidence quoting the bytes the page records.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from conformance import Outcome, Report, SuiteConfig, run_suite, to_table
+
+from ..peers import start_peer
+
+
+async def judge(nursery: trio.Nursery, peer: str, dialect: str, *only: str) -> Report:
+    server = await start_peer(nursery, peer)
+    config = SuiteConfig(timeout=1.0, check_timeout=20.0, dialect=dialect)
+    with trio.fail_after(90):
+        return await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", server.port),
+            config,
+            target=peer,
+            only=only or None,
+        )
+
+
+def verdicts(report: Report) -> dict[str, str]:
+    return {result.check_id: result.outcome.value for result in report.results}
+
+
+async def test_zss_is_recognised_as_2015_and_judged_in_its_forms(nursery: trio.Nursery) -> None:
+    report = await judge(
+        nursery,
+        "zss",
+        "auto",
+        *("hello.gold", "connect.greeting", "look.shape", "move.wall", "pickup.nothing"),
+        *("quit.closes", "input.case", "input.blank-line"),
+    )
+    table = to_table(report)
+    assert table.startswith("dialect 2015 (recognised from 'GOLD 2' sent unasked (2015))")
+    assert verdicts(report) == {
+        "hello.gold": "passed",  # HELLO bob -> HELLO bob; the target came on connect
+        "connect.greeting": "passed",  # GOLD 2, STARTTURN
+        "look.shape": "passed",
+        "move.wall": "passed",  # FAIL can't move into a wall
+        "pickup.nothing": "passed",  # FAIL nothing to pick up
+        "quit.closes": "failed",  # QUIT -> FAIL invalid command, the connection stays open
+        "input.case": "failed",  # look -> FAIL invalid command
+        "input.blank-line": "failed",  # a blank line -> FAIL invalid command
+    }, table
+    assert "b'FAIL invalid command\\n'" in report.get("quit.closes").reason
+    assert report.get("input.case").reason.startswith(
+        "b'hello\\n' was answered 'FAIL invalid command', where the plain command was "
+        "answered 'FAIL HELLO needs an argument' (drift 'case-sensitive-input'"
+    )
+    assert "'FAIL invalid command'" in report.get("input.blank-line").reason
+
+
+async def test_lib_is_recognised_as_2016(nursery: trio.Nursery) -> None:
+    report = await judge(
+        nursery,
+        "lib",
+        "auto",
+        *("hello.gold", "connect.greeting", "look.shape", "look.centre", "quit.closes"),
+        "input.spaces",
+    )
+    table = to_table(report)
+    assert table.startswith("dialect 2016 (recognised from 'GOLD: 2' (2016))")
+    assert verdicts(report) == {
+        "hello.gold": "passed",  # GOLD: 2
+        "connect.greeting": "passed",  # nothing on connect
+        "look.shape": "passed",  # no LOOKREPLY header, a blank line after
+        "look.centre": "failed",  # P, the player itself, at the centre
+        "quit.closes": "failed",  # Game Over!, and the connection stays open
+        "input.spaces": "passed",  # lines trimmed
+    }, table
+    assert "the centre shows 'P'" in report.get("look.centre").reason
+    assert "b'Game Over!\\n'" in report.get("quit.closes").reason
+
+
+async def test_ch_is_recognised_as_2016_with_its_turns(nursery: trio.Nursery) -> None:
+    report = await judge(
+        nursery,
+        "ch",
+        "auto",
+        *("hello.gold", "connect.greeting", "look.shape", "move.wall", "input.spaces"),
+        "players.block",
+    )
+    table = to_table(report)
+    assert table.startswith("dialect 2016 (recognised from "), table
+    assert "'CHANGE ' (2016)" in table.splitlines()[0]
+    assert verdicts(report) == {
+        "hello.gold": "failed",  # FAIL HELLO needs an argument. (its target is GOAL 2)
+        "connect.greeting": "passed",
+        "look.shape": "passed",  # LOOKREPLY, the rows, the RENDERHINT block
+        "move.wall": "passed",  # FAIL can't walk into this tile.
+        "input.spaces": "failed",  # "  LOOK" -> FAIL invalid command.
+        "players.block": "skipped",  # the second player waits for its turn
+    }, table
+    assert "'FAIL HELLO needs an argument.'" in report.get("hello.gold").reason
+    assert "'FAIL invalid command.'" in report.get("input.spaces").reason
+    assert "'FAIL not users turn.'" in report.get("players.block").reason
+
+
+async def test_ldjb2_goes_away_when_its_client_leaves(nursery: trio.Nursery) -> None:
+    report = await judge(nursery, "ldjb2", "2013")
+    assert report.findings == ["the server went away after check hello.gold"]
+    assert "'null'" in report.get("hello.gold").reason  # HELLO -> null
+    rest = [result for result in report.results if result.check_id != "hello.gold"]
+    assert {result.outcome for result in rest} == {Outcome.NOT_RUN}, to_table(report)
+    assert report.get("players.see").reason == (
+        "not run: the server went away after check hello.gold"
+    )
+    assert not report.ok
+
+
+async def test_a_private_protocol_is_no_dialect(nursery: trio.Nursery) -> None:
+    report = await judge(nursery, "mbk", "auto", "hello.gold", "connect.greeting", "quit.closes")
+    table = to_table(report)
+    assert table.startswith(
+        "dialect 2013 (recognised from no dialect we know says "
+        "'Welcome to the dungeon! Mwuahaha' / 'H2'"
+    ), table
+    assert verdicts(report) == {
+        "hello.gold": "failed",
+        "connect.greeting": "failed",
+        "quit.closes": "passed",  # QUIT closes with no line
+    }
+    assert "'H2'" in report.get("hello.gold").reason
+    assert "'Welcome to the dungeon! Mwuahaha'" in report.get("connect.greeting").reason
