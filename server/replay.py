@@ -51,6 +51,7 @@ from protocol.commands import Command, Move, parse_command
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
+from worlds.limits import OPERATOR_LIMITS
 
 __all__ = [
     "FORMAT_VERSION",
@@ -105,8 +106,11 @@ def header_for(
         "world": plugin.name,
         "map": map_spec,
     }
-    if map_spec is not None and Path(map_spec).is_file():
-        path = Path(map_spec)
+    # The file the spec names for this game: a client's game reads only under the
+    # maps folder (worlds.limits), never a file of the same name elsewhere.
+    files = getattr(plugin, "limits", OPERATOR_LIMITS).files
+    path = None if map_spec is None else files.find(map_spec)
+    if path is not None:
         header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
     header.update(
         seed=seed,

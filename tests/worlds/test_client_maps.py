@@ -136,3 +136,21 @@ async def test_the_knight_world_takes_generated_maps_too(start_server: StartServ
     assert (await peer.ask("CREATE g knight map=generated:8,width=30,health=99999"))[0].startswith(
         "GAME g"
     )
+
+
+async def test_a_replay_keeps_the_file_the_game_was_opened_on(
+    start_server: StartServer, in_folder: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The replay names the maps folder's ``app.conf``, never the working directory's."""
+    folder = tmp_path_factory.mktemp("maps")
+    replays = tmp_path_factory.mktemp("replays")
+    (folder / "app.conf").write_text(SECRET.replace("hunter2", "Mine"))
+    server = await start_server(maps_dir=str(folder), replay_dir=str(replays))
+    peer = await Peer.connect(server.port)
+    assert (await peer.ask("CREATE m classic map=app.conf"))[0].startswith("GAME m")
+    assert (await peer.ask("JOIN m"))[0].startswith("GAME m")
+    assert (await peer.ask("MOVE E"))[0] in ("SUCCESS", "FAIL")
+    server.shutdown()
+    await peer.read_to_end()
+    written = "".join(path.read_text() for path in replays.iterdir())
+    assert "Mine" in written and "hunter2" not in written
