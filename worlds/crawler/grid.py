@@ -16,7 +16,7 @@ squares other players hold. A caller may rely on:
 from __future__ import annotations
 
 import enum
-from collections.abc import Container, Sequence
+from collections.abc import Container
 from typing import Final
 
 from .levelfile import (
@@ -214,26 +214,3 @@ class Grid:
         for (row, col), glyph in (marks or {}).items():
             lines[row] = lines[row][:col] + glyph + lines[row][col + 1 :]
         return lines
-
-
-class GridRows(Sequence[str]):
-    """The rows of a grid as a read-only sequence, decoding only the rows asked for.
-
-    ``worlds.view.look_window`` reads a handful of squares; this spares it a copy
-    of the whole level.
-    """
-
-    __slots__ = ("_grid",)
-
-    def __init__(self, grid: Grid) -> None:
-        self._grid = grid
-
-    def __len__(self) -> int:
-        return self._grid.rows
-
-    def __getitem__(self, row: int) -> str:  # type: ignore[override]
-        grid = self._grid
-        if not 0 <= row < grid.rows:
-            raise IndexError(row)
-        start = row * grid.cols
-        return grid.cells[start : start + grid.cols].decode("ascii")

@@ -57,10 +57,10 @@ from ..api import (
     WorldFull,
 )
 from ..limits import OPERATOR_LIMITS, Limits
-from ..view import look_window
+from ..view import ByteRows, look_window
 from . import text
 from .dungeon import Dungeon
-from .grid import Grid, GridRows, Status
+from .grid import Grid, Status
 from .levelfile import DOOR, EXIT, MONSTER, OPEN, PILLAR, PLAYER
 
 GOAL = 1
@@ -344,7 +344,8 @@ class CrawlerWorld(World):
     def look(self, player: PlayerId) -> tuple[str, ...]:
         me = self._players[player]
         grid = self.grid(me.level)
-        return look_window(GridRows(grid), me.row, me.col, self._marks(me.level, None))
+        rows = ByteRows(grid.cells, grid.cols)
+        return look_window(rows, me.row, me.col, self._marks(me.level, None))
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The viewer's level (level 1 for a spectator): ``o`` the viewer, ``P``/``B`` others."""
