@@ -26,7 +26,7 @@ from .config import ServerConfig
 from .connection import Connection
 from .game import Game
 from .lobby import Lobby
-from .logs import RateLimitedLogger, TokenBucket, dropped_lines
+from .logs import LogAllowance, RateLimitedLogger, dropped_lines
 from .transport import GONE
 
 MAX_TICK = 1.0
@@ -57,7 +57,7 @@ class Server:
         """The port actually bound (useful with port 0), once :meth:`run` has started."""
         self._ids = itertools.count(1)
         self._per_address: collections.Counter[str] = collections.Counter()
-        self._log_buckets: dict[str, TokenBucket] = {}
+        self._log_allowances: dict[str, LogAllowance] = {}
         """Each client address's allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
         self._stopping = False
@@ -117,23 +117,24 @@ class Server:
     def client_log(self, host: str) -> RateLimitedLogger:
         """The logger for events about the client at ``host``: all its connections share
         one allowance (``client_log_burst`` events, then ``client_log_rate`` a second)."""
-        bucket = self._log_buckets.get(host)
-        if bucket is None:
+        allowance = self._log_allowances.get(host)
+        if allowance is None:
             config = self.config
-            bucket = TokenBucket(config.client_log_rate, config.client_log_burst)
-            self._log_buckets[host] = bucket
-        return RateLimitedLogger(self.log, bucket)
+            allowance = LogAllowance(config.client_log_rate, config.client_log_burst)
+            self._log_allowances[host] = allowance
+        return RateLimitedLogger(self.log, allowance)
 
     def _forget_quiet_addresses(self) -> None:
         """Drop the log allowance of addresses that are gone and whose bucket refilled,
         reporting what was suppressed first."""
-        for host, bucket in list(self._log_buckets.items()):
+        now = trio.current_time()
+        for host, allowance in list(self._log_allowances.items()):
             if host in self._per_address:
                 continue
-            if bucket.suppressed:
-                RateLimitedLogger(self.log.bind(peer=host), bucket).flush_suppressed()
-            elif bucket.full:
-                del self._log_buckets[host]
+            if allowance.suppressed:
+                RateLimitedLogger(self.log.bind(peer=host), allowance).flush_suppressed()
+            elif allowance.refilled(now):
+                del self._log_allowances[host]
 
     async def _watchdog(self) -> None:
         tick = watchdog_tick(self.config)

@@ -285,6 +285,58 @@ class ServerConfig:
         ge=1,
         le=OPERATOR_LIMITS.generated_cells,
     )
+    max_games_per_client: int = setting(
+        4, "games one connection may have created and not yet ended", ge=1, le=100_000
+    )
+    unjoined_game_timeout: float | None = setting(
+        300.0,
+        "seconds a created game may wait for its first player before it is removed; 0: never",
+        ge=0.01,
+        le=7 * 86400,
+        off=0,
+    )
+    max_world_builds: int = setting(
+        2, "worlds built at once (CREATE, restarts); further CREATEs are refused", ge=1, le=64
+    )
+    world_build_timeout: float = setting(
+        60.0, "seconds a world may take to build before its CREATE is refused", gt=0, le=3600
+    )
+    max_players_per_game: int = setting(
+        100, "players at once in a created game (CREATE ... players=)", ge=1, le=1000
+    )
+    min_turn_timeout: float = setting(
+        0.1, "the shortest round a created game may ask for (CREATE ... turn=)", gt=0, le=3600
+    )
+    max_turn_timeout: float = setting(
+        600.0, "the longest round a created game may ask for (CREATE ... turn=)", gt=0, le=86400
+    )
+    max_map_bytes: int = setting(
+        1 << 20,
+        "bytes of the largest whole map sent (MAP, a spectator's VIEW, a replay's header)",
+        ge=1024,
+        le=1 << 30,
+    )
+    chat_rate: float = setting(
+        2.0, "SHOUT messages a second one client may send, on average", gt=0, le=1e6
+    )
+    chat_burst: int = setting(10, "SHOUT messages one client may send at once", ge=1, le=1e6)
+    replay_keep: int | None = setting(
+        1000, "replay files kept, the oldest deleted first; 0: all", ge=1, le=10**9, off=0
+    )
+    replay_keep_bytes: int | None = setting(
+        1 << 30,
+        "bytes of replay files kept, the oldest deleted first; 0: no limit",
+        ge=1,
+        le=1 << 50,
+        off=0,
+    )
+    replay_rate: float = setting(
+        1.0,
+        "new replay files a second, on average; games beyond it are not recorded",
+        gt=0,
+        le=1e6,
+    )
+    replay_burst: int = setting(30, "new replay files at once", ge=1, le=10**6)
     client_log_rate: float = setting(
         2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
     )

@@ -175,6 +175,7 @@ class Connection:
             await self.transport.run(self)
         finally:
             self._leave_game()
+            self.server.lobby.client_gone(self)  # its unjoined games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def check_time(self, now: float) -> None:
@@ -201,6 +202,8 @@ class Connection:
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
         result = self._handle_commands()
+        if self.game is not None:
+            self.game.flush()  # the replay holds every action before its reply is written
         telnet = self.protocol.data_to_send()
         if telnet:
             self.transport.write_first(telnet)

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Collection, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
@@ -115,8 +116,9 @@ from worlds.turns import (
     TurnStarted,
 )
 
+from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .render import help_reply, result_reply
-from .replay import ReplayWriter, header_for
+from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
 
 if TYPE_CHECKING:
@@ -125,7 +127,10 @@ if TYPE_CHECKING:
 log = structlog.get_logger("server.game")
 
 FLUSH_INTERVAL = 1.0
-"""Seconds between flushes of a replay that has unwritten lines."""
+"""Seconds between flushes of a replay that has unwritten lines (a backstop: every
+batch of commands and every round flushes it; see :meth:`Game.flush`)."""
+BEHIND_TICK = 0.05
+"""Seconds between looks at spectators too far behind to be sent the latest map."""
 _SUCCESS = Success()
 
 
@@ -148,7 +153,15 @@ class Game:
         turn_timeout: float = 30.0,
         max_missed_turns: int = 3,
         replay_dir: Path | None = None,
+        replays: ReplayShelf | None = None,
         on_over: Callable[[Game], bool] = lambda game: True,
+        opened: Opened | None = None,
+        builder: WorldBuilder | None = None,
+        owner: int | None = None,
+        unjoined_timeout: float | None = None,
+        on_gone: Callable[[Game, str], None] = lambda game, why: None,
+        may_chat: Callable[[Connection], bool] = lambda connection: True,
+        max_map_bytes: int = 1 << 20,
     ) -> None:
         self.name = name
         self.plugin = plugin
@@ -157,9 +170,31 @@ class Game:
         self.limit = limit
         self.turn_timeout = turn_timeout
         self.max_missed_turns = max_missed_turns
-        self.replay_dir = replay_dir
+        if replays is None and replay_dir is not None:
+            replays = ReplayShelf(replay_dir)
+        self.replays = replays
+        self.owner = owner
+        """The id of the connection that created the game (``None``: the server's own)."""
+        self.permanent = owner is None
+        """Whether the game never goes away (the default game): a restart that fails
+        falls back on the world's own map rather than removing it."""
+        self.max_map_bytes = max_map_bytes
         self._on_over = on_over
-        self.world: World = plugin.open(map_spec, seed=seed)
+        self._on_gone = on_gone
+        self._may_chat = may_chat
+        self._builder = builder
+        self._unjoined_timeout = unjoined_timeout
+        if opened is None:
+            opened = open_world(plugin, map_spec, seed, max_map_bytes)
+        self._opened = opened
+        self.world: World = opened.world
+        self.restarting = False
+        """Whether a fresh world is being built: commands wait for it (see :meth:`hold`)."""
+        self._ready = trio.Event()
+        self._ready.set()
+        self._held_steps: list[tuple[Connection, Callable[[], None]]] = []
+        self._unjoined_deadline = math.inf
+        self._behind: set[Connection] = set()  # spectators that missed a view
         self.players: dict[PlayerId, Connection] = {}
         self.names: dict[str, PlayerId] = {}
         self.watchers: set[Connection] = set()
@@ -184,6 +219,7 @@ class Game:
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
         self._log = log.bind(game=name, world=plugin.name)
+        self._start_unjoined_clock()
 
     @property
     def world_name(self) -> str:
@@ -209,55 +245,114 @@ class Game:
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
 
+    @property
+    def joined_any(self) -> bool:
+        """Whether anyone has joined this world since it was (re)built."""
+        return self._joined_any
+
+    def log_removed(self, reason: str) -> None:
+        self._log.info("game removed", reason=reason)
+
+    def failed(self, during: str) -> None:
+        """The world raised where the lobby called it (a join): end this game, as
+        :meth:`handle` does for a command."""
+        self._crash(during)
+
     # -- the game's own task ----------------------------------------------------------
 
     async def run(self) -> None:
-        """Time out rounds and flush the replay, until :meth:`close`. Owned by the lobby."""
+        """Time out rounds, restart the world, remove an unjoined game and flush the
+        replay, until :meth:`close`. Owned by the lobby."""
         with self._scope:
             while True:
+                if self.restarting:
+                    await self._rebuild()
+                    continue
                 current = self._round
                 deadline = current.deadline if current is not None else math.inf
-                deadline = min(deadline, self._turn_deadline)
-                with trio.move_on_at(min(deadline, trio.current_time() + FLUSH_INTERVAL)):
+                deadline = min(deadline, self._turn_deadline, self._unjoined_deadline)
+                soon = FLUSH_INTERVAL if not self._behind else BEHIND_TICK
+                with trio.move_on_at(min(deadline, trio.current_time() + soon)):
                     await self._wakeup.park()
-                if self._replay is not None:
-                    self._replay.flush()
+                if self.restarting:
+                    continue
+                now = trio.current_time()
                 current = self._round
-                if current is not None and trio.current_time() >= current.deadline:
+                if current is not None and now >= current.deadline:
                     self._guarded(self._time_out, "round time-out")
-                if trio.current_time() >= self._turn_deadline:
+                if now >= self._turn_deadline:
                     self._guarded(self._turn_time_out, "turn time-out")
+                self.flush()
+                if self._behind:
+                    self._catch_up()
+                if now >= self._unjoined_deadline and not self._joined_any and not self.closed:
+                    self._unjoined_deadline = math.inf
+                    why = f"nobody joined within {self._unjoined_timeout:g} seconds"
+                    self.log_removed(why)
+                    self._on_gone(self, why)
+
+    def flush(self) -> None:
+        """Hand the replay's unwritten lines to the operating system. Connections call
+        it after each batch of commands, before their replies are written, so that an
+        action a client has been told about is never lost with the process."""
+        replay = self._replay
+        if replay is not None:
+            replay.flush()
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
         self.closed = True
         self._scope.cancel()
         self._close_replay(reason)
+        self._ready.set()  # nothing waits for a world that will not come
+
+    def _start_unjoined_clock(self) -> None:
+        timeout = self._unjoined_timeout
+        if timeout is not None:
+            self._unjoined_deadline = trio.current_time() + timeout
+            self._wakeup.unpark_all()
+
+    # -- waiting for a fresh world ------------------------------------------------------
+
+    def hold(self, connection: Connection, step: Callable[[], None]) -> bool:
+        """While the world restarts, keep ``step`` (a command of ``connection``'s) for
+        when it is ready, and make the connection read nothing more until then.
+        Returns whether it was held (``False``: the world is ready, do it now)."""
+        if not self.restarting:
+            return False
+        self._held_steps.append((connection, step))
+        connection.wait_for(self._ready)
+        return True
 
     # -- membership -------------------------------------------------------------------
 
     def join(self, connection: Connection, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
-        """Put ``connection`` in the world; raises :class:`WorldFull`."""
+        """Put ``connection`` in the world; raises :class:`WorldFull`, or what the
+        world raises (the world is then as it was: nobody joined)."""
         if self.full():
             raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
         if connection.name is not None and connection.name in self.names:
             connection.name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
-        if self._replay is None and self.replay_dir is not None and not self._joined_any:
-            self._replay = ReplayWriter.create(
-                self.replay_dir,
+        events = self.world.join(player, kind)
+        if self._replay is None and self.replays is not None and not self._joined_any:
+            opened = self._opened
+            self._replay = ReplayWriter(
+                self.replays,
                 header_for(
                     self.name,
                     self.plugin,
                     self.map_spec,
                     self.seed,
-                    self.world,
+                    opened.view,
                     self.turn_timeout if self._timed() else None,
+                    view_digest=opened.view_digest,
+                    max_bytes=self.max_map_bytes,
                 ),
             )
-        events = self.world.join(player, kind)
         self._next_player += 1
         self._joined_any = True
+        self._unjoined_deadline = math.inf
         self.players[player] = connection
         if connection.name is not None:
             self.names[connection.name] = player
@@ -323,9 +418,19 @@ class Game:
         self._turn_moved()
         self._show()
 
+    def too_big(self) -> str | None:
+        """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
+        size = self._opened.map_bytes
+        if size <= self.max_map_bytes:
+            return None
+        return (
+            f"the map of {self.name} is {size} bytes; this server sends whole maps of at "
+            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
+        )
+
     def watch(self, connection: Connection) -> None:
         """Add a spectator: it is answered with this game's line, then the whole map,
-        which is sent again after every change."""
+        which is sent again after every change (the latest only, to one that lags)."""
         self.watchers.add(connection)
         if connection.events:
             self.audience.add(connection)
@@ -335,6 +440,7 @@ class Game:
     def unwatch(self, connection: Connection) -> None:
         self.watchers.discard(connection)
         self.audience.discard(connection)
+        self._behind.discard(connection)
 
     def listen(self, connection: Connection) -> None:
         """``connection`` (a player or spectator here) now wants events."""
@@ -347,13 +453,20 @@ class Game:
         return help_reply(self.world, self.world_name)
 
     def handle(self, connection: Connection, command: Command) -> None:
-        """Apply one game command from ``connection`` and queue every reply it causes."""
+        """Apply one game command from ``connection`` and queue every reply it causes
+        (once the world is ready, if it is being rebuilt)."""
+        if self.hold(connection, lambda: self.handle(connection, command)):
+            return
         try:
             self._handle(connection, command)
         except WorldError as error:
             connection.send(Error(str(error)))
         except Exception:
             self._crash(command.verb)
+            if connection.reason is None:  # not a player (yet): still owed a reply
+                connection.send(
+                    Error(f"the {self.world_name} game stopped because of an internal error")
+                )
 
     def _handle(self, connection: Connection, command: Command) -> None:
         kind = type(command)
@@ -391,8 +504,14 @@ class Game:
                 return
             connection.send(Gold(world.goal))
         elif kind is Map:
+            refusal = self.too_big()
+            if refusal is not None:
+                connection.send(Error(refusal))
+                return
             connection.send(MapReply(world.render(player)))
         elif kind is Shout:
+            if not self._may_chat(connection):
+                return
             self.shout(label(connection.name, player), command.text)  # type: ignore[attr-defined]
             connection.send(_SUCCESS)
         else:
@@ -420,8 +539,13 @@ class Game:
     def handle_watcher(self, connection: Connection, command: Command) -> None:
         """A spectator's command: it may read, never act."""
         kind = type(command)
+        if self.hold(connection, lambda: self.handle_watcher(connection, command)):
+            return
         if kind is Map:
-            connection.send(MapReply(self.world.render(None)))
+            refusal = self.too_big()
+            connection.send(
+                Error(refusal) if refusal is not None else MapReply(self.world.render(None))
+            )
         elif kind is Hello and command.name is None:  # type: ignore[attr-defined]
             connection.send(Gold(self.world.goal))
         else:
@@ -716,7 +840,11 @@ class Game:
             self._push(PlayerLeft(label(connection.name, player), outcome))
 
     def _show(self) -> None:
-        """Send spectators the whole map, if it changed since they last saw it."""
+        """Send spectators the whole map, if it changed since they last saw it.
+
+        A spectator whose replies are backlogged (it reads slower than the game
+        changes) is skipped: it gets the latest map once it has caught up, and never
+        a queue of stale ones, so a burst of moves does not cut it off."""
         if not self.watchers:
             return
         rows = self.world.render(None)
@@ -725,7 +853,26 @@ class Game:
         self._last_view = rows
         view = View(rows)
         for connection in list(self.watchers):
-            connection.send(view)
+            if connection.transport.backlogged:
+                if not self._behind:
+                    self._wakeup.unpark_all()  # the game's task looks again soon
+                self._behind.add(connection)
+            else:
+                self._behind.discard(connection)
+                connection.send(view)
+
+    def _catch_up(self) -> None:
+        """Send the latest map to each spectator that missed one and has caught up."""
+        rows = self._last_view
+        if rows is None:
+            self._behind.clear()
+            return
+        for connection in list(self._behind):
+            if connection not in self.watchers:
+                self._behind.discard(connection)
+            elif not connection.transport.backlogged:
+                self._behind.discard(connection)
+                connection.send(View(rows))
 
     # -- ending and restarting -----------------------------------------------------------
 
@@ -744,7 +891,77 @@ class Game:
             self.close("all players left")
 
     def _restart(self) -> None:
-        self.world = self.plugin.open(self.map_spec, seed=self.seed)
+        """A fresh world: built at once if it builds quickly, else by the game's task
+        off the loop, while commands wait for it (:meth:`hold`)."""
+        if self._builder is None or self._opened.seconds < QUICK:
+            for kept, attempt in self._rebuilds():
+                try:
+                    opened = attempt()
+                except Exception as error:
+                    self._restart_failed(error)
+                    continue
+                self._install(opened, kept)
+                return
+            self._give_up()
+            return
+        if not self.restarting:
+            self.restarting = True
+            self._ready = trio.Event()
+            self._wakeup.unpark_all()
+
+    async def _rebuild(self) -> None:
+        """The game's task builds the fresh world off the loop (see :meth:`_rebuilds`)."""
+        builder = self._builder
+        assert builder is not None
+        for kept, attempt in self._rebuilds():
+            try:
+                opened = await builder.run(attempt, f"the {self.world_name} world")
+            except Exception as error:
+                self._restart_failed(error)
+                continue
+            self._install(opened, kept)
+            self._release_held()
+            return
+        self._give_up()
+
+    def _rebuilds(self) -> list[tuple[str | None, Callable[[], Opened]]]:
+        """What a restart tries, in order: the map as it reads now; if it no longer opens
+        (edited with a typo, removed), the map that was loaded; a permanent game without
+        a copy of it falls back on the world's own map, then on the world it has."""
+        plugin, seed, size = self.plugin, self.seed, self.max_map_bytes
+        keep = self._opened.template is not None
+        attempts: list[tuple[str | None, Callable[[], Opened]]] = [
+            (None, partial(open_world, plugin, self.map_spec, seed, size, keep))
+        ]
+        if keep:
+            attempts.append(("the loaded map", partial(copy_world, self._opened, size)))
+        elif self.permanent:
+            attempts.append(("the world's own map", partial(open_world, plugin, None, seed, size)))
+        if self.permanent:
+            attempts.append(("the world as it was", partial(measure, self.world, size)))
+        return attempts
+
+    def _restart_failed(self, error: Exception) -> None:
+        self._log.error("game restart failed", error=str(error) or repr(error))
+
+    def _give_up(self) -> None:
+        """No fresh world: the game goes away; what waited for it is told so."""
+        self.restarting = False
+        held, self._held_steps = self._held_steps, []
+        for connection, _ in held:
+            if connection.reason is None:
+                connection.send(
+                    Error(f"the game {self.name} could not restart; send GAMES for the others")
+                )
+        self._on_gone(self, "it could not restart")
+        self.close("the world could not be restarted")
+
+    def _install(self, opened: Opened, kept: str | None = None) -> None:
+        if kept is not None:
+            self._log.warning("game restarted on a fallback", kept=kept)
+        self._opened = opened
+        self.world = opened.world
+        self.restarting = False
         self.round = 0
         self._joined_any = False
         self._missed.clear()
@@ -755,7 +972,17 @@ class Game:
             done.set()
         self._held.clear()
         self._last_view = None
+        self._start_unjoined_clock()
         self._show()
+
+    def _release_held(self) -> None:
+        """Do what waited for the world, in the order it came, then let the clients on."""
+        held, self._held_steps = self._held_steps, []
+        ready = self._ready
+        for connection, step in held:
+            if connection.reason is None:
+                step()
+        ready.set()
 
     def _close_replay(self, reason: str) -> None:
         replay, self._replay = self._replay, None
@@ -786,6 +1013,8 @@ class Game:
         self._departing.clear()
         if current is not None:
             current.done.set()
+        if self._replay is not None:
+            self._replay.begin()  # a failure is worth its record, actions or not
         self._close_replay(f"the world failed during {during}")
         self._restart()
 

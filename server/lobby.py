@@ -4,38 +4,58 @@ What a caller may rely on:
 
 * The default game (``default``) always exists; a connection plays in it until
   it joins or watches another. It restarts with a fresh world whenever it ends.
-* ``CREATE`` adds a game (at most ``max_games`` in all). A created game that
-  ends restarts too while someone watches it; otherwise it is removed.
+* ``CREATE`` adds a game once its world is built, off the event loop
+  (:mod:`server.builds`): the reply (``GAME`` or ``ERROR``) comes when the world is
+  ready, and the client's next command is read after it; every other client plays
+  on meanwhile. A created game that ends restarts too while someone watches it;
+  otherwise it is removed.
+* **Limits**, each refused with an ``ERROR`` that names the setting:
+  ``max_games`` games at once; ``max_games_per_client`` games a connection has
+  created that still exist; ``max_world_builds`` worlds being built at once
+  (``CREATE`` is refused, not queued); ``world_build_timeout`` seconds to build one;
+  ``max_players_per_game`` players (``players=``, also the limit when none is
+  asked for); rounds from ``min_turn_timeout`` to ``max_turn_timeout`` seconds
+  (``turn=``).
+* **No squatting**: a created game nobody has joined is removed after
+  ``unjoined_game_timeout`` seconds, and at once when its creator disconnects.
+* A plugin that raises while a world is opened, joined or restarted ends that
+  request (an ``ERROR`` to the client, one log event), never the server.
 * A map for a created game must be one the world ships, or a spec that names
   no file or folder (such as a generator's settings): clients cannot make the
   server open files of their choosing.
-* :meth:`Lobby.run` owns every game's task; when it returns, every game is
-  closed and its replay written to the end. :meth:`Lobby.close_all` does that
-  at once, so that the players a shutdown sends away are not recorded as having
-  left a game that went on.
+* :meth:`Lobby.run` owns every game's task and every build; when it returns, every
+  game is closed and its replay written to the end. :meth:`Lobby.close_all` does
+  that at once, so that the players a shutdown sends away are not recorded as
+  having left a game that went on.
 """
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import structlog
 import trio
 
 from protocol.commands import Command, Create, Games, Join, Watch
-from protocol.replies import Error, GamesReply
+from protocol.replies import Error, GameOver, GamesReply
 from worlds.api import PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
 from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
+from .builds import BuildTimeout, WorldBuilder, open_world
 from .config import ServerConfig
 from .game import Game
+from .ratelimit import TokenBucket
+from .replay import ReplayShelf
 
 if TYPE_CHECKING:
     from .connection import Connection
 
 DEFAULT_GAME = "default"
+log = structlog.get_logger("server.lobby")
 
 
 class Lobby:
@@ -52,8 +72,29 @@ class Lobby:
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
         self._nursery: trio.Nursery | None = None
+        self.builder = WorldBuilder(
+            config.max_world_builds, config.world_build_timeout, config.max_map_bytes
+        )
+        self.replays = (
+            None
+            if config.replay_dir is None
+            else ReplayShelf(
+                Path(config.replay_dir),
+                keep=config.replay_keep,
+                keep_bytes=config.replay_keep_bytes,
+                rate=config.replay_rate,
+                burst=config.replay_burst,
+            )
+        )
+        self._building: set[str] = set()  # names of games whose world is being built
+        self._owned: dict[int, set[str]] = {}  # connection id -> games it created
+        self._chat: weakref.WeakKeyDictionary[Connection, TokenBucket] = weakref.WeakKeyDictionary()
+        plugin = self.plugin(config.world)
+        # The server's own map, opened before it listens; a copy is kept so that a
+        # restart can fall back on it if the file is later edited badly or removed.
+        opened = open_world(plugin, config.map, config.seed, config.max_map_bytes, template=True)
         self.default = self._add(
-            DEFAULT_GAME, self.plugin(config.world), config.map, config.seed, config.max_players
+            DEFAULT_GAME, plugin, config.map, config.seed, config.max_players, opened=opened
         )
 
     def plugin(self, name: str) -> WorldPlugin:
@@ -71,6 +112,9 @@ class Lobby:
         seed: int,
         limit: int | None,
         turn: float | None = None,
+        *,
+        opened,
+        owner: int | None = None,
     ) -> Game:
         config = self.config
         game = Game(
@@ -81,10 +125,19 @@ class Lobby:
             limit=limit,
             turn_timeout=turn or config.turn_timeout,
             max_missed_turns=config.max_missed_turns,
-            replay_dir=None if config.replay_dir is None else Path(config.replay_dir),
+            replays=self.replays,
             on_over=self._over,
+            opened=opened,
+            builder=self.builder,
+            owner=owner,
+            unjoined_timeout=None if owner is None else config.unjoined_game_timeout,
+            on_gone=self._remove,
+            may_chat=self._may_chat,
+            max_map_bytes=config.max_map_bytes,
         )
         self.games[name] = game
+        if owner is not None:
+            self._owned.setdefault(owner, set()).add(name)
         if self._nursery is not None:
             self._nursery.start_soon(game.run)
         return game
@@ -93,7 +146,56 @@ class Lobby:
         """Whether a game that ended starts again; one that does not is removed."""
         if game is self.default or game.watchers:
             return True
-        self.games.pop(game.name, None)
+        self._forget(game)
+        return False
+
+    def _remove(self, game: Game, why: str) -> None:
+        """Take a created game off the server (nobody joined it, or it cannot restart);
+        its spectators are told and sent back to the default game."""
+        if game is self.default:
+            return
+        self._forget(game)
+        notice = GameOver(f"{game.name} is removed: {why}")
+        for connection in list(game.watchers):
+            connection.send(notice)
+            connection.leave_game("game removed")
+        if not game.closed:
+            game.close(f"removed: {why}")
+
+    def _forget(self, game: Game) -> None:
+        if self.games.get(game.name) is game:
+            del self.games[game.name]
+        if game.owner is not None:
+            owned = self._owned.get(game.owner)
+            if owned is not None:
+                owned.discard(game.name)
+                if not owned:
+                    del self._owned[game.owner]
+
+    def client_gone(self, connection: Connection) -> None:
+        """``connection`` has ended: the games it created that nobody joined go with it."""
+        for name in list(self._owned.get(connection.id, ())):
+            game = self.games.get(name)
+            if game is not None and not game.players and not game.joined_any:
+                why = "its creator left before anyone joined"
+                game.log_removed(why)
+                self._remove(game, why)
+
+    def _may_chat(self, connection: Connection) -> bool:
+        """Whether ``connection`` may send one more ``SHOUT`` now; if not, it is told."""
+        bucket = self._chat.get(connection)
+        if bucket is None:
+            bucket = self._chat[connection] = TokenBucket(
+                self.config.chat_rate, self.config.chat_burst
+            )
+        if bucket.take():
+            return True
+        connection.send(
+            Error(
+                f"too many messages: at most {self.config.chat_burst} at once and "
+                f"{self.config.chat_rate:g} a second (chat_rate); wait a moment"
+            )
+        )
         return False
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
@@ -111,7 +213,7 @@ class Lobby:
 
     def close_all(self) -> None:
         """End every game now: the server is stopping (idempotent)."""
-        for game in self.games.values():
+        for game in list(self.games.values()):
             if not game.closed:
                 game.close("server stopped")
 
@@ -134,14 +236,42 @@ class Lobby:
             connection.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
-    def _create(self, connection: Connection, command: Create) -> None:
-        if command.game in self.games:
-            connection.send(Error(f"there is already a game called {command.game}"))
-            return
-        if len(self.games) >= self.config.max_games:
-            connection.send(
-                Error(f"the server holds {self.config.max_games} games already; join one")
+    def _refusal(self, connection: Connection, command: Create) -> str | None:
+        """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
+        config = self.config
+        if command.game in self.games or command.game in self._building:
+            return f"there is already a game called {command.game}"
+        if len(self.games) + len(self._building) >= config.max_games:
+            return f"the server holds {config.max_games} games already (max_games); join one"
+        owned = len(self._owned.get(connection.id, ()))
+        if owned >= config.max_games_per_client:
+            return (
+                f"you have created {owned} games that are still open; at most "
+                f"{config.max_games_per_client} (max_games_per_client)"
             )
+        if command.players is not None and command.players > config.max_players_per_game:
+            return (
+                f"players= may be at most {config.max_players_per_game} here (max_players_per_game)"
+            )
+        turn = command.turn
+        if turn is not None and not config.min_turn_timeout <= turn <= config.max_turn_timeout:
+            return (
+                f"turn= takes from {config.min_turn_timeout:g} to {config.max_turn_timeout:g} "
+                "seconds here (min_turn_timeout, max_turn_timeout)"
+            )
+        if self.builder.busy():
+            return (
+                f"the server is building {self.builder.max_builds} worlds already "
+                "(max_world_builds); try again in a moment"
+            )
+        if self._nursery is None:
+            return "the server is not running games"
+        return None
+
+    def _create(self, connection: Connection, command: Create) -> None:
+        refusal = self._refusal(connection, command)
+        if refusal is not None:
+            connection.send(Error(refusal))
             return
         try:
             plugin = self.plugin(command.world)
@@ -149,23 +279,69 @@ class Lobby:
             connection.send(Error(str(error)))
             return
         except Exception as error:
-            connection.send(Error(f"the {command.world} world cannot be loaded: {error}"))
+            log.warning("world not loaded", world=command.world, error=repr(error))
+            connection.send(Error(f"the {command.world} world cannot be loaded"))
             return
         # The clients' limits bound what the spec may name and cost (worlds.mapspec).
         plugin = LimitedPlugin(plugin, self.client_limits)
-        spec = command.map
+        done = trio.Event()
+        self._building.add(command.game)
+        self._owned.setdefault(connection.id, set()).add(command.game)
+        connection.wait_for(done)
+        assert self._nursery is not None
+        self._nursery.start_soon(self._build_created, connection, command, plugin, done)
+
+    async def _build_created(
+        self, connection: Connection, command: Create, plugin: WorldPlugin, done: trio.Event
+    ) -> None:
+        """Build the world of a ``CREATE`` off the loop, then add the game and answer."""
+        name = command.game
+        reply: Error | None = None
         try:
-            game = self._add(
-                command.game, plugin, spec, command.seed, command.players, command.turn
-            )
+            opened = await self.builder.open(plugin, command.map, command.seed)
+        except BuildTimeout as error:
+            reply = Error(str(error))
         except (MapError, WorldError, ValueError) as error:
-            connection.send(Error(f"the game cannot be opened: {error}"))
+            reply = Error(f"the game cannot be opened: {error}")
+        except Exception as error:
+            log.error(
+                "world failed to open",
+                game=name,
+                world=plugin.name,
+                map=command.map,
+                error=repr(error),
+            )
+            reply = Error(f"the {plugin.name} world failed to open that map (a server bug)")
+        finally:
+            self._building.discard(name)
+            owned = self._owned.get(connection.id)
+            if owned is not None:
+                owned.discard(name)
+            done.set()
+        if reply is not None:
+            connection.send(reply)
             return
+        if connection.reason is not None:
+            return  # its creator has gone: nobody asked for the game any more
+        limit = command.players or self.config.max_players_per_game
+        game = self._add(
+            name,
+            plugin,
+            command.map,
+            command.seed,
+            limit,
+            command.turn,
+            opened=opened,
+            owner=connection.id,
+        )
+        log.info("game created", game=name, world=plugin.name, conn=connection.id)
         connection.send(game.info())
 
     def _join(self, connection: Connection, name: str) -> None:
         game = self._find(connection, name)
         if game is None:
+            return
+        if game.hold(connection, lambda: self._join(connection, name)):
             return
         if connection.game is game:
             connection.send(game.info())
@@ -184,11 +360,19 @@ class Lobby:
         except WorldError as error:
             connection.send(Error(str(error)))
             return
+        except Exception:
+            game.failed("join")
+            connection.send(Error(f"the game {name} failed as you joined (a server bug)"))
+            return
         connection.send(game.info())
 
     def _watch(self, connection: Connection, name: str) -> None:
         game = self._find(connection, name)
         if game is None:
+            return
+        refusal = game.too_big()
+        if refusal is not None:
+            connection.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
             return
         connection.leave_game("moved")
         connection.watching = game

@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-import time
-from collections.abc import Callable
 from typing import IO, Any, Literal
 
 import structlog
+import trio
+
+from .ratelimit import TokenBucket
 
 LogFormat = Literal["console", "json"]
 
@@ -104,41 +105,32 @@ def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> 
     root.setLevel(numeric_level)
 
 
-class TokenBucket:
-    """``burst`` events at once, refilled at ``rate`` a second; counts what it refuses."""
+class LogAllowance:
+    """One client's allowance of log events: a :class:`~server.ratelimit.TokenBucket`
+    (``burst`` at once, ``rate`` a second) and how many events it refused."""
 
-    def __init__(
-        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.clock = clock
-        self.tokens = float(burst)
+    def __init__(self, rate: float, burst: int) -> None:
+        self.bucket = TokenBucket(rate, burst)
         self.suppressed = 0
         """Events refused since the last one allowed."""
-        self._then = clock()
+        self._last = trio.current_time()
 
     def take(self) -> bool:
-        """Whether one more event may pass now."""
-        now = self.clock()
-        self.tokens = min(self.burst, self.tokens + (now - self._then) * self.rate)
-        self._then = now
-        if self.tokens >= 1:
-            self.tokens -= 1
+        """Whether one more event may pass now (a refusal is counted)."""
+        self._last = trio.current_time()
+        if self.bucket.take():
             return True
         self.suppressed += 1
         return False
 
-    @property
-    def full(self) -> bool:
-        """Whether the bucket has refilled completely (it can be forgotten)."""
-        self.tokens = min(self.burst, self.tokens + (self.clock() - self._then) * self.rate)
-        self._then = self.clock()
-        return self.tokens >= self.burst and not self.suppressed
+    def refilled(self, now: float) -> bool:
+        """Whether nothing is owed and the bucket is full again at ``now`` (forgettable)."""
+        bucket = self.bucket
+        return not self.suppressed and now - self._last >= bucket.burst / bucket.rate
 
 
 class RateLimitedLogger:
-    """A bound structlog logger whose events below ``error`` pass a :class:`TokenBucket`.
+    """A bound structlog logger whose events below ``error`` pass a :class:`LogAllowance`.
 
     Refused events are counted; the first event that passes afterwards is preceded
     by one ``log lines suppressed`` event with their ``count`` (:meth:`flush_suppressed`
@@ -146,22 +138,22 @@ class RateLimitedLogger:
     about the server, not the client.
     """
 
-    def __init__(self, logger: Any, bucket: TokenBucket) -> None:
+    def __init__(self, logger: Any, allowance: LogAllowance) -> None:
         self._logger = logger
-        self.bucket = bucket
+        self.allowance = allowance
 
     def bind(self, **context: Any) -> RateLimitedLogger:
-        return RateLimitedLogger(self._logger.bind(**context), self.bucket)
+        return RateLimitedLogger(self._logger.bind(**context), self.allowance)
 
     def _limited(self, method: str, event: str, **fields: Any) -> None:
-        if not self.bucket.take():
+        if not self.allowance.take():
             return
         self.flush_suppressed()
         getattr(self._logger, method)(event, **fields)
 
     def flush_suppressed(self) -> None:
         """Log how many events were suppressed since the last one that passed, if any."""
-        count, self.bucket.suppressed = self.bucket.suppressed, 0
+        count, self.allowance.suppressed = self.allowance.suppressed, 0
         if count:
             self._logger.warning("log lines suppressed", count=count)
 

@@ -11,7 +11,10 @@ A replay file holds one JSON object per line. The first line is the header::
 default), ``map_files`` the content of the map file when the spec named one on
 disk (so that the replay does not depend on the file staying as it was),
 ``view`` the whole map as a spectator saw it when the game began (a re-run
-checks it). Then, in the order they happened::
+checks it). A map larger than the server's ``max_map_bytes`` is not copied into
+the header: ``view_sha256`` (the SHA-256 of the rows joined by LF) stands for
+``view``, and ``map_files`` is left out, so a game on a huge board costs its replay
+a few hundred bytes, not the board. Then, in the order they happened::
 
     {"round": 0, "join": 1, "kind": "P"}            a player entered the world
     {"round": 0, "name": 1, "as": "Ada"}            a player took a name
@@ -25,9 +28,19 @@ without rounds have one action per round); ``missed`` lists the players whose
 action was a stay because the turn time ran out. ``round`` on other lines is the
 number of the last round resolved before them.
 
-Writing never blocks for long: lines go to a buffer that the game flushes after
-each round, on every join and leave, and at least once a second. A file that
-cannot be written is logged and given up, never the game. A re-run
+**When a file is written.** Nothing is written until the game's first action: a
+game nobody played in (joined and left, or never joined) leaves no file. Lines go
+to a buffer that is handed to the operating system (``flush``, a ``write`` into the
+page cache, never ``fsync``) after each round, on every join and leave, after every
+batch of commands a connection sends *before its replies are written*, and at
+least once a second. So a process killed with ``SIGKILL`` loses no action that a
+client was answered; a machine that loses power loses what the kernel had not yet
+written. A file that cannot be written is logged and given up, never the game.
+
+**How many files.** A :class:`ReplayShelf` keeps the folder within ``keep`` files
+and ``keep_bytes`` bytes (deleting the oldest finished replays first) and starts at
+most ``burst`` files at once and ``rate`` a second on average; a game beyond that
+rate is played unrecorded, and the log says so. A re-run
 (:func:`rerun`) feeds the same calls to a fresh world from the same plugin, so
 the same header and records give the same events.
 """
@@ -35,7 +48,9 @@ the same header and records give the same events.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -53,10 +68,13 @@ from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
 from worlds.limits import OPERATOR_LIMITS
 
+from .ratelimit import TokenBucket
+
 __all__ = [
     "FORMAT_VERSION",
     "Replay",
     "ReplayError",
+    "ReplayShelf",
     "ReplayWriter",
     "Step",
     "header_for",
@@ -96,10 +114,15 @@ def header_for(
     plugin: WorldPlugin,
     map_spec: str | None,
     seed: int,
-    world: World,
+    view: World | Sequence[str] | None,
     turn: float | None,
+    *,
+    view_digest: str | None = None,
+    max_bytes: int = 1 << 20,
 ) -> dict[str, Any]:
-    """The header of a replay of a game that begins with ``world``."""
+    """The header of a replay of a game that begins with ``view`` (the spectator's
+    whole map, or the world to draw it from); a map over ``max_bytes`` is recorded
+    by ``view_digest`` alone (see the module docstring)."""
     header: dict[str, Any] = {
         "replay": FORMAT_VERSION,
         "game": game,
@@ -111,31 +134,68 @@ def header_for(
     files = getattr(plugin, "limits", OPERATOR_LIMITS).files
     path = None if map_spec is None else files.find(map_spec)
     if path is not None:
-        header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
+        with contextlib.suppress(OSError):
+            if path.stat().st_size <= max_bytes:
+                header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
+    if isinstance(view, World):
+        view = view.render(None)
     header.update(
         seed=seed,
         turn=turn,
         rules={"server": SERVER_VERSION, "world": getattr(plugin, "version", None)},
-        view=list(world.render(None)),
-        started=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
     )
+    if view is not None:
+        header["view"] = list(view)
+    else:
+        header["view_sha256"] = view_digest
+    header["started"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return header
 
 
-class ReplayWriter:
-    """Appends the records of one game to its replay file; see the module docstring."""
+def view_digest(rows: Sequence[str]) -> str:
+    """The SHA-256 a header records for a map too large to copy (rows joined by LF)."""
+    return hashlib.sha256("\n".join(rows).encode()).hexdigest()
 
-    def __init__(self, file: TextIOWrapper, path: Path) -> None:
-        self._file: TextIOWrapper | None = file
-        self.path = path
-        self._dirty = False
 
-    @classmethod
-    def create(cls, directory: Path, header: dict[str, Any]) -> ReplayWriter | None:
-        """A new file in ``directory`` named after the game and the time; ``None`` if it fails."""
+class ReplayShelf:
+    """The folder replays go to, kept within its limits; see the module docstring."""
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        keep: int | None = None,
+        keep_bytes: int | None = None,
+        rate: float | None = None,
+        burst: int = 1,
+    ) -> None:
+        self.directory = directory
+        self.keep = keep
+        self.keep_bytes = keep_bytes
+        self._bucket = TokenBucket(rate, burst) if rate is not None else None
+        self._open: set[Path] = set()
+        self._skipped = 0  # games not recorded since the last warning
+
+    def start(self, header: dict[str, Any]) -> tuple[TextIOWrapper, Path] | None:
+        """A new file for a game, its header written; ``None`` if over the rate or it fails."""
+        if self._bucket is not None and not self._bucket.take():
+            if not self._skipped:
+                log.warning(
+                    "replay not recorded: too many games start",
+                    game=header["game"],
+                    rate=self._bucket.rate,
+                    burst=self._bucket.burst,
+                )
+            self._skipped += 1
+            return None
+        if self._skipped:
+            log.warning("replays not recorded", games=self._skipped, reason="replay_rate")
+            self._skipped = 0
         stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+        directory = self.directory
         try:
             directory.mkdir(parents=True, exist_ok=True)
+            self._prune()
             for attempt in range(1000):
                 suffix = f"-{attempt}" if attempt else ""
                 path = directory / f"{header['game']}-{stamp}{suffix}{SUFFIX}"
@@ -143,17 +203,85 @@ class ReplayWriter:
                     file = path.open("x", encoding="utf-8", buffering=65536)
                 except FileExistsError:
                     continue
-                writer = cls(file, path)  # type: ignore[arg-type]
-                writer._write(json.dumps(header, separators=(",", ":")) + "\n")
-                writer.flush()
-                return writer
+                try:
+                    file.write(json.dumps(header, separators=(",", ":")) + "\n")
+                    file.flush()
+                except OSError:
+                    file.close()
+                    raise
+                self._open.add(path)
+                return file, path  # type: ignore[return-value]
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
         except OSError as error:
             log.error("replay not written", game=header["game"], error=str(error))
             return None
 
+    def closed(self, path: Path) -> None:
+        self._open.discard(path)
+
+    def _prune(self) -> None:
+        """Delete the oldest finished replays until one more fits within the limits."""
+        if self.keep is None and self.keep_bytes is None:
+            return
+        files = []
+        for entry in os.scandir(self.directory):
+            if entry.name.endswith(SUFFIX) and entry.is_file():
+                with contextlib.suppress(OSError):
+                    stat = entry.stat()
+                    files.append((stat.st_mtime, entry.name, stat.st_size))
+        files.sort()
+        count = len(files)
+        total = sum(size for _, _, size in files)
+        for _, name, size in files:
+            over_count = self.keep is not None and count + 1 > self.keep
+            over_bytes = self.keep_bytes is not None and total > self.keep_bytes
+            if not (over_count or over_bytes):
+                break
+            path = self.directory / name
+            if path in self._open:
+                continue
+            try:
+                path.unlink()
+            except OSError as error:
+                log.warning("old replay not deleted", path=name, error=str(error))
+                continue
+            log.info("old replay deleted", path=name)
+            count -= 1
+            total -= size
+
+
+class ReplayWriter:
+    """The records of one game; its file is made at the first action (module docstring)."""
+
+    def __init__(self, shelf: ReplayShelf, header: dict[str, Any]) -> None:
+        self._shelf = shelf
+        self._header: dict[str, Any] | None = header
+        self._early: list[str] = []  # records before the first action
+        self._file: TextIOWrapper | None = None
+        self.path: Path | None = None
+        self._dirty = False
+
+    def begin(self) -> None:
+        """Make the file now, even before any action (the world failed: worth keeping)."""
+        if self._header is not None:
+            self._begin()
+
+    def _begin(self) -> None:
+        header, self._header = self._header, None
+        if header is None:
+            return
+        started = self._shelf.start(header)
+        if started is None:
+            self._early.clear()
+            return
+        self._file, self.path = started
+        early, self._early = self._early, []
+        self._write("".join(early))
+
     def _write(self, line: str) -> None:
         if self._file is None:
+            if self._header is not None:
+                self._early.append(line)
             return
         try:
             self._file.write(line)
@@ -163,8 +291,10 @@ class ReplayWriter:
         self._dirty = True
 
     def _give_up(self, error: OSError) -> None:
-        log.error("replay abandoned", path=self.path.name, error=str(error))
+        log.error("replay abandoned", path=self.path and self.path.name, error=str(error))
         file, self._file = self._file, None
+        if self.path is not None:
+            self._shelf.closed(self.path)
         if file is not None:
             with contextlib.suppress(OSError):
                 file.close()
@@ -175,12 +305,16 @@ class ReplayWriter:
         actions: Sequence[tuple[PlayerId, Action]],
         missed: Sequence[PlayerId] = (),
     ) -> None:
+        if self._header is not None:
+            self._begin()
         listed = ",".join(f'[{player},"{action_text(action)}"]' for player, action in actions)
         extra = f',"missed":{json.dumps(list(missed))}' if missed else ""
         self._write(f'{{"round":{round_number},"actions":[{listed}]{extra}}}\n')
 
     def action(self, round_number: int, player: PlayerId, action: Action) -> None:
         """One action of a world without rounds: the same record as :meth:`actions`, cheaper."""
+        if self._header is not None:
+            self._begin()
         self._write(f'{{"round":{round_number},"actions":[[{player},"{action_text(action)}"]]}}\n')
 
     def join(self, round_number: int, player: PlayerId, kind: PlayerKind) -> None:
@@ -191,6 +325,8 @@ class ReplayWriter:
 
     def timeout(self, round_number: int, player: PlayerId) -> None:
         """A turn-based world's turn ran out (:meth:`worlds.turns.TurnBasedWorld.time_out`)."""
+        if self._header is not None:
+            self._begin()
         self._write(f'{{"round":{round_number},"timeout":{player}}}\n')
 
     def leave(self, round_number: int, player: PlayerId, why: str) -> None:
@@ -206,7 +342,9 @@ class ReplayWriter:
                 self._give_up(error)
 
     def close(self, round_number: int, reason: str) -> None:
-        """Write the last record and close the file."""
+        """Write the last record and close the file (none was made if nobody acted)."""
+        self._header = None
+        self._early.clear()
         self._write(f'{{"round":{round_number},"end":{json.dumps(reason)}}}\n')
         if self._file is not None:
             try:
@@ -214,6 +352,8 @@ class ReplayWriter:
             except OSError as error:
                 self._give_up(error)
             self._file = None
+        if self.path is not None:
+            self._shelf.closed(self.path)
 
 
 # -- reading and re-running -------------------------------------------------------------
@@ -265,6 +405,8 @@ def open_world(replay: Replay, plugin: WorldPlugin) -> World:
     else:
         world = plugin.open(spec, seed=seed)
     if "view" in header and list(world.render(None)) != header["view"]:
+        raise ReplayError("the map differs from the one the game was recorded on")
+    if "view_sha256" in header and view_digest(world.render(None)) != header["view_sha256"]:
         raise ReplayError("the map differs from the one the game was recorded on")
     return world
 

@@ -10,7 +10,7 @@ import trio
 import trio.testing
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer
+from ..helpers import Peer
 
 
 async def test_over_long_line_is_refused_and_others_play_on(start_server: StartServer) -> None:
@@ -160,9 +160,13 @@ async def test_only_a_whole_command_keeps_a_client_from_idling_out(
     ended = trio.Event()
 
     async def read_to_end() -> None:
-        assert await chatter.read_to_end() == (
-            b"BYE no command for 0.3 seconds; closing the connection\n"
-        )
+        # The server may close while our next noise is on its way: its kernel then
+        # resets the connection, after the BYE, which stays readable before the reset.
+        try:
+            received = await chatter.read_to_end()
+        except trio.BrokenResourceError:
+            received = bytes(chatter._buffer)
+        assert received == b"BYE no command for 0.3 seconds; closing the connection\n"
         ended.set()
 
     async with trio.open_nursery() as nursery:
@@ -188,13 +192,7 @@ async def test_one_address_cannot_take_every_connection(start_server: StartServe
     )
     assert await second.ask("QUIT") == ["BYE Thanks for playing."]
     await second.read_to_end()
-    with trio.fail_after(TIMEOUT):
-        while True:  # the slot is free once the server has seen the second one go
-            fourth = await Peer.connect(server.port)
-            await fourth.send("HELLO\n")
-            line = (await fourth.read_exactly(7)).decode()
-            if line.startswith("GOLD"):
-                break
-            await fourth.read_to_end()
-            await trio.testing.wait_all_tasks_blocked()
+    await trio.testing.wait_all_tasks_blocked()  # the server has seen the second one go
+    fourth = await Peer.connect(server.port)
+    assert await fourth.ask("HELLO") == ["GOLD 3"]
     assert await first.ask("HELLO") == ["GOLD 3"]

@@ -68,7 +68,7 @@ async def test_names_are_unique_in_the_game_joined(start_game_server: StartGameS
     alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
     assert await alice.ask("HELLO Ada") == ["GOLD 3"]
     assert await bob.ask("CREATE side classic") == [
-        "GAME side world=classic map=default seed=0 players=0 limit=none watchers=0 turn=none"
+        "GAME side world=classic map=default seed=0 players=0 limit=100 watchers=0 turn=none"
     ]
     assert (await bob.ask("JOIN side"))[0].startswith("GAME side")
     assert await bob.ask("HELLO Ada") == ["GOLD 3"]  # another game: the name is free there
@@ -173,7 +173,9 @@ async def test_a_bot_shows_as_b(start_game_server: StartGameServer, write_map) -
 async def test_an_extended_client_that_never_reads_is_cut_off(
     start_game_server: StartGameServer,
 ) -> None:
-    server = await start_game_server(max_pending_output=32 * 1024, send_timeout=60)
+    server = await start_game_server(
+        max_pending_output=32 * 1024, send_timeout=60, chat_rate=1e6, chat_burst=10**6
+    )
     hog, talker, other = [await Peer.connect(server.port) for _ in range(3)]
     assert await hog.ask("EXTEND") == ["EXTENDED events chat"]
     assert await hog.ask("HELLO") == ["GOLD 3"]

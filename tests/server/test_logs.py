@@ -8,8 +8,9 @@ import io
 import structlog
 import structlog.testing
 import trio
+import trio.testing
 
-from server.logs import RateLimitedLogger, SafePrintLogger, TokenBucket
+from server.logs import LogAllowance, RateLimitedLogger, SafePrintLogger
 
 from ..conftest import StartServer
 from ..helpers import Peer
@@ -32,15 +33,16 @@ def test_a_line_that_cannot_be_written_is_dropped_and_counted() -> None:
     assert written.getvalue() == "kept\n"
 
 
-def test_a_rate_limited_logger_reports_what_it_suppressed_when_it_resumes() -> None:
-    now = [0.0]
-    bucket = TokenBucket(rate=1.0, burst=3, clock=lambda: now[0])
+async def test_a_rate_limited_logger_reports_what_it_suppressed_when_it_resumes(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    allowance = LogAllowance(rate=1.0, burst=3)
     with structlog.testing.capture_logs() as logs:
-        log = RateLimitedLogger(structlog.get_logger(), bucket).bind(peer="1.2.3.4:5")
+        log = RateLimitedLogger(structlog.get_logger(), allowance).bind(peer="1.2.3.4:5")
         for number in range(10):
             log.info("protocol error", number=number)
         log.error("world failed")  # errors are about the server: never suppressed
-        now[0] = 2.0  # two events' worth of refill
+        mock_clock.jump(2.0)  # two events' worth of refill
         log.info("protocol error", number=10)
         log.info("protocol error", number=11)
         log.info("protocol error", number=12)
@@ -54,7 +56,10 @@ def test_a_rate_limited_logger_reports_what_it_suppressed_when_it_resumes() -> N
         ("protocol error", 11),
     ]
     assert all(e["peer"] == "1.2.3.4:5" for e in logs)
-    assert bucket.suppressed == 1
+    assert allowance.suppressed == 1
+    assert not allowance.refilled(trio.current_time())
+    log.flush_suppressed()
+    assert allowance.refilled(trio.current_time() + 3.0)
 
 
 async def test_one_client_cannot_fill_the_log(start_server: StartServer) -> None:
