@@ -12,7 +12,9 @@ by :class:`BattleBrain` from what ``LOOK`` shows and what it remembers
    sword and armour (the lantern first: it widens ``LOOK`` to 7×7, to hunt by);
 3. with another player next to it, it attacks when the odds are with it (at least
    2 hit points, or armour) and otherwise runs to the free square farthest from
-   every player it sees;
+   every player it sees; after three blows that landed and did not kill (the rival
+   wears armour, and without a sword a blow does nothing) it fights no more until
+   it holds a sword, and goes for one;
 4. it hunts the nearest player it sees while the odds are with it: a kill drops
    that player's gold and removes a rival;
 5. otherwise it walks to the nearest lantern it knows of, then the nearest gold, a
@@ -89,6 +91,10 @@ class BattleBrain:
     memory: Memory = field(default_factory=Memory)
     items: set[str] = field(default_factory=set)
     blocked: int = 0
+    landed: int = 0
+    """Blows landed on the rival next to us since one was last beside us."""
+    armoured: bool = False
+    """A rival shrugged off three blows: fight no more until we hold a sword."""
 
     def choose(self, view: Grid, hp: int, gold: int, goal: int) -> Action:
         """The next action, given a fresh ``LOOK`` and the bot's hit points and gold."""
@@ -115,17 +121,26 @@ class BattleBrain:
         if here == GOLD or (here in KEPT and here not in self.items):
             return _PICKUP
         beside = [d for d in FOUR_WAYS if (d.row_step, d.column_step) in rivals]
-        if beside:
+        if not beside:
+            self.landed = 0
+        # Three blows that did not kill: the rival wears armour, and without a sword
+        # our blows do nothing (1 + 0 - 1): fighting on would never end.
+        if self.landed >= 3:
+            self.armoured = True
+        futile = self.armoured and SWORD not in self.items
+        if beside and not futile:
             if bold:
                 return Action("ATTACK", beside[0])
             away = self._escape(rivals)
             if away is not None:
                 return Action("MOVE", away)
-        if rivals and bold:
+        if rivals and bold and not futile:
             path = memory.route(lambda square, _: self._next_to_rival(square, rivals))
             if path:
                 return Action("MOVE", path[0])
         wanted = [] if LANTERN in self.items else [LANTERN]
+        if futile:
+            wanted.insert(0, SWORD)
         wanted += [GOLD]
         if hp <= HURT:
             wanted.insert(0, HEALTH)
@@ -190,7 +205,7 @@ def play_turn(client: TurnClient, brain: BattleBrain) -> None:
         elif action.verb == "PICKUP":
             brain.done(action, bool(client.pickup()))
         elif action.verb == "ATTACK":
-            client.attack(action.direction)  # type: ignore[arg-type]
+            brain.landed += client.attack(action.direction)  # type: ignore[arg-type]
         else:
             client.end_turn()
             return

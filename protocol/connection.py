@@ -8,7 +8,8 @@ suite each move the bytes themselves, and all of them share this code.
 
 from __future__ import annotations
 
-from .commands import Command, parse_command
+from .commands import Command
+from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import RemoteProtocolError
 from .framing import END_OF_INPUT, NEED_DATA, EndOfInput, LineFramer, NeedData
 from .replies import Reply, ReplyParser
@@ -20,14 +21,23 @@ class ServerProtocol:
     """The server's side of one connection.
 
     ``next_event()`` returns the next :class:`~protocol.commands.Command`,
-    ``NEED_DATA`` or ``END_OF_INPUT``; blank lines are skipped. A line that is not
-    a command raises :class:`~protocol.errors.RemoteProtocolError`; unless the
-    error is ``fatal`` the caller may answer it and call ``next_event()`` again.
+    ``NEED_DATA`` or ``END_OF_INPUT``; blank lines are skipped (in the 2013
+    dialect). A line that is not a command raises
+    :class:`~protocol.errors.RemoteProtocolError`; unless the error is ``fatal``
+    the caller may answer it and call ``next_event()`` again.
+
+    ``dialect`` (a name of :data:`~protocol.dialects.DIALECTS`, default ``2013``)
+    decides how lines are read and how :meth:`send` writes replies.
     """
 
-    def __init__(self, *, max_line_length: int | None = None) -> None:
+    def __init__(
+        self, *, max_line_length: int | None = None, dialect: str | Dialect = DEFAULT_DIALECT
+    ) -> None:
         kwargs = {} if max_line_length is None else {"max_line_length": max_line_length}
         self._framer = LineFramer(**kwargs)
+        self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
+        self._parse = self.dialect.parse
+        self.send = self.dialect.render  # type: ignore[method-assign]
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
@@ -38,13 +48,13 @@ class ServerProtocol:
             line = self._framer.next_event()
             if line is NEED_DATA or line is END_OF_INPUT:
                 return line
-            command = parse_command(line)  # type: ignore[arg-type]
+            command = self._parse(line)  # type: ignore[arg-type]
             if command is not None:
                 return command
 
     def send(self, reply: Reply) -> bytes:
-        """The bytes for ``reply``."""
-        return reply.to_bytes()
+        """The bytes for ``reply`` in this connection's dialect (``b""``: nothing to send)."""
+        return self.dialect.render(reply)
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""

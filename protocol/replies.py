@@ -20,7 +20,7 @@ shown as ``#<number>``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
 from .errors import LocalProtocolError, RemoteProtocolError
@@ -30,6 +30,7 @@ __all__ = [
     "LOOK_SIZES",
     "ActionPoints",
     "Bye",
+    "Done",
     "Error",
     "Extended",
     "Fail",
@@ -46,6 +47,7 @@ __all__ = [
     "Lose",
     "MapReply",
     "Message",
+    "NotYourTurn",
     "Notice",
     "PlayerJoined",
     "PlayerLeft",
@@ -88,9 +90,15 @@ def _single_line(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Gold(Reply):
-    """``GOLD <n>``: the answer to ``HELLO``."""
+    """``GOLD <n>``: the answer to ``HELLO``: the gold needed to win.
+
+    ``name`` (the player's name, if any) and ``held`` (the gold the player holds)
+    are not written in the 2013 dialect; others say them (``docs/dialects.md``).
+    """
 
     amount: int
+    name: str | None = field(default=None, compare=False)
+    held: int = field(default=0, compare=False)
 
     def lines(self) -> list[str]:
         return [f"GOLD {self.amount}"]
@@ -106,7 +114,18 @@ class Success(Reply):
 
 
 @dataclass(frozen=True, slots=True)
+class Done(Success):
+    """``SUCCESS`` to a command whose effect is answer enough in some dialects: ``SHOUT``
+    (the chat line) and ``ENDTURN`` (the ``ENDTURN`` push) say nothing more in 2015."""
+
+
+@dataclass(frozen=True, slots=True)
 class Fail(Reply):
+    """``FAIL``: the action did not happen. ``reason`` says why, in the dialects that
+    write it (``FAIL can't move into a wall``); 2013 does not."""
+
+    reason: str = field(default="", compare=False)
+
     def lines(self) -> list[str]:
         return ["FAIL"]
 
@@ -153,6 +172,11 @@ class Error(Reply):
 
     def lines(self) -> list[str]:
         return [_single_line(f"ERROR {self.message}")]
+
+
+@dataclass(frozen=True, slots=True)
+class NotYourTurn(Error):
+    """``ERROR <message>`` refusing an action out of the player's turn."""
 
 
 @dataclass(frozen=True, slots=True)

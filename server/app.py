@@ -24,6 +24,7 @@ from protocol.replies import Bye
 
 from .config import ServerConfig
 from .connection import Connection
+from .dialects import Listen, parse_listens
 from .game import Game
 from .lobby import Lobby
 from .logs import LogAllowance, RateLimitedLogger, dropped_lines
@@ -54,7 +55,10 @@ class Server:
         self.lobby = Lobby(config)
         self.connections: set[Connection] = set()
         self.port: int | None = None
-        """The port actually bound (useful with port 0), once :meth:`run` has started."""
+        """The port actually bound (useful with port 0), once :meth:`run` has started;
+        the first listener's, when there are several."""
+        self.listening: list[Listen] = []
+        """Every port bound and the dialect it speaks, once :meth:`run` has started."""
         self._ids = itertools.count(1)
         self._per_address: collections.Counter[str] = collections.Counter()
         self._log_allowances: dict[str, LogAllowance] = {}
@@ -74,17 +78,34 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
+        wanted = parse_listens(config.listen, config.dialect) or [
+            Listen(config.port, config.dialect)
+        ]
+        groups: list[tuple[str, list[trio.SocketListener]]] = []
+        listeners: list[trio.SocketListener] = []
         try:
-            listeners = await trio.open_tcp_listeners(config.port, host=config.host)
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise ListenError(f"cannot listen on {config.host}:{config.port}: {reason}") from error
-        self.port = listeners[0].socket.getsockname()[1]
+            for listen in wanted:
+                try:
+                    bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                except OSError as error:
+                    reason = error.strerror or str(error)
+                    raise ListenError(
+                        f"cannot listen on {config.host}:{listen.port}: {reason}"
+                    ) from error
+                listeners += bound
+                groups.append((listen.dialect, bound))
+                self.listening.append(Listen(bound[0].socket.getsockname()[1], listen.dialect))
+        except BaseException:
+            for listener in listeners:
+                await listener.aclose()
+            raise
+        self.port = self.listening[0].port
         game = self.lobby.default
         self.log.info(
             "server listening",
             host=config.host,
             port=self.port,
+            listening=[str(listen) for listen in self.listening],
             world=game.world_name,
             map=config.map or "(default)",
             seed=config.seed,
@@ -95,10 +116,17 @@ class Server:
                 games.start_soon(self._watchdog)
                 async with trio.open_nursery() as connections:
                     with self._accepting:
-                        task_status.started(self)
-                        await trio.serve_listeners(
-                            partial(self._serve_connection), listeners, handler_nursery=connections
-                        )
+                        async with trio.open_nursery() as accepting:
+                            for dialect, bound in groups:
+                                accepting.start_soon(
+                                    partial(
+                                        trio.serve_listeners,
+                                        partial(self._serve_connection, dialect=dialect),
+                                        bound,
+                                        handler_nursery=connections,
+                                    )
+                                )
+                            task_status.started(self)
                     self._say_goodbye(connections)
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()
@@ -155,16 +183,19 @@ class Server:
         # Connections close themselves after at most ``linger`` seconds; this is the backstop.
         connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
 
-    async def _serve_connection(self, stream: trio.SocketStream) -> None:
+    async def _serve_connection(self, stream: trio.SocketStream, *, dialect: str) -> None:
         try:
             host, port = stream.socket.getpeername()[:2]
         except OSError:  # gone before we looked
             host, port = "?", 0
-        await self.serve_stream(stream, host=str(host), port=int(port))
+        await self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
 
-    async def serve_stream(self, stream: trio.abc.Stream, *, host: str, port: int = 0) -> None:
+    async def serve_stream(
+        self, stream: trio.abc.Stream, *, host: str, port: int = 0, dialect: str | None = None
+    ) -> None:
         """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
-        until it leaves; ``host`` is its address, which the per-address limit counts.
+        until it leaves; ``host`` is its address, which the per-address limit counts;
+        ``dialect`` what its client speaks (default: the ``dialect`` setting).
 
         Returns when the connection has ended and ``stream`` is closed.
         """
@@ -185,7 +216,14 @@ class Server:
             log.warning("connection refused", reason=refusal)
             await self._refuse(stream, refusal)
             return
-        connection = Connection(self, stream, connection_id, peer=f"{host}:{port}", log=log)
+        connection = Connection(
+            self,
+            stream,
+            connection_id,
+            peer=f"{host}:{port}",
+            log=log,
+            dialect=dialect or config.dialect,
+        )
         self.connections.add(connection)
         self._per_address[host] += 1
         try:

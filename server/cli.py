@@ -88,11 +88,13 @@ async def _run(server: Server) -> None:
 
             await nursery.start(serve_then_stop)
             with contextlib.suppress(OSError, ValueError):  # standard error may be gone
-                print(
-                    f"dod-server: listening on {server.config.host}:{server.port}",
-                    file=sys.stderr,
-                    flush=True,
-                )
+                for listen in server.listening:
+                    speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
+                    print(
+                        f"dod-server: listening on {server.config.host}:{listen.port}{speaks}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
             async for _ in signals:
                 server.shutdown()
                 break

@@ -29,14 +29,17 @@ import math
 import os
 import tomllib
 import typing
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from protocol.dialects import DEFAULT_DIALECT, DIALECTS
 from worlds.api import WorldPlugin
 from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
+
+from .dialects import parse_listens
 
 DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""
@@ -74,6 +77,11 @@ class Setting:
     metavar: str | None = None
     off_flag: str | None = None
     """A value-less flag that sets ``off`` (``--no-replays``)."""
+    repeat: bool = False
+    """The flag may be given several times; the values are joined with commas (as the
+    environment and the file write them)."""
+    validate: Callable[[Any], object] | None = None
+    """Checks a value further, raising ``ValueError`` with a message (``--listen``)."""
 
     @property
     def flag(self) -> str:
@@ -132,6 +140,8 @@ class Setting:
                 raise ValueError(f"must be at most {self.le:g}, not {value}")
         if self.choices and value not in self.choices:
             raise ValueError(f"must be one of {', '.join(self.choices)}, not {value!r}")
+        if self.validate is not None:
+            self.validate(value)
         return value
 
     def _off_note(self) -> str:
@@ -173,6 +183,8 @@ def setting(
     command_default: Any = None,
     metavar: str | None = None,
     off_flag: str | None = None,
+    repeat: bool = False,
+    validate: Callable[[Any], object] | None = None,
 ) -> Any:
     """A :class:`ServerConfig` field that is a setting; see the module docstring.
 
@@ -189,6 +201,8 @@ def setting(
         "command_default": command_default,
         "metavar": metavar,
         "off_flag": off_flag,
+        "repeat": repeat,
+        "validate": validate,
     }
     return field(default=default, metadata={"setting": spec})
 
@@ -199,6 +213,21 @@ class ServerConfig:
 
     host: str = setting("127.0.0.1", "address to listen on", metavar="ADDRESS")
     port: int = setting(DEFAULT_PORT, "TCP port; 0 picks a free one", ge=0, le=65535)
+    dialect: str = setting(
+        DEFAULT_DIALECT,
+        "what clients on --port (and --listen ports without one) speak: 2013, the "
+        "specification; 2015, the Bath skeleton's clients; 2016, lib's clients "
+        "(docs/dialects.md)",
+        choices=tuple(DIALECTS),
+    )
+    listen: str = setting(
+        "",
+        "ports to listen on instead of --port, each PORT or PORT:DIALECT; repeat the "
+        "flag (--listen 40004 --listen 40005:2015) or separate them with commas",
+        metavar="PORT[:DIALECT]",
+        repeat=True,
+        validate=lambda text: parse_listens(text, DEFAULT_DIALECT),
+    )
     world: str = setting(DEFAULT_WORLD, "world rules to play (see --list-worlds)")
     map: str | None = setting(
         None, "map file, shipped map's name or generated spec; unset: the world's own"
@@ -389,11 +418,14 @@ BY_NAME: Final = {spec.name: spec for spec in SETTINGS}
 # -- reading settings from outside -------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_arguments(
+    parser: argparse.ArgumentParser, settings: Sequence[Setting] | None = None
+) -> None:
     """Add a flag for every setting (and ``--config``) to ``parser``.
 
     Flags default to *absent* (nothing in the namespace), so :func:`load_config`
-    can tell a flag given from a default.
+    can tell a flag given from a default. A ``bool`` setting ``x`` gets ``--x`` and
+    ``--no-x``; the others take a value.
     """
     parser.add_argument(
         "--config",
@@ -406,15 +438,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "each also read from $DOD_<NAME> and the --config file; "
         "flags win over the environment, the environment over the file",
     )
-    for spec in SETTINGS:
+    for spec in SETTINGS if settings is None else settings:
         facts = [f"choices: {', '.join(spec.choices)}"] if spec.choices else []
         if spec.program_default is not None:
             facts.append(f"default: {spec.show(spec.program_default)}")
         facts.append(f"${spec.env}")
+        if spec.kind is bool:
+            group.add_argument(
+                spec.flag,
+                dest=spec.name,
+                action=argparse.BooleanOptionalAction,
+                default=argparse.SUPPRESS,
+                help=f"{spec.help} ({'; '.join(facts)})".replace("%", "%%"),
+            )
+            continue
         group.add_argument(
             spec.flag,
             dest=spec.name,
             default=argparse.SUPPRESS,
+            action="append" if spec.repeat else "store",
             metavar=spec.metavar or _metavar(spec),
             help=f"{spec.help} ({'; '.join(facts)})".replace("%", "%%"),
         )
@@ -507,6 +549,8 @@ def load_config(
             if spec.name in given:
                 source = f"flag {spec.flag}"
                 raw = given[spec.name]
+                if spec.repeat and isinstance(raw, list):
+                    raw = ",".join(raw)
                 value = spec.parse(raw) if isinstance(raw, str) else raw
             elif spec.env in environ:
                 source = f"env {spec.env}"

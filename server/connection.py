@@ -33,10 +33,12 @@ import trio
 
 from protocol.commands import Command, Create, Extend, Games, Help, Join, Quit, Watch
 from protocol.connection import ServerProtocol
+from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, Extended, FinalReply, Reply
+from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
 
+from .dialects import GAME_OVER, EndlessTurn, greet
 from .transport import CUT_OFF, Input, Transport
 
 if TYPE_CHECKING:
@@ -62,6 +64,7 @@ class Connection:
         *,
         peer: str = "?",
         log: Any = None,
+        dialect: str = DEFAULT_DIALECT,
     ) -> None:
         self.server = server
         self.stream = stream
@@ -71,7 +74,10 @@ class Connection:
         self.config = server.config
         self.transport = Transport(stream, self.config)
         self._write = self.transport.write
-        self.protocol = ServerProtocol(max_line_length=self.config.max_line_length)
+        self.protocol = ServerProtocol(
+            max_line_length=self.config.max_line_length, dialect=dialect
+        )
+        self._render = self.protocol.send
         self.game: Game | None = None
         self.player: int | None = None
         self.name: str | None = None
@@ -80,9 +86,17 @@ class Connection:
         """Whether the client asked for pushed lines about its game."""
         self.chat = False
         self.bot = False
+        for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
+            setattr(self, capability, True)
+        self.endless_turn: EndlessTurn | None = None
+        """A greeting dialect's turn in a world without turns (see :mod:`server.dialects`)."""
+        self.over = False
+        """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
         self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
+        if dialect != DEFAULT_DIALECT:
+            self.log = self.log.bind(dialect=dialect)
         """Events about this client (rate-limited per address when the server made it)."""
 
     @property
@@ -94,13 +108,16 @@ class Connection:
 
     def send(self, reply: Reply) -> None:
         """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit)."""
-        self._write(reply.to_bytes())
+        self._write(self._render(reply))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
         """Send ``final`` as the last line and close the connection."""
         if self.transport.reason is not None:
             return
-        self._write(final.to_bytes())
+        self._write(self._render(final))
+        if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
+            self.over = True  # the game is over for the client, which stays
+            return
         self.transport.close(reason)
 
     # -- the game -------------------------------------------------------------------
@@ -108,6 +125,7 @@ class Connection:
     def joined(self, game: Game, player: int) -> None:
         self.game = game
         self.player = player
+        self.over = False
         self.log = self.log.bind(game=game.name, player=player)
 
     def wait_for(self, done: trio.Event) -> None:
@@ -150,7 +168,9 @@ class Connection:
 
     def _to_game(self, command: Command) -> None:
         """Every command the session does not route elsewhere: the game's to answer."""
-        if self.watching is not None:
+        if self.over:
+            self.send(Error(GAME_OVER))
+        elif self.watching is not None:
             self.watching.handle_watcher(self, command)
         else:
             self.server.game_for(self).handle(self, command)
@@ -172,6 +192,8 @@ class Connection:
         """Serve the connection until it ends, then leave the game and close the stream."""
         self.log.info("client connected")
         try:
+            if self.protocol.dialect.greets:
+                greet(self)
             await self.transport.run(self)
         finally:
             self._leave_game()
@@ -180,6 +202,8 @@ class Connection:
 
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
+        if self.endless_turn is not None:
+            self.endless_turn.check(now)
         self.transport.check_time(now)
 
     def _leave_game(self) -> None:
@@ -233,5 +257,7 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
+            if self.endless_turn is not None:
+                self.endless_turn.acted(trio.current_time())
             self._ROUTES.get(type(event), Connection._to_game)(self, event)
         return Input.ENDED

@@ -67,6 +67,7 @@ from protocol.commands import (
 from protocol.replies import (
     ActionPoints,
     Bye,
+    Done,
     Error,
     GameInfo,
     GameOver,
@@ -79,12 +80,12 @@ from protocol.replies import (
     MapReply,
     Message,
     Notice,
+    NotYourTurn,
     PlayerJoined,
     PlayerLeft,
     Push,
     RoundEnded,
     Seen,
-    Success,
     TurnBegins,
     TurnOf,
     TurnOver,
@@ -131,7 +132,7 @@ FLUSH_INTERVAL = 1.0
 batch of commands and every round flushes it; see :meth:`Game.flush`)."""
 BEHIND_TICK = 0.05
 """Seconds between looks at spectators too far behind to be sent the latest map."""
-_SUCCESS = Success()
+_DONE = Done()
 
 
 def label(name: str | None, player: PlayerId) -> str:
@@ -502,7 +503,9 @@ class Game:
             name = command.name  # type: ignore[attr-defined]
             if name is not None and name != connection.name and not self._rename(connection, name):
                 return
-            connection.send(Gold(world.goal))
+            status = world.status(player)
+            held = status.gold if status is not None else 0
+            connection.send(Gold(world.goal, name=connection.name, held=held))
         elif kind is Map:
             refusal = self.too_big()
             if refusal is not None:
@@ -513,7 +516,7 @@ class Game:
             if not self._may_chat(connection):
                 return
             self.shout(label(connection.name, player), command.text)  # type: ignore[attr-defined]
-            connection.send(_SUCCESS)
+            connection.send(_DONE)
         else:
             connection.send(Error(f"{command.verb} is not a game command"))
 
@@ -623,7 +626,7 @@ class Game:
                 connection.send(Error("nobody can play now: the game is over"))
             elif connection.events:
                 connection.send(
-                    Error(
+                    NotYourTurn(
                         f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
                     )
                 )

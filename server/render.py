@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from protocol.replies import Fail, GoldCoins, HelpReply, Reply, Success
+from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
 from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
+from worlds.turns import TurnPassed
 
 _SUCCESS = Success()
-_FAIL = Fail()
+_DONE = Done()
+_NOTHING_HERE = Fail("nothing to pick up")
 
 
 def result_reply(event: ResultEvent) -> Reply:
@@ -14,15 +16,31 @@ def result_reply(event: ResultEvent) -> Reply:
     kind = type(event)
     if kind is Moved or kind is Stayed:
         return _SUCCESS
-    if kind is Blocked or kind is NothingToPickUp:
-        return _FAIL
+    if kind is Blocked:
+        return Fail(f"can't move into {event.reason}")  # type: ignore[attr-defined]
+    if kind is NothingToPickUp:
+        return _NOTHING_HERE
     if kind is PickedUp:
         return GoldCoins(event.gold) if event.is_gold else _SUCCESS  # type: ignore[attr-defined]
     # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
     succeeded = getattr(event, "succeeded", None)
     if succeeded is not None:
-        return _SUCCESS if succeeded else _FAIL
+        if kind is TurnPassed:
+            return _DONE
+        return _SUCCESS if succeeded else Fail(_failure(event))
     raise TypeError(f"no reply for {event!r}")
+
+
+def _failure(event: ResultEvent) -> str:
+    """Why a world's own action failed, as the dialects that say it write it (``FAIL <why>``)."""
+    reason = getattr(event, "reason", None)
+    if reason:
+        return str(reason)
+    if getattr(event, "target", 0) is None:
+        return "There is no one to attack here."
+    if hasattr(event, "hit"):
+        return "Attack missed."
+    return ""
 
 
 def help_reply(world: World, world_name: str) -> HelpReply:

@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from server.cli import main
-from server.config import SETTINGS, ConfigError, ServerConfig, load_config
+from server.config import SETTINGS, ConfigError, ServerConfig, add_arguments, load_config
 
 from ..helpers import REPO, TIMEOUT, Peer
 
@@ -228,3 +228,23 @@ def test_the_readme_option_table_has_every_setting() -> None:
     rows = [line for line in readme.splitlines() if line.startswith("| `--")]
     for spec in SETTINGS:
         assert any(f"`{spec.flag}`" in row.split("|")[1] for row in rows), spec.flag
+
+
+def test_a_bool_setting_is_a_flag_pair_a_variable_and_a_key(tmp_path: Path) -> None:
+    import argparse
+
+    from server.config import Setting
+
+    spec = Setting(name="http", kind=bool, default=True, help="serve the web page")
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, [spec])
+    assert vars(parser.parse_args(["--no-http"])) == {"http": False}
+    assert vars(parser.parse_args(["--http"])) == {"http": True}
+    assert vars(parser.parse_args([])) == {}
+    assert spec.parse("off") is False and spec.parse("YES") is True
+    with pytest.raises(ValueError, match="expected true or false"):
+        spec.parse("maybe")
+    assert spec.coerce(False) is False
+    with pytest.raises(ValueError, match="expected true or false, not 1"):
+        spec.coerce(1)
+    assert spec.show(True) == "true"

@@ -81,3 +81,15 @@ async def test_the_bot_plays_a_battle_over_tcp_to_the_end(start_server: StartSer
         await host.aclose()  # leaving is death: the bots play it out
     outcomes = {kind: result.outcome for kind, result in results.items()}
     assert sorted(outcomes.values()) == ["lose", "win"], [r.to_line() for r in results.values()]
+
+
+def test_it_stops_striking_an_armoured_rival_without_a_sword() -> None:
+    beside = Grid(("X...X", ".....", "...P.", ".S...", "X...X"))
+    fighter = brain()
+    fighter.landed = 3  # three blows landed, and the rival still stands
+    step = fighter.choose(beside, hp=3, gold=0, goal=1)
+    assert step.verb == "MOVE" and step.direction in (Direction.S, Direction.W)  # to the sword
+    fighter.landed = 0  # the rival walked away and came back: still armoured
+    assert fighter.choose(beside, hp=3, gold=0, goal=1).verb == "MOVE"
+    fighter.items.add("S")
+    assert fighter.choose(beside, hp=3, gold=0, goal=1).verb == "ATTACK"

@@ -1,0 +1,196 @@
+"""Every dialect against a real server on port 0, byte for byte.
+
+The clients here are written from ``DIALECTS.md`` (what the 2015 and 2016 programs send
+and read), not from those programs. The tiny map is ``#G.E#`` with a goal of 1; seed 1
+puts the first player on the gold, west of the floor and the exit.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pytest
+
+from server.app import Server
+from server.cli import main
+from server.dialects import EndlessTurn, parse_listens
+
+from ..conftest import StartServer
+from ..helpers import Peer
+from .conftest import nothing_received
+
+TINY = {"map": "tiny", "seed": 1}
+VIEW_2013 = b"LOOKREPLY\nX###X\n#####\n##G.E\n#####\nX###X\n"
+
+
+async def exactly(peer: Peer, line: str, expected: bytes) -> None:
+    """Send ``line`` and read exactly ``expected``, and nothing more."""
+    if line is not None:
+        await peer.send(line.encode() + b"\n")
+    assert await peer.read_exactly(len(expected)) == expected
+    assert await nothing_received(peer)
+
+
+def port(server: Server, dialect: str) -> int:
+    return next(listen.port for listen in server.listening if listen.dialect == dialect)
+
+
+async def test_2015_a_whole_game_as_the_bath_skeleton_speaks_it(start_server: StartServer) -> None:
+    server = await start_server(dialect="2015", **TINY)
+    peer = await Peer.connect(server.port)
+    # Unasked, on connect: the goal, then the turn (the client sends nothing before).
+    assert await peer.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    await exactly(peer, "HELLO", b"FAIL HELLO needs an argument\n")
+    await exactly(peer, "HELLO bob", b"HELLO bob\n")
+    await exactly(peer, "LOOK", VIEW_2013 + b"\n")
+    for line in ("look", " LOOK", "", "QUITE"):
+        await exactly(peer, line, b"FAIL invalid command\n")
+    await exactly(peer, "LOOK now", b"FAIL LOOK does not take an argument\n")
+    await exactly(peer, "MOVE", b"FAIL MOVE needs a direction\n")
+    await exactly(peer, "MOVE n", b"FAIL invalid direction\n")
+    await exactly(peer, "MOVE N", b"FAIL can't move into a wall\n")
+    await exactly(peer, "PICKUP", b"SUCCESS\nTREASUREMOD 1\n")
+    await exactly(peer, "PICKUP", b"FAIL nothing to pick up\n")
+    await exactly(peer, "SHOUT", b"FAIL need something to shout\n")
+    await exactly(peer, "SHOUT hello all", b"FROM bob\nMESSAGE hello all\n")
+    await exactly(peer, "MOVE E", b"SUCCESS\n")
+    await exactly(peer, "MOVE E", b"SUCCESS\nWIN\n")
+    # The connection stays, as the 2015 server kept it; the game is over for it.
+    await exactly(peer, "MOVE W", b"FAIL the game is over\n")
+    await exactly(peer, "LOOK", b"FAIL the game is over\n")
+
+
+async def test_2016_a_whole_game_as_its_clients_read_it(start_server: StartServer) -> None:
+    server = await start_server(dialect="2016", **TINY)
+    peer = await Peer.connect(server.port)
+    assert await nothing_received(peer)  # no greeting: its bot sends HELLO first
+    await exactly(peer, "HELLO", b"GOLD: 1\n")
+    await exactly(peer, "LOOK", b"X###X\n#####\n##P.E\n#####\nX###X\n\n")
+    await exactly(peer, "  look  ", b"X###X\n#####\n##P.E\n#####\nX###X\n\n")
+    await exactly(peer, "", b"FAIL\n")
+    await exactly(peer, "DANCE", b"FAIL\n")
+    await exactly(peer, "MOVE N", b"FAIL\n")
+    await exactly(peer, "PICKUP", b"SUCCESS, GOLD COINS: 1\n")
+    await exactly(peer, "HELLO", b"GOLD: 0\n")  # what is still needed: its bot heads out at 0
+    await exactly(peer, "MOVE E", b"SUCCESS\n")
+    await peer.send(b"MOVE E\n")
+    assert await peer.read_to_end() == (
+        b"SUCCESS\nCongratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \n"
+        b"Thank you for playing!\n"
+    )
+
+
+SMALL = "name Small\nwin 1\n#####\n#G.E#\n#...#\n#####\n"
+"""Six squares, each within sight of every other."""
+
+
+async def test_listeners_of_every_dialect_share_one_game(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(listen="0,0:2015,0:2016", map=write_map(SMALL), seed=1)
+    assert [listen.dialect for listen in server.listening] == ["2013", "2015", "2016"]
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    zss = await Peer.connect(port(server, "2015"))
+    assert await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    lib = await Peer.connect(port(server, "2016"))
+    await exactly(lib, "HELLO", b"GOLD: 1\n")
+    # The 2013 player moves: the 2015 client sees a change, the 2016 one is told to LOOK
+    # again, the 2013 one (no EXTEND) gets its replies alone, unchanged.
+    for direction in "NESW":
+        await classic.send(f"MOVE {direction}\n")
+        if await classic.read_line() == "SUCCESS":
+            break
+        assert await nothing_received(zss) and await nothing_received(lib)  # no move, no news
+    else:
+        raise AssertionError("Ada could not move")
+    await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
+    await exactly(lib, None, b"SERVERCHANGE\n")  # type: ignore[arg-type]
+    # Chat reaches each in its own words; the 2013 client did not ask for it.
+    await exactly(zss, "SHOUT hi", b"FROM #2\nMESSAGE hi\n")
+    await exactly(lib, None, b"CHAT #2: hi\n")  # type: ignore[arg-type]
+    assert await nothing_received(classic)
+    # The 2013 view keeps its header and no blank line.
+    view = await classic.ask("LOOK")
+    assert view[0] == "LOOKREPLY" and len(view) == 6
+    assert await nothing_received(classic)
+
+
+async def test_2015_in_a_world_with_turns_tells_the_worlds_turns(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    arena = "name Arena\nwin 1\n#########\n#G.....E#\n#.......#\n#########\n"
+    server = await start_server(world="battle", map=write_map(arena), seed=203, dialect="2015")
+    first = await Peer.connect(server.port)
+    assert await first.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    second = await Peer.connect(server.port)
+    # A later player is told the goal only; the turn is the first player's.
+    assert await second.read_exactly(len(b"GOLD 1\n")) == b"GOLD 1\n"
+    assert await nothing_received(second)
+    await exactly(second, "MOVE E", b"FAIL not your turn\n")
+    await exactly(first, "APGET", b"AP 6\n")
+    await exactly(first, "ENDTURN", b"ENDTURN\n")
+    assert await second.read_exactly(len(b"STARTTURN\n")) == b"STARTTURN\n"
+
+
+class _Client:
+    """What :class:`EndlessTurn` needs of a connection, and what it was sent."""
+
+    def __init__(self) -> None:
+        self.over = False
+        self.player: int | None = 1
+        self.reason: str | None = None
+        self.sent: list[bytes] = []
+
+    def send(self, reply) -> None:
+        from protocol.dialects import dialect_named
+
+        self.sent.append(dialect_named("2015").render(reply))
+
+
+def test_an_endless_turn_is_given_again_after_silence_less_often_each_time() -> None:
+    client = _Client()
+    turn = EndlessTurn(client, 0.0)  # type: ignore[arg-type]
+    turn.check(1.9)
+    assert client.sent == []
+    turn.check(2.0)
+    assert client.sent == [b"ENDTURN\n", b"STARTTURN\n"]
+    turn.check(5.9)  # the next after 4 more seconds
+    assert len(client.sent) == 2
+    turn.check(6.0)
+    assert len(client.sent) == 4
+    turn.acted(7.0)  # a command starts the count again from 2 seconds
+    turn.check(9.0)
+    assert len(client.sent) == 6
+    client.over = True
+    turn.check(100.0)
+    assert len(client.sent) == 6
+
+
+def test_listen_flags_are_repeatable_and_checked(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in [name for name in os.environ if name.startswith("DOD_")]:
+        monkeypatch.delenv(name)
+    assert (
+        main(["--listen", "40004", "--listen", "40005:2015", "--dialect", "2016", "--print-config"])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "listen" in out and '"40004,40005:2015"' in out and "dialect" in out
+    assert [str(x) for x in parse_listens("40004,40005:2015", "2016")] == [
+        "40004:2016",
+        "40005:2015",
+    ]
+    for bad, message in (
+        ("40005:2014", "unknown dialect '2014'"),
+        ("port", "expected PORT or PORT:DIALECT"),
+        ("70000", "a port is from 0 to 65535"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            main(["--listen", bad, "--print-config"])
+        assert exit.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("dod-server: error: --listen: ") and message in err, err
+        assert err.count("\n") == 1
