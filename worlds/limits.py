@@ -53,6 +53,12 @@ class MapFiles:
         """
         if not name or "\0" in name:
             return None
+        try:
+            return self._find(name)
+        except (OSError, RuntimeError):  # a name too long, a loop of links …
+            return None
+
+    def _find(self, name: str) -> Path | None:
         if self.anywhere:
             path = Path(name)
             return path if path.is_file() else None
@@ -61,11 +67,8 @@ class MapFiles:
         relative = Path(name)
         if relative.is_absolute() or ".." in relative.parts:
             return None
-        try:
-            root = self.folder.resolve()
-            path = (root / relative).resolve()
-        except (OSError, RuntimeError):
-            return None
+        root = self.folder.resolve()
+        path = (root / relative).resolve()
         if not path.is_relative_to(root) or not path.is_file():
             return None
         return path

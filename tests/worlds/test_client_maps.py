@@ -154,3 +154,13 @@ async def test_a_replay_keeps_the_file_the_game_was_opened_on(
     await peer.read_to_end()
     written = "".join(path.read_text() for path in replays.iterdir())
     assert "Mine" in written and "hunter2" not in written
+
+
+@pytest.mark.parametrize("world", world_names())
+def test_a_name_too_long_for_the_system_is_no_such_map(world: str, tmp_path: Path) -> None:
+    for limits in (CLIENT_LIMITS, Limits(files=MapFiles(folder=tmp_path)), None):
+        with pytest.raises(MapError, match="no such"):
+            if limits is None:
+                load_plugin(world).open("a" * 300, seed=1)
+            else:
+                load_plugin(world).open("a" * 300, seed=1, limits=limits)
