@@ -95,9 +95,9 @@ class Connection:
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
         self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
+        """Events about this client (rate-limited per address when the server made it)."""
         if dialect != DEFAULT_DIALECT:
             self.log = self.log.bind(dialect=dialect)
-        """Events about this client (rate-limited per address when the server made it)."""
 
     @property
     def reason(self) -> str | None:
@@ -259,5 +259,24 @@ class Connection:
             transport.heard()
             if self.endless_turn is not None:
                 self.endless_turn.acted(trio.current_time())
-            self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            try:
+                self._ROUTES.get(type(event), Connection._to_game)(self, event)
+            except Exception as error:
+                self._failed(event, error)
         return Input.ENDED
+
+    def _failed(self, command: Command, error: Exception) -> None:
+        """A command's handler raised: the client is told, the server serves on.
+
+        The games and the lobby answer their own errors; this is the last line of
+        defence, so that no handler's bug or the system's refusal (``EMFILE`` while
+        opening a map) can end the server or leave the client waiting for ever.
+        """
+        self.waiting = None
+        if isinstance(error, OSError):
+            self.log.error("command failed", command=command.verb, error=repr(error))
+            reason = error.strerror or str(error)
+            self.send(Error(f"the server cannot do that now ({reason}); try again later"))
+        else:
+            self.log.exception("command failed", command=command.verb)
+            self.send(Error(f"the server failed to handle {command.verb} (a server bug)"))

@@ -358,7 +358,8 @@ class Game:
         if connection.name is not None:
             self.names[connection.name] = player
         connection.joined(self, player)
-        self._log.info("player joined", conn=connection.id, player=player)
+        # Through the client's own logger: rate-limited with its other events (issue 20).
+        connection.log.info("player joined", world=self.world_name)
         replay = self._replay
         if replay is not None:
             replay.join(self.round, player, kind)
@@ -837,7 +838,7 @@ class Game:
             self.names.pop(connection.name, None)
             self._finished_names[player] = connection.name
         self.audience.discard(connection)
-        self._log.info(f"player {outcome}", conn=connection.id, player=player, **context)
+        connection.log.info(f"player {outcome}", world=self.world_name, **context)
         connection.finish(final, reason=f"player {outcome}")
         if self.audience:
             self._push(PlayerLeft(label(connection.name, player), outcome))

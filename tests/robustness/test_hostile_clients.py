@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import random
 
 import structlog
@@ -196,3 +197,38 @@ async def test_one_address_cannot_take_every_connection(start_server: StartServe
     fourth = await Peer.connect(server.port)
     assert await fourth.ask("HELLO") == ["GOLD 3"]
     assert await first.ask("HELLO") == ["GOLD 3"]
+
+
+class _MapsFail:
+    """A world plugin whose map list cannot be read (say the process is out of files)."""
+
+    name = "brittle"
+    summary = "its maps folder cannot be listed"
+    error: Exception = OSError(errno.EMFILE, "Too many open files")
+
+    def maps(self) -> list[str]:
+        raise self.error
+
+    def open(self, map_spec: str | None, *, seed: int) -> object:
+        raise AssertionError("never opened")
+
+
+async def test_a_command_whose_handler_fails_is_answered_and_the_server_serves_on(
+    start_server: StartServer,
+) -> None:
+    brittle = _MapsFail()
+    server = await start_server(worlds=(brittle,))
+    creator, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await player.ask("HELLO") == ["GOLD 3"]
+    with structlog.testing.capture_logs() as logs:
+        assert await creator.ask("CREATE g brittle map=x") == [
+            "ERROR the server cannot do that now (Too many open files); try again later"
+        ]
+    assert [e["command"] for e in logs if e["event"] == "command failed"] == ["CREATE"]
+    assert await creator.ask("HELLO") == ["GOLD 3"]
+    assert await player.ask("HELLO") == ["GOLD 3"]
+    brittle.error = RuntimeError("a bug")
+    assert await creator.ask("CREATE g brittle map=x") == [
+        "ERROR the server failed to handle CREATE (a server bug)"
+    ]
+    assert await player.ask("HELLO") == ["GOLD 3"]

@@ -81,3 +81,18 @@ async def test_one_client_cannot_fill_the_log(start_server: StartServer) -> None
     suppressed = about_clients[-1]
     assert suppressed["event"] == "log lines suppressed"
     assert suppressed["count"] == 200 + 2 + 2 - 5  # errors, connects and disconnects
+
+
+async def test_a_client_looping_hello_and_quit_cannot_fill_the_log(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(client_log_burst=10, client_log_rate=0.001, map="tiny")
+    with structlog.testing.capture_logs() as logs:
+        for _ in range(30):
+            peer = await Peer.connect(server.port)
+            await peer.send("HELLO\nQUIT\n")
+            assert await peer.read_to_end() == b"GOLD 1\nBYE Thanks for playing.\n"
+        await trio.testing.wait_all_tasks_blocked()
+    about_client = [e for e in logs if "peer" in e]
+    assert len(about_client) == 10  # connects, joins, disconnects: one allowance for them all
+    assert {e["event"] for e in about_client} >= {"client connected", "player joined"}
