@@ -12,7 +12,8 @@ S + n, so a whole run can be repeated.
 What the launcher promises:
 
 * While the bots play it shows, on standard error, one progress line a second
-  (bots playing, results so far, moves made) and a line for each bot that ends.
+  (bots playing, i.e. connected and reporting, bots still starting, results so far,
+  moves made) and a line for each bot that ends.
 * ``Ctrl-C`` or ``SIGTERM`` stops them all: each bot is sent ``SIGINT`` (it says
   ``QUIT`` and reports ``interrupted``), given ``--grace`` seconds, and killed
   if still running; a second ``Ctrl-C`` kills at once. Bots run in their own
@@ -64,10 +65,14 @@ class BotRun:
     gold: int = 0
     result: BotResult | None = None
     started: float = field(default_factory=time.monotonic)
+    reported: bool = False
+    """Whether the bot has printed a progress line: it is connected and playing."""
 
     @property
     def outcome(self) -> str:
-        return self.result.outcome if self.result else "playing"
+        if self.result:
+            return self.result.outcome
+        return "playing" if self.reported else "starting"
 
 
 def parse_kinds(specs: Sequence[str]) -> list[tuple[str, int]]:
@@ -185,7 +190,7 @@ class Launcher:
     def _take(self, run: BotRun, line: str) -> None:
         report = parse_line(line)
         if isinstance(report, Progress):
-            run.moves, run.gold = report.moves, report.gold
+            run.moves, run.gold, run.reported = report.moves, report.gold, True
         elif isinstance(report, BotResult):
             run.result = report
             run.moves, run.gold = report.moves, report.gold
@@ -223,6 +228,7 @@ class Launcher:
     def _progress_line(self) -> str:
         outcomes = Counter(run.outcome for run in self.runs)
         playing = outcomes.pop("playing", 0)
+        # Bots still starting (not yet connected and playing) are counted apart.
         results = " ".join(f"{outcome} {count}" for outcome, count in sorted(outcomes.items()))
         moves = sum(run.moves for run in self.runs)
         elapsed = time.monotonic() - self.started

@@ -33,21 +33,19 @@ from typing import TypeVar
 
 import trio
 
-from protocol.direction import Direction
-from protocol.replies import FinalReply, GameInfo, Push
+from protocol.replies import FinalReply, Push
 
 from .core import (
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
     RECEIVE_SIZE,
     Answer,
+    AwaitedCommand,
     ClientCore,
     ClientState,
-    PickupResult,
     Request,
 )
 from .errors import ClientTimeout
-from .grid import Grid
 
 __all__ = ["AsyncClient"]
 
@@ -110,95 +108,26 @@ class AsyncClient(ClientState):
                 raise
             raise error from None
 
-    # -- commands ---------------------------------------------------------------------------
+    # -- commands: each is ClientCore's, carried by this transport ---------------------------
 
-    async def hello(self, name: str | None = None) -> int:
-        """``HELLO [name]``: join the game; returns the gold needed to win."""
-        return await self._call(self._core.hello(name))
-
-    async def move(self, direction: Direction | str) -> bool:
-        """``MOVE <d>``: True if the player moved, False if something was in the way."""
-        return await self._call(self._core.move(direction))
-
-    async def stay(self) -> bool:
-        """``STAY`` (worlds where monsters move): let a turn pass."""
-        return await self._call(self._core.stay())
-
-    async def pickup(self) -> PickupResult:
-        """``PICKUP``: true if something was picked up; ``.gold`` is the new gold total."""
-        return await self._call(self._core.pickup())
-
-    async def attack(self, direction: Direction | str) -> bool:
-        """``ATTACK <d>`` (battle): True if the blow landed."""
-        return await self._call(self._core.attack(direction))
-
-    async def end_turn(self) -> None:
-        """``ENDTURN`` (battle): give up the rest of this turn."""
-        return await self._call(self._core.end_turn())
-
-    async def action_points(self) -> int:
-        """``APGET`` (battle): action points left this turn, 0 off one's turn."""
-        return await self._call(self._core.action_points())
-
-    async def hit_points(self) -> int:
-        """``HPGET`` (battle): the player's hit points."""
-        return await self._call(self._core.hit_points())
-
-    async def look(self) -> Grid:
-        """``LOOK``: the 5×5 view around the player (``view.centre`` is the player)."""
-        return await self._call(self._core.look())
-
-    async def map(self) -> Grid:
-        """``MAP``: the whole map as the world lets the player see it."""
-        return await self._call(self._core.map())
-
-    async def help(self) -> tuple[str, ...]:
-        """``HELP``: the commands of this world, one line each."""
-        return await self._call(self._core.help())
-
-    async def extend(self, *capabilities: str) -> frozenset[str]:
-        """``EXTEND [capability ...]``: ask for extensions; returns those turned on.
-
-        ``events`` and ``chat`` make the server push lines (see ``on_push`` and
-        ``events``); ``bot`` shows this player to others as ``B`` and must come
-        before the first game command. None named: the server's default set.
-        """
-        return await self._call(self._core.extend(*capabilities))
-
-    async def shout(self, text: str) -> None:
-        """``SHOUT <text>``: a message to everyone in the game who asked for ``chat``."""
-        return await self._call(self._core.shout(text))
-
-    async def games(self) -> tuple[GameInfo, ...]:
-        """``GAMES``: the games on the server."""
-        return await self._call(self._core.games())
-
-    async def create(
-        self,
-        game: str,
-        world: str,
-        *,
-        map: str | None = None,
-        seed: int = 0,
-        players: int | None = None,
-        turn: float | None = None,
-    ) -> GameInfo:
-        """``CREATE``: open a game (``players``: most at once; ``turn``: seconds per round)."""
-        return await self._call(
-            self._core.create(game, world, map=map, seed=seed, players=players, turn=turn)
-        )
-
-    async def join(self, game: str) -> GameInfo:
-        """``JOIN <game>``: leave the current game and play in ``game``."""
-        return await self._call(self._core.join(game))
-
-    async def watch(self, game: str) -> GameInfo:
-        """``WATCH <game>``: follow a game as a spectator; its views arrive as pushes."""
-        return await self._call(self._core.watch(game))
-
-    async def quit(self) -> FinalReply:
-        """``QUIT``: leave the game; returns the server's ``BYE`` line."""
-        return await self._call(self._core.quit())
+    hello = AwaitedCommand(ClientCore.hello)
+    move = AwaitedCommand(ClientCore.move)
+    stay = AwaitedCommand(ClientCore.stay)
+    pickup = AwaitedCommand(ClientCore.pickup)
+    attack = AwaitedCommand(ClientCore.attack)
+    end_turn = AwaitedCommand(ClientCore.end_turn)
+    action_points = AwaitedCommand(ClientCore.action_points)
+    hit_points = AwaitedCommand(ClientCore.hit_points)
+    look = AwaitedCommand(ClientCore.look)
+    map = AwaitedCommand(ClientCore.map)
+    help = AwaitedCommand(ClientCore.help)
+    extend = AwaitedCommand(ClientCore.extend)
+    shout = AwaitedCommand(ClientCore.shout)
+    games = AwaitedCommand(ClientCore.games)
+    create = AwaitedCommand(ClientCore.create)
+    join = AwaitedCommand(ClientCore.join)
+    watch = AwaitedCommand(ClientCore.watch)
+    quit = AwaitedCommand(ClientCore.quit)
 
     # -- waiting for the server -------------------------------------------------------------
 

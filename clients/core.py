@@ -56,10 +56,11 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+import inspect
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Final, Generic, TypeVar
+from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
 from protocol.commands import (
     ApGet,
@@ -133,6 +134,8 @@ __all__ = [
     "DEFAULT_PORT",
     "QUIET",
     "Answer",
+    "AwaitedCommand",
+    "BlockingCommand",
     "ClientCore",
     "Closed",
     "PickupResult",
@@ -710,3 +713,57 @@ class ClientState:
     def dialect_evidence(self) -> tuple[str, ...]:
         """The lines that showed the dialect, quoted."""
         return self._core.dialect_evidence
+
+
+P = ParamSpec("P")
+
+
+class _Command(Generic[P, T]):
+    """A client method made from a :class:`ClientCore` command: each command is written
+    once, in the core, and each transport only says how a request is carried."""
+
+    def __init__(self, make: Callable[Concatenate[ClientCore, P], Request[T]]) -> None:
+        self._make = make
+        self.__doc__ = make.__doc__
+        signature = inspect.signature(make)
+        # What help() and editors show: the command's own parameters, without the core.
+        self._signature = signature.replace(
+            parameters=list(signature.parameters.values())[1:],
+            return_annotation=inspect.Signature.empty,
+        )
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self._name = name
+
+    def _bind(self, client: Any) -> Callable[..., Any]:
+        make = self._make
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return client._call(make(client._core, *args, **kwargs))
+
+        call.__name__ = self._name
+        call.__doc__ = self.__doc__
+        call.__signature__ = self._signature  # type: ignore[attr-defined]
+        return call
+
+
+class BlockingCommand(_Command[P, T]):
+    """A command of :class:`clients.sync.Client`: waits for the answer and returns it."""
+
+    @overload
+    def __get__(self, client: None, owner: type) -> BlockingCommand[P, T]: ...
+    @overload
+    def __get__(self, client: object, owner: type) -> Callable[P, T]: ...
+    def __get__(self, client: object | None, owner: type) -> Any:
+        return self if client is None else self._bind(client)
+
+
+class AwaitedCommand(_Command[P, T]):
+    """A command of :class:`clients.aio.AsyncClient`: returns what to ``await``."""
+
+    @overload
+    def __get__(self, client: None, owner: type) -> AwaitedCommand[P, T]: ...
+    @overload
+    def __get__(self, client: object, owner: type) -> Callable[P, Awaitable[T]]: ...
+    def __get__(self, client: object | None, owner: type) -> Any:
+        return self if client is None else self._bind(client)

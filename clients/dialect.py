@@ -61,9 +61,7 @@ __all__ = [
 
 @dataclass(frozen=True, slots=True)
 class Failed(Fail):
-    """``FAIL <reason>`` (2015, 2016): a ``FAIL`` that says why."""
-
-    reason: str = ""
+    """``FAIL <reason>`` (2015, 2016) as read: a ``FAIL`` that says why, and writes it."""
 
     def lines(self) -> list[str]:
         return [f"FAIL {self.reason}".rstrip()]

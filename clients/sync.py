@@ -33,8 +33,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import TypeVar
 
-from protocol.direction import Direction
-from protocol.replies import FinalReply, GameInfo, Push
+from protocol.replies import FinalReply, Push
 
 from .core import (
     CLOSED,
@@ -42,13 +41,12 @@ from .core import (
     DEFAULT_TIMEOUT,
     RECEIVE_SIZE,
     Answer,
+    BlockingCommand,
     ClientCore,
     ClientState,
-    PickupResult,
     Request,
 )
 from .errors import ClientTimeout
-from .grid import Grid
 
 __all__ = ["Client"]
 
@@ -98,95 +96,26 @@ class Client(ClientState):
         """Close the socket (without ``QUIT``; the server treats it as leaving)."""
         self._sock.close()
 
-    # -- commands ---------------------------------------------------------------------------
+    # -- commands: each is ClientCore's, carried by this transport ---------------------------
 
-    def hello(self, name: str | None = None) -> int:
-        """``HELLO [name]``: join the game; returns the gold needed to win."""
-        return self._call(self._core.hello(name))
-
-    def move(self, direction: Direction | str) -> bool:
-        """``MOVE <d>``: True if the player moved, False if something was in the way."""
-        return self._call(self._core.move(direction))
-
-    def stay(self) -> bool:
-        """``STAY`` (worlds where monsters move): let a turn pass."""
-        return self._call(self._core.stay())
-
-    def pickup(self) -> PickupResult:
-        """``PICKUP``: true if something was picked up; ``.gold`` is the new gold total."""
-        return self._call(self._core.pickup())
-
-    def attack(self, direction: Direction | str) -> bool:
-        """``ATTACK <d>`` (battle): True if the blow landed."""
-        return self._call(self._core.attack(direction))
-
-    def end_turn(self) -> None:
-        """``ENDTURN`` (battle): give up the rest of this turn."""
-        return self._call(self._core.end_turn())
-
-    def action_points(self) -> int:
-        """``APGET`` (battle): action points left this turn, 0 off one's turn."""
-        return self._call(self._core.action_points())
-
-    def hit_points(self) -> int:
-        """``HPGET`` (battle): the player's hit points."""
-        return self._call(self._core.hit_points())
-
-    def look(self) -> Grid:
-        """``LOOK``: the 5×5 view around the player (``view.centre`` is the player)."""
-        return self._call(self._core.look())
-
-    def map(self) -> Grid:
-        """``MAP``: the whole map as the world lets the player see it."""
-        return self._call(self._core.map())
-
-    def help(self) -> tuple[str, ...]:
-        """``HELP``: the commands of this world, one line each."""
-        return self._call(self._core.help())
-
-    def extend(self, *capabilities: str) -> frozenset[str]:
-        """``EXTEND [capability ...]``: ask for extensions; returns those turned on.
-
-        ``events`` and ``chat`` make the server push lines (see ``on_push`` and
-        ``events``); ``bot`` shows this player to others as ``B`` and must come
-        before the first game command. None named: the server's default set.
-        """
-        return self._call(self._core.extend(*capabilities))
-
-    def shout(self, text: str) -> None:
-        """``SHOUT <text>``: a message to everyone in the game who asked for ``chat``."""
-        return self._call(self._core.shout(text))
-
-    def games(self) -> tuple[GameInfo, ...]:
-        """``GAMES``: the games on the server."""
-        return self._call(self._core.games())
-
-    def create(
-        self,
-        game: str,
-        world: str,
-        *,
-        map: str | None = None,
-        seed: int = 0,
-        players: int | None = None,
-        turn: float | None = None,
-    ) -> GameInfo:
-        """``CREATE``: open a game (``players``: most at once; ``turn``: seconds per round)."""
-        return self._call(
-            self._core.create(game, world, map=map, seed=seed, players=players, turn=turn)
-        )
-
-    def join(self, game: str) -> GameInfo:
-        """``JOIN <game>``: leave the current game and play in ``game``."""
-        return self._call(self._core.join(game))
-
-    def watch(self, game: str) -> GameInfo:
-        """``WATCH <game>``: follow a game as a spectator; its views arrive as pushes."""
-        return self._call(self._core.watch(game))
-
-    def quit(self) -> FinalReply:
-        """``QUIT``: leave the game; returns the server's ``BYE`` line."""
-        return self._call(self._core.quit())
+    hello = BlockingCommand(ClientCore.hello)
+    move = BlockingCommand(ClientCore.move)
+    stay = BlockingCommand(ClientCore.stay)
+    pickup = BlockingCommand(ClientCore.pickup)
+    attack = BlockingCommand(ClientCore.attack)
+    end_turn = BlockingCommand(ClientCore.end_turn)
+    action_points = BlockingCommand(ClientCore.action_points)
+    hit_points = BlockingCommand(ClientCore.hit_points)
+    look = BlockingCommand(ClientCore.look)
+    map = BlockingCommand(ClientCore.map)
+    help = BlockingCommand(ClientCore.help)
+    extend = BlockingCommand(ClientCore.extend)
+    shout = BlockingCommand(ClientCore.shout)
+    games = BlockingCommand(ClientCore.games)
+    create = BlockingCommand(ClientCore.create)
+    join = BlockingCommand(ClientCore.join)
+    watch = BlockingCommand(ClientCore.watch)
+    quit = BlockingCommand(ClientCore.quit)
 
     # -- waiting for the server -------------------------------------------------------------
 

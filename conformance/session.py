@@ -164,7 +164,8 @@ class Session:
 
     async def lines_within(self, window: float) -> list[str]:
         """Every line that arrives before ``window`` seconds pass without a byte (CR and
-        LF removed); a line still arriving is waited for, byte by byte."""
+        LF removed). What is plainly unfinished is waited for up to the timeout: a line
+        already begun, and a ``RENDERHINT`` block until its ``RENDERHINT END``."""
         lines: list[str] = []
         while True:
             if b"\n" in self._buffer:
@@ -174,7 +175,10 @@ class Session:
                 continue
             if self._eof:
                 return lines
-            with trio.move_on_after(window):
+            unfinished = bool(self._buffer) or (
+                bool(lines) and lines[-1].startswith("RENDERHINT") and lines[-1] != "RENDERHINT END"
+            )
+            with trio.move_on_after(self.timeout if unfinished else window):
                 try:
                     await self._fill("anything")
                 except ServerClosed:

@@ -28,6 +28,7 @@ from .dialects import Listen, parse_listens
 from .game import Game
 from .lobby import Lobby
 from .logs import LogAllowance, RateLimitedLogger, dropped_lines
+from .metrics import Counts
 from .transport import GONE
 
 MAX_TICK = 1.0
@@ -65,6 +66,13 @@ class Server:
         """Each client address's allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
         self._stopping = False
+        self.counts = Counts()
+        """What the server has counted since it started (for ``/metrics``)."""
+
+    @property
+    def ready(self) -> bool:
+        """Whether the server listens and accepts players (not yet, or no longer, if not)."""
+        return self.port is not None and not self._stopping
 
     @property
     def games(self) -> dict[str, Game]:
@@ -213,6 +221,7 @@ class Server:
             )
         log = self.client_log(host).bind(conn=connection_id, peer=f"{host}:{port}")
         if refusal is not None:
+            self.counts.refused += 1
             log.warning("connection refused", reason=refusal)
             await self._refuse(stream, refusal)
             return
@@ -224,6 +233,7 @@ class Server:
             log=log,
             dialect=dialect or config.dialect,
         )
+        self.counts.connections += 1
         self.connections.add(connection)
         self._per_address[host] += 1
         try:

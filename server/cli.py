@@ -95,6 +95,13 @@ async def _run(server: Server) -> None:
                         file=sys.stderr,
                         flush=True,
                     )
+            if server.config.http_port is not None:
+                # Imported here: a server without its web face needs none of HTTP's libraries.
+                from .web import serve_web
+
+                web = await nursery.start(serve_web, server)
+                with contextlib.suppress(OSError, ValueError):
+                    print(f"dod-server: web page at {web.url}", file=sys.stderr, flush=True)
             async for _ in signals:
                 server.shutdown()
                 break

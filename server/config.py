@@ -375,6 +375,20 @@ class ServerConfig:
         ge=1,
         le=1_000_000,
     )
+    http_host: str = setting(
+        "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
+    )
+    http_port: int | None = setting(
+        None,
+        "port of the web page, its API and /metrics; 0 picks a free one",
+        ge=0,
+        le=65535,
+        off=-1,
+        command_default=8004,
+        off_flag="--no-http",
+    )
+    """The web face's port; ``None``: none (``dod-server`` serves it on 8004 unless told
+    ``--no-http``; a server built in code has none unless asked)."""
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

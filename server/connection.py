@@ -196,6 +196,8 @@ class Connection:
                 greet(self)
             await self.transport.run(self)
         finally:
+            if self.reason == CUT_OFF:
+                self.server.counts.cut_off += 1
             self._leave_game()
             self.server.lobby.client_gone(self)  # its unjoined games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
@@ -236,6 +238,7 @@ class Connection:
     def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol
         transport = self.transport
+        commands = self.server.counts.commands
         while transport.reason is None:
             if self.waiting is not None:
                 done, self.waiting = self.waiting, None
@@ -245,6 +248,7 @@ class Connection:
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
+                self.server.counts.protocol_errors += 1
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
@@ -259,8 +263,10 @@ class Connection:
             transport.heard()
             if self.endless_turn is not None:
                 self.endless_turn.acted(trio.current_time())
+            kind = type(event)
+            commands[kind] += 1
             try:
-                self._ROUTES.get(type(event), Connection._to_game)(self, event)
+                self._ROUTES.get(kind, Connection._to_game)(self, event)
             except Exception as error:
                 self._failed(event, error)
         return Input.ENDED

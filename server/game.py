@@ -118,6 +118,7 @@ from worlds.turns import (
 )
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
+from .metrics import ROUND_SECONDS
 from .render import help_reply, result_reply
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
@@ -726,6 +727,7 @@ class Game:
     def _resolve_round(self, current: Round, missed: Sequence[PlayerId]) -> None:
         """Play one round: the actions in join order, then the world by itself."""
         self._round = None
+        ROUND_SECONDS.observe(trio.current_time() - current.opened)
         try:
             self.round = current.number
             stays = missed if self.world.allows_stay else ()

@@ -27,10 +27,12 @@ _STAY = Stay()
 class Round:
     """The actions of round ``number`` gathered so far."""
 
-    __slots__ = ("actions", "deadline", "done", "number")
+    __slots__ = ("actions", "deadline", "done", "number", "opened")
 
     def __init__(self, number: int) -> None:
         self.number = number
+        self.opened = trio.current_time()
+        """When the round's first action came (its duration is measured from here)."""
         self.actions: dict[PlayerId, Action] = {}
         self.deadline = math.inf
         self.done = trio.Event()

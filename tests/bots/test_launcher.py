@@ -103,7 +103,8 @@ async def test_ctrl_c_stops_every_bot_cleanly(start_server: StartServer, write_m
     )
     try:
         with trio.fail_after(BOT_TIMEOUT):
-            # Wait until all three are playing and have moved, as the progress line says.
+            # Wait until all three are playing (each has reported from its game, so its
+            # signal handling is in place) and have moved, as the progress line says.
             seen = b""
             async for chunk in process.stderr:
                 seen += chunk

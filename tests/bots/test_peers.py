@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import trio
 
+from ..conftest import StartServer
 from ..peers import start_peer
 from .conftest import run_module
 
@@ -55,3 +56,13 @@ async def test_a_server_of_no_known_dialect_is_reported_as_such(
         "and answered HELLO with 'H2', which no dialect we know sends"
     )
     assert finished.returncode == 1
+
+
+@pytest.mark.parametrize("dialect", ["2015", "2016"])
+async def test_the_explorer_wins_on_our_own_server_in_each_dialect(
+    start_server: StartServer, dialect: str
+) -> None:
+    server = await start_server(dialect=dialect, map="default", seed=3)
+    finished = await run_module("bots.explorer", "--port", str(server.port), "--timeout", "5")
+    assert "Traceback" not in finished.stderr
+    assert finished.result.outcome == "win", finished.result

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from conformance import Level, Outcome, Strictness, SuiteConfig, to_table
+from conformance import Level, Outcome, Strictness, SuiteConfig, check_server, to_table
 from conformance.pytest_plugin import CheckServer
 
 from ..conftest import StartServer
@@ -49,3 +49,17 @@ async def test_the_suite_fails_a_test_when_a_check_fails(
     await listener.aclose()
     with pytest.raises(AssertionError, match=r"(?s)FAIL  hello\.gold .*could not connect"):
         await dod_conformance("127.0.0.1", port)
+
+
+@pytest.mark.parametrize("dialect", ["2015", "2016"])
+async def test_auto_recognises_each_dialect_of_our_server(
+    start_server: StartServer, dialect: str
+) -> None:
+    server = await start_server(dialect=dialect, map="default", seed=3)
+    config = SuiteConfig(timeout=2.0, dialect="auto")
+    with trio.fail_after(60):
+        report = await check_server(
+            "127.0.0.1", server.port, config, only=["hello.gold", "connect.greeting", "look.shape"]
+        )
+    assert report.dialect == dialect, to_table(report)
+    assert report.ok and report.count(Outcome.PASSED) == 3, to_table(report)

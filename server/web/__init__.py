@@ -1,0 +1,65 @@
+"""The server's web face: a page to watch, replay and play games, and its operations.
+
+:func:`serve_web` serves the ASGI app of :mod:`server.web.app` with Hypercorn's
+trio worker, in the caller's trio run beside the game server: one process, one
+event loop, the same :class:`~server.app.Server` object. Hypercorn parses HTTP and
+WebSockets (h11, wsproto); Starlette routes (it runs on trio through anyio). Why
+this stack, and what each endpoint promises: ``docs/operating.md``.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import structlog
+import trio
+from hypercorn.config import Config
+from hypercorn.trio import serve
+
+from .app import create_app
+from .metrics import ServerMetrics
+
+if TYPE_CHECKING:
+    from ..app import Server
+
+__all__ = ["WebService", "serve_web"]
+
+
+@dataclass(frozen=True)
+class WebService:
+    """Where the web face listens, once :func:`serve_web` has started."""
+
+    host: str
+    port: int
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}/"
+
+
+async def serve_web(
+    server: Server, *, task_status: trio.TaskStatus[WebService] = trio.TASK_STATUS_IGNORED
+) -> None:
+    """Serve ``server``'s web face on ``config.http_host:http_port`` until cancelled.
+
+    Reports a :class:`WebService` (with the bound port, for ``http_port`` 0) to
+    ``nursery.start`` once it accepts requests.
+    """
+    config = server.config
+    host, port = config.http_host, config.http_port if config.http_port is not None else 0
+    metrics = ServerMetrics(server)
+    hypercorn = Config()
+    hypercorn.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
+    hypercorn.accesslog = None  # our own access log events instead (server.web.app.AccessLog)
+    hypercorn.errorlog = logging.getLogger("hypercorn.error")  # through structlog
+    hypercorn.graceful_timeout = 1.0
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(metrics.probe_loop_lag)
+        binds = await nursery.start(serve, create_app(server, metrics), hypercorn)
+        bound = int(str(binds[0]).rsplit(":", 1)[1])
+        service = WebService(host, bound)
+        structlog.get_logger("server.web").info("web page listening", url=service.url)
+        task_status.started(service)

@@ -1,0 +1,146 @@
+"""The web face's ASGI application: pages, JSON API, the play/watch WebSocket, operations.
+
+Routes (what each promises is in ``docs/operating.md``):
+
+* ``/`` and ``/static/...``: the single-page site (package data, no CDN);
+* ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
+* ``/api/replays`` and ``/api/replays/{file}``: the replay files and one re-run into frames;
+* ``/ws``: a WebSocket that speaks the game's line protocol through the same
+  :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
+  with ``HELLO``, ``JOIN``, ``MOVE``, ``WATCH``, ...);
+* ``/healthz`` (the process answers), ``/readyz`` (listening, accepting players),
+  ``/metrics`` (Prometheus text format).
+
+Every HTTP request and WebSocket session is one structlog event (``http request``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+import trio
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.websockets import WebSocket
+
+from ..replay import ReplayError
+from . import replays
+from .metrics import ServerMetrics
+from .stream import WebSocketStream
+
+if TYPE_CHECKING:
+    from ..app import Server
+
+STATIC = Path(__file__).parent / "static"
+log = structlog.get_logger("server.web")
+
+
+def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
+    """The ASGI app serving ``server``'s web face."""
+    replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
+    rerun_limiter = trio.CapacityLimiter(1)
+
+    async def index(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def games(request: Request) -> Response:
+        listed = []
+        for game in server.games.values():
+            info: dict[str, Any] = dataclasses.asdict(game.info())
+            info["round"] = game.round
+            listed.append(info)
+        return JSONResponse({"games": listed})
+
+    async def replay_list(request: Request) -> Response:
+        found = await trio.to_thread.run_sync(replays.list_replays, replay_dir)
+        return JSONResponse({"replays": found})
+
+    async def replay_frames(request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            path = replays.replay_path(replay_dir, name)
+        except replays.NoSuchReplay:
+            return JSONResponse({"error": f"no replay called {name}"}, status_code=404)
+        try:
+            body = await trio.to_thread.run_sync(
+                replays.frames, path, limiter=rerun_limiter, abandon_on_cancel=True
+            )
+        except ReplayError as error:
+            return JSONResponse({"error": str(error)}, status_code=422)
+        return JSONResponse(body)
+
+    async def healthz(request: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(request: Request) -> Response:
+        if server.ready:
+            return JSONResponse({"status": "ready", "port": server.port})
+        return JSONResponse({"status": "not ready"}, status_code=503)
+
+    async def metrics_page(request: Request) -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    async def play(websocket: WebSocket) -> None:
+        await websocket.accept()
+        client = websocket.client
+        host, port = (client.host, client.port) if client is not None else ("?", 0)
+        await server.serve_stream(WebSocketStream(websocket), host=host, port=port)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/games", games),
+            Route("/api/replays", replay_list),
+            Route("/api/replays/{name}", replay_frames),
+            Route("/healthz", healthz),
+            Route("/readyz", readyz),
+            Route("/metrics", metrics_page),
+            WebSocketRoute("/ws", play),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+    )
+    return AccessLog(app)
+
+
+class AccessLog:
+    """ASGI middleware: one ``http request`` event per request or WebSocket session."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status: list[int] = []
+
+        async def send_and_note(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status.append(message["status"])
+            elif message["type"] == "websocket.accept":
+                status.append(101)
+            await send(message)
+
+        client = scope.get("client") or ("?", 0)
+        try:
+            await self.app(scope, receive, send_and_note)
+        finally:
+            log.info(
+                "http request",
+                kind=scope["type"],
+                method=scope.get("method", "GET"),
+                path=scope["path"],
+                status=status[0] if status else None,
+                seconds=round(time.perf_counter() - started, 6),
+                peer=f"{client[0]}:{client[1]}",
+            )

@@ -1,0 +1,58 @@
+"""A WebSocket as a :class:`trio.abc.Stream`, so the game server serves it like a socket.
+
+The browser sends commands as text messages (one or more lines; a message that does
+not end with a newline is taken as one whole line, as a browser sends a command) and
+receives the server's bytes as text messages, exactly the lines a TCP client reads.
+Nothing here knows the protocol: the same :class:`~server.connection.Connection` that
+serves a TCP client serves this stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import trio
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
+
+
+class WebSocketStream(trio.abc.Stream):
+    """One accepted WebSocket, read and written as a byte stream of protocol lines."""
+
+    def __init__(self, websocket: WebSocket) -> None:
+        self.websocket = websocket
+        self._closed = False
+
+    async def send_all(self, data: bytes | bytearray | memoryview) -> None:
+        if self._closed:
+            raise trio.ClosedResourceError("the WebSocket is closed")
+        try:
+            # Every line the server writes is UTF-8 text it built itself.
+            await self.websocket.send_text(bytes(data).decode("utf-8", "replace"))
+        except (WebSocketDisconnect, RuntimeError, OSError) as error:
+            raise trio.BrokenResourceError("the browser went away") from error
+
+    async def wait_send_all_might_not_block(self) -> None:
+        await trio.lowlevel.checkpoint()
+
+    async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        if self._closed:
+            raise trio.ClosedResourceError("the WebSocket is closed")
+        try:
+            message = await self.websocket.receive()
+        except (RuntimeError, OSError):
+            return b""
+        if message["type"] == "websocket.disconnect":
+            return b""
+        data: bytes = message.get("bytes") or (message.get("text") or "").encode("utf-8")
+        if not data.endswith(b"\n"):
+            data += b"\n"
+        return data
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if self.websocket.application_state == WebSocketState.CONNECTED:
+            with contextlib.suppress(RuntimeError, OSError):
+                await self.websocket.close()
+        await trio.lowlevel.checkpoint()

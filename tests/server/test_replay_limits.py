@@ -1,0 +1,116 @@
+"""Replays cannot be filled by anyone: no file for a game nobody played, a rate, a
+retention, a bounded header for a huge board, and nothing acknowledged lost to SIGKILL."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+import structlog
+import trio
+import trio.testing
+
+from server.replay import open_world, read_replay, rerun
+from worlds.registry import load_plugin
+
+from ..helpers import TIMEOUT, Peer
+from .conftest import StartGameServer
+from .test_cli import SCRIPT, _started
+from .test_lobby_limits import room
+
+
+async def _game(port: int, *commands: str) -> None:
+    """One client plays ``commands`` in the default game, then quits."""
+    peer = await Peer.connect(port)
+    await peer.send("".join(f"{c}\n" for c in (*commands, "QUIT")))
+    await peer.read_to_end()
+
+
+async def test_a_game_nobody_acted_in_writes_no_replay(
+    start_game_server: StartGameServer, replay_dir: Path
+) -> None:
+    server = await start_game_server(map="tiny", seed=1)
+    for _ in range(50):  # HELLO/QUIT in a loop: before, a file each time
+        await _game(server.port, "HELLO")
+    await trio.testing.wait_all_tasks_blocked()
+    assert not replay_dir.exists() or not list(replay_dir.iterdir())
+    await _game(server.port, "HELLO", "MOVE W")
+    await trio.testing.wait_all_tasks_blocked()
+    (path,) = replay_dir.iterdir()
+    records = read_replay(path).records
+    player = records[0]["join"]
+    assert records[0] == {"round": 0, "join": player, "kind": "P"}
+    assert records[1] == {"round": 1, "actions": [[player, "MOVE W"]]}
+
+
+async def test_new_replays_are_rate_limited(
+    start_game_server: StartGameServer, replay_dir: Path
+) -> None:
+    server = await start_game_server(map="tiny", seed=1, replay_rate=0.001, replay_burst=3)
+    with structlog.testing.capture_logs() as logs:
+        for _ in range(20):
+            await _game(server.port, "MOVE W")
+        await trio.testing.wait_all_tasks_blocked()
+    assert len(list(replay_dir.iterdir())) == 3
+    warnings = [e for e in logs if e["event"] == "replay not recorded: too many games start"]
+    assert len(warnings) == 1, "one warning for a burst, not one per game"
+
+
+async def test_old_replays_are_deleted_beyond_the_retention(
+    start_game_server: StartGameServer, replay_dir: Path
+) -> None:
+    server = await start_game_server(map="tiny", seed=1, replay_keep=2)
+    for number in range(5):
+        await _game(server.port, "HELLO", *["MOVE W"] * (number + 1))
+    await trio.testing.wait_all_tasks_blocked()
+    kept = sorted(replay_dir.iterdir())
+    assert len(kept) == 2
+    moves = sorted(len(read_replay(path).records) for path in kept)
+    assert moves == [2 + 4 + 1, 2 + 5 + 1], "the two newest games: join, moves, leave, end"
+
+
+async def test_a_huge_board_is_recorded_by_digest_not_copied(
+    start_game_server: StartGameServer, replay_dir: Path, write_map
+) -> None:
+    path = write_map(room(40))
+    server = await start_game_server(map=path, seed=1, max_map_bytes=1024)
+    await _game(server.port, "MOVE W", "MOVE N")
+    await trio.testing.wait_all_tasks_blocked()
+    (file,) = replay_dir.iterdir()
+    assert file.stat().st_size < 1024, "the 1640-byte board is not in the replay"
+    replay = read_replay(file)
+    assert "view" not in replay.header and "map_files" not in replay.header
+    assert len(replay.header["view_sha256"]) == 64
+    world = open_world(replay, load_plugin("classic"))  # checked against the digest
+    assert len([step for step in rerun(replay, world) if "actions" in step.record]) == 2
+
+
+async def test_sigkill_loses_no_acknowledged_action(tmp_path: Path) -> None:
+    board = tmp_path / "room.map"
+    board.write_text(room(12))
+    replays = tmp_path / "replays"
+    process = await trio.lowlevel.open_process(
+        [SCRIPT, "--port", "0", "--map", str(board), "--replay-dir", str(replays)],
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+    )
+    try:
+        port, _ = await _started(process)
+        peer = await Peer.connect(port)
+        assert await peer.ask("HELLO") == ["GOLD 0"]
+        answered = 0
+        for step in range(40):
+            reply = await peer.ask("MOVE E" if step % 2 else "MOVE W")
+            assert reply[0] in ("SUCCESS", "FAIL")
+            answered += 1
+        process.send_signal(signal.SIGKILL)
+        with trio.fail_after(TIMEOUT):
+            assert await process.wait() == -signal.SIGKILL
+    finally:
+        process.kill()
+    (path,) = replays.iterdir()
+    replay = read_replay(path)
+    actions = [record for record in replay.records if "actions" in record]
+    assert len(actions) == answered == 40
+    assert "end" not in replay.records[-1], "killed: no end record, nothing else missing"

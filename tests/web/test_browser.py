@@ -1,0 +1,118 @@
+"""The web page in a real headless Chromium: the list, a live view, a replay, and play.
+
+Each test takes a screenshot (kept in the test's temporary folder) and checks what the
+page shows: the map's text, the players' names, the outcome.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from .conftest import WebServer
+
+
+def _screenshot(page: Any, tmp_path: Path, name: str) -> Path:
+    path = tmp_path / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 5000  # a drawn page, not a blank one
+    return path
+
+
+def _map_text(page: Any) -> str:
+    return str(page.inner_text("#map"))
+
+
+def test_the_list_shows_every_game_with_its_world_and_map(
+    web_server: WebServer, page: Any, tmp_path: Path
+) -> None:
+    player = web_server.player()
+    player.send("HELLO ada")
+    assert player.read_line().startswith("GOLD")
+    page.goto(web_server.url)
+    row = page.locator("#games tr[data-game=default]")
+    row.wait_for()
+    text = row.inner_text()
+    assert "classic" in text and "default" in text
+    assert re.search(r"\b1\b", text)  # ada plays
+    assert "watch" in text and "play" in text
+    _screenshot(page, tmp_path, "list")
+    player.close()
+
+
+def test_the_live_view_draws_the_map_and_names_the_players_as_they_move(
+    web_server: WebServer, page: Any, tmp_path: Path
+) -> None:
+    page.goto(web_server.url + "#/watch/default")
+    page.wait_for_function("document.querySelector('#map').textContent.includes('#')")
+    before = _map_text(page)
+    assert "E" in before and "G" in before  # the classic default map's exits and gold
+    player = web_server.player()
+    player.send("HELLO bob")
+    player.read_line()
+    # Bob appears in the map (as P) and by name, pushed over the WebSocket: no reload.
+    page.wait_for_function("document.querySelector('#map').textContent.includes('P')")
+    for direction in "NESW":
+        player.send(f"MOVE {direction}")
+        player.read_line()
+    page.wait_for_function("document.querySelector('#players').textContent.includes('bob')")
+    assert "bob" in page.inner_text("#log")
+    _screenshot(page, tmp_path, "live")
+    player.close()
+
+
+def test_a_browser_player_and_a_tcp_player_see_each_other(
+    sprint_server: WebServer, page: Any
+) -> None:
+    page.goto(sprint_server.url + "#/play/default")
+    page.fill("#player", "carol")
+    page.click("#start")
+    page.wait_for_function("document.querySelector('#map').textContent.includes('X')")
+    tcp = sprint_server.player()
+    tcp.send("HELLO dave")
+    tcp.read_line()
+    # On a two-square map they stand side by side: each LOOK shows the other as P.
+    assert any("P" in row for row in tcp.look())
+    page.keyboard.press("l")
+    page.wait_for_function("document.querySelector('#map').textContent.includes('P')")
+    tcp.close()
+
+
+def test_keys_play_a_game_to_a_win_and_the_replay_viewer_shows_it(
+    sprint_server: WebServer, page: Any, tmp_path: Path
+) -> None:
+    page.goto(sprint_server.url + "#/play/default")
+    page.fill("#player", "erin")
+    page.click("#start")
+    page.wait_for_function("document.querySelector('#map').textContent.includes('X')")
+    page.locator("#map").focus()
+    # West onto the gold (or into the wall), pick it up, east onto the exit.
+    for key in ("ArrowLeft", "p", "ArrowRight"):
+        page.keyboard.press(key)
+    page.wait_for_function("document.querySelector('#outcome').textContent.startsWith('WIN')")
+    log = page.inner_text("#log")
+    assert "> PICKUP" in log and "> MOVE E" in log
+    _screenshot(page, tmp_path, "win")
+
+    page.goto(sprint_server.url + "#/replays")
+    link = page.locator("#replays a").first
+    link.wait_for()
+    link.click()
+    page.wait_for_function("document.querySelector('#where').textContent.includes('step 0')")
+    assert _map_text(page).split() == ["####", "#GE#", "####"]  # as the game began
+    assert "erin" in page.inner_text("#status")
+    last = int(page.get_attribute("#slider", "max"))
+    assert last >= 3  # join, name, three actions at least
+    page.fill("#slider", str(last))
+    page.wait_for_function(f"document.querySelector('#where').textContent.includes('step {last}')")
+    told = page.inner_text("#log")
+    assert "erin PICKUP: SUCCESS" in told
+    assert "erin MOVE E" in told and "game over" in told
+    page.click("#back")
+    page.wait_for_function(
+        f"document.querySelector('#where').textContent.includes('step {last - 1}')"
+    )
+    page.click("#play")
+    page.wait_for_function(f"document.querySelector('#where').textContent.includes('step {last}')")
+    _screenshot(page, tmp_path, "replay")
