@@ -34,7 +34,7 @@ class ServerProtocol:
         self, *, max_line_length: int | None = None, dialect: str | Dialect = DEFAULT_DIALECT
     ) -> None:
         kwargs = {} if max_line_length is None else {"max_line_length": max_line_length}
-        self._framer = LineFramer(**kwargs)
+        self._framer = LineFramer(strict=True, **kwargs)
         self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
         self._parse = self.dialect.parse
         self.send = self.dialect.render  # type: ignore[method-assign]

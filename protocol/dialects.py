@@ -52,6 +52,7 @@ from .replies import (
     Done,
     Error,
     Fail,
+    GameWon,
     Gold,
     GoldCoins,
     HitMod,
@@ -61,6 +62,7 @@ from .replies import (
     Message,
     Notice,
     NotYourTurn,
+    NotYourTurnToEnd,
     PlayerJoined,
     PlayerLeft,
     Reply,
@@ -208,8 +210,11 @@ class Dialect2015(_Rendered):
         LookReply: _look,  # type: ignore[dict-item]
         Error: lambda self, reply: f"FAIL {reply.message}",  # type: ignore[attr-defined]
         NotYourTurn: lambda self, reply: "FAIL not your turn",
+        NotYourTurnToEnd: lambda self, reply: "FAIL it is not your turn.",
         Message: _message,  # type: ignore[dict-item]
-        Notice: lambda self, reply: _server_says(reply.text),  # type: ignore[attr-defined]
+        # The 2015 server told nothing in words but the end of the game.
+        Notice: _nothing,
+        GameWon: lambda self, reply: _server_says("Someone has won the game!!"),
         Seen: _moved("CHANGE"),
         TurnBegins: lambda self, reply: "STARTTURN",
         TurnOver: lambda self, reply: "ENDTURN",
@@ -293,7 +298,8 @@ class Dialect2016(_Rendered):
         LookReply: _look,  # type: ignore[dict-item]
         Message: lambda self, reply: f"CHAT {reply.sender}: {reply.text}",  # type: ignore[attr-defined]
         Seen: _moved("SERVERCHANGE"),
-        Win: lambda self, reply: _2016_WIN,
+        # lib's own words, then what makes both its clients stop (they read "Game Over!").
+        Win: lambda self, reply: f"{_2016_WIN}\nGame Over! {reply.text}",  # type: ignore[attr-defined]
         Lose: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
         Bye: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
         Notice: _nothing,

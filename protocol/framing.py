@@ -21,7 +21,12 @@ What callers may rely on:
   option request (``DO``/``WILL``) is refused once (``WONT``/``DONT``), queued in
   :meth:`LineFramer.data_to_send`; refusals and repeated requests are not
   answered again, so two polite peers can never loop. ``IAC IAC`` is a literal
-  0xFF byte, which, like any invalid UTF-8, decodes as U+FFFD.
+  0xFF byte, and so is an ``IAC`` followed by a byte that starts no telnet command
+  (below 240): that byte is kept, never swallowed.
+* Lines are UTF-8. With ``strict`` (servers reading what people typed), a line that
+  is not raises a non-fatal :class:`RemoteProtocolError` naming the first bad byte,
+  and the next line is read normally; without it (clients reading servers of any
+  era), bad bytes decode as U+FFFD.
 * Memory is bounded: a line longer than ``max_line_length`` bytes, or a telnet
   subnegotiation (``IAC SB`` ... ``IAC SE``) longer than that, raises a fatal
   :class:`RemoteProtocolError`, after every complete line before it has been
@@ -54,6 +59,20 @@ _REFUSAL: Final = {DO: WONT, WILL: DONT}
 _DATA, _IAC, _OPTION, _SUB, _SUB_IAC = range(5)
 
 
+def _lenient_decode(line: bytes) -> str:
+    return line.decode("utf-8", "replace")
+
+
+def _strict_decode(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        bad = line[error.start]
+        raise RemoteProtocolError(
+            f"the line is not UTF-8 text (byte 0x{bad:02x} at {error.start}); send UTF-8"
+        ) from None
+
+
 class NeedData:
     """Sentinel: no complete line yet; feed more bytes."""
 
@@ -77,15 +96,21 @@ class LineFramer:
 
     ``telnet=False`` turns off IAC processing, for clients reading a server's
     replies (a server never negotiates, and 0xFF is then just an invalid byte).
+    ``strict=True`` refuses lines that are not UTF-8 (see the module docstring).
     """
 
     def __init__(
-        self, *, max_line_length: int = DEFAULT_MAX_LINE_LENGTH, telnet: bool = True
+        self,
+        *,
+        max_line_length: int = DEFAULT_MAX_LINE_LENGTH,
+        telnet: bool = True,
+        strict: bool = False,
     ) -> None:
         if max_line_length < 1:
             raise LocalProtocolError("max_line_length must be at least 1")
         self.max_line_length = max_line_length
         self._telnet = telnet
+        self._decode = _strict_decode if strict else _lenient_decode
         self._buffer = bytearray()
         self._lines: deque[bytes] = deque()
         self._after_cr = False
@@ -158,6 +183,11 @@ class LineFramer:
                 elif byte == SB:
                     state = _SUB
                     self._sub_length = 0
+                elif byte < SE:
+                    # No telnet command starts so: a stray 0xFF, kept with the byte after it.
+                    out.append(IAC)
+                    out.append(byte)
+                    state = _DATA
                 else:  # NOP, GA, AYT, IP and the other two-byte commands
                     state = _DATA
             elif state == _OPTION:
@@ -196,7 +226,7 @@ class LineFramer:
             line = self._lines.popleft()
             if len(line) > self.max_line_length:
                 self._fail()
-            return line.decode("utf-8", "replace")
+            return self._decode(line)
         if self._broken:
             self._fail()
         if len(self._buffer) > self.max_line_length:
@@ -205,7 +235,7 @@ class LineFramer:
             if self._buffer:
                 line = bytes(self._buffer)
                 self._buffer.clear()
-                return line.decode("utf-8", "replace")
+                return self._decode(line)
             return END_OF_INPUT
         return NEED_DATA
 

@@ -1,7 +1,11 @@
 """Replies a server sends, as typed objects: formatting for servers, parsing for clients.
 
 Every reply knows its exact bytes (``reply.to_bytes()``); the 2013 replies are
-byte for byte those of RULES §1, each line ending in a single ``LF``. The
+byte for byte those of RULES §1, each line ending in a single ``LF``. A one-line
+reply declares its grammar once, as a :class:`~protocol.forms.Form` (``form``): its
+line is written, read back and its values checked from that one declaration, and a
+reply whose values could not be read back is refused when it is built
+(:class:`LocalProtocolError`), so the server never writes what the parser refuses. The
 :class:`ReplyParser` is the inverse, for clients: it is fed lines and gives back
 whole replies, gathering the lines of a multi-line reply (``LOOKREPLY`` and five
 rows, ``HELP <n>`` and n lines, ``MAP <rows> <cols>`` and the rows).
@@ -24,6 +28,19 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Final
 
 from .errors import LocalProtocolError, RemoteProtocolError
+from .forms import (
+    FINAL_TEXT,
+    INT,
+    INT_OR_NONE,
+    NAME,
+    SECONDS_OR_NONE,
+    SPEC,
+    TEXT,
+    WORD,
+    WORDS,
+    Field,
+    Form,
+)
 
 __all__ = [
     "LOOK_SIZE",
@@ -37,6 +54,7 @@ __all__ = [
     "FinalReply",
     "GameInfo",
     "GameOver",
+    "GameWon",
     "GamesReply",
     "Gold",
     "GoldCoins",
@@ -48,6 +66,7 @@ __all__ = [
     "MapReply",
     "Message",
     "NotYourTurn",
+    "NotYourTurnToEnd",
     "Notice",
     "PlayerJoined",
     "PlayerLeft",
@@ -73,19 +92,42 @@ class Reply:
     """Base class of every reply."""
 
     __slots__ = ()
+    form: ClassVar[Form | None] = None
+    """The grammar of a one-line reply (``None`` for the others)."""
+
+    def __post_init__(self) -> None:
+        form = self.form
+        if form is not None:
+            form.check(self)
 
     def lines(self) -> list[str]:
-        raise NotImplementedError
+        form = self.form
+        if form is None:
+            raise NotImplementedError
+        return [form.write(self)]
+
+    @classmethod
+    def from_line(cls, line: str) -> Reply:
+        """The reply ``line`` holds, read with this class's form."""
+        form = cls.form
+        values = None if form is None else form.read(line)
+        if values is None:
+            keyword = line.split(" ", 1)[0]
+            raise RemoteProtocolError(f"malformed {keyword} line: {line[:80]!r}")
+        try:
+            return cls(**values)
+        except LocalProtocolError as error:
+            raise RemoteProtocolError(f"malformed line {line[:80]!r}: {error}") from None
 
     def to_bytes(self) -> bytes:
         """The reply on the wire: each line followed by ``LF``."""
         return "".join(line + "\n" for line in self.lines()).encode()
 
 
-def _single_line(text: str) -> str:
-    if "\n" in text or "\r" in text:
-        raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
-    return text
+def _single_lines(lines: tuple[str, ...]) -> None:
+    for text in lines:
+        if "\n" in text or "\r" in text:
+            raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +138,10 @@ class Gold(Reply):
     are not written in the 2013 dialect; others say them (``docs/dialects.md``).
     """
 
+    form: ClassVar[Form] = Form("GOLD {amount}", amount=INT)
     amount: int
     name: str | None = field(default=None, compare=False)
     held: int = field(default=0, compare=False)
-
-    def lines(self) -> list[str]:
-        return [f"GOLD {self.amount}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +177,8 @@ class Fail(Reply):
 class GoldCoins(Reply):
     """``SUCCESS, GOLD COINS: <total>``: a ``PICKUP`` that found gold."""
 
+    form: ClassVar[Form] = Form("SUCCESS, GOLD COINS: {total}", total=INT)
     total: int
-
-    def lines(self) -> list[str]:
-        return [f"SUCCESS, GOLD COINS: {self.total}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,10 +206,8 @@ class LookReply(Reply):
 class Error(Reply):
     """``ERROR <message>``: the line received was not a valid command here."""
 
+    form: ClassVar[Form] = Form("ERROR {message}", message=TEXT)
     message: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"ERROR {self.message}")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,13 +216,22 @@ class NotYourTurn(Error):
 
 
 @dataclass(frozen=True, slots=True)
+class NotYourTurnToEnd(NotYourTurn):
+    """``ERROR <message>`` refusing ``ENDTURN`` out of the player's turn (the 2015 server
+    words it apart: ``FAIL it is not your turn.``)."""
+
+
+@dataclass(frozen=True, slots=True)
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
     text: tuple[str, ...]
 
+    def __post_init__(self) -> None:
+        _single_lines(self.text)
+
     def lines(self) -> list[str]:
-        return [f"HELP {len(self.text)}", *map(_single_line, self.text)]
+        return [f"HELP {len(self.text)}", *self.text]
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,19 +243,18 @@ class MapReply(Reply):
     def __post_init__(self) -> None:
         if not self.rows or len({len(row) for row in self.rows}) != 1:
             raise LocalProtocolError("a map reply needs rows of one length")
+        _single_lines(self.rows)
 
     def lines(self) -> list[str]:
-        return [f"MAP {len(self.rows)} {len(self.rows[0])}", *map(_single_line, self.rows)]
+        return [f"MAP {len(self.rows)} {len(self.rows[0])}", *self.rows]
 
 
 @dataclass(frozen=True, slots=True)
 class Extended(Reply):
     """Extension: ``EXTENDED <capability> ...``, what ``EXTEND`` turned on (all of it so far)."""
 
+    form: ClassVar[Form] = Form("EXTENDED{capabilities}", capabilities=WORDS)
     capabilities: tuple[str, ...]
-
-    def lines(self) -> list[str]:
-        return [" ".join(("EXTENDED", *self.capabilities))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,9 +267,23 @@ class GameInfo(Reply):
     ``map`` ``default`` is the world's own default map.
     """
 
+    form: ClassVar[Form] = Form(
+        "GAME {name} world={world} map={map} seed={seed} players={players} limit={limit} "
+        "watchers={watchers} turn={turn}",
+        name=Field(r"[A-Za-z0-9_-]+"),
+        world=WORD,
+        map=SPEC,
+        seed=INT,
+        players=INT,
+        limit=INT_OR_NONE,
+        watchers=INT,
+        turn=SECONDS_OR_NONE,
+    )
     name: str
     world: str
     map: str
+    """The map spec; spaces, ``%`` and bytes outside printable ASCII are percent-encoded
+    on the line (``map=my%20maps/x.map``), so any spec reads back exactly."""
     seed: int
     players: int
     limit: int | None
@@ -233,35 +291,12 @@ class GameInfo(Reply):
     turn: float | None
 
     def line(self) -> str:
-        limit = "none" if self.limit is None else self.limit
-        turn = "none" if self.turn is None else f"{self.turn:g}"
-        return _single_line(
-            f"GAME {self.name} world={self.world} map={self.map} seed={self.seed} "
-            f"players={self.players} limit={limit} watchers={self.watchers} turn={turn}"
-        )
-
-    def lines(self) -> list[str]:
-        return [self.line()]
+        return self.form.write(self)
 
     @classmethod
     def parse(cls, line: str) -> GameInfo:
-        words = line.split(" ")
-        if len(words) != 9 or words[0] != "GAME":
-            raise RemoteProtocolError(f"malformed GAME line: {line[:80]!r}")
-        fields = dict(word.partition("=")[::2] for word in words[2:])
-        try:
-            return cls(
-                words[1],
-                fields["world"],
-                fields["map"],
-                _parse_int(fields["seed"], "seed"),
-                _parse_int(fields["players"], "players"),
-                None if fields["limit"] == "none" else _parse_int(fields["limit"], "limit"),
-                _parse_int(fields["watchers"], "watchers"),
-                None if fields["turn"] == "none" else float(fields["turn"]),
-            )
-        except (KeyError, ValueError):
-            raise RemoteProtocolError(f"malformed GAME line: {line[:80]!r}") from None
+        """The game a ``GAME`` line describes; :class:`RemoteProtocolError` if malformed."""
+        return cls.from_line(line)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,10 +323,14 @@ class Push(Reply):
 class Notice(Push):
     """Extension: ``NOTICE <text>``, something that happened, for clients that opted in."""
 
+    form: ClassVar[Form] = Form("NOTICE {text}", text=TEXT)
     text: str
 
-    def lines(self) -> list[str]:
-        return [_single_line(f"NOTICE {self.text}")]
+
+@dataclass(frozen=True, slots=True)
+class GameWon(Notice):
+    """Extension: ``NOTICE <winner> has won the game``: the game is over for you (the
+    2015 server's ``FROM SERVER`` ⏎ ``MESSAGE Someone has won the game!!``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,23 +340,34 @@ class Message(Push):
     A message with no sender (as the 2015 servers sent them) is ``MESSAGE <text>``.
     """
 
+    form: ClassVar[Form] = Form("MESSAGE {sender}: {text}", sender=NAME, text=TEXT)
+    anonymous: ClassVar[Form] = Form("MESSAGE {text}", text=TEXT)
     sender: str
     text: str
 
+    def __post_init__(self) -> None:
+        (self.form if self.sender else self.anonymous).check(self)
+
     def lines(self) -> list[str]:
-        if not self.sender:
-            return [_single_line(f"MESSAGE {self.text}")]
-        return [_single_line(f"MESSAGE {self.sender}: {self.text}")]
+        return [(self.form if self.sender else self.anonymous).write(self)]
+
+    @classmethod
+    def from_line(cls, line: str) -> Reply:
+        values = cls.form.read(line)
+        if values is not None:
+            return cls(**values)
+        values = cls.anonymous.read(line)
+        if values is None:
+            raise RemoteProtocolError(f"malformed MESSAGE line: {line[:80]!r}")
+        return cls("", **values)
 
 
 @dataclass(frozen=True, slots=True)
 class PlayerJoined(Push):
     """Extension: ``JOINED <player>``, someone entered your game."""
 
+    form: ClassVar[Form] = Form("JOINED {player}", player=TEXT)
     player: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"JOINED {self.player}")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,11 +375,9 @@ class PlayerLeft(Push):
     """Extension: ``LEFT <player>: <why>``; why is ``escaped``, ``died``, ``quit``,
     ``disconnected``, ``moved`` (to another game) or ``removed`` (missed turns)."""
 
+    form: ClassVar[Form] = Form("LEFT {player}: {why}", player=NAME, why=TEXT)
     player: str
     why: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"LEFT {self.player}: {self.why}")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,12 +388,15 @@ class Seen(Push):
     reply its player got (``SUCCESS``, ``FAIL`` or ``SUCCESS, GOLD COINS: <n>``).
     """
 
+    form: ClassVar[Form] = Form(
+        "SAW {player}: {action} {result}",
+        player=NAME,
+        action=Field(r"[^\r\n]+?"),
+        result=Field(r"SUCCESS(?:, GOLD COINS: -?\d+)?|FAIL"),
+    )
     player: str
     action: str
     result: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"SAW {self.player}: {self.action} {self.result}")]
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,12 +404,12 @@ class RoundEnded(Push):
     """Extension: ``ROUND <n> acted=<a> missed=<m>``: round n resolved, with a actions
     sent in time and m players who sent none (each stayed)."""
 
+    form: ClassVar[Form] = Form(
+        "ROUND {number} acted={acted} missed={missed}", number=INT, acted=INT, missed=INT
+    )
     number: int
     acted: int
     missed: int
-
-    def lines(self) -> list[str]:
-        return [f"ROUND {self.number} acted={self.acted} missed={self.missed}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,19 +421,18 @@ class View(Push):
     def __post_init__(self) -> None:
         if not self.rows or len({len(row) for row in self.rows}) != 1:
             raise LocalProtocolError("a view needs rows of one length")
+        _single_lines(self.rows)
 
     def lines(self) -> list[str]:
-        return [f"VIEW {len(self.rows)} {len(self.rows[0])}", *map(_single_line, self.rows)]
+        return [f"VIEW {len(self.rows)} {len(self.rows[0])}", *self.rows]
 
 
 @dataclass(frozen=True, slots=True)
 class GameOver(Push):
     """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
 
+    form: ClassVar[Form] = Form("GAMEOVER {text}", text=TEXT)
     text: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"GAMEOVER {self.text}")]
 
 
 # -- the turns of the battle world ------------------------------------------------------
@@ -393,60 +443,51 @@ class ActionPoints(Reply):
     """Extension: ``AP <n>``, the answer to ``APGET``: action points left in this turn
     (0 when it is not the player's turn)."""
 
+    form: ClassVar[Form] = Form("AP {points}", points=INT)
     points: int
-
-    def lines(self) -> list[str]:
-        return [f"AP {self.points}"]
 
 
 @dataclass(frozen=True, slots=True)
 class HitPoints(Reply):
     """Extension: ``HP <n>``, the answer to ``HPGET``."""
 
+    form: ClassVar[Form] = Form("HP {points}", points=INT)
     points: int
-
-    def lines(self) -> list[str]:
-        return [f"HP {self.points}"]
 
 
 @dataclass(frozen=True, slots=True)
 class TurnBegins(Push):
     """Extension: ``STARTTURN <ap>``: your turn begins, with ``ap`` action points."""
 
+    form: ClassVar[Form] = Form("STARTTURN {points}", points=INT)
     points: int
-
-    def lines(self) -> list[str]:
-        return [f"STARTTURN {self.points}"]
 
 
 @dataclass(frozen=True, slots=True)
 class TurnOver(Push):
     """Extension: ``ENDTURN``: your turn is over; ``ENDTURN timeout`` when its time ran out."""
 
+    form: ClassVar[Form] = Form(
+        "ENDTURN{timed_out}",
+        timed_out=Field(r"(?: timeout)?", lambda flag: " timeout" if flag else "", bool),
+    )
     timed_out: bool = False
-
-    def lines(self) -> list[str]:
-        return ["ENDTURN timeout" if self.timed_out else "ENDTURN"]
 
 
 @dataclass(frozen=True, slots=True)
 class TurnOf(Push):
     """Extension: ``TURN <player>``: another player's turn begins."""
 
+    form: ClassVar[Form] = Form("TURN {player}", player=TEXT)
     player: str
-
-    def lines(self) -> list[str]:
-        return [_single_line(f"TURN {self.player}")]
 
 
 @dataclass(frozen=True, slots=True)
 class HitMod(Push):
     """Extension: ``HITMOD <change>``: your hit points changed (``-2`` a hit, ``1`` a potion)."""
 
+    form: ClassVar[Form] = Form("HITMOD {change}", change=INT)
     change: int
-
-    def lines(self) -> list[str]:
-        return [f"HITMOD {self.change}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,15 +497,13 @@ class FinalReply(Reply):
     keyword: ClassVar[str]
     text: str
 
-    def lines(self) -> list[str]:
-        return [_single_line(f"{self.keyword} {self.text}")]
-
 
 @dataclass(frozen=True, slots=True)
 class Win(FinalReply):
     """``WIN <text>``: the player escaped the dungeon."""
 
     keyword: ClassVar[str] = "WIN"
+    form: ClassVar[Form] = Form("WIN{text}", text=FINAL_TEXT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,6 +511,7 @@ class Lose(FinalReply):
     """``LOSE <text>``: the player died, or the game ended without them."""
 
     keyword: ClassVar[str] = "LOSE"
+    form: ClassVar[Form] = Form("LOSE{text}", text=FINAL_TEXT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,9 +519,7 @@ class Bye(FinalReply):
     """``BYE <text>``: any other reason for closing (quit, shutdown, time-out, error)."""
 
     keyword: ClassVar[str] = "BYE"
-
-
-_FINALS: Final = {cls.keyword: cls for cls in (Win, Lose, Bye)}
+    form: ClassVar[Form] = Form("BYE{text}", text=FINAL_TEXT)
 
 
 def _parse_int(text: str, what: str) -> int:
@@ -491,53 +529,33 @@ def _parse_int(text: str, what: str) -> int:
         raise RemoteProtocolError(f"{what} is not an integer: {text!r}") from None
 
 
-def _named(text: str) -> tuple[str, str]:
-    """Split ``<player>: <rest>`` at the first ``": "``."""
-    player, separator, rest = text.partition(": ")
-    if not separator:
-        raise RemoteProtocolError(f"expected '<player>: ...', got {text[:80]!r}")
-    return player, rest
-
-
-def _parse_message(text: str) -> Message:
-    sender, separator, body = text.partition(": ")
-    return Message(sender, body) if separator else Message("", text)
-
-
-def _parse_left(text: str) -> PlayerLeft:
-    return PlayerLeft(*_named(text))
-
-
-def _parse_seen(text: str) -> Seen:
-    player, rest = _named(text)
-    words = rest.split(" ")
-    # The result is SUCCESS, FAIL or "SUCCESS, GOLD COINS: n"; the action is before it.
-    cut = next((i for i, word in enumerate(words) if word in ("SUCCESS", "FAIL", "SUCCESS,")), None)
-    if not cut:
-        raise RemoteProtocolError(f"malformed SAW line: {text[:80]!r}")
-    return Seen(player, " ".join(words[:cut]), " ".join(words[cut:]))
-
-
-def _parse_round(line: str) -> RoundEnded:
-    words = line.split(" ")
-    if len(words) != 4 or not words[2].startswith("acted=") or not words[3].startswith("missed="):
-        raise RemoteProtocolError(f"malformed ROUND line: {line[:80]!r}")
-    return RoundEnded(
-        _parse_int(words[1], "round"),
-        _parse_int(words[2].removeprefix("acted="), "acted"),
-        _parse_int(words[3].removeprefix("missed="), "missed"),
+_ONE_LINE: Final[dict[str, type[Reply]]] = {
+    cls.form.keyword: cls  # type: ignore[union-attr]
+    for cls in (
+        Gold,
+        GoldCoins,
+        Error,
+        Extended,
+        GameInfo,
+        Notice,
+        Message,
+        PlayerJoined,
+        PlayerLeft,
+        Seen,
+        RoundEnded,
+        GameOver,
+        TurnOf,
+        TurnBegins,
+        TurnOver,
+        HitMod,
+        ActionPoints,
+        HitPoints,
+        Win,
+        Lose,
+        Bye,
     )
-
-
-_PUSHES: Final = {
-    "NOTICE": Notice,
-    "MESSAGE": _parse_message,
-    "JOINED": PlayerJoined,
-    "LEFT": _parse_left,
-    "SAW": _parse_seen,
-    "GAMEOVER": GameOver,
-    "TURN": TurnOf,
 }
+"""Every one-line reply, by the keyword its form starts with."""
 
 
 class ReplyParser:
@@ -575,35 +593,12 @@ class ReplyParser:
         if line == "LOOKREPLY":
             # The first row says how many follow: 5, or 7 with a lantern.
             return self._begin("LOOKREPLY", 1)
-        if line.startswith("SUCCESS, GOLD COINS: "):
-            return GoldCoins(_parse_int(line.removeprefix("SUCCESS, GOLD COINS: "), "gold"))
-        if keyword == "GOLD":
-            return Gold(_parse_int(rest, "gold"))
-        if keyword == "ERROR":
-            return Error(rest)
-        if keyword in _PUSHES:
-            return _PUSHES[keyword](rest)
-        if keyword == "EXTENDED":
-            return Extended(tuple(rest.split()))
-        if keyword == "GAME":
-            return GameInfo.parse(line)
+        cls = _ONE_LINE.get(keyword)
+        if cls is not None:
+            return cls.from_line(line)
         if keyword == "GAMES":
             count = _parse_int(rest, "game count")
             return self._begin("GAMES", count) if count else GamesReply(())
-        if keyword == "ROUND":
-            return _parse_round(line)
-        if keyword == "STARTTURN":
-            return TurnBegins(_parse_int(rest, "action points"))
-        if line == "ENDTURN" or line == "ENDTURN timeout":
-            return TurnOver(timed_out=bool(rest))
-        if keyword == "HITMOD":
-            return HitMod(_parse_int(rest, "hit point change"))
-        if keyword == "AP":
-            return ActionPoints(_parse_int(rest, "action points"))
-        if keyword == "HP":
-            return HitPoints(_parse_int(rest, "hit points"))
-        if keyword in _FINALS:
-            return _FINALS[keyword](rest)
         if keyword == "HELP":
             count = _parse_int(rest, "help line count")
             return self._begin("HELP", count) if count else HelpReply(())

@@ -71,6 +71,7 @@ from protocol.replies import (
     Error,
     GameInfo,
     GameOver,
+    GameWon,
     Gold,
     HelpReply,
     HitMod,
@@ -81,6 +82,7 @@ from protocol.replies import (
     Message,
     Notice,
     NotYourTurn,
+    NotYourTurnToEnd,
     PlayerJoined,
     PlayerLeft,
     Push,
@@ -628,7 +630,7 @@ class Game:
                 connection.send(Error("nobody can play now: the game is over"))
             elif connection.events:
                 connection.send(
-                    NotYourTurn(
+                    (NotYourTurnToEnd if type(action) is EndTurn else NotYourTurn)(
                         f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
                     )
                 )
@@ -705,7 +707,8 @@ class Game:
                 connection.send(HitMod(event.change))  # type: ignore[union-attr]
         elif isinstance(event, Defeated):
             winner = self._label(event.winner)
-            self._notify(player, f"{winner} has won the game")
+            if listening:
+                connection.send(GameWon(f"{winner} has won the game"))  # type: ignore[union-attr]
             self._finish(player, Lose(f"{winner} won the game."), "lost")
 
     def _label(self, player: PlayerId) -> str:

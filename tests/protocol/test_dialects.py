@@ -17,6 +17,7 @@ from protocol.replies import (
     Error,
     Fail,
     GamesReply,
+    GameWon,
     Gold,
     GoldCoins,
     HitMod,
@@ -66,10 +67,12 @@ TABLE: list[tuple[Reply, bytes, bytes, bytes]] = [
         b"FAIL\n",
     ),
     (Message("Ada", "hi"), b"MESSAGE Ada: hi\n", b"FROM Ada\nMESSAGE hi\n", b"CHAT Ada: hi\n"),
+    # The 2015 server said nothing in words but that the game was won (RULES-battle §6).
+    (Notice("1 gold fell to the floor"), b"NOTICE 1 gold fell to the floor\n", b"", b""),
     (
-        Notice("Ada has won the game"),
+        GameWon("Ada has won the game"),
         b"NOTICE Ada has won the game\n",
-        b"FROM SERVER\nMESSAGE Ada has won the game\n",
+        b"FROM SERVER\nMESSAGE Someone has won the game!!\n",
         b"",
     ),
     (
@@ -93,7 +96,7 @@ TABLE: list[tuple[Reply, bytes, bytes, bytes]] = [
         b"WIN You escaped.\n",
         b"WIN\n",
         b"Congratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \n"
-        b"Thank you for playing!\n",
+        b"Thank you for playing!\nGame Over! You escaped.\n",
     ),
     (Lose("You died."), b"LOSE You died.\n", b"LOSE\n", b"Game Over! You died.\n"),
     (

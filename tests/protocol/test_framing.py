@@ -205,3 +205,50 @@ def test_a_line_with_no_end_never_grows_the_buffer_past_the_limit() -> None:
 def test_bad_limit_is_our_mistake() -> None:
     with pytest.raises(LocalProtocolError):
         LineFramer(max_line_length=0)
+
+
+# -- issue 20: bytes that are not UTF-8, and a stray 0xFF -------------------------------
+
+
+def strict_events(data: bytes) -> list[str]:
+    """The lines of ``data`` read strictly, a refused line as ``!<message>``."""
+    framer = LineFramer(strict=True)
+    framer.receive_data(data)
+    seen = []
+    while True:
+        try:
+            event = framer.next_event()
+        except RemoteProtocolError as error:
+            assert not error.fatal
+            seen.append(f"!{error}")
+            continue
+        if event is NEED_DATA:
+            return seen
+        seen.append(event)
+
+
+def test_a_line_that_is_not_utf8_is_refused_whole_and_the_next_is_read() -> None:
+    assert strict_events(b"HELLO Ren\xe9e\nSHOUT caf\xc3\xa9 \xc3(!\nLOOK\n") == [
+        "!the line is not UTF-8 text (byte 0xe9 at 9); send UTF-8",
+        "!the line is not UTF-8 text (byte 0xc3 at 12); send UTF-8",
+        "LOOK",
+    ]
+    assert strict_events("HELLO Renée\n".encode()) == ["HELLO Renée"]
+
+
+def test_clients_still_read_any_server_leniently() -> None:
+    framer = LineFramer(telnet=False)
+    framer.receive_data(b"MESSAGE Ren\xe9e: hi\n")
+    assert framer.next_event() == "MESSAGE Ren\ufffde: hi"
+
+
+def test_a_stray_0xff_inside_a_verb_keeps_the_byte_after_it() -> None:
+    # Before: IAC 'O' was taken for a two-byte telnet command and the O was lost ("LOK").
+    assert strict_events(b"LO\xffOK\n") == [
+        "!the line is not UTF-8 text (byte 0xff at 2); send UTF-8"
+    ]
+    lenient = LineFramer()
+    lenient.receive_data(b"LO\xffOK\nLOOK\xff\nMOVE N\n")
+    assert [lenient.next_event() for _ in range(3)] == ["LO\ufffdOK", "LOOK\ufffd", "MOVE N"]
+    # Real telnet commands are still consumed, split or not.
+    assert strict_events(b"LO\xff\xf1OK\n") == ["LOOK"]

@@ -77,7 +77,7 @@ async def test_2016_a_whole_game_as_its_clients_read_it(start_server: StartServe
     await peer.send(b"MOVE E\n")
     assert await peer.read_to_end() == (
         b"SUCCESS\nCongratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \n"
-        b"Thank you for playing!\n"
+        b"Thank you for playing!\nGame Over! You escaped the dungeon with 1 gold in 4 moves.\n"
     )
 
 
@@ -194,3 +194,29 @@ def test_listen_flags_are_repeatable_and_checked(
         err = capsys.readouterr().err
         assert err.startswith("dod-server: error: --listen: ") and message in err, err
         assert err.count("\n") == 1
+
+
+async def test_names_and_chat_that_are_not_utf8_are_refused_in_every_dialect(
+    start_server: StartServer,
+) -> None:
+    # Issue 20: they reached other players as U+FFFD; now the line is refused whole.
+    server = await start_server(listen="0,0:2015", **TINY)
+    listener = await Peer.connect(port(server, "2013"))
+    assert await listener.ask("EXTEND") == ["EXTENDED events chat"]
+    await exactly(listener, "HELLO Ada", b"GOLD 1\n")
+    classic = await Peer.connect(port(server, "2013"))
+    await classic.send(b"HELLO Ren\xe9e\n")
+    assert await classic.read_line() == (
+        "ERROR the line is not UTF-8 text (byte 0xe9 at 9); send UTF-8"
+    )
+    await classic.send(b"SHOUT caf\xe9\n")
+    assert await classic.read_line() == (
+        "ERROR the line is not UTF-8 text (byte 0xe9 at 9); send UTF-8"
+    )
+    zss = await Peer.connect(port(server, "2015"))
+    await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n"))
+    await zss.send(b"HELLO Ren\xe9e\n")
+    assert await zss.read_line() == "FAIL the line is not UTF-8 text (byte 0xe9 at 9); send UTF-8"
+    # Ada heard of the 2015 player arriving, and of nothing with a replaced byte.
+    assert await listener.read_line() == "JOINED #2"
+    assert await nothing_received(listener)

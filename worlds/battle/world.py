@@ -182,7 +182,11 @@ class BattleWorld(TurnBasedWorld):
             raise WorldError(f"player {player} has already joined")
         if at is None:
             position = self._free_square()
-        elif at in self._at or self.tile(at) == WALL:
+        elif (
+            not (0 <= at[0] < self._height and 0 <= at[1] < self._width)
+            or at in self._at
+            or self.tile(at) == WALL
+        ):
             raise WorldError(f"cannot place a player on {at}")
         else:
             position = at

@@ -117,6 +117,13 @@ def test_spawns_are_random_squares_that_are_not_walls_nor_taken_and_follow_the_s
         w.join(4)
 
 
+def test_a_player_placed_on_a_wall_a_player_or_off_the_map_is_refused() -> None:
+    w = placed((1, 1))
+    for square in ((0, 0), (1, 1), (40, 40), (-1, 2)):
+        with pytest.raises(WorldError, match="cannot place"):
+            w.join(2, at=square)
+
+
 def test_turns_go_round_in_join_order_skipping_no_one_living() -> None:
     w = placed((1, 1), (1, 3), (1, 5))
     assert act(w, 1, EndTurn()) == [TurnPassed(1), TurnEnded(1), TurnStarted(2, 6)]

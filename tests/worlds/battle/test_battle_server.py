@@ -219,3 +219,29 @@ async def test_a_battle_replay_reruns_to_the_same_events(
     assert replay_cli.show(str(path), step=False, speed=0, draw_map=False, out=shown) == 0
     told = shown.getvalue()
     assert "#1's turn (6 AP)" in told and "ATTACK" in told and "'s turn timed out" in told
+
+
+async def test_a_player_who_disconnects_with_gold_drops_it(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    arena = "name Arena\nwin 1\n#########\n#G.....E#\n#.......#\n#########\n"
+    # Seed 203: alice at (1, 2), bob on the gold at (1, 1).
+    server = await start_server(world="battle", map=write_map(arena), seed=203)
+    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await alice.ask("EXTEND events") == ["EXTENDED events"]
+    assert await alice.ask("HELLO alice") == ["STARTTURN 6"]
+    assert await alice.read_line() == "GOLD 1"
+    assert await bob.ask("HELLO bob") == ["GOLD 1"]
+    assert await alice.read_line() == "JOINED bob"
+    assert await alice.ask("ENDTURN") == ["SUCCESS"]
+    assert await alice.read_lines(2) == ["ENDTURN", "TURN bob"]
+    assert await bob.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
+    assert await alice.read_line() == "SAW bob: PICKUP SUCCESS, GOLD COINS: 1"
+    await bob.aclose()  # on his turn, holding the gold
+    assert await alice.read_lines(3) == [
+        "LEFT bob: disconnected",
+        "NOTICE 1 gold fell to the floor at row 1, column 1",
+        "STARTTURN 6",
+    ]
+    assert await alice.ask("MOVE W") == ["SUCCESS"]
+    assert await alice.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]

@@ -1,0 +1,139 @@
+"""One reply line's grammar, declared once: from it, the line is written, read and checked.
+
+A :class:`Form` is a template such as ``"ROUND {number} acted={acted} missed={missed}"``
+with a :class:`Field` for each name. The same declaration
+
+* writes a reply's line (:meth:`Form.write`),
+* reads a line back into field values (:meth:`Form.read`), and
+* checks a reply's values when it is built (:meth:`Form.check`): a value whose
+  written text its field would not read back (a map name holding a space, a
+  player name holding ``": "``, a line break anywhere) raises
+  :class:`~protocol.errors.LocalProtocolError` at once, so a formatter can never
+  write a line that the parser refuses.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import quote, unquote
+
+from .errors import LocalProtocolError
+
+__all__ = [
+    "FINAL_TEXT",
+    "INT",
+    "INT_OR_NONE",
+    "NAME",
+    "SECONDS_OR_NONE",
+    "SPEC",
+    "TEXT",
+    "WORD",
+    "WORDS",
+    "Field",
+    "Form",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """How one value is written on a line (``write``), read back (``read``) and which
+    text may stand for it (``pattern``, a regular expression)."""
+
+    pattern: str
+    write: Callable[[Any], str] = str
+    read: Callable[[str], Any] = str
+    _compiled: re.Pattern[str] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_compiled", re.compile(self.pattern))
+
+    def writes(self, value: Any) -> str:
+        """``value`` written, or :class:`LocalProtocolError` if it could not be read back."""
+        text = self.write(value)
+        if self._compiled.fullmatch(text) is None:
+            raise LocalProtocolError(f"{value!r} cannot be written here")
+        return text
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "none"
+    short = f"{value:g}"  # 30, not 30.0; but never at the cost of the exact value
+    return short if float(short) == value else repr(value)
+
+
+INT: Final = Field(r"-?\d+", str, int)
+TEXT: Final = Field(r"[^\r\n]*")
+"""The rest of the line: anything but a line break."""
+WORD: Final = Field(r"[^\s]+")
+NAME: Final = Field(r"(?:(?!: )[^\r\n])+")
+"""A player's name as pushed lines show it: it ends at the first ``": "``."""
+WORDS: Final = Field(
+    r"(?: [^\s]+)*",
+    lambda words: "".join(" " + word for word in words),
+    lambda text: tuple(text.split()),
+)
+"""Words, each after a space (``EXTENDED events chat``)."""
+INT_OR_NONE: Final = Field(
+    r"none|-?\d+",
+    lambda value: "none" if value is None else str(value),
+    lambda text: None if text == "none" else int(text),
+)
+SECONDS_OR_NONE: Final = Field(
+    r"none|\d+(?:\.\d+)?(?:e[+-]?\d+)?",
+    _seconds,
+    lambda text: None if text == "none" else float(text),
+)
+_SPEC_SAFE: Final = "".join(chr(code) for code in range(0x21, 0x7F) if chr(code) != "%")
+SPEC: Final = Field(r"[^\s]+", lambda text: quote(text, safe=_SPEC_SAFE) if text else "", unquote)
+"""A map spec: written as it is, except that spaces, ``%`` and other bytes that are not
+printable ASCII are percent-encoded, so any spec reads back exactly."""
+FINAL_TEXT: Final = Field(r"(?: [^\r\n]*)?", lambda text: " " + text, lambda text: text[1:])
+"""The text after a final line's keyword; a bare ``WIN`` reads as no text."""
+
+
+class Form:
+    """A line's template and its fields; see the module docstring."""
+
+    __slots__ = ("_fields", "_regex", "_template", "keyword")
+
+    def __init__(self, template: str, **fields: Field) -> None:
+        self._template = template
+        self._fields = fields
+        self.keyword = re.split(r"[ {]", template, maxsplit=1)[0]
+        parts = re.split(r"\{(\w+)\}", template)
+        names = parts[1::2]
+        if sorted(names) != sorted(fields):
+            raise LocalProtocolError(f"the fields of {template!r} are not {sorted(fields)}")
+        pattern = "".join(
+            re.escape(part) if index % 2 == 0 else f"(?P<{part}>{fields[part].pattern})"
+            for index, part in enumerate(parts)
+        )
+        self._regex = re.compile(pattern)
+
+    def check(self, reply: object) -> None:
+        """Raise :class:`LocalProtocolError` unless every field of ``reply`` can be written."""
+        for name, spec in self._fields.items():
+            try:
+                spec.writes(getattr(reply, name))
+            except LocalProtocolError:
+                raise LocalProtocolError(
+                    f"{type(reply).__name__}.{name} = {getattr(reply, name)!r} cannot be "
+                    f"written on a {self.keyword} line"
+                ) from None
+
+    def write(self, reply: object) -> str:
+        """The line for ``reply`` (whose values were checked when it was built)."""
+        return self._template.format(
+            **{name: field.write(getattr(reply, name)) for name, field in self._fields.items()}
+        )
+
+    def read(self, line: str) -> dict[str, Any] | None:
+        """The field values ``line`` holds, or ``None`` if it is not a line of this form."""
+        match = self._regex.fullmatch(line)
+        if match is None:
+            return None
+        return {name: field.read(match[name]) for name, field in self._fields.items()}
