@@ -19,6 +19,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

@@ -110,7 +110,7 @@ def simulate(seed: int, kind: str) -> tuple[str, int]:
 def spec(seed: int) -> str:
     p = MEDIUM
     return (
-        f"generate:rows={p.rows},cols={p.columns},abysses={p.abysses},"
+        f"random:rows={p.rows},cols={p.columns},abysses={p.abysses},"
         f"monsters={p.monsters},bats={p.bats},seed={seed}"
     )
 

@@ -20,10 +20,12 @@ from typing import TypeVar
 
 from mapgen import ROCK, Dungeon, Settings, generate, validate
 from mapgen.corridors import carve_corridors
-from mapgen.formats import to_baddies, to_classic, to_crawler
 from mapgen.generator import mark_rooms
 from mapgen.hardness import rock_hardness
 from mapgen.rooms import place_rooms
+from worlds.baddies.generated import to_baddies
+from worlds.classic.generated import to_classic
+from worlds.crawler.generated import to_crawler
 
 T = TypeVar("T")
 

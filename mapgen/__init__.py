@@ -1,15 +1,17 @@
 """Generated dungeons (RULES §4): rooms and winding corridors, for every world.
 
+mapgen knows no world: it sits below ``worlds`` (an import-linter contract holds it),
+and each world turns a :class:`Dungeon` into its own map in its own package.
+
 The parts, each in its own module:
 
 * :func:`generate` (:mod:`mapgen.generator`): seed and :class:`Settings` in, a
   :class:`Dungeon` meeting RULES §4 out, the same on every machine;
 * :func:`validate` (:mod:`mapgen.validate`): every rule a dungeon breaks, with places;
-* :mod:`mapgen.formats`: a dungeon as each world reads it (the seed's drawing,
-  a classic map, crawler levels, a baddies board);
-* :mod:`mapgen.winnable` and :mod:`mapgen.search`: the proof, by search with each
-  world's own rules, that a crawler level or baddies board can be won;
-* :mod:`mapgen.spec`: the ``generated:...`` map spec that world plugins accept;
+* :mod:`mapgen.formats`: the output registry of ``dod-generate``: the seed's
+  drawing, and each world's format found by entry point;
+* :mod:`mapgen.search` and :mod:`mapgen.winnable`: the bounded search, and what
+  every world's proof that its generated map can be won shares;
 * :mod:`mapgen.cli`: the ``dod-generate`` command.
 """
 

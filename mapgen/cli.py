@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from .formats import DEFAULT_LEVELS, FORMATS
+from .formats import DEFAULT_LEVELS, formats
 from .settings import GenerationError, Settings, parse_range
 
 __all__ = ["main"]
@@ -90,9 +90,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--format",
-        choices=sorted(FORMATS),
+        choices=sorted(formats()),
         default="drawing",
-        help="; ".join(f"{name}: {f.summary}" for name, f in sorted(FORMATS.items())),
+        help="; ".join(f"{name}: {f.summary}" for name, f in sorted(formats().items())),
     )
     parser.add_argument(
         "--levels",
@@ -128,7 +128,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--count must be at least 1, not {args.count}")
     if args.count > 1 and args.output != "-" and "{seed}" not in args.output:
         parser.error("with --count, the --output file name needs {seed} (or use - for stdout)")
-    output = FORMATS[args.format]
+    output = formats()[args.format]
     if args.levels is not None and not output.numbered:
         parser.error(f"--levels is for formats of several levels, not {args.format}")
     levels = DEFAULT_LEVELS if args.levels is None else args.levels

@@ -82,10 +82,18 @@ class Settings:
             )
         # Each room with the rock on its right and below takes (w+1) × (h+1) of a
         # (width-1) × (height-1) area; fewer than five such blocks cannot fit at all.
-        if (self.width - 1) * (self.height - 1) < MIN_ROOMS * (room_w + 1) * (room_h + 1):
+        most = (self.width - 1) * (self.height - 1) // ((room_w + 1) * (room_h + 1))
+        if most < MIN_ROOMS:
             raise GenerationError(
                 f"{MIN_ROOMS} rooms of {room_w} × {room_h} with rock between them cannot fit "
                 f"in {self.width} × {self.height}; make the dungeon larger or the rooms smaller"
+            )
+        # More rooms than can fit would only make the generator try for ever (30
+        # draws a room): a number asked for is bounded by the area, like the size.
+        if self.rooms is not None and self.rooms > most:
+            raise GenerationError(
+                f"at most {most} rooms of {room_w} × {room_h} fit in {self.width} × "
+                f"{self.height}; {self.rooms} asked"
             )
 
     @property

@@ -36,6 +36,7 @@ from typing import Any, Final
 
 from protocol.dialects import DEFAULT_DIALECT, DIALECTS
 from worlds.api import WorldPlugin
+from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
 
 from .dialects import parse_listens
@@ -297,6 +298,22 @@ class ServerConfig:
     )
     """Players at once in the default game; ``None``: as many as the map holds."""
     max_games: int = setting(64, "games at once, the default one included", ge=1, le=100_000)
+    maps_dir: str | Path | None = setting(
+        None, "folder of map files clients may name in CREATE; unset: none", metavar="DIR"
+    )
+    """Clients' ``CREATE … map=`` may name files under this folder only (worlds.limits)."""
+    max_map_cells: int = setting(
+        CLIENT_LIMITS.cells,
+        "squares of one map, level, board or grid a client's CREATE may open",
+        ge=1,
+        le=OPERATOR_LIMITS.cells,
+    )
+    max_generated_cells: int = setting(
+        CLIENT_LIMITS.generated_cells,
+        "squares of one dungeon a client's CREATE may generate",
+        ge=1,
+        le=OPERATOR_LIMITS.generated_cells,
+    )
     max_games_per_client: int = setting(
         4, "games one connection may have created and not yet ended", ge=1, le=100_000
     )

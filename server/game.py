@@ -50,7 +50,7 @@ What a caller may rely on:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeGuard
@@ -110,7 +110,6 @@ from worlds.api import (
     Event,
     Joined,
     Left,
-    Moved,
     PlayerId,
     PlayerKind,
     ResultEvent,
@@ -145,8 +144,6 @@ FLUSH_INTERVAL = 1.0
 batch of commands and every round flushes it; see :meth:`Game.flush`)."""
 BEHIND_TICK = 0.05
 """Seconds between looks at spectators too far behind to be sent the latest map."""
-SIGHT = 2
-"""How far a player sees: the 5×5 ``LOOK`` window."""
 _DONE = Done()
 
 
@@ -884,35 +881,22 @@ class Game:
                 self._turn_event(event)
 
     def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
-        """``SAW`` for everyone in the audience who could see the actor."""
+        """``SAW`` for everyone in the audience who could see the actor (the world decides)."""
         actor = event.player
         actor_connection = self.players.get(actor)
         if actor_connection is not None:
             who = label(actor_connection.name, actor)
         else:
             who = self._departing.get(actor, f"#{actor}")
-        if isinstance(event, Moved):
-            places: list[tuple[int, int]] = [event.origin, event.target]
-        else:
-            status = self.world.status(actor)
-            places = [status.position] if status is not None else []
         seen = Seen(who, action.to_line(), result)
         world = self.world
-        # A world whose players see differently (the battle world's diamond and
-        # lantern) says who sees a square; otherwise sight is the 5x5 LOOK window.
-        sees = getattr(world, "sees", None)
         for connection in list(self.audience):
             if connection is actor_connection:
                 continue
             if connection.player is None:  # a spectator sees everything
                 connection.send(seen)
                 continue
-            if sees is not None:
-                if any(sees(connection.player, place) for place in places):
-                    connection.send(seen)
-                continue
-            status = world.status(connection.player)
-            if status is not None and _within_sight(status.position, places):
+            if world.witnesses(connection.player, event):
                 connection.send(seen)
 
     def _notify(self, player: PlayerId | None, text: str) -> None:
@@ -1177,7 +1161,3 @@ def _turn_based(world: World) -> TypeGuard[TurnBasedWorld]:
     """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
     return getattr(world, "has_turns", False)
 
-
-def _within_sight(viewer: tuple[int, int], places: Iterable[tuple[int, int]]) -> bool:
-    row, column = viewer
-    return any(abs(r - row) <= SIGHT and abs(c - column) <= SIGHT for r, c in places)

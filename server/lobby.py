@@ -44,7 +44,8 @@ from protocol.replies import Error, GameOver, GamesReply
 from records.model import GameRecord
 from worlds.api import PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
-from worlds.registry import UnknownWorld, load_plugin
+from worlds.limits import Limits, MapFiles
+from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
 from .builds import BuildTimeout, WorldBuilder, open_world
 from .config import ServerConfig
@@ -71,6 +72,12 @@ class Lobby:
         self.config = config
         self.on_game_finished = on_game_finished
         """Called with the record of every game that ends (see :mod:`records.writer`)."""
+        self.client_limits = Limits(
+            cells=config.max_map_cells,
+            generated_cells=config.max_generated_cells,
+            files=MapFiles(folder=None if config.maps_dir is None else Path(config.maps_dir)),
+        )
+        """What a client's ``CREATE`` may ask of a world (the operator's ``--map`` is trusted)."""
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
         self._nursery: trio.Nursery | None = None
@@ -287,15 +294,8 @@ class Lobby:
             log.warning("world not loaded", world=command.world, error=repr(error))
             connection.send(Error(f"the {command.world} world cannot be loaded"))
             return
-        spec = command.map
-        if spec is not None and spec not in plugin.maps() and _names_a_path(spec):
-            connection.send(
-                Error(
-                    f"no shipped {plugin.name} map is called {spec}; shipped: "
-                    f"{', '.join(plugin.maps()) or 'none'}"
-                )
-            )
-            return
+        # The clients' limits bound what the spec may name and cost (worlds.mapspec).
+        plugin = LimitedPlugin(plugin, self.client_limits)
         done = trio.Event()
         self._building.add(command.game)
         self._owned.setdefault(connection.id, set()).add(command.game)
@@ -391,7 +391,3 @@ class Lobby:
         connection.watching = game
         game.watch(connection)
 
-
-def _names_a_path(spec: str) -> bool:
-    """Whether a map spec could make the server read a file a client chose."""
-    return "/" in spec or "\\" in spec or spec.startswith(".") or Path(spec).exists()

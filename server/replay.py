@@ -66,6 +66,7 @@ from protocol.commands import Command, Move, parse_command
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
+from worlds.limits import OPERATOR_LIMITS
 
 from .ratelimit import TokenBucket
 
@@ -128,10 +129,13 @@ def header_for(
         "world": plugin.name,
         "map": map_spec,
     }
-    if map_spec is not None:
-        path = Path(map_spec)
+    # The file the spec names for this game: a client's game reads only under the
+    # maps folder (worlds.limits), never a file of the same name elsewhere.
+    files = getattr(plugin, "limits", OPERATOR_LIMITS).files
+    path = None if map_spec is None else files.find(map_spec)
+    if path is not None:
         with contextlib.suppress(OSError):
-            if path.is_file() and path.stat().st_size <= max_bytes:
+            if path.stat().st_size <= max_bytes:
                 header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
     if isinstance(view, World):
         view = view.render(None)

@@ -17,9 +17,13 @@ walks through writing one.
 
 The contract, in order of a game:
 
-1. ``plugin.open(map_spec, seed=...)`` loads a map (``None`` means the plugin's
-   own default) and returns a :class:`World`. Bad maps raise
-   :class:`worlds.errors.MapError`.
+1. ``plugin.open(map_spec, seed=..., limits=...)`` loads a map (``None`` means
+   the plugin's own default) and returns a :class:`World`. What the spec may name
+   is resolved by :mod:`worlds.mapspec`, within the :class:`~worlds.limits.Limits`
+   given (sizes, levels, growth, files): the server passes its clients' limits for
+   ``CREATE``; without ``limits`` a plugin uses
+   :data:`~worlds.limits.OPERATOR_LIMITS`. Bad maps, and specs past a limit, raise
+   :class:`worlds.errors.MapError` before anything large is made.
 2. ``world.join(player, kind)`` places a new player and returns events, the first
    being :class:`Joined`. A world with no room raises :class:`WorldFull`.
 3. ``world.resolve([(player, action), ...])`` applies actions in the order given,
@@ -32,8 +36,10 @@ The contract, in order of a game:
 4. A player who escapes or dies is reported by :class:`Escaped` or :class:`Died`
    and is then no longer in the world. ``world.leave(player)`` removes a player
    who disconnects; it is harmless for a player already gone.
-5. ``world.look(player)`` and ``world.render(viewer)`` draw views; they never
-   change anything.
+5. ``world.look(player)`` and ``world.render(viewer)`` draw views, and
+   ``world.witnesses(viewer, event)`` says who witnessed another's action
+   (``SAW``), by default whoever :meth:`~World.sees` a square of it; none of
+   them change anything.
 """
 
 from __future__ import annotations
@@ -42,12 +48,16 @@ import abc
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Protocol, TypeAlias
+from typing import ClassVar, Final, Protocol, TypeAlias
 
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
+from protocol.replies import LOOK_SIZE
+
+from .limits import Limits
 
 __all__ = [
+    "SIGHT",
     "Action",
     "Blocked",
     "Died",
@@ -77,6 +87,9 @@ Position: TypeAlias = tuple[int, int]
 
 Action: TypeAlias = Move | Pickup | Stay
 """What a player can do to a world: the protocol's own command objects."""
+
+SIGHT: Final = LOOK_SIZE // 2
+"""How far a player sees by default, each way: the 5×5 ``LOOK`` window."""
 
 
 class PlayerKind(enum.Enum):
@@ -238,6 +251,34 @@ class World(abc.ABC):
     def status(self, player: PlayerId) -> PlayerStatus | None:
         """The player's state, or ``None`` if they are not in the world."""
 
+    def sees(self, viewer: PlayerId, square: Position) -> bool:
+        """Whether ``viewer`` sees ``square`` from where they stand now.
+
+        The default is the 5×5 ``LOOK`` window; a world whose players see
+        otherwise (the battle world's diamond and lantern) overrides it.
+        A viewer not in the world sees nothing.
+        """
+        me = self.status(viewer)
+        if me is None:
+            return False
+        row, column = me.position
+        return abs(square[0] - row) <= SIGHT and abs(square[1] - column) <= SIGHT
+
+    def witnesses(self, viewer: PlayerId, event: ResultEvent) -> bool:
+        """Whether ``viewer`` witnessed another player's action whose result is ``event``.
+
+        The server asks this after ``resolve`` returns, for each result event and
+        each player listening for ``SAW`` pushes: the world decides, since only it
+        knows what stands between two players (levels, walls, darkness). The
+        default suits a flat map: the viewer :meth:`sees` a square the actor stood
+        on (for :class:`Moved`, where they came from or went; otherwise where
+        they are now). An actor no longer in the world is seen only by its moves.
+        """
+        if isinstance(event, Moved):
+            return self.sees(viewer, event.origin) or self.sees(viewer, event.target)
+        actor = self.status(event.player)
+        return actor is not None and self.sees(viewer, actor.position)
+
     def __contains__(self, player: object) -> bool:
         return isinstance(player, int) and self.status(player) is not None
 
@@ -250,8 +291,11 @@ class WorldPlugin(Protocol):
     #: One line about the rules.
     summary: str
 
-    def open(self, map_spec: str | None, *, seed: int) -> World:
-        """A fresh world on the given map (``None``: the default map)."""
+    def open(self, map_spec: str | None, *, seed: int, limits: Limits = ...) -> World:
+        """A fresh world on the given map (``None``: the default map), within ``limits``.
+
+        ``limits`` defaults to :data:`~worlds.limits.OPERATOR_LIMITS`.
+        """
         ...
 
     def maps(self) -> list[str]:

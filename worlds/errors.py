@@ -42,10 +42,15 @@ def read_text(path: str | Path) -> str:
         data = path.read_bytes()
     except OSError as error:
         raise MapError(str(path), f"cannot read the file: {error.strerror}") from None
+    return decode_text(data, str(path))
+
+
+def decode_text(data: bytes, source: str) -> str:
+    """``data`` as UTF-8 text, or a :class:`MapError` at the place of the first bad byte."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
         before = data[: error.start]
         line = before.count(b"\n") + 1
         column = error.start - (before.rfind(b"\n") + 1) + 1
-        raise MapError(str(path), "bytes that are not UTF-8 text", line, column) from None
+        raise MapError(source, "bytes that are not UTF-8 text", line, column) from None

@@ -7,10 +7,12 @@ Every installed distribution can add worlds under the entry-point group
 
 from __future__ import annotations
 
+import inspect
 from importlib.metadata import entry_points
 from typing import Final
 
-from .api import WorldPlugin
+from .api import World, WorldPlugin
+from .limits import Limits
 
 ENTRY_POINT_GROUP: Final = "dungeon_of_doom.worlds"
 DEFAULT_WORLD: Final = "classic"
@@ -36,3 +38,48 @@ def load_plugin(name: str) -> WorldPlugin:
         if ep.name == name:
             return ep.load()
     raise UnknownWorld(name, world_names())
+
+
+class LimitedPlugin:
+    """A plugin whose every world opens within fixed :class:`Limits`, whatever its caller passes.
+
+    The server wraps the plugin of a client's ``CREATE`` in one, so the game it
+    makes, and every restart of that game, stays within the clients' limits.
+    Everything else is the wrapped plugin's. A plugin written before limits
+    existed (its ``open`` takes no ``limits``) is opened without them: it bounds
+    its own maps, or nothing does.
+    """
+
+    def __init__(self, plugin: WorldPlugin, limits: Limits) -> None:
+        self.plugin = plugin
+        self.limits = limits
+        self._takes_limits = _takes_limits(plugin)
+
+    @property
+    def name(self) -> str:
+        return self.plugin.name
+
+    @property
+    def summary(self) -> str:
+        return self.plugin.summary
+
+    def maps(self) -> list[str]:
+        return self.plugin.maps()
+
+    def open(self, map_spec: str | None, *, seed: int, limits: Limits | None = None) -> World:
+        if not self._takes_limits:
+            return self.plugin.open(map_spec, seed=seed)
+        return self.plugin.open(map_spec, seed=seed, limits=self.limits)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.plugin, name)
+
+
+def _takes_limits(plugin: WorldPlugin) -> bool:
+    try:
+        parameters = inspect.signature(plugin.open).parameters
+    except (TypeError, ValueError):
+        return True
+    return "limits" in parameters or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()
+    )

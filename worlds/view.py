@@ -9,7 +9,7 @@ drawn over the map from an ``occupants`` mapping.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, overload
 
 from protocol.replies import LOOK_SIZE
 
@@ -36,18 +36,37 @@ def look_window(
     depends on the number of occupants only up to the 24 squares in view.
     """
     height = len(tiles)
-    width = len(tiles[0]) if height else 0
     left, right = column - RADIUS, column + RADIUS + 1
-    inside = left >= 0 and right <= width
     view: list[list[str]] = []
-    for r in range(row - RADIUS, row + RADIUS + 1):
-        if not 0 <= r < height:
-            view.append(_BLANK_ROW.copy())
-        elif inside:
-            view.append(list(tiles[r][left:right]))
-        else:
-            line = tiles[r]
-            view.append([line[c] if 0 <= c < width else OFF_MAP for c in range(left, right)])
+    if isinstance(tiles, ByteRows):
+        # The commonest case on the commonest world: read the bytes, no row objects.
+        cells, width = tiles.cells, tiles.width
+        inside = left >= 0 and right <= width
+        for r in range(row - RADIUS, row + RADIUS + 1):
+            if not 0 <= r < height:
+                view.append(_BLANK_ROW.copy())
+                continue
+            start = r * width
+            if inside:
+                view.append(list(cells[start + left : start + right].decode("ascii")))
+            else:
+                view.append(
+                    [
+                        chr(cells[start + c]) if 0 <= c < width else OFF_MAP
+                        for c in range(left, right)
+                    ]
+                )
+    else:
+        width = len(tiles[0]) if height else 0
+        inside = left >= 0 and right <= width
+        for r in range(row - RADIUS, row + RADIUS + 1):
+            if not 0 <= r < height:
+                view.append(_BLANK_ROW.copy())
+            elif inside:
+                view.append(list(tiles[r][left:right]))
+            else:
+                line = tiles[r]
+                view.append([line[c] if 0 <= c < width else OFF_MAP for c in range(left, right)])
     if occupants:
         top = row - RADIUS
         if len(occupants) <= LOOK_SIZE * LOOK_SIZE:
@@ -67,3 +86,70 @@ def look_window(
         view[RADIUS][RADIUS] = centre
     view[0][0] = view[0][_LAST] = view[_LAST][0] = view[_LAST][_LAST] = CORNER
     return tuple(map("".join, view))
+
+
+class ByteRows(Sequence["ByteRow"]):
+    """The rows of a map kept as one ``bytearray`` of ASCII glyphs, row after row.
+
+    A map stored so costs one byte a square (a list of one-character strings costs
+    eight, a tuple per square far more). ``look_window`` takes this as its
+    ``tiles`` and decodes only the squares it reads, so a view costs the same on
+    any map; :meth:`lines` gives every row as text, for ``MAP``. Squares are read
+    from ``cells`` when asked for, so changes to ``cells`` show; a map that is
+    replaced or resized (a crawler level that doubles) needs a new :class:`ByteRows`.
+    """
+
+    __slots__ = ("_height", "cells", "width")
+
+    def __init__(self, cells: bytes | bytearray, width: int) -> None:
+        self.cells = cells
+        """The squares, row after row (read, and written by their owner, in place)."""
+        self.width = width
+        self._height = len(cells) // width if width else 0
+
+    def __len__(self) -> int:
+        return self._height
+
+    @overload
+    def __getitem__(self, row: int) -> ByteRow: ...
+    @overload
+    def __getitem__(self, row: slice) -> list[ByteRow]: ...
+    def __getitem__(self, row: int | slice) -> ByteRow | list[ByteRow]:
+        if isinstance(row, slice):
+            return [self[r] for r in range(*row.indices(len(self)))]
+        height = len(self)
+        if not -height <= row < height:
+            raise IndexError(row)
+        return ByteRow(self.cells, (row % height) * self.width, self.width)
+
+    def lines(self) -> list[str]:
+        """Every row as a string."""
+        text, width = self.cells.decode("ascii"), self.width
+        return [text[start : start + width] for start in range(0, len(text), width)]
+
+
+class ByteRow(Sequence[str]):
+    """One row of a :class:`ByteRows`: squares decoded one at a time, or a slice at once."""
+
+    __slots__ = ("_cells", "_start", "_width")
+
+    def __init__(self, cells: bytes | bytearray, start: int, width: int) -> None:
+        self._cells = cells
+        self._start = start
+        self._width = width
+
+    def __len__(self) -> int:
+        return self._width
+
+    @overload
+    def __getitem__(self, column: int) -> str: ...
+    @overload
+    def __getitem__(self, column: slice) -> str: ...
+    def __getitem__(self, column: int | slice) -> str:
+        if isinstance(column, slice):
+            first, last, step = column.indices(self._width)
+            start = self._start
+            return self._cells[start + first : start + last : step].decode("ascii")
+        if not -self._width <= column < self._width:
+            raise IndexError(column)
+        return chr(self._cells[self._start + column % self._width])

@@ -1,36 +1,34 @@
-"""Dungeons as each world reads them: one module per output, named in :data:`FORMATS`.
+"""Dungeons as files a world reads: the format registry behind ``dod-generate --format``.
 
 Each format turns a seed and :class:`~mapgen.settings.Settings` into the text of
 the files a world loads: one file for most, one per level for the crawler. The
 seed drives both the dungeon and whatever the format places (gold, exits,
-treasure, monsters), so the same seed and settings give the same bytes. Adding a
-world's output is one module here and one entry in :data:`FORMATS`;
-``dod-generate --format`` offers every entry.
+treasure, monsters), so the same seed and settings give the same bytes.
+
+mapgen knows no world: the seed's own ``drawing`` is the one format defined
+here, and each world adds its own from its package through the entry-point
+group :data:`ENTRY_POINT_GROUP` (``worlds.classic.generated:FORMAT`` and the
+like), so packages stack one way: worlds import mapgen, never the reverse.
+Adding a world's output is one :class:`Format` in that world and one entry point.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import Final
 
 from ..dungeon import Dungeon
 from ..generator import generate
 from ..settings import Settings
-from .baddies import baddies_text, to_baddies
-from .classic import to_classic
-from .crawler import DEFAULT_LEVELS, crawler_levels, to_crawler
 from .drawing import to_drawing
 
-__all__ = [
-    "DEFAULT_LEVELS",
-    "FORMATS",
-    "Format",
-    "crawler_levels",
-    "to_baddies",
-    "to_classic",
-    "to_crawler",
-    "to_drawing",
-]
+__all__ = ["DEFAULT_LEVELS", "ENTRY_POINT_GROUP", "Format", "Texts", "formats", "one_file"]
+
+ENTRY_POINT_GROUP: Final = "dungeon_of_doom.map_formats"
+DEFAULT_LEVELS: Final = 3
+"""Levels of a numbered format when none are asked for."""
 
 Texts = Callable[[int, Settings, int], tuple[str, ...]]
 """``(seed, settings, levels)`` to the text of each file; ``levels`` is for numbered formats."""
@@ -46,33 +44,24 @@ class Format:
     """One file per level, ``<name>1.txt`` … ``<name>N.txt``, rather than one file."""
 
 
-def _one_file(write: Callable[[Dungeon, int], str]) -> Texts:
+def one_file(write: Callable[[Dungeon, int], str]) -> Texts:
+    """The texts of a one-file format that writes the dungeon of each seed with ``write``."""
+
     def texts(seed: int, settings: Settings, levels: int) -> tuple[str, ...]:
         return (write(generate(seed, settings), seed),)
 
     return texts
 
 
-def _crawler_texts(seed: int, settings: Settings, levels: int) -> tuple[str, ...]:
-    return tuple(level.to_text() for level in crawler_levels(seed, settings, levels))
+DRAWING: Final = Format(
+    one_file(lambda dungeon, seed: to_drawing(dungeon)),
+    "a drawing: room '.', corridor '#', rock ' '",
+)
 
 
-FORMATS: dict[str, Format] = {
-    "drawing": Format(
-        _one_file(lambda dungeon, seed: to_drawing(dungeon)),
-        "a drawing: room '.', corridor '#', rock ' '",
-    ),
-    "classic": Format(
-        _one_file(lambda dungeon, seed: to_classic(dungeon, seed=seed).to_text()),
-        "a classic map file with gold and exits",
-    ),
-    "crawler": Format(
-        _crawler_texts,
-        "crawler levels NAME1.txt .. NAMEN.txt (--levels), each proved winnable",
-        numbered=True,
-    ),
-    "baddies": Format(
-        _one_file(lambda dungeon, seed: baddies_text(dungeon, seed=seed)),
-        "a baddies board file, proved winnable",
-    ),
-}
+def formats() -> dict[str, Format]:
+    """Every format by name: ``drawing`` and those the installed worlds declare."""
+    found = {"drawing": DRAWING}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(entry.name, entry.load())
+    return found

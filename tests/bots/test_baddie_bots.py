@@ -119,7 +119,7 @@ async def test_a_process_plays_the_same_game_as_the_in_process_figures(
 ) -> None:
     p = SMALL
     spec = (
-        f"generate:rows={p.rows},cols={p.columns},abysses={p.abysses},"
+        f"random:rows={p.rows},cols={p.columns},abysses={p.abysses},"
         f"monsters={p.monsters},bats={p.bats},seed={seed}"
     )
     server = await start_server(world="baddies", map=spec)

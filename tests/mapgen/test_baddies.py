@@ -6,12 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mapgen.formats.baddies as baddies_format
+import worlds.baddies.generated as baddies_format
 from mapgen import ROCK, ROOM, GenerationError, Settings, generate
-from mapgen.formats import to_baddies
-from mapgen.formats.baddies import ATTEMPTS, baddies_text
-from mapgen.winnable import baddies_line
 from worlds.baddies import Board, parse_board, play_round, plugin
+from worlds.baddies.generated import ATTEMPTS, baddies_line, baddies_text, to_baddies
 from worlds.baddies.rules import Escaped
 from worlds.errors import MapError
 

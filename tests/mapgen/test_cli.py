@@ -10,11 +10,13 @@ import pytest
 
 from mapgen import Settings, generate
 from mapgen.cli import main
-from mapgen.formats import crawler_levels, to_baddies, to_classic
 from worlds.baddies import read_board
+from worlds.baddies.generated import to_baddies
+from worlds.classic.generated import to_classic
 from worlds.classic.mapfile import parse_map, read_map
 from worlds.crawler import parse_level
 from worlds.crawler.dungeon import open_dungeon
+from worlds.crawler.generated import crawler_levels
 
 from ..helpers import TIMEOUT
 

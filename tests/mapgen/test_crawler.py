@@ -6,13 +6,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mapgen.formats.crawler as crawler_format
+import worlds.crawler.generated as crawler_format
 from mapgen import ROCK, GenerationError, Settings, generate
-from mapgen.formats import crawler_levels, to_crawler
-from mapgen.formats.crawler import ATTEMPTS, level_seed
-from mapgen.winnable import crawler_line
 from worlds.crawler import Command, Outcome, State, parse_level
 from worlds.crawler.dungeon import open_dungeon
+from worlds.crawler.generated import ATTEMPTS, crawler_levels, crawler_line, level_seed, to_crawler
 from worlds.crawler.levelfile import Level
 from worlds.errors import MapError
 

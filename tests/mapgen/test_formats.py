@@ -10,9 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mapgen import ROCK, Dungeon, GenerationError, Settings, generate
-from mapgen.formats import FORMATS, crawler_levels, to_baddies, to_classic, to_drawing
+from mapgen.formats import formats
+from mapgen.formats.drawing import to_drawing
 from worlds.baddies.boardfile import parse_board
+from worlds.baddies.generated import to_baddies
+from worlds.classic.generated import to_classic
 from worlds.classic.mapfile import ClassicMap, parse_map
+from worlds.crawler.generated import crawler_levels
 from worlds.crawler.levelfile import parse_level
 
 from .test_validate import GOOD_DUNGEON
@@ -116,12 +120,12 @@ def test_impossible_classic_choices_are_refused(choice: dict[str, int], reason: 
 
 def test_every_format_is_text_of_the_dungeon() -> None:
     dungeon, settings = generate(5), Settings()
-    assert FORMATS["drawing"].texts(5, settings, 1) == (dungeon.drawing(),)
-    (classic,) = FORMATS["classic"].texts(5, settings, 1)
+    assert formats()["drawing"].texts(5, settings, 1) == (dungeon.drawing(),)
+    (classic,) = formats()["classic"].texts(5, settings, 1)
     assert parse_map(classic) == to_classic(dungeon, seed=5)
-    (board,) = FORMATS["baddies"].texts(5, settings, 1)
+    (board,) = formats()["baddies"].texts(5, settings, 1)
     assert parse_board(board) == ("Generated dungeon 5", to_baddies(dungeon, seed=5))
-    levels = FORMATS["crawler"].texts(5, settings, 2)
+    levels = formats()["crawler"].texts(5, settings, 2)
     assert [parse_level(text) for text in levels] == [
         replace(level, source="<level>") for level in crawler_levels(5, settings, 2)
     ]

@@ -193,3 +193,9 @@ def test_a_dungeon_breaking_the_rules_is_never_returned(monkeypatch: pytest.Monk
     monkeypatch.setattr(mapgen.generator, "validate", lambda dungeon: [broken])
     with pytest.raises(GenerationError, match=r"seed 5 .*\(0, 0\): rock border"):
         generate(5)
+
+
+def test_more_rooms_than_can_fit_are_refused_at_once() -> None:
+    """A room count is a number a client sends: it must not make the generator try for ever."""
+    with pytest.raises(GenerationError, match=r"at most \d+ rooms of 4 × 3 fit in 80 × 21; 10"):
+        Settings(rooms=10**12)

@@ -47,10 +47,10 @@ async def test_create_and_join_refuse_what_cannot_be(
         "ERROR there is no game called nowhere; send GAMES for the list"
     ]
     assert (await peer.ask("CREATE x chess"))[0].startswith("ERROR unknown world 'chess'")
-    assert (await peer.ask(f"CREATE x classic map={write_map(CORRIDOR)}"))[0].startswith(
-        "ERROR no shipped classic map is called"
+    assert (
+        "no such classic map" in (await peer.ask(f"CREATE x classic map={write_map(CORRIDOR)}"))[0]
     )
-    assert (await peer.ask("CREATE x classic map=../etc/passwd"))[0].startswith("ERROR no shipped")
+    assert "no such classic map" in (await peer.ask("CREATE x classic map=../etc/passwd"))[0]
     assert (await peer.ask("CREATE bad/name classic"))[0].startswith(
         'ERROR "bad/name" is not a game name'
     )

@@ -4,12 +4,17 @@
 
 * nothing: a generated board with the original's suggested medium game, 15 rows,
   40 columns, 50 abysses, 6 monsters and 2 bats, from the server's ``--seed``;
-* ``generate:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=7``: a generated
-  board; every key may be left out (the medium game's value, and ``--seed``);
+* ``random:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=7``: the original's
+  random board; every key may be left out (the medium game's value, and
+  ``--seed``). This form was called ``generate:``; that name is refused with a
+  hint, as it was too easily taken for ``generated:``;
 * ``generated[:ITEMS]``: a dungeon of rooms and corridors generated from a seed
-  (:mod:`mapgen.spec`) made into a winnable board by :mod:`mapgen.formats.baddies`;
+  (:mod:`worlds.mapspec`) made into a winnable board by :mod:`worlds.baddies.generated`;
 * the name of a shipped board (``dod-server --world baddies --list-maps``);
-* the path of a board file (:mod:`worlds.baddies.boardfile`).
+* a board file (:mod:`worlds.baddies.boardfile`), as the limits allow
+  (:mod:`worlds.limits`).
+
+A board of more squares than the limits allow is refused before it is drawn.
 
 A generated board is the original program's board for the same answers and seed.
 Bad specs, parameters and files raise :class:`~worlds.errors.MapError`.
@@ -20,17 +25,18 @@ For planners: :class:`Board` is the state, :func:`play_round` the rules.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Final
 
 import maps
 from mapgen.settings import GenerationError
-from mapgen.spec import parse_spec
 
 from ..errors import MapError
+from ..limits import OPERATOR_LIMITS, Limits
+from ..mapspec import generated_spec, locate, not_found
 from .board import Board
 from .boardfile import format_board, parse_board, read_board
 from .generate import ParameterError, Parameters, generate
+from .generated import to_baddies
 from .rules import play_round
 from .world import BaddiesWorld
 
@@ -49,7 +55,10 @@ __all__ = [
 ]
 
 MAP_SUFFIX: Final = ".map"
-GENERATE: Final = "generate:"
+RANDOM: Final = "random:"
+"""The original's random board; the form was called ``generate:`` until it was
+renamed so that it is not taken for ``generated:`` (which is refused with a hint)."""
+OLD_RANDOM: Final = "generate:"
 MEDIUM_GAME: Final = Parameters(rows=15, columns=40, abysses=50, monsters=6, bats=2)
 """The parameters the original's documents suggest for a balanced game."""
 _KEYS: Final = {
@@ -63,7 +72,7 @@ _ITEM: Final = re.compile(r"\s*([a-z]+)\s*=\s*([+-]?\d+)\s*")
 
 
 def spec_parameters(spec: str, seed: int) -> tuple[Parameters, int]:
-    """The parameters and seed of a ``generate:`` spec; raises :class:`MapError`."""
+    """The parameters and seed of a ``random:`` spec; raises :class:`MapError`."""
     values = {
         "rows": MEDIUM_GAME.rows,
         "columns": MEDIUM_GAME.columns,
@@ -71,11 +80,11 @@ def spec_parameters(spec: str, seed: int) -> tuple[Parameters, int]:
         "monsters": MEDIUM_GAME.monsters,
         "bats": MEDIUM_GAME.bats,
     }
-    body = spec.removeprefix(GENERATE)
+    body = spec.partition(":")[2]
     for item in filter(str.strip, body.split(",")):
         match = _ITEM.fullmatch(item)
         if match is None:
-            raise MapError(spec, f"expected key=number, found {item.strip()!r}")
+            raise MapError(spec, f"expected key=number, found {item.strip()[:30]!r}")
         key, number = match.group(1), int(match.group(2))
         if key == "seed":
             seed = number
@@ -97,45 +106,63 @@ class BaddiesPlugin:
     def maps(self) -> list[str]:
         return sorted(maps.shipped(self.name, MAP_SUFFIX))
 
-    def load_board(self, map_spec: str | None, *, seed: int) -> tuple[str, Board]:
+    def load_board(
+        self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS
+    ) -> tuple[str, Board]:
         """The name and board that ``map_spec`` names (see the module docstring)."""
-        generated = parse_spec(map_spec, default_seed=seed)
+        generated = generated_spec(
+            map_spec, default_seed=seed, limits=limits, what="a generated baddies board"
+        )
         if generated is not None:
-            # Imported here: the baddies output imports this package's board.
-            from mapgen.formats.baddies import to_baddies
-
             try:
                 board = to_baddies(generated.generate(), seed=generated.seed)
             except GenerationError as error:
                 raise MapError(generated.spec, str(error)) from None
             return f"Generated dungeon {generated.seed}", board
-        if map_spec is None or map_spec.startswith(GENERATE):
-            parameters, seed = spec_parameters(map_spec or GENERATE, seed)
+        if map_spec is not None and _is_form(map_spec, OLD_RANDOM):
+            raise MapError(
+                map_spec,
+                f"the '{OLD_RANDOM}' spec is now '{RANDOM}' (so that it is not taken for "
+                f"'generated:'): {RANDOM}{map_spec.partition(':')[2]}",
+            )
+        if map_spec is None or _is_form(map_spec, RANDOM):
+            parameters, seed = spec_parameters(map_spec or RANDOM, seed)
+            limits.check_cells(
+                map_spec or RANDOM, "a baddies board", parameters.rows, parameters.columns
+            )
             try:
                 board = generate(parameters, seed)
             except ParameterError as error:
                 raise MapError(map_spec or "the default board", str(error)) from None
             p = parameters
             name = (
-                f"generate:rows={p.rows},cols={p.columns},abysses={p.abysses},"
+                f"{RANDOM}rows={p.rows},cols={p.columns},abysses={p.abysses},"
                 f"monsters={p.monsters},bats={p.bats},seed={seed}"
             )
             return name, board
-        shipped = maps.shipped(self.name, MAP_SUFFIX)
-        if map_spec in shipped and not Path(map_spec).exists():
-            text = shipped[map_spec].read_text("utf-8")
-            return parse_board(text, f"maps/{self.name}/{map_spec}{MAP_SUFFIX}")
-        if not Path(map_spec).is_file():
-            raise MapError(
+        found = locate(map_spec, self.name, MAP_SUFFIX, limits)
+        if found is None:
+            raise not_found(
                 map_spec,
-                f"no such file, no shipped baddies board of that name "
-                f"(shipped: {', '.join(sorted(shipped))}), and not a '{GENERATE}...' spec",
+                self.name,
+                MAP_SUFFIX,
+                limits,
+                what="board",
+                forms=[f"{RANDOM}rows=15,cols=40,... (the original's random board)"],
             )
-        return read_board(map_spec)
+        name, board = parse_board(found.read_text(limits), found.source)
+        limits.check_cells(found.source, "a baddies board", board.rows, board.columns)
+        return name, board
 
-    def open(self, map_spec: str | None, *, seed: int) -> BaddiesWorld:
-        name, board = self.load_board(map_spec, seed=seed)
+    def open(
+        self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS
+    ) -> BaddiesWorld:
+        name, board = self.load_board(map_spec, seed=seed, limits=limits)
         return BaddiesWorld(board, name=name, seed=seed)
+
+
+def _is_form(spec: str, prefix: str) -> bool:
+    return spec.strip().lower().startswith(prefix)
 
 
 plugin = BaddiesPlugin()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import overload
 
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import ALL_DIRECTIONS
@@ -70,10 +71,13 @@ SELF = "@"
 _RANDOM_TRIES = 16
 
 
-class _Tiles:
+class _Tiles(Sequence[Sequence[str]]):
     """The board's rows of glyphs for ``look_window``, made one square at a time when read.
 
-    ``look_window`` reads only 25 squares, so a view never builds a whole row.
+    ``look_window`` reads only 25 squares, so a view never builds a whole row. Both
+    classes are whole :class:`~collections.abc.Sequence` types, slices included,
+    because that is what ``look_window`` takes and may use (issue 20: a row that
+    refused slices made ``LOOK`` kill the game).
     """
 
     __slots__ = ("_board",)
@@ -84,11 +88,19 @@ class _Tiles:
     def __len__(self) -> int:
         return self._board.rows
 
-    def __getitem__(self, row: int) -> _TileRow:
-        return _TileRow(self._board, row)
+    @overload
+    def __getitem__(self, row: int) -> _TileRow: ...
+    @overload
+    def __getitem__(self, row: slice) -> list[_TileRow]: ...
+    def __getitem__(self, row: int | slice) -> _TileRow | list[_TileRow]:
+        if isinstance(row, slice):
+            return [_TileRow(self._board, r) for r in range(*row.indices(len(self)))]
+        if not -len(self) <= row < len(self):
+            raise IndexError(row)
+        return _TileRow(self._board, row % len(self))
 
 
-class _TileRow:
+class _TileRow(Sequence[str]):
     __slots__ = ("_board", "_row")
 
     def __init__(self, board: Board, row: int) -> None:
@@ -98,7 +110,18 @@ class _TileRow:
     def __len__(self) -> int:
         return self._board.columns
 
-    def __getitem__(self, column: int) -> str:
+    @overload
+    def __getitem__(self, column: int) -> str: ...
+    @overload
+    def __getitem__(self, column: slice) -> str: ...
+    def __getitem__(self, column: int | slice) -> str:
+        if isinstance(column, slice):
+            return "".join(self._glyph(c) for c in range(*column.indices(len(self))))
+        if not -len(self) <= column < len(self):
+            raise IndexError(column)
+        return self._glyph(column % len(self))
+
+    def _glyph(self, column: int) -> str:
         square = (self._row, column)
         board = self._board
         return board.baddies.get(square) or board.statics.get(square) or NOTHING

@@ -9,11 +9,10 @@ file path, or a generated dungeon.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import maps
 
-from ..classic import MAP_SUFFIX, ClassicPlugin, parse_map
+from ..classic import MAP_SUFFIX, ClassicPlugin, load_map
+from ..limits import OPERATOR_LIMITS, Limits
 from .world import BattleWorld
 
 DEFAULT_MAP = "arena"
@@ -33,13 +32,13 @@ class BattlePlugin:
     def maps(self) -> list[str]:
         return sorted({*maps.shipped(self.name, MAP_SUFFIX), *self._maps.maps()})
 
-    def open(self, map_spec: str | None, *, seed: int) -> BattleWorld:
-        spec = map_spec or DEFAULT_MAP
-        own = maps.shipped(self.name, MAP_SUFFIX)
-        if spec in own and not Path(spec).exists():
-            dungeon = parse_map(own[spec].read_text("utf-8"), f"maps/{self.name}/{spec}.map")
-        else:
-            dungeon = self._maps.load_map(spec, seed=seed)
+    def open(
+        self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS
+    ) -> BattleWorld:
+        # The one map-spec resolver (worlds.mapspec), through the classic world's loader.
+        dungeon = load_map(
+            self.name, map_spec, seed=seed, limits=limits, default=DEFAULT_MAP, also=("classic",)
+        )
         return BattleWorld(dungeon, seed=seed)
 
 

@@ -9,6 +9,7 @@ own, so every action is resolved at once.
 from __future__ import annotations
 
 import random
+from array import array
 from collections.abc import Sequence
 
 from protocol.commands import Move, Pickup, Stay
@@ -32,8 +33,12 @@ from ..api import (
     WorldError,
     WorldFull,
 )
-from ..view import look_window
+from ..view import ByteRows, look_window
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
+
+_FLOOR = ord(FLOOR)
+_INDEX = "I" if array("I").itemsize >= 4 else "L"
+"""Array type code of square numbers: 32 bits hold any map the limits allow."""
 
 SELF = "@"
 """How ``render`` draws the viewer (the roguelike convention); others show as P or B."""
@@ -60,21 +65,21 @@ class ClassicWorld(World):
 
     def __init__(self, dungeon: ClassicMap, *, seed: int = 0) -> None:
         self.map = dungeon
-        self._tiles = [list(row) for row in dungeon.rows]
         self._height = dungeon.height
-        self._width = dungeon.width
+        self._width = width = dungeon.width
+        # One byte a square (issue 19: a list per row and a tuple per open square
+        # held 336 MiB of a 2000 x 2000 map); squares are numbered row by row.
+        self._tiles = bytearray("".join(dungeon.rows), "ascii")
         self._rng = random.Random(seed)
-        self._open = [
-            (r, c)
-            for r, row in enumerate(dungeon.rows)
-            for c, tile in enumerate(row)
-            if tile != WALL
-        ]
+        wall = ord(WALL)
+        self._open = array(_INDEX, (i for i, tile in enumerate(self._tiles) if tile != wall))
+        """The squares that are not wall, in reading order, by number."""
         self._players: dict[PlayerId, _Player] = {}
         self._glyphs: dict[Position, str] = {}  # square -> glyph of the player on it
         # The map with every player drawn on it, kept up to date move by move, so that
         # LOOK (the commonest command) is five slices whatever the number of players.
-        self._scene = [list(row) for row in dungeon.rows]
+        self._scene = bytearray(self._tiles)
+        self._scene_rows = ByteRows(self._scene, width)
 
     @property
     def goal(self) -> int:
@@ -86,7 +91,7 @@ class ClassicWorld(World):
 
     def tile(self, position: Position) -> str:
         """The map tile at ``position`` (players are not part of the map)."""
-        return self._tiles[position[0]][position[1]]
+        return chr(self._tiles[position[0] * self._width + position[1]])
 
     # -- players --------------------------------------------------------------
 
@@ -98,28 +103,33 @@ class ClassicWorld(World):
             raise WorldError(f"player {player} is already in the world")
         if at is None:
             position = self._free_square()
-        elif at in self._glyphs or self.tile(at) == WALL:
+        elif (
+            not (0 <= at[0] < self.map.height and 0 <= at[1] < self.map.width)
+            or at in self._glyphs
+            or self.tile(at) == WALL
+        ):
             raise WorldError(f"cannot place a player on {at}")
         else:
             position = at
         self._players[player] = _Player(position, kind)
         self._glyphs[position] = kind.value
-        self._scene[position[0]][position[1]] = kind.value
+        self._scene[position[0] * self._width + position[1]] = ord(kind.value)
         return [Joined(player, position)]
 
     def _free_square(self) -> Position:
         # Draw at random first (cheap while the map is mostly free), then fall back
         # to the exact list, so a crowded map neither hangs nor loses determinism.
-        candidates = self._open
+        candidates, width = self._open, self._width
         if candidates:
             for _ in range(16):
-                square = candidates[self._rng.randrange(len(candidates))]
+                square = divmod(candidates[self._rng.randrange(len(candidates))], width)
                 if square not in self._glyphs:
                     return square
-        free = [square for square in candidates if square not in self._glyphs]
+        taken = {r * width + c for r, c in self._glyphs}
+        free = [index for index in candidates if index not in taken]
         if not free:
             raise WorldFull("there is no free square left on this map")
-        return free[self._rng.randrange(len(free))]
+        return divmod(free[self._rng.randrange(len(free))], width)
 
     def leave(self, player: PlayerId) -> list[Event]:
         state = self._players.pop(player, None)
@@ -166,7 +176,7 @@ class ClassicWorld(World):
         if not (0 <= row < self._height and 0 <= column < self._width):
             events.append(Blocked(player, "the edge of the map"))
             return
-        tile = self._tiles[row][column]
+        tile = chr(self._tiles[row * self._width + column])
         target = (row, column)
         if tile == WALL:
             events.append(Blocked(player, "a wall"))
@@ -175,7 +185,8 @@ class ClassicWorld(World):
             events.append(Blocked(player, "another player"))
             return
         self._vacate(origin)
-        self._glyphs[target] = self._scene[row][column] = state.kind.value
+        self._glyphs[target] = state.kind.value
+        self._scene[row * self._width + column] = ord(state.kind.value)
         state.position = target
         events.append(Moved(player, origin, target))
         if tile == EXIT and state.gold >= self.map.goal:
@@ -192,17 +203,19 @@ class ClassicWorld(World):
 
     def _vacate(self, square: Position) -> None:
         del self._glyphs[square]
-        self._scene[square[0]][square[1]] = self._tiles[square[0]][square[1]]
+        index = square[0] * self._width + square[1]
+        self._scene[index] = self._tiles[index]
 
     def _pickup(self, player: PlayerId, state: _Player) -> Event:
         row, column = state.position
-        tile = self._tiles[row][column]
+        index = row * self._width + column
+        tile = chr(self._tiles[index])
         if tile == GOLD:
-            self._tiles[row][column] = FLOOR
+            self._tiles[index] = _FLOOR
             state.gold += 1
             return PickedUp(player, GOLD, state.gold)
         if tile in ITEMS:
-            self._tiles[row][column] = FLOOR
+            self._tiles[index] = _FLOOR
             return PickedUp(player, tile, state.gold, is_gold=False)
         return NothingToPickUp(player)
 
@@ -210,11 +223,14 @@ class ClassicWorld(World):
 
     def look(self, player: PlayerId) -> tuple[str, ...]:
         row, column = self._players[player].position
-        return look_window(self._scene, row, column, centre=self._tiles[row][column])
+        centre = chr(self._tiles[row * self._width + column])
+        return look_window(self._scene_rows, row, column, centre=centre)
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
-        rows = [row[:] for row in self._scene]
+        rows = self._scene_rows.lines()
         me = self._players.get(viewer) if viewer is not None else None
         if me is not None:
-            rows[me.position[0]][me.position[1]] = SELF
-        return tuple("".join(row) for row in rows)
+            row, column = me.position
+            line = rows[row]
+            rows[row] = line[:column] + SELF + line[column + 1 :]
+        return tuple(rows)

@@ -10,6 +10,7 @@ server plays, :mod:`.text` is what the game says.
 
 from __future__ import annotations
 
+from ..limits import OPERATOR_LIMITS, Limits
 from .dungeon import DEFAULT, Dungeon, open_dungeon, shipped
 from .grid import Grid, Status
 from .levelfile import Level, parse_level, read_level
@@ -45,9 +46,12 @@ class CrawlerPlugin:
     def maps(self) -> list[str]:
         return sorted(shipped())
 
-    def open(self, map_spec: str | None, *, seed: int) -> CrawlerWorld:
+    def open(
+        self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS
+    ) -> CrawlerWorld:
         """A fresh world; ``seed`` names a ``generated`` dungeon that gives no seed itself."""
-        return CrawlerWorld(open_dungeon(map_spec or DEFAULT, seed=seed))
+        dungeon = open_dungeon(map_spec or DEFAULT, seed=seed, limits=limits)
+        return CrawlerWorld(dungeon, limits=limits)
 
 
 plugin = CrawlerPlugin()

@@ -5,9 +5,9 @@ is ``levels/hard1.txt``, ``levels/hard2.txt``, ``levels/hard3.txt``. The map
 option names one in any of these ways, tried in this order:
 
 ``generated[:ITEMS]``
-    a dungeon generated from a seed (:mod:`mapgen.spec`; ``levels=N`` sets the
+    a dungeon generated from a seed (:mod:`worlds.mapspec`; ``levels=N`` sets the
     number of levels, 3 by default), no file needed; every level is proved
-    winnable when it is made (:mod:`mapgen.formats.crawler`).
+    winnable when it is made (:mod:`worlds.crawler.generated`).
 ``<prefix>:<N>``
     the N levels ``<prefix>1.txt`` … ``<prefix>N.txt`` (the original's
     "name and number of levels"); the prefix is a path, or a shipped dungeon's name.
@@ -19,7 +19,10 @@ a shipped dungeon's name (``tutorial``, ``easy``, ``hard``)
     ``<prefix>1.txt``, ``<prefix>2.txt`` … for as many as exist in a row.
 
 Every level is read and checked when the dungeon is opened, so a bad level is
-reported before anyone plays, as ``file:line:column: reason``.
+reported before anyone plays, as ``file:line:column: reason``. Files are those
+the :class:`~worlds.limits.Limits` allow (any for the operator, only those under
+``--maps-dir`` for clients), and the limits bound the number of levels and the
+squares of each.
 """
 
 from __future__ import annotations
@@ -32,10 +35,12 @@ from typing import Final
 
 import maps
 from mapgen.settings import GenerationError
-from mapgen.spec import GeneratedSpec, parse_spec
 
 from ..errors import MapError
-from .levelfile import Level, parse_level, read_level
+from ..limits import OPERATOR_LIMITS, Limits
+from ..mapspec import GeneratedSpec, MapSource, generated_spec, not_found
+from .generated import DEFAULT_LEVELS, crawler_levels
+from .levelfile import Level, parse_level
 
 WORLD: Final = "crawler"
 SUFFIX: Final = ".txt"
@@ -69,68 +74,83 @@ def shipped() -> dict[str, list[Traversable]]:
     return dungeons
 
 
-def level_file(prefix: str, number: int) -> Path | Traversable | None:
-    """Level ``number`` of the dungeon ``prefix``: a file on disk first, else a shipped one."""
-    path = Path(f"{prefix}{number}{SUFFIX}")
-    if path.is_file():
-        return path
+def _level_source(prefix: str, number: int, limits: Limits) -> MapSource | None:
+    """Level ``number`` of the dungeon ``prefix``: an allowed file first, else a shipped one."""
+    name = f"{prefix}{number}{SUFFIX}"
+    path = limits.files.find(name)
+    if path is not None:
+        return MapSource(limits.files.shown(path), path=path)
     files = shipped().get(prefix, [])
-    return files[number - 1] if number <= len(files) else None
+    if number <= len(files):
+        return MapSource(f"maps/{WORLD}/{files[number - 1].name}", shipped=files[number - 1])
+    return None
 
 
-def load_level(prefix: str, number: int) -> Level:
+def _read(found: MapSource, limits: Limits) -> Level:
+    level = parse_level(found.read_text(limits), found.source)
+    limits.check_cells(found.source, "a crawler level", level.rows, level.cols)
+    return level
+
+
+def load_level(prefix: str, number: int, limits: Limits = OPERATOR_LIMITS) -> Level:
     """Read and check level ``number`` of the dungeon ``prefix``."""
-    found = level_file(prefix, number)
+    found = _level_source(prefix, number, limits)
     if found is None:
         raise MapError(f"{prefix}{number}{SUFFIX}", "no such level file")
-    if isinstance(found, Path):
-        return read_level(found)
-    return _read_shipped(found)
+    return _read(found, limits)
 
 
-def _read_shipped(entry: Traversable) -> Level:
-    return parse_level(entry.read_text("utf-8"), f"maps/{WORLD}/{entry.name}")
-
-
-def _generated(spec: GeneratedSpec) -> Dungeon:
-    # Imported here: the crawler output imports this package's level format.
-    from mapgen.formats.crawler import DEFAULT_LEVELS, crawler_levels
-
+def _generated(spec: GeneratedSpec, limits: Limits) -> Dungeon:
+    count = spec.levels or DEFAULT_LEVELS
+    limits.check_levels(spec.spec, count)
     try:
-        levels = crawler_levels(spec.seed, spec.settings, spec.levels or DEFAULT_LEVELS)
+        levels = crawler_levels(spec.seed, spec.settings, count)
     except GenerationError as error:
         raise MapError(spec.spec, str(error)) from None
     return Dungeon(spec.spec, levels)
 
 
-def open_dungeon(spec: str | None, *, seed: int = 0) -> Dungeon:
+def open_dungeon(spec: str | None, *, seed: int = 0, limits: Limits = OPERATOR_LIMITS) -> Dungeon:
     """The dungeon ``spec`` names (see the module docstring); ``None`` is the default.
 
     ``seed`` is the seed of a ``generated`` spec that gives none of its own.
+    Files are read as ``limits.files`` allows; more levels, or larger ones, than
+    ``limits`` allow are refused before they are read or made.
     """
     spec = spec or DEFAULT
-    generated = parse_spec(spec, default_seed=seed, with_levels=True)
+    generated = generated_spec(
+        spec, default_seed=seed, with_levels=True, limits=limits, what="a generated crawler level"
+    )
     if generated is not None:
-        return _generated(generated)
+        return _generated(generated, limits)
     counted = _COUNTED.fullmatch(spec)
     if counted is not None:
         prefix, count = counted.group(1), int(counted.group(2))
         if count < 1:
             raise MapError(spec, "a dungeon needs at least 1 level")
-        return Dungeon(prefix, tuple(load_level(prefix, n) for n in range(1, count + 1)))
-    if Path(spec).is_file():
-        return Dungeon(Path(spec).stem, (read_level(spec),))
+        limits.check_levels(spec, count)
+        return Dungeon(prefix, tuple(load_level(prefix, n, limits) for n in range(1, count + 1)))
+    whole = limits.files.find(spec)
+    if whole is not None:
+        return Dungeon(
+            whole.stem, (_read(MapSource(limits.files.shown(whole), path=whole), limits),)
+        )
     files = shipped().get(spec)
     if files is not None:
-        return Dungeon(spec, tuple(_read_shipped(entry) for entry in files))
-    count = 0
-    while Path(f"{spec}{count + 1}{SUFFIX}").is_file():
-        count += 1
-    if count == 0:
-        raise MapError(
+        return Dungeon(spec, tuple(load_level(spec, n, limits) for n in range(1, len(files) + 1)))
+    found: list[MapSource] = []
+    while (level := limits.files.find(f"{spec}{len(found) + 1}{SUFFIX}")) is not None:
+        if len(found) == limits.levels:
+            limits.check_levels(spec, len(found) + 1)
+        found.append(MapSource(limits.files.shown(level), path=level))
+    if not found:
+        raise not_found(
             spec,
-            f"no such level file, no {spec}1{SUFFIX}, and no shipped dungeon of that name "
-            f"(shipped: {', '.join(sorted(shipped()))})",
+            WORLD,
+            SUFFIX,
+            limits,
+            what="dungeon",
+            names=list(shipped()),
+            forms=[f"PREFIX (PREFIX1{SUFFIX}, PREFIX2{SUFFIX} ...)", "PREFIX:N (N levels)"],
         )
-    levels = tuple(read_level(f"{spec}{n}{SUFFIX}") for n in range(1, count + 1))
-    return Dungeon(Path(spec).name, levels)
+    return Dungeon(Path(spec).name, tuple(_read(source, limits) for source in found))

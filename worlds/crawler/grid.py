@@ -16,7 +16,7 @@ squares other players hold. A caller may rely on:
 from __future__ import annotations
 
 import enum
-from collections.abc import Container, Sequence
+from collections.abc import Container
 from typing import Final
 
 from .levelfile import (
@@ -174,18 +174,20 @@ class Grid:
 
     # -- step 5: the amulet ---------------------------------------------------------
 
-    def can_double(self) -> bool:
-        """Whether doubling keeps the level within the limits of a level file."""
+    def can_double(self, max_area: int = MAX_AREA) -> bool:
+        """Whether doubling keeps the level within the limits of a level file and ``max_area``."""
         rows, cols = 2 * self.rows, 2 * self.cols
-        return rows <= MAX_SIDE and cols <= MAX_SIDE and rows * cols <= MAX_AREA
+        return rows <= MAX_SIDE and cols <= MAX_SIDE and rows * cols <= min(max_area, MAX_AREA)
 
-    def double(self) -> bool:
+    def double(self, max_area: int = MAX_AREA) -> bool:
         """Grow to 2×rows by 2×cols: this map top-left and a copy right, below and diagonally.
 
-        Returns ``False``, changing nothing, when the result would break the limits.
-        Squares under players are open, so the copies hold no players.
+        Returns ``False``, changing nothing, when the result would break the limits
+        of a level file or pass ``max_area`` squares (a server's
+        :attr:`~worlds.limits.Limits.grown_cells`). Squares under players are open,
+        so the copies hold no players.
         """
-        if not self.can_double():
+        if not self.can_double(max_area):
             return False
         cells, cols = self.cells, self.cols
         half = bytearray()
@@ -212,26 +214,3 @@ class Grid:
         for (row, col), glyph in (marks or {}).items():
             lines[row] = lines[row][:col] + glyph + lines[row][col + 1 :]
         return lines
-
-
-class GridRows(Sequence[str]):
-    """The rows of a grid as a read-only sequence, decoding only the rows asked for.
-
-    ``worlds.view.look_window`` reads a handful of squares; this spares it a copy
-    of the whole level.
-    """
-
-    __slots__ = ("_grid",)
-
-    def __init__(self, grid: Grid) -> None:
-        self._grid = grid
-
-    def __len__(self) -> int:
-        return self._grid.rows
-
-    def __getitem__(self, row: int) -> str:  # type: ignore[override]
-        grid = self._grid
-        if not 0 <= row < grid.rows:
-            raise IndexError(row)
-        start = row * grid.cols
-        return grid.cells[start : start + grid.cols].decode("ascii")

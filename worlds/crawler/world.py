@@ -16,7 +16,10 @@ Every rule of a turn comes from :mod:`.grid`, the same code the single-player
   monsters of their level scan from their square (each monster moves at most
   once per round), then every adventurer on that level whose square a monster
   now holds dies, then their amulet, if any, doubles the level for everyone on
-  it (positions keep their coordinates; the copies hold no one).
+  it (positions keep their coordinates; the copies hold no one), unless the
+  level would pass the world's ``grown_cells`` limit (:mod:`worlds.limits`;
+  4 million squares for a client's game, where RULES §2 allows 2³¹): then the
+  amulet crumbles and the ground stays as it is, as at the rules' own limit.
 * ``MOVE`` and ``STAY`` are turns and count a move; ``PICKUP`` is not: treasure
   is taken on entry, so there is never anything to pick up (``FAIL``), and
   nothing else happens.
@@ -47,15 +50,17 @@ from ..api import (
     PlayerKind,
     PlayerStatus,
     Position,
+    ResultEvent,
     Stayed,
     World,
     WorldError,
     WorldFull,
 )
-from ..view import look_window
+from ..limits import OPERATOR_LIMITS, Limits
+from ..view import ByteRows, look_window
 from . import text
 from .dungeon import Dungeon
-from .grid import Grid, GridRows, Status
+from .grid import Grid, Status
 from .levelfile import DOOR, EXIT, MONSTER, OPEN, PILLAR, PLAYER
 
 GOAL = 1
@@ -89,11 +94,14 @@ class CrawlerWorld(World):
         "In MAP you are o; others show as P or B. The exit opens once you hold a treasure.",
     )
 
-    def __init__(self, dungeon: Dungeon) -> None:
+    def __init__(self, dungeon: Dungeon, *, limits: Limits = OPERATOR_LIMITS) -> None:
         self.dungeon = dungeon
+        self.max_area = limits.grown_cells
+        """Squares a level may grow to by amulets; past it an amulet crumbles in vain."""
         self._grids: dict[int, Grid] = {}
         self._players: dict[PlayerId, _Adventurer] = {}  # in join order
         self._squares: dict[int, dict[Position, PlayerId]] = {}  # level -> who stands where
+        self._acted_on: dict[PlayerId, int] = {}  # the level of each action of the last round
 
     @property
     def goal(self) -> int:
@@ -183,8 +191,11 @@ class CrawlerWorld(World):
             raise WorldError(f"player {unknown[0]} is not in the world")
         events: list[Event] = []
         moved: dict[int, set[int]] = {}
+        self._acted_on = {}
         for player, action in actions:
             me = self._players.get(player)
+            if me is not None:
+                self._acted_on[player] = me.level
             if me is None:
                 # Caught by a monster earlier in this round: the result keeps the
                 # one-result-per-action contract; the server has already said LOSE.
@@ -271,7 +282,7 @@ class CrawlerWorld(World):
         if player not in self._players or status is not Status.AMULET:
             return
         old_cols = grid.cols
-        if grid.double():
+        if grid.double(self.max_area):
             moved[level] = grid.moved_after_doubling(moved[level], old_cols)
             events += [
                 Notice(player, text.AMULET_CRUMBLES),
@@ -308,6 +319,22 @@ class CrawlerWorld(World):
 
     # -- views ------------------------------------------------------------------------
 
+    def witnesses(self, viewer: PlayerId, event: ResultEvent) -> bool:
+        """As on a flat map, but only on the level where the action was taken.
+
+        An adventurer who went through a door was seen on the level they left;
+        ``Moved`` squares are on that level too.
+        """
+        me = self._players.get(viewer)
+        level = self._acted_on.get(event.player)
+        if me is None or level is None or me.level != level:
+            return False
+        if not isinstance(event, Moved):
+            actor = self._players.get(event.player)
+            if actor is None or actor.level != level:
+                return False
+        return super().witnesses(viewer, event)
+
     def _marks(self, level: int, viewer: PlayerId | None) -> dict[Position, str]:
         return {
             position: PLAYER if player == viewer else self._players[player].kind.value
@@ -317,7 +344,8 @@ class CrawlerWorld(World):
     def look(self, player: PlayerId) -> tuple[str, ...]:
         me = self._players[player]
         grid = self.grid(me.level)
-        return look_window(GridRows(grid), me.row, me.col, self._marks(me.level, None))
+        rows = ByteRows(grid.cells, grid.cols)
+        return look_window(rows, me.row, me.col, self._marks(me.level, None))
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The viewer's level (level 1 for a spectator): ``o`` the viewer, ``P``/``B`` others."""

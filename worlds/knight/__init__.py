@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 from ..errors import MapError
+from ..limits import OPERATOR_LIMITS, Limits
 from .grid import Grid, format_grid, parse_grid, read_grid
 from .spec import parse_spec, shipped_grids
 from .world import KnightWorld
@@ -39,9 +40,11 @@ class KnightPlugin:
     def maps(self) -> list[str]:
         return shipped_grids()
 
-    def open(self, map_spec: str | None, *, seed: int) -> KnightWorld:
+    def open(
+        self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS
+    ) -> KnightWorld:
         """A world on the grid ``map_spec`` names; ``seed`` generates grids that give none."""
-        spec = parse_spec(map_spec, seed=seed)
+        spec = parse_spec(map_spec, seed=seed, limits=limits)
         try:
             return KnightWorld(spec.grid, health=spec.health, name=spec.name)
         except ValueError as error:

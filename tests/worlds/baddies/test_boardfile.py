@@ -78,32 +78,34 @@ def test_shipped_boards_load_and_the_seed_board_is_the_generated_one() -> None:
     for name in plugin.maps():
         plugin.load_board(name, seed=0)
     _, shipped = plugin.load_board("medium-seed-1", seed=0)
-    _, made = plugin.load_board("generate:seed=1", seed=0)
+    _, made = plugin.load_board("random:seed=1", seed=0)
     assert shipped.baddies == made.baddies and dict(shipped.statics) == dict(made.statics)
 
 
 def test_the_default_board_is_the_medium_game_from_the_server_seed() -> None:
     name, board = plugin.load_board(None, seed=9)
-    assert name == "generate:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=9"
+    assert name == "random:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=9"
     assert board.baddies == generate(Parameters(15, 40, 50, 6, 2), 9).baddies
 
 
 def test_generate_specs() -> None:
-    assert spec_parameters("generate: rows=20, cols=50, bats=0", 4) == (
+    assert spec_parameters("random: rows=20, cols=50, bats=0", 4) == (
         Parameters(20, 50, 50, 6, 0),
         4,
     )
-    assert spec_parameters("generate:seed=-3", 4)[1] == -3
+    assert spec_parameters("random:seed=-3", 4)[1] == -3
     for spec, reason in [
-        ("generate:rows", "expected key=number, found 'rows'"),
-        ("generate:depth=3", "unknown key 'depth'"),
-        ("generate:cols=5", "columns must be from 13"),
-        ("generate:rows=10,cols=15,abysses=200", "do not fit"),
+        ("random:rows", "expected key=number, found 'rows'"),
+        ("random:depth=3", "unknown key 'depth'"),
+        ("random:cols=5", "columns must be from 13"),
+        ("random:rows=10,cols=15,abysses=200", "do not fit"),
     ]:
         with pytest.raises(MapError, match=reason):
             plugin.open(spec, seed=0)
 
 
 def test_an_unknown_spec_names_the_shipped_boards() -> None:
-    with pytest.raises(MapError, match="no such file, no shipped baddies board"):
+    with pytest.raises(
+        MapError, match="no such baddies board; a map spec may name a shipped baddies board"
+    ):
         plugin.open("no-such-board", seed=0)

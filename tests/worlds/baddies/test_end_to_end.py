@@ -55,7 +55,7 @@ async def test_an_extended_client_is_told_what_happened(
 
 
 async def test_a_generated_board_is_the_originals(start_server: StartServer) -> None:
-    server = await start_server(world="baddies", map="generate:seed=1", seed=0)
+    server = await start_server(world="baddies", map="random:seed=1", seed=0)
     peer = await Peer.connect(server.port)
     rows = await peer.ask("MAP")
     assert rows[0] == "MAP 15 40"
@@ -86,3 +86,12 @@ async def test_two_heroes_share_rounds_and_the_bat_takes_the_nearest(
     assert lines[0] == "FAIL"  # blocked by the other hero
     assert "NOTICE A bat caught a hero at row 1, column 1." in lines
     assert await first.ask("MAP") == ["MAP 3 12", "+++.........", "@~+........*", "+++........."]
+
+
+async def test_look_with_the_view_inside_the_board_answers(start_server: StartServer) -> None:
+    """Issue 20: this ``LOOK`` stopped the game for everyone with an internal error."""
+    server = await start_server(world="baddies", map="lure", seed=0)
+    peer = await Peer.connect(server.port)
+    await peer.send("MOVE E\nMOVE E\n")
+    assert await peer.read_lines(2) == ["SUCCESS", "SUCCESS"]
+    assert await peer.ask("LOOK") == ["LOOKREPLY", "X...X", ".....", "....#", ".....", "X..#X"]

@@ -74,7 +74,7 @@ def test_map_option_forms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     assert len(open_dungeon("easy:1").levels) == 1
     with pytest.raises(MapError, match=r"cave4\.txt: no such level file"):
         open_dungeon(f"{prefix}:4")
-    with pytest.raises(MapError, match="shipped: easy, hard, tutorial"):
+    with pytest.raises(MapError, match=r"a shipped crawler dungeon \(easy, hard, tutorial\)"):
         open_dungeon(str(tmp_path / "nothing"))
     with pytest.raises(MapError, match="at least 1 level"):
         open_dungeon(f"{prefix}:0")

@@ -88,3 +88,36 @@ async def test_the_shipped_default_dungeon_starts_with_help_for_stay(
     assert await peer.ask("HELLO") == ["GOLD 1"]
     assert await peer.ask("LOOK") == ["LOOKREPLY", "X###X", "##---", "##---", "##---", "X###X"]
     assert "STAY" in "\n".join(await peer.ask("HELP"))
+
+
+async def test_saw_reaches_only_players_on_the_same_level(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """Issue 18 defect 1: ``SAW`` about level 1 reached a player on level 2."""
+    (tmp_path / "two1.txt").write_text("2 3\n0 0\n- ? -\n- - -\n")
+    (tmp_path / "two2.txt").write_text("2 3\n0 0\n- - -\n- - !\n")
+    server = await start_server(world="crawler", map=f"{tmp_path / 'two'}:2")
+    below, above = await Peer.connect(server.port), await Peer.connect(server.port)
+    for peer in (below, above):
+        assert await peer.ask("EXTEND events") == ["EXTENDED events"]
+    assert await below.ask("HELLO Below") == ["GOLD 1"]
+    assert await above.ask("HELLO Above") == ["GOLD 1"]
+    assert await below.read_line() == "JOINED Above"
+
+    async def round_of(peer: Peer, number: int) -> list[str]:
+        lines = [await peer.read_line()]
+        while not lines[-1].startswith(f"ROUND {number}"):
+            lines.append(await peer.read_line())
+        return lines
+
+    await below.send("MOVE E\n")
+    await above.send("STAY\n")
+    assert "SAW Below: MOVE E SUCCESS" in await round_of(above, 1), "both were on level 1"
+    await round_of(below, 1)
+    # Below went through the door to level 2, at (0, 0); Above stays on level 1 at (1, 0).
+    await below.send("STAY\n")
+    await above.send("MOVE E\n")
+    await round_of(above, 2)
+    seen = await round_of(below, 2)
+    assert seen[0] == "SUCCESS"
+    assert not [line for line in seen if line.startswith("SAW")], seen

@@ -192,3 +192,19 @@ def test_no_room_and_acting_twice_in_a_round_are_refused() -> None:
         game.resolve([(1, Stay()), (1, Stay())])
     with pytest.raises(WorldError):
         game.resolve([(7, Stay())])
+
+
+def test_a_player_sees_only_actions_on_their_own_level() -> None:
+    """Issue 18 defect 1: a player on level 2 was told of moves on level 1 nearby."""
+    game = world("2 3\n0 0\n- ? -\n- - -", "2 3\n0 0\n- - -\n- - !")
+    game.join(1)
+    game.join(2)
+    assert game.resolve([(1, E), (2, Stay())])[0] == Moved(1, (0, 0), (0, 1))
+    assert game.level_of(1) == 2 and game.level_of(2) == 1
+    (moved,) = [e for e in game.resolve([(1, Stay()), (2, E)]) if isinstance(e, Moved)]
+    assert moved == Moved(2, (1, 0), (1, 1))
+    assert not game.witnesses(1, moved), "level 2 does not see level 1, however near the squares"
+    game.join(3)  # on level 1, beside player 2
+    assert game.witnesses(3, moved)
+    (stayed,) = game.resolve([(1, Stay()), (2, Stay()), (3, Stay())])[:1]
+    assert not game.witnesses(2, stayed) and not game.witnesses(3, stayed), "player 1 is on level 2"

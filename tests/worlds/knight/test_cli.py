@@ -72,7 +72,7 @@ def test_list_names_the_shipped_grids(capsys: pytest.CaptureFixture[str]) -> Non
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["nowhere"], "dod-knight: error: nowhere: no such file"),
+        (["nowhere"], "dod-knight: error: nowhere: no such knight grid"),
         (["example,health=9"], "health= is an option of the knight world"),
         (["20x20", "--algorithm", "recursive"], "plain recursion is too slow here"),
     ],

@@ -55,7 +55,7 @@ def test_generated_grids_take_the_seed_argument_unless_the_spec_gives_one() -> N
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("nowhere", "no such file, no shipped knight grid of that name (shipped: corridor,"),
+        ("nowhere", "no such knight grid; a map spec may name a shipped knight grid (corridor,"),
         ("example,speed=3", "unknown option 'speed=3'"),
         ("example,health", "unknown option 'health'"),
         ("example,health=2,health=3", "health= is given twice"),

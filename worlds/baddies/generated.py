@@ -18,7 +18,7 @@ stand on room squares outside the hero's room: :data:`MONSTERS_PER_ROOM` monster
 per room, about a third of them super monsters (``n/3``, as the original), and a
 bat per :data:`ROOMS_PER_BAT` rooms.
 
-:func:`mapgen.winnable.baddies_line` then searches the board with the game's own
+:func:`baddies_line` then searches the board with the game's own
 rules for a way to the ladder; if none is found, the pieces are placed again from
 the same stream, up to :data:`ATTEMPTS` times, the later ones with fewer baddies
 (:func:`mapgen.winnable.thinned`; the last with none), then :class:`GenerationError`.
@@ -31,7 +31,13 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from worlds.baddies.board import (
+from mapgen.dungeon import ROCK, ROOM, Dungeon, Room
+from mapgen.formats import Format, one_file
+from mapgen.search import find_line
+from mapgen.settings import GenerationError
+from mapgen.winnable import ATTEMPTS, SEARCH_BUDGET, distances, thinned
+
+from .board import (
     ABYSS,
     BAT,
     LADDER,
@@ -41,13 +47,35 @@ from worlds.baddies.board import (
     Board,
     Position,
 )
-from worlds.baddies.boardfile import format_board
+from .boardfile import format_board
+from .rules import Escaped, HeroStayed, Step, play_round
 
-from ..dungeon import ROCK, ROOM, Dungeon, Room
-from ..settings import GenerationError
-from ..winnable import ATTEMPTS, SEARCH_BUDGET, baddies_line, thinned
+__all__ = [
+    "ATTEMPTS",
+    "BADDIES_STEPS",
+    "FORMAT",
+    "MONSTERS_PER_ROOM",
+    "ROOMS_PER_BAT",
+    "baddies_line",
+    "baddies_text",
+    "to_baddies",
+]
 
-__all__ = ["ATTEMPTS", "MONSTERS_PER_ROOM", "ROOMS_PER_BAT", "baddies_text", "to_baddies"]
+BADDIES_STEPS: Final[tuple[Step, ...]] = (
+    (-1, -1),
+    (-1, 0),
+    (-1, 1),
+    (0, -1),
+    (0, 1),
+    (1, -1),
+    (1, 0),
+    (1, 1),
+    (0, 0),
+)
+"""The hero's nine choices, as (row step, column step); ``(0, 0)`` stays."""
+
+_HERO: Final = 0
+"""The id of the one hero a baddies search plays."""
 
 MONSTERS_PER_ROOM: Final = 1
 ROOMS_PER_BAT: Final = 4
@@ -123,3 +151,59 @@ def _placed(
     glyphs = [MONSTER] * (monsters - supers) + [SUPER_MONSTER] * supers + [BAT] * bats
     baddies = dict(zip(rng.sample(free, len(glyphs)), glyphs, strict=True))
     return Board(dungeon.height, dungeon.width, {**statics, ladder: LADDER}, baddies, start)
+
+
+def baddies_line(board: Board, budget: int = SEARCH_BUDGET) -> list[Step] | None:
+    """Steps that take the board's hero from its start to a ladder, by RULES §3.
+
+    ``board`` is not changed; the search plays copies with the hero on ``start``.
+    """
+    rows, cols = board.rows, board.columns
+    statics = board.statics
+
+    def passable(index: int) -> bool:
+        return statics.get(divmod(index, cols)) not in (WALL, ABYSS)
+
+    ladders = [(r * cols + c, 0) for (r, c), glyph in statics.items() if glyph == LADDER]
+    ways = [step for step in BADDIES_STEPS if step != (0, 0)]
+    to_ladder = distances(rows, cols, ladders, passable, ways)
+    start = board.copy()
+    start.heroes = {_HERO: board.start}
+
+    # A search state is a board and whether its hero escaped (and so left it).
+    def play(state: tuple[Board, bool], step: Step) -> tuple[Board, bool] | None:
+        after = state[0].copy()
+        facts = play_round(after, {_HERO: step})
+        if any(isinstance(fact, Escaped) for fact in facts):
+            return after, True
+        if _HERO not in after.heroes:
+            return None
+        # A step into a wall or off the board is a stay, which the search tries itself.
+        if step != (0, 0) and any(isinstance(fact, HeroStayed) for fact in facts):
+            return None
+        return after, False
+
+    def key(state: tuple[Board, bool]) -> tuple[object, ...]:
+        board, escaped = state
+        return escaped, board.heroes.get(_HERO), tuple(sorted(board.baddies.items()))
+
+    def estimate(state: tuple[Board, bool]) -> float:
+        row, col = state[0].heroes[_HERO]
+        return to_ladder[row * cols + col]
+
+    return find_line(
+        (start, False),
+        BADDIES_STEPS,
+        play,
+        key,
+        lambda state: state[1],
+        estimate,
+        budget,
+    )
+
+
+FORMAT: Final = Format(
+    one_file(lambda dungeon, seed: baddies_text(dungeon, seed=seed)),
+    "a baddies board file, proved winnable",
+)
+"""``dod-generate --format baddies`` (declared as an entry point of mapgen's formats)."""

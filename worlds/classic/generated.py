@@ -15,12 +15,13 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from worlds.classic.mapfile import EXIT, FLOOR, GOLD, WALL, ClassicMap
+from mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon
+from mapgen.formats import Format, one_file
+from mapgen.settings import GenerationError
 
-from ..dungeon import CORRIDOR, ROCK, ROOM, Dungeon
-from ..settings import GenerationError
+from .mapfile import EXIT, FLOOR, GOLD, WALL, ClassicMap
 
-__all__ = ["FLOOR_PER_GOLD", "PLAYERS_WHO_CAN_WIN", "ROOMS_PER_EXIT", "to_classic"]
+__all__ = ["FLOOR_PER_GOLD", "FORMAT", "PLAYERS_WHO_CAN_WIN", "ROOMS_PER_EXIT", "to_classic"]
 
 FLOOR_PER_GOLD: Final = 25
 """One coin per this many floor squares (and never fewer coins than winners), by default."""
@@ -69,3 +70,9 @@ def to_classic(
 _TILES: Final = bytes.maketrans(
     bytes((ROCK, ROOM, CORRIDOR)), (WALL + FLOOR + FLOOR).encode("ascii")
 )
+
+FORMAT: Final = Format(
+    one_file(lambda dungeon, seed: to_classic(dungeon, seed=seed).to_text()),
+    "a classic map file with gold and exits",
+)
+"""``dod-generate --format classic`` (declared as an entry point of mapgen's formats)."""

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from mapgen import Settings, generate
-from mapgen.formats import to_classic
-from mapgen.spec import parse_spec
 from worlds.classic import plugin
+from worlds.classic.generated import to_classic
 from worlds.errors import MapError
+from worlds.mapspec import generated_spec as parse_spec
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer

@@ -11,7 +11,7 @@ level, drawn from ``random.Random`` of the level's seed:
 * monsters ``M``, one per :data:`ROOMS_PER_MONSTER` rooms (at least one), each in
   a room of its own other than the start's.
 
-Then :func:`mapgen.winnable.crawler_line` searches the level with the game's own
+Then :func:`crawler_line` searches the level with the game's own
 rules for a way off it alive (through the door, or out by the exit holding
 treasure). If none is found, everything is placed again from the same stream, up
 to :data:`ATTEMPTS` times, the later ones with fewer monsters
@@ -33,7 +33,14 @@ import random
 from collections import deque
 from typing import Final
 
-from worlds.crawler.levelfile import (
+from mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon, Position
+from mapgen.formats import Format
+from mapgen.generator import generate
+from mapgen.search import find_line
+from mapgen.settings import GenerationError, Settings
+from mapgen.winnable import ATTEMPTS, FOUR_WAYS, SEARCH_BUDGET, distances, thinned
+
+from .levelfile import (
     AMULET,
     DOOR,
     EXIT,
@@ -43,19 +50,17 @@ from worlds.crawler.levelfile import (
     TREASURE,
     Level,
 )
-
-from ..dungeon import CORRIDOR, ROCK, ROOM, Dungeon, Position
-from ..generator import generate
-from ..settings import GenerationError, Settings
-from ..winnable import ATTEMPTS, SEARCH_BUDGET, crawler_line, thinned
+from .state import Command, Outcome, State
 
 __all__ = [
     "ATTEMPTS",
     "DEFAULT_LEVELS",
+    "FORMAT",
     "LEVEL_SEED_STEP",
     "ROOMS_PER_MONSTER",
     "ROOMS_PER_TREASURE",
     "crawler_levels",
+    "crawler_line",
     "level_seed",
     "to_crawler",
 ]
@@ -67,6 +72,8 @@ LAIR_CLEARANCE: Final = 2
 """Monsters start at least this many squares (any way, diagonals too) from a corridor."""
 LEVEL_SEED_STEP: Final = 1_000_000
 """Level k of seed S is the dungeon of seed S + (k - 1) × this."""
+
+_CRAWLER_COMMANDS: Final = tuple(Command)
 
 _TILES: Final = bytes.maketrans(
     bytes((ROCK, ROOM, CORRIDOR)), (PILLAR + OPEN + OPEN).encode("ascii")
@@ -178,3 +185,63 @@ def _placed(
         r, c = rng.choice(lairs[number])
         tiles[r * width + c] = ord(MONSTER)
     return Level(dungeon.height, width, start, bytes(tiles), source)
+
+
+def crawler_line(level: Level, budget: int = SEARCH_BUDGET) -> list[Command] | None:
+    """Commands that take an adventurer off ``level`` alive: through a door, or out by the exit.
+
+    The search plays a one-level :class:`State`, so a door ends it as a finished game.
+    """
+    tiles, cols = level.tiles, level.cols
+    pillar, door, exit_, treasure = (ord(t) for t in (PILLAR, DOOR, EXIT, TREASURE))
+
+    def passable(index: int) -> bool:
+        return tiles[index] != pillar
+
+    goals = [(i, 0) for i, tile in enumerate(tiles) if tile in (door, exit_)]
+    to_goal = distances(level.rows, cols, goals, passable, FOUR_WAYS)
+    # The exit opens only for an adventurer holding treasure: without, the way runs
+    # through the nearest treasure that leads on to a goal.
+    by_treasure = distances(
+        level.rows,
+        cols,
+        ((i, to_goal[i]) for i, tile in enumerate(tiles) if tile == treasure),
+        passable,
+        FOUR_WAYS,
+    )
+    needs_treasure = exit_ in tiles and door not in tiles
+
+    def play(state: State, command: Command) -> State | None:
+        after = state.copy()
+        after.step(command)
+        return None if after.outcome is Outcome.DIED else after
+
+    def estimate(state: State) -> float:
+        # An amulet doubles the level, but the rock border seals the adventurer in
+        # the top-left quarter, whose squares keep their numbers in the level.
+        index = state.row * cols + state.col
+        if needs_treasure and state.treasure == 0:
+            return by_treasure[index]
+        return to_goal[index]
+
+    return find_line(
+        State([level]),
+        _CRAWLER_COMMANDS,
+        play,
+        State.key,
+        lambda state: state.outcome in (Outcome.ESCAPED, Outcome.FINISHED),
+        estimate,
+        budget,
+    )
+
+
+def _texts(seed: int, settings: Settings, levels: int) -> tuple[str, ...]:
+    return tuple(level.to_text() for level in crawler_levels(seed, settings, levels))
+
+
+FORMAT: Final = Format(
+    _texts,
+    "crawler levels NAME1.txt .. NAMEN.txt (--levels), each proved winnable",
+    numbered=True,
+)
+"""``dod-generate --format crawler`` (declared as an entry point of mapgen's formats)."""
