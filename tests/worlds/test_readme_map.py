@@ -21,7 +21,7 @@ def test_the_readme_example_map_loads_and_is_winnable(tmp_path: Path) -> None:
     world = load_plugin("classic").open(str(path), seed=1)
     world.join(1, PlayerKind.HUMAN)
     # Walk the corridor west to east, picking up every gold on the way: the exit wins.
-    (row, column) = world.status(1).position
+    _row, column = world.status(1).position
     for _ in range(column):
         world.resolve([(1, Move(Direction.W))])
     events = []
