@@ -116,3 +116,20 @@ def test_keys_play_a_game_to_a_win_and_the_replay_viewer_shows_it(
     page.click("#play")
     page.wait_for_function(f"document.querySelector('#where').textContent.includes('step {last}')")
     _screenshot(page, tmp_path, "replay")
+
+
+def test_the_battle_world_shows_hit_points_action_points_and_whose_turn(
+    tmp_path: Path, page: Any
+) -> None:
+    from .conftest import SPRINT, start_web_server
+
+    board = tmp_path / "sprint.map"
+    board.write_text(SPRINT)
+    for server in start_web_server(tmp_path, "--world", "battle", "--map", str(board)):
+        page.goto(server.url + "#/play/default")
+        page.fill("#player", "fay")
+        page.click("#start")
+        page.wait_for_function("document.querySelector('#battle').textContent.includes('HP 3')")
+        shown = page.inner_text("#battle")
+        assert "AP 6" in shown  # alone in the game: the turn is fay's, with all six points
+        assert "carrying nothing" in shown

@@ -256,7 +256,8 @@ function showPlay(name) {
   page.innerHTML = `<h1>Playing <span id="name"></span></h1>
     <div class="controls" id="join"><label>Your name <input id="player" maxlength="20"></label>
       <button id="start">Enter the dungeon</button></div>
-    <div class="status" id="status"></div><div class="outcome" id="outcome"></div>
+    <div class="status" id="status"></div><div class="status" id="battle"></div>
+    <div class="outcome" id="outcome"></div>
     <div class="layout"><pre class="map" id="map" tabindex="0"></pre>
       <div><div class="panel"><h2>Keys</h2><div class="keys">arrows: move · Home/PgUp/End/PgDn:
       diagonal moves (baddies) · p: pick up · l: look · a then an arrow: attack (battle) ·
@@ -268,6 +269,26 @@ function showPlay(name) {
   const map = page.querySelector("#map"), log = page.querySelector("#log");
   const status = page.querySelector("#status"), outcome = page.querySelector("#outcome");
   let wire = null, world = "classic", attacking = false, over = false;
+  // The battle world's state, from its own lines: AP n, HP n, STARTTURN n, ENDTURN, TURN p,
+  // HITMOD d and the NOTICE that says what the player carries.
+  const battle = { hp: null, ap: null, turn: null, items: "nothing" };
+  const showBattle = () => {
+    if (battle.hp === null && battle.ap === null && battle.turn === null) return;
+    page.querySelector("#battle").innerHTML = `HP <b>${battle.hp ?? "?"}</b> · AP <b>${battle.ap ?? "?"}</b>
+      · carrying <b>${escapeHtml(battle.items)}</b> · turn: <b>${escapeHtml(battle.turn ?? "?")}</b>`;
+  };
+  const noteBattle = (line) => {
+    const [word, value] = [line.split(" ")[0], line.slice(line.indexOf(" ") + 1)];
+    if (word === "HP") battle.hp = Number(value);
+    else if (word === "AP") battle.ap = Number(value);
+    else if (word === "STARTTURN") [battle.turn, battle.ap] = ["yours", Number(value)];
+    else if (word === "ENDTURN") [battle.turn, battle.ap] = ["over", 0];
+    else if (word === "TURN") battle.turn = value;
+    else if (word === "HITMOD" && battle.hp !== null) battle.hp += Number(value);
+    else if (line.startsWith("NOTICE You now carry: ")) battle.items = line.slice(22).replace(/\.$/, "");
+    else return;
+    showBattle();
+  };
 
   const send = (line) => {
     appendLog(log, "> " + line);
@@ -304,7 +325,7 @@ function showPlay(name) {
     wire = new Wire({
       open: () => {
         wire.send("EXTEND events chat");
-        if (name !== "default") wire.send(`JOIN ${name}`);
+        wire.send(`JOIN ${name}`); // answered with the GAME line, which names the world
         send(`HELLO ${player}`);
         send("LOOK");
         map.focus();
@@ -316,11 +337,17 @@ function showPlay(name) {
       line: (line) => {
         const word = line.split(" ")[0];
         if (word === "GAME") {
+          const joined = world !== (gameStatus(line).world || world) || status.textContent === "";
           world = gameStatus(line).world || world;
           status.textContent = `${world} world · you are ${player}`;
+          if (joined && world === "battle") {
+            wire.send("HPGET");
+            wire.send("APGET");
+          }
           return;
         }
         if (word === "EXTENDED") return;
+        noteBattle(line);
         appendLog(log, line);
         if (word === "WIN" || word === "LOSE" || word === "BYE") {
           over = true;
