@@ -4,23 +4,112 @@
 it turns replies into bytes. :class:`ClientProtocol` is the mirror image. Neither
 touches a socket: the server, the client library, the bots and the conformance
 suite each move the bytes themselves, and all of them share this code.
+
+The server's side keeps the invariants of the conversation, as ``h11`` does, and
+refuses with :class:`~protocol.errors.LocalProtocolError` a reply that would break
+them (a bug in the server, never the client's fault):
+
+* **Capabilities.** A client gets pushed lines only if it asked for them: ``EXTEND``
+  turns on ``events`` (lines about its game), ``chat`` (``MESSAGE`` lines) and
+  ``bot``; a dialect's clients may have some on from the start
+  (:attr:`~protocol.dialects.Dialect.capabilities`). What is on changes only when
+  the server sends ``EXTENDED`` in answer to ``EXTEND``, and it may turn on only what
+  that ``EXTEND`` asked for. A spectator asked for the views of the game it watches
+  (``VIEW``, ``GAMEOVER``) by its ``WATCH``, answered with ``GAME``.
+* **The final line.** ``BYE``, and in a dialect that closes after it ``WIN`` and
+  ``LOSE``, is the last thing the server sends: anything after it is refused.
+
+:meth:`ServerProtocol.wants` tells a server, before it builds a push, whether the
+client asked for it; :meth:`ServerProtocol.send` checks the same and raises.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
+from typing import Final
 
-from .commands import Command
+from .commands import Command, Create, Extend, Join, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
-from .errors import RemoteProtocolError
+from .errors import LocalProtocolError, RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
-from .replies import Reply, ReplyParser
+from .replies import (
+    Bye,
+    Extended,
+    FinalReply,
+    GameInfo,
+    GameOver,
+    Message,
+    Push,
+    Reply,
+    ReplyParser,
+    View,
+)
 
-__all__ = ["ClientProtocol", "ServerProtocol"]
+__all__ = [
+    "CAPABILITIES",
+    "DEFAULT_CAPABILITIES",
+    "ClientProtocol",
+    "ServerProtocol",
+    "ServerState",
+]
+
+CAPABILITIES: Final = ("events", "chat", "bot")
+"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
+DEFAULT_CAPABILITIES: Final = ("events", "chat")
+"""What a bare ``EXTEND`` turns on."""
+
+
+class ServerState(enum.Enum):
+    """Where the server's side of a conversation is."""
+
+    SERVING = "serving"
+    """Replies and the pushes the client asked for may be sent."""
+    CLOSED = "closed"
+    """The final line was sent: nothing more may be."""
+
+
+class _Kind(enum.IntEnum):
+    """What sending a reply of some class does to the conversation (see ``_kind_of``)."""
+
+    PLAIN = 0
+    PUSH = 1
+    CHAT = 2
+    SPECTATOR = 3
+    EXTENDED = 4
+    GAME = 5
+    FINAL = 6
+
+
+def _kind_of(cls: type[Reply]) -> _Kind:
+    if issubclass(cls, FinalReply):
+        return _Kind.FINAL
+    if issubclass(cls, Message):
+        return _Kind.CHAT
+    if issubclass(cls, View | GameOver):
+        return _Kind.SPECTATOR
+    if issubclass(cls, Push):
+        return _Kind.PUSH
+    if issubclass(cls, Extended):
+        return _Kind.EXTENDED
+    if issubclass(cls, GameInfo):
+        return _Kind.GAME
+    return _Kind.PLAIN
+
+
+_KINDS: Final[dict[type[Reply], _Kind]] = {}
+"""``_kind_of`` by class, filled as classes are first sent (a look-up per reply)."""
+
+
+def _kind(cls: type[Reply]) -> _Kind:
+    kind = _KINDS.get(cls)
+    if kind is None:
+        kind = _KINDS[cls] = _kind_of(cls)
+    return kind
 
 
 class ServerProtocol:
-    """The server's side of one connection.
+    """The server's side of one connection; see the module docstring for its invariants.
 
     ``next_event()`` returns the next :class:`~protocol.commands.Command`,
     ``NEED_DATA`` or ``END_OF_INPUT``; blank lines are skipped (in the 2013
@@ -29,7 +118,9 @@ class ServerProtocol:
     the caller may answer it and call ``next_event()`` again.
 
     ``dialect`` (a name of :data:`~protocol.dialects.DIALECTS`, default ``2013``)
-    decides how lines are read and how :meth:`send` writes replies.
+    decides how lines are read and how :meth:`send` writes replies. The server
+    answers one command at a time (a reply answers the last command
+    ``next_event()`` returned); pushes and final lines may come at any time.
     """
 
     def __init__(
@@ -41,9 +132,15 @@ class ServerProtocol:
         )
         self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
         self._parse = self.dialect.parse
-        # The dialect's own method, not a method calling it: a call less per reply.
-        self.send: Callable[[Reply], bytes] = self.dialect.render
-        """The bytes for a reply in this connection's dialect (``b""``: nothing to send)."""
+        self._render: Callable[[Reply], bytes] = self.dialect.render
+        self.state = ServerState.SERVING
+        self.capabilities: frozenset[str] = frozenset(self.dialect.capabilities)
+        """What the client gets without asking by a command: ``events``, ``chat``, ``bot``."""
+        self.watching = False
+        """Whether the client asked, by ``WATCH``, for the views of a game."""
+        self._answering: Command | None = None
+
+    # -- input ------------------------------------------------------------------------
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
@@ -56,11 +153,113 @@ class ServerProtocol:
                 return line
             command = self._parse(line)
             if command is not None:
+                self._answering = command
                 return command
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""
         return self._framer.data_to_send()
+
+    # -- output -----------------------------------------------------------------------
+
+    @property
+    def events(self) -> bool:
+        """Whether the client gets pushed lines about its game."""
+        return "events" in self.capabilities
+
+    @property
+    def chat(self) -> bool:
+        """Whether the client gets ``MESSAGE`` lines."""
+        return "chat" in self.capabilities
+
+    @property
+    def bot(self) -> bool:
+        """Whether the client said it is a bot."""
+        return "bot" in self.capabilities
+
+    def wants(self, push: Push | type[Push]) -> bool:
+        """Whether the client asked for pushes like ``push`` (:meth:`send` refuses the others).
+
+        The answer is ``False`` once the final line is sent."""
+        if self.state is not ServerState.SERVING:
+            return False
+        kind = _kind(push if isinstance(push, type) else type(push))
+        if kind is _Kind.PUSH:
+            return "events" in self.capabilities
+        if kind is _Kind.CHAT:
+            return "chat" in self.capabilities
+        if kind is _Kind.SPECTATOR:
+            return self.watching
+        return True
+
+    def extend(self, command: Extend, *, bot_allowed: bool = True) -> Extended:
+        """The answer to ``command``: what is on once it is sent (a bare ``EXTEND``
+        asks for :data:`DEFAULT_CAPABILITIES`; names the server does not know are left
+        out). ``bot`` is left out unless ``bot_allowed`` (a player's kind is fixed once
+        it is in a world)."""
+        wanted = set(command.capabilities or DEFAULT_CAPABILITIES)
+        if not bot_allowed:
+            wanted.discard("bot")
+        on = self.capabilities | wanted
+        return Extended(tuple(name for name in CAPABILITIES if name in on))
+
+    def send(self, reply: Reply) -> bytes:
+        """The bytes for ``reply`` in this connection's dialect (``b""``: nothing to send).
+
+        Raises :class:`LocalProtocolError` for a reply the conversation does not allow
+        (module docstring); the state changes only when the reply is allowed."""
+        if self.state is not ServerState.SERVING:
+            raise LocalProtocolError(
+                f"cannot send {type(reply).__name__}: the final line was already sent"
+            )
+        if _kind(type(reply)):  # anything but a plain reply, the hot path's kind
+            self._check(reply)
+        return self._render(reply)
+
+    def _check(self, reply: Reply) -> None:
+        kind = _kind(type(reply))
+        if kind is _Kind.FINAL:
+            if isinstance(reply, Bye) or self.dialect.closes_after_final:
+                self.state = ServerState.CLOSED
+        elif kind is _Kind.EXTENDED:
+            assert isinstance(reply, Extended)
+            self._granted(reply)
+        elif kind is _Kind.GAME:
+            if isinstance(self._answering, Watch):
+                self.watching = True
+            elif isinstance(self._answering, Join | Create):
+                self.watching = False
+        else:
+            self._pushable(kind, reply)
+
+    def _pushable(self, kind: _Kind, push: Reply) -> None:
+        """Raise unless the client asked for ``push``, a push of ``kind``."""
+        if kind is _Kind.PUSH:
+            asked, needs = "events" in self.capabilities, "EXTEND events"
+        elif kind is _Kind.CHAT:
+            asked, needs = "chat" in self.capabilities, "EXTEND chat"
+        else:
+            asked, needs = self.watching, "WATCH"
+        if not asked:
+            raise LocalProtocolError(
+                f"the client did not ask for {type(push).__name__} (it needs {needs})"
+            )
+
+    def _granted(self, reply: Extended) -> None:
+        command = self._answering
+        if not isinstance(command, Extend):
+            raise LocalProtocolError("EXTENDED answers only EXTEND")
+        granted = frozenset(reply.capabilities)
+        unknown = granted - set(CAPABILITIES)
+        asked = set(command.capabilities or DEFAULT_CAPABILITIES) | self.capabilities
+        if unknown or not granted <= asked:
+            raise LocalProtocolError(
+                f"EXTENDED {' '.join(reply.capabilities)} turns on what EXTEND did not ask for"
+            )
+        if not self.capabilities <= granted:
+            raise LocalProtocolError("EXTENDED cannot turn a capability off")
+        self.capabilities = granted
+        self._answering = None
 
 
 class ClientProtocol:

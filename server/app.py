@@ -20,6 +20,7 @@ from functools import partial
 import structlog
 import trio
 
+from protocol.connection import ServerProtocol
 from protocol.replies import Bye
 
 from .config import ServerConfig
@@ -226,7 +227,7 @@ class Server:
         if refusal is not None:
             self.counts.refused += 1
             log.warning("connection refused", reason=refusal)
-            await self._refuse(stream, refusal)
+            await self._refuse(stream, refusal, dialect or config.dialect)
             return
         connection = Connection(
             self,
@@ -247,10 +248,12 @@ class Server:
             if not self._per_address[host]:
                 del self._per_address[host]
 
-    async def _refuse(self, stream: trio.abc.Stream, why: str) -> None:
+    async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:
+        # In the client's own dialect, through the protocol like every other byte.
+        farewell = ServerProtocol(dialect=dialect).send(Bye(why))
         with trio.move_on_after(self.config.linger):
             with contextlib.suppress(*GONE):
-                await stream.send_all(Bye(why).to_bytes())
+                await stream.send_all(farewell)
         with trio.CancelScope(shield=True), trio.move_on_after(self.config.linger):
             await stream.aclose()
 

@@ -21,9 +21,12 @@ by the lobby, ``LEADERBOARD``, ``REGISTER`` and ``LOGIN`` by the ladder
 (:mod:`server.ladder`, which also refuses a ``HELLO`` of someone else's claimed name),
 everything else by the game the client plays or watches.
 
-``EXTEND`` is handled here, because capabilities belong to the connection:
-``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
-``bot`` (others see the player as ``B``; only before joining a world).
+``EXTEND`` is answered here, but what it turns on is the protocol's to keep
+(:class:`~protocol.connection.ServerProtocol`): ``events`` (pushed lines about the
+game), ``chat`` (``MESSAGE`` lines) and ``bot`` (others see the player as ``B``; only
+before joining a world). Every byte written to the client goes through the protocol
+object, which refuses a push the client did not ask for and anything after the final
+line; :meth:`Connection.push` asks it first and drops what the client did not ask for.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ from protocol.connection import ServerProtocol
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Reply, Win
+from protocol.replies import Bye, Error, FinalReply, Lose, Push, Reply, Win
 
 from .dialects import GAME_OVER, TurnReminder, greet
 from .transport import CUT_OFF, Input, Transport
@@ -64,10 +67,6 @@ __all__ = ["CUT_OFF", "Connection"]
 
 _LOST = frozenset({"connection lost", "client closed the connection"})
 """Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
-CAPABILITIES = ("events", "chat", "bot")
-"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
-DEFAULT_CAPABILITIES = ("events", "chat")
-"""What a bare ``EXTEND`` turns on."""
 
 
 class Connection:
@@ -97,14 +96,9 @@ class Connection:
         self.player: int | None = None
         self.name: str | None = None
         self.watching: Game | None = None
-        self.events = False
-        """Whether the client asked for pushed lines about its game."""
-        self.chat = False
-        self.bot = False
+        self._resumed_bot = False  # the kind of a player this connection took over
         self.login: str | None = None
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
-        for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
-            setattr(self, capability, True)
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
         self.over = False
@@ -121,15 +115,43 @@ class Connection:
         """Why the connection is ending, once it is; ``None`` while it is served."""
         return self.transport.reason
 
+    # -- what the client asked for (the protocol keeps it) -----------------------
+
+    @property
+    def events(self) -> bool:
+        """Whether the client asked for pushed lines about its game."""
+        return self.protocol.events
+
+    @property
+    def chat(self) -> bool:
+        """Whether the client asked for ``MESSAGE`` lines."""
+        return self.protocol.chat
+
+    @property
+    def bot(self) -> bool:
+        """Whether the client's player is a bot (it said so, or it took one over)."""
+        return self.protocol.bot or self._resumed_bot
+
+    @bot.setter
+    def bot(self, value: bool) -> None:
+        self._resumed_bot = value
+
     # -- output -------------------------------------------------------------------
 
     def send(self, reply: Reply) -> None:
-        """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit)."""
+        """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit).
+        A push the client did not ask for raises :class:`LocalProtocolError`."""
         self._write(self._render(reply))
+
+    def push(self, line: Push) -> None:
+        """Queue ``line`` if the client asked for such lines (the protocol says), else
+        drop it; never blocks."""
+        if self.protocol.wants(line):
+            self._write(self._render(line))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
         """Send ``final`` as the last line and close the connection."""
-        if self.transport.reason is not None:
+        if self.transport.reason is not None or not self.protocol.wants(final):
             return
         self._write(self._render(final))
         if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
@@ -160,16 +182,8 @@ class Connection:
             watched.unwatch(self)
 
     def _extend(self, command: Extend) -> None:
-        wanted = command.capabilities or DEFAULT_CAPABILITIES
-        if "events" in wanted:
-            self.events = True
-        if "chat" in wanted:
-            self.chat = True
         # A player's kind is fixed when it enters the world.
-        if "bot" in wanted and self.player is None:
-            self.bot = True
-        enabled = {"events": self.events, "chat": self.chat, "bot": self.bot}
-        self.send(Extended(tuple(name for name in CAPABILITIES if enabled[name])))
+        self.send(self.protocol.extend(command, bot_allowed=self.player is None))
         game = self.game or self.watching
         if self.events and game is not None:
             game.listen(self)

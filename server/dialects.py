@@ -93,7 +93,7 @@ def _enter(connection: Connection) -> None:
         return
     if not getattr(game.world, "has_turns", False):
         # Its clients act only on STARTTURN; here every player may always act.
-        connection.send(TurnBegins(0))
+        connection.push(TurnBegins(0))
     connection.turn_reminder = TurnReminder(connection, trio.current_time())
 
 
@@ -136,6 +136,6 @@ class TurnReminder:
         if points is None:  # not its turn: nothing to remind it of; count from now
             self.acted(now)
             return
-        connection.send(TurnBegins(points))
+        connection.push(TurnBegins(points))
         self._since = now
         self._wait = min(self._wait * 2, self.LONGEST)

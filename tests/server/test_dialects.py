@@ -249,3 +249,16 @@ async def test_names_and_chat_that_are_not_utf8_are_refused_in_every_dialect(
     # Ada heard of the 2015 player arriving, and of nothing with a replaced byte.
     assert await listener.read_line() == "JOINED #2"
     assert await nothing_received(listener)
+
+
+async def test_a_refused_connection_is_told_why_in_its_own_dialect(
+    start_server: StartServer,
+) -> None:
+    # The refusal used to be written around the protocol, in 2013 words to every client.
+    server = await start_server(dialect="2015", max_connections=1, **TINY)
+    first = await Peer.connect(server.port)
+    assert await first.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    second = await Peer.connect(server.port)
+    assert await second.read_to_end() == (
+        b"FROM SERVER\nMESSAGE the server is full (1 connections); try again later\n"
+    )
