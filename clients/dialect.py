@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, ClassVar, Final
 
 from protocol.commands import Command, Hello, Look
 from protocol.errors import RemoteProtocolError
+from protocol.forms import INT, LINE, OPTIONAL_TEXT, TEXT, Form, Rows
 from protocol.replies import (
     LOOK_SIZE,
     LOOK_SIZES,
@@ -63,39 +64,36 @@ __all__ = [
 class Failed(Fail):
     """``FAIL <reason>`` (2015, 2016) as read: a ``FAIL`` that says why, and writes it."""
 
+    form: ClassVar[Form] = Form("FAIL{reason}", reason=OPTIONAL_TEXT)
+
     def lines(self) -> list[str]:
-        return [f"FAIL {self.reason}".rstrip()]
+        return [self.form.write(self)]
 
     def to_bytes(self) -> bytes:
-        return (self.lines()[0] + "\n").encode()
+        return (self.form.write(self) + "\n").encode()
 
 
 @dataclass(frozen=True, slots=True)
 class Blank(Reply):
     """An empty line where an answer was due (how some 2013 servers refuse a command)."""
 
-    def lines(self) -> list[str]:
-        return [""]
+    form: ClassVar[Form] = Form("")
 
 
 @dataclass(frozen=True, slots=True)
 class Greeted(Reply):
     """``HELLO <name>``: a server echoing the name it took (2015, 2013 networked, 2016)."""
 
+    form: ClassVar[Form] = Form("HELLO {name}", name=LINE)
     name: str
-
-    def lines(self) -> list[str]:
-        return [f"HELLO {self.name}"]
 
 
 @dataclass(frozen=True, slots=True)
 class GoalIs(Push):
     """``GOAL <n>``: the gold needed to win, as the 2013 networked and 2016 servers say it."""
 
+    form: ClassVar[Form] = Form("GOAL {amount}", amount=INT)
     amount: int
-
-    def lines(self) -> list[str]:
-        return [f"GOAL {self.amount}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,38 +104,36 @@ class TurnStarted(Push):
     (:class:`~protocol.replies.TurnBegins`, ``STARTTURN <n>``).
     """
 
-    def lines(self) -> list[str]:
-        return ["STARTTURN"]
+    form: ClassVar[Form] = Form("STARTTURN")
 
 
 @dataclass(frozen=True, slots=True)
 class TreasureChanged(Push):
     """``TREASUREMOD <n>``: the player's gold changed by n."""
 
+    form: ClassVar[Form] = Form("TREASUREMOD {amount}", amount=INT)
     amount: int
-
-    def lines(self) -> list[str]:
-        return [f"TREASUREMOD {self.amount}"]
 
 
 @dataclass(frozen=True, slots=True)
 class ViewChanged(Push):
     """``CHANGE`` and five rows (2016): a new view, pushed."""
 
+    form: ClassVar[Form] = Form("CHANGE ")
+    body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
 
-    def lines(self) -> list[str]:
-        return ["CHANGE ", *self.rows]
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        return None  # the first row says
 
 
 @dataclass(frozen=True, slots=True)
 class Unasked(Push):
     """A line no command asked for and no dialect explains (a greeting, a reason, chatter)."""
 
+    form: ClassVar[Form] = Form("{line}", line=TEXT)
     line: str
-
-    def lines(self) -> list[str]:
-        return [self.line]
 
 
 _TOTAL_GOLD: Final = re.compile(r"SUCCESS: \+ \d+ Gold\. Total Gold = (\d+)")

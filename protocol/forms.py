@@ -1,4 +1,4 @@
-"""One reply line's grammar, declared once: from it, the line is written, read and checked.
+"""Each reply's grammar, declared once: from it, the lines are written, read and checked.
 
 A :class:`Form` is a template such as ``"ROUND {number} acted={acted} missed={missed}"``
 with a :class:`Field` for each name. The same declaration
@@ -10,6 +10,11 @@ with a :class:`Field` for each name. The same declaration
   player name holding ``": "``, a line break anywhere) raises
   :class:`~protocol.errors.LocalProtocolError` at once, so a formatter can never
   write a line that the parser refuses.
+
+A multi-line reply (``MAP 3 5`` and three rows) declares its header as a
+:class:`Form` and its further lines as :class:`Rows`: a :class:`Field` that each
+line is written with and read back by (a ``GAME`` line in ``GAMES`` is itself a
+form, :meth:`Form.field`).
 """
 
 from __future__ import annotations
@@ -23,10 +28,14 @@ from urllib.parse import quote, unquote
 from .errors import LocalProtocolError
 
 __all__ = [
+    "CENTS",
+    "COUNT",
     "FINAL_TEXT",
     "INT",
     "INT_OR_NONE",
+    "LINE",
     "NAME",
+    "OPTIONAL_TEXT",
     "SECONDS_OR_NONE",
     "SPEC",
     "TEXT",
@@ -34,6 +43,7 @@ __all__ = [
     "WORDS",
     "Field",
     "Form",
+    "Rows",
 ]
 
 
@@ -57,6 +67,12 @@ class Field:
             raise LocalProtocolError(f"{value!r} cannot be written here")
         return text
 
+    def reads(self, text: str) -> Any:
+        """The value ``text`` stands for, or :class:`LocalProtocolError` if it stands for none."""
+        if self._compiled.fullmatch(text) is None:
+            raise LocalProtocolError(f"{text[:80]!r} is not a value here")
+        return self.read(text)
+
 
 def _seconds(value: float | None) -> str:
     if value is None:
@@ -66,8 +82,14 @@ def _seconds(value: float | None) -> str:
 
 
 INT: Final = Field(r"-?\d+", str, int)
+COUNT: Final = Field(r"\d+", str, int)
+"""How many lines follow a header: a whole number, never negative."""
+CENTS: Final = Field(r"-?\d+\.\d\d", lambda value: f"{value:.2f}", float)
+"""A finite number with two decimals (a rating); values are rounded to them when built."""
 TEXT: Final = Field(r"[^\r\n]*")
 """The rest of the line: anything but a line break."""
+LINE: Final = Field(r"[^\r\n]+")
+"""A whole line that is not empty: a row of a map."""
 WORD: Final = Field(r"[^\s]+")
 NAME: Final = Field(r"(?:(?!: )[^\r\n])+")
 """A player's name as pushed lines show it: it ends at the first ``": "``."""
@@ -91,6 +113,10 @@ _SPEC_SAFE: Final = "".join(chr(code) for code in range(0x21, 0x7F) if chr(code)
 SPEC: Final = Field(r"[^\s]+", lambda text: quote(text, safe=_SPEC_SAFE) if text else "", unquote)
 """A map spec: written as it is, except that spaces, ``%`` and other bytes that are not
 printable ASCII are percent-encoded, so any spec reads back exactly."""
+OPTIONAL_TEXT: Final = Field(
+    r"(?: [^\r\n]*)?", lambda text: " " + text if text else "", lambda text: text[1:]
+)
+"""Text after a keyword and a space, or nothing: ``FAIL`` or ``FAIL <reason>``."""
 FINAL_TEXT: Final = Field(r"(?: [^\r\n]*)?", lambda text: " " + text, lambda text: text[1:])
 """The text after a final line's keyword; a bare ``WIN`` reads as no text."""
 
@@ -98,7 +124,7 @@ FINAL_TEXT: Final = Field(r"(?: [^\r\n]*)?", lambda text: " " + text, lambda tex
 class Form:
     """A line's template and its fields; see the module docstring."""
 
-    __slots__ = ("_fields", "_regex", "_template", "keyword")
+    __slots__ = ("_fields", "_regex", "_template", "keyword", "pattern")
 
     def __init__(self, template: str, **fields: Field) -> None:
         self._template = template
@@ -112,6 +138,8 @@ class Form:
             re.escape(part) if index % 2 == 0 else f"(?P<{part}>{fields[part].pattern})"
             for index, part in enumerate(parts)
         )
+        self.pattern = pattern
+        """The regular expression a line of this form matches."""
         self._regex = re.compile(pattern)
 
     def check(self, reply: object) -> None:
@@ -137,3 +165,38 @@ class Form:
         if match is None:
             return None
         return {name: field.read(match[name]) for name, field in self._fields.items()}
+
+    def field(self, read: Callable[[str], Any]) -> Field:
+        """This form as one value on a line of another reply: objects of a class with
+        this form, written by :meth:`write` and read back by ``read`` (the class's
+        ``from_line``). The value's own fields were checked when it was built."""
+        inner = re.sub(r"\(\?P<\w+>", "(?:", self.pattern)  # no named groups twice
+        return Field(inner, self.write, read)
+
+
+@dataclass(frozen=True, slots=True)
+class Rows:
+    """The lines after a multi-line reply's header: one value of ``field`` each,
+    held in the reply's attribute ``items`` (a tuple)."""
+
+    field: Field
+    items: str
+
+    def check(self, reply: object) -> None:
+        """Raise :class:`LocalProtocolError` unless every value can be written and read back."""
+        for value in getattr(reply, self.items):
+            try:
+                self.field.writes(value)
+            except LocalProtocolError:
+                raise LocalProtocolError(
+                    f"{type(reply).__name__}.{self.items} holds {value!r}, which cannot be "
+                    "written as a line"
+                ) from None
+
+    def write(self, reply: object) -> list[str]:
+        write = self.field.write
+        return [write(value) for value in getattr(reply, self.items)]
+
+    def read(self, line: str) -> Any:
+        """The value ``line`` holds; :class:`LocalProtocolError` if it is not one."""
+        return self.field.reads(line)

@@ -25,13 +25,16 @@ shown as ``#<number>``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Final, Self
+from typing import Any, ClassVar, Final, Self
 
 from .errors import LocalProtocolError, RemoteProtocolError
 from .forms import (
+    CENTS,
+    COUNT,
     FINAL_TEXT,
     INT,
     INT_OR_NONE,
+    LINE,
     NAME,
     SECONDS_OR_NONE,
     SPEC,
@@ -40,6 +43,7 @@ from .forms import (
     WORDS,
     Field,
     Form,
+    Rows,
 )
 
 __all__ = [
@@ -93,28 +97,66 @@ LOOK_SIZES: Final = frozenset({LOOK_SIZE, 7})
 
 
 class Reply:
-    """Base class of every reply."""
+    """Base class of every reply.
+
+    ``form`` declares the grammar of its (first) line, and ``body`` that of the lines
+    after it in a multi-line reply; from them its lines are written (:meth:`lines`),
+    read back (:meth:`from_line`, :meth:`from_lines`) and its values checked when it
+    is built."""
 
     __slots__ = ()
-    form: ClassVar[Form | None] = None
-    """The grammar of a one-line reply (``None`` for the others)."""
+    form: ClassVar[Form]
+    """The grammar of the reply's line (of its header, in a multi-line reply)."""
+    body: ClassVar[Rows | None] = None
+    """The grammar of each line after the header (``None``: a one-line reply)."""
 
     def __post_init__(self) -> None:
-        form = self.form
-        if form is not None:
-            form.check(self)
+        self.form.check(self)
+        body = self.body
+        if body is not None:
+            body.check(self)
 
     def lines(self) -> list[str]:
-        form = self.form
-        if form is None:
-            raise NotImplementedError
-        return [form.write(self)]
+        body = self.body
+        if body is None:
+            return [self.form.write(self)]
+        return [self.form.write(self), *body.write(self)]
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        """How many lines follow a header read as ``header`` (``None``: as many as the
+        first says, the rule of ``LOOKREPLY``)."""
+        count: int = header["count"]
+        return count
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> Self:
+        """The reply of a header read as ``header`` and the values of the lines after it."""
+        assert cls.body is not None
+        return cls(**{cls.body.items: items})
+
+    @classmethod
+    def from_lines(cls, header: str, lines: tuple[str, ...]) -> Self:
+        """The multi-line reply of ``header`` and the ``lines`` after it, read with this
+        class's declarations; :class:`RemoteProtocolError` if they do not make one."""
+        body = cls.body
+        values = cls.form.read(header)
+        if values is None or body is None:
+            raise RemoteProtocolError(f"malformed header: {header[:80]!r}")
+        try:
+            reply = cls.assemble(values, tuple(body.read(line) for line in lines))
+        except (LocalProtocolError, RemoteProtocolError) as error:
+            raise RemoteProtocolError(f"malformed {cls.form.keyword} reply: {error}") from None
+        if reply.lines()[0] != header:  # MAP 3 5 over rows of 4, say
+            raise RemoteProtocolError(
+                f"the header {header[:80]!r} does not describe the lines after it"
+            )
+        return reply
 
     @classmethod
     def from_line(cls, line: str) -> Self:
-        """The reply ``line`` holds, read with this class's form."""
-        form = cls.form
-        values = None if form is None else form.read(line)
+        """The one-line reply ``line`` holds, read with this class's form."""
+        values = cls.form.read(line)
         if values is None:
             keyword = line.split(" ", 1)[0]
             raise RemoteProtocolError(f"malformed {keyword} line: {line[:80]!r}")
@@ -134,6 +176,13 @@ def _single_lines(lines: tuple[str, ...]) -> None:
             raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
+def _rectangle(reply: MapReply | View) -> None:
+    """Check a whole map: rows of one length, at least one (then the declarations)."""
+    if not reply.rows or len({len(row) for row in reply.rows}) != 1:
+        raise LocalProtocolError(f"a {reply.form.keyword} reply needs rows of one length")
+    Reply.__post_init__(reply)
+
+
 @dataclass(frozen=True, slots=True)
 class Gold(Reply):
     """``GOLD <n>``: the answer to ``HELLO``: the gold needed to win.
@@ -150,6 +199,10 @@ class Gold(Reply):
 
 @dataclass(frozen=True, slots=True)
 class Success(Reply):
+    """``SUCCESS``: the action happened."""
+
+    form: ClassVar[Form] = Form("SUCCESS")
+
     def lines(self) -> list[str]:
         return ["SUCCESS"]
 
@@ -168,6 +221,7 @@ class Fail(Reply):
     """``FAIL``: the action did not happen. ``reason`` says why, in the dialects that
     write it (``FAIL can't move into a wall``); 2013 does not."""
 
+    form: ClassVar[Form] = Form("FAIL")
     reason: str = field(default="", compare=False)
 
     def lines(self) -> list[str]:
@@ -189,17 +243,23 @@ class GoldCoins(Reply):
 class LookReply(Reply):
     """``LOOKREPLY`` and five rows of five characters (seven of seven with a lantern)."""
 
+    form: ClassVar[Form] = Form("LOOKREPLY")
+    body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        size = len(self.rows)
-        if size not in LOOK_SIZES or set(map(len, self.rows)) != {size}:
+        # The reply bots ask for most: the body's check, done in a few string operations.
+        rows = self.rows
+        size = len(rows)
+        if size not in LOOK_SIZES or set(map(len, rows)) != {size}:
             raise LocalProtocolError(
                 f"a look reply is {LOOK_SIZE} rows of {LOOK_SIZE} (7 of 7 with a lantern)"
             )
+        _single_lines(rows)
 
-    def lines(self) -> list[str]:
-        return ["LOOKREPLY", *self.rows]
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        return None  # the first row says: 5, or 7 with a lantern
 
     def to_bytes(self) -> bytes:
         # The reply bots ask for most: one join, where the general path builds a list.
@@ -229,28 +289,38 @@ class NotYourTurnToEnd(NotYourTurn):
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
+    form: ClassVar[Form] = Form("HELP {count}", count=COUNT)
+    body: ClassVar[Rows] = Rows(TEXT, "text")
     text: tuple[str, ...]
 
-    def __post_init__(self) -> None:
-        _single_lines(self.text)
-
-    def lines(self) -> list[str]:
-        return [f"HELP {len(self.text)}", *self.text]
+    @property
+    def count(self) -> int:
+        return len(self.text)
 
 
 @dataclass(frozen=True, slots=True)
 class MapReply(Reply):
     """Extension: ``MAP <rows> <cols>`` followed by the rows of the whole map."""
 
+    form: ClassVar[Form] = Form("MAP {height} {width}", height=COUNT, width=COUNT)
+    body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if not self.rows or len({len(row) for row in self.rows}) != 1:
-            raise LocalProtocolError("a map reply needs rows of one length")
-        _single_lines(self.rows)
+        _rectangle(self)
 
-    def lines(self) -> list[str]:
-        return [f"MAP {len(self.rows)} {len(self.rows[0])}", *self.rows]
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,20 +373,24 @@ class GameInfo(Reply):
         return cls.from_line(line)
 
 
+def _read_game(line: str) -> GameInfo:
+    try:
+        return GameInfo.from_line(line)
+    except RemoteProtocolError as error:
+        raise LocalProtocolError(str(error)) from None
+
+
 @dataclass(frozen=True, slots=True)
 class GamesReply(Reply):
     """Extension: ``GAMES <n>`` followed by n ``GAME`` lines."""
 
+    form: ClassVar[Form] = Form("GAMES {count}", count=COUNT)
+    body: ClassVar[Rows] = Rows(GameInfo.form.field(_read_game), "games")
     games: tuple[GameInfo, ...]
 
-    def lines(self) -> list[str]:
-        return [f"GAMES {len(self.games)}", *(game.line() for game in self.games)]
-
-
-def _one_line(text: str) -> str:
-    """``text``, checked to hold no line break."""
-    _single_lines((text,))
-    return text
+    @property
+    def count(self) -> int:
+        return len(self.games)
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,9 +398,20 @@ class Standing:
     """One line of a ``LEADERBOARD`` reply: ``<rank> <rating> <mu> <sigma> <games> <wins> <name>``.
 
     ``rating`` is the conservative estimate ``mu - 3 sigma`` the table is sorted by; the
-    name comes last because it may hold spaces.
+    name comes last because it may hold spaces. The three numbers are written with two
+    decimals, so they are rounded to two when a standing is built (and read back equal).
     """
 
+    form: ClassVar[Form] = Form(
+        "{rank} {rating} {mu} {sigma} {games} {wins} {name}",
+        rank=INT,
+        rating=CENTS,
+        mu=CENTS,
+        sigma=CENTS,
+        games=INT,
+        wins=INT,
+        name=LINE,
+    )
     rank: int
     rating: float
     mu: float
@@ -335,43 +420,39 @@ class Standing:
     wins: int
     name: str
 
+    def __post_init__(self) -> None:
+        for name in ("rating", "mu", "sigma"):
+            object.__setattr__(self, name, round(getattr(self, name), 2))
+        self.form.check(self)
+
     def line(self) -> str:
-        return _one_line(
-            f"{self.rank} {self.rating:.2f} {self.mu:.2f} {self.sigma:.2f} "
-            f"{self.games} {self.wins} {self.name}"
-        )
+        return self.form.write(self)
 
     @classmethod
     def parse(cls, line: str) -> Standing:
-        words = line.split(" ", 6)
-        if len(words) != 7:
+        """The standing ``line`` holds; :class:`LocalProtocolError` if it holds none."""
+        values = cls.form.read(line)
+        if values is None:
             raise LocalProtocolError(f"not a leaderboard line: {line[:80]!r}")
-        try:
-            return cls(
-                int(words[0]),
-                float(words[1]),
-                float(words[2]),
-                float(words[3]),
-                int(words[4]),
-                int(words[5]),
-                words[6],
-            )
-        except ValueError:
-            raise LocalProtocolError(f"not a leaderboard line: {line[:80]!r}") from None
+        return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)
 class LeaderboardReply(Reply):
     """Extension: ``LEADERBOARD <world> <n>`` followed by n :class:`Standing` lines, best first."""
 
+    form: ClassVar[Form] = Form("LEADERBOARD {world} {count}", world=WORD, count=COUNT)
+    body: ClassVar[Rows] = Rows(Standing.form.field(Standing.parse), "standings")
     world: str
     standings: tuple[Standing, ...]
 
-    def lines(self) -> list[str]:
-        return [
-            _one_line(f"LEADERBOARD {self.world} {len(self.standings)}"),
-            *(standing.line() for standing in self.standings),
-        ]
+    @property
+    def count(self) -> int:
+        return len(self.standings)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> LeaderboardReply:
+        return cls(header["world"], items)
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,11 +460,9 @@ class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
 
+    form: ClassVar[Form] = Form("REGISTERED {name} {token}", name=LINE, token=WORD)
     name: str
     token: str
-
-    def lines(self) -> list[str]:
-        return [_one_line(f"REGISTERED {self.name} {self.token}")]
 
     def __repr__(self) -> str:
         return f"Registered(name={self.name!r}, token='***')"
@@ -393,10 +472,8 @@ class Registered(Reply):
 class LoggedIn(Reply):
     """Extension: ``LOGGEDIN <name>``, the answer to a ``LOGIN`` whose token was right."""
 
+    form: ClassVar[Form] = Form("LOGGEDIN {name}", name=LINE)
     name: str
-
-    def lines(self) -> list[str]:
-        return [_one_line(f"LOGGEDIN {self.name}")]
 
 
 class Push(Reply):
@@ -506,15 +583,25 @@ class RoundEnded(Push):
 class View(Push):
     """Extension: ``VIEW <rows> <cols>`` and the rows of the whole map, as a spectator sees it."""
 
+    form: ClassVar[Form] = Form("VIEW {height} {width}", height=COUNT, width=COUNT)
+    body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
 
     def __post_init__(self) -> None:
-        if not self.rows or len({len(row) for row in self.rows}) != 1:
-            raise LocalProtocolError("a view needs rows of one length")
-        _single_lines(self.rows)
+        _rectangle(self)
 
-    def lines(self) -> list[str]:
-        return [f"VIEW {len(self.rows)} {len(self.rows[0])}", *self.rows]
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -612,21 +699,18 @@ class Bye(FinalReply):
     form: ClassVar[Form] = Form("BYE{text}", text=FINAL_TEXT)
 
 
-def _parse_int(text: str, what: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise RemoteProtocolError(f"{what} is not an integer: {text!r}") from None
-
-
 _ONE_LINE: Final[dict[str, type[Reply]]] = {
     cls.form.keyword: cls
     for cls in (
+        Success,
+        Fail,
         Gold,
         GoldCoins,
         Error,
         Extended,
         GameInfo,
+        Registered,
+        LoggedIn,
         Notice,
         Message,
         PlayerJoined,
@@ -647,6 +731,12 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
 }
 """Every one-line reply, by the keyword its form starts with."""
 
+_MULTI_LINE: Final[dict[str, type[Reply]]] = {
+    cls.form.keyword: cls
+    for cls in (LookReply, HelpReply, MapReply, View, GamesReply, LeaderboardReply)
+}
+"""Every multi-line reply, by the keyword of its header."""
+
 
 class ReplyParser:
     """Client side: feed lines with :meth:`feed`, collect whole replies.
@@ -654,13 +744,14 @@ class ReplyParser:
     ``feed`` returns the reply that the line completes, or ``None`` while a
     multi-line reply is still being gathered. It raises
     :class:`RemoteProtocolError` for a line that is no reply of this protocol.
+    Every line is read with the declarations of the reply it belongs to.
     """
 
     def __init__(self) -> None:
         self._pending: list[str] | None = None
-        self._expected = 0
-        self._kind = ""
-        self._world = ""
+        self._expected: int | None = 0
+        self._kind: type[Reply] = Reply
+        self._header = ""
 
     @property
     def in_reply(self) -> bool:
@@ -668,79 +759,27 @@ class ReplyParser:
         return self._pending is not None
 
     def feed(self, line: str) -> Reply | None:
-        if self._pending is not None:
-            if self._kind == "LOOKREPLY" and not self._pending:
+        pending = self._pending
+        if pending is not None:
+            if self._expected is None:  # the first row says how many: 5, or 7
                 self._expected = len(line) if len(line) in LOOK_SIZES else LOOK_SIZE
-            self._pending.append(line)
-            if len(self._pending) < self._expected:
+            pending.append(line)
+            if len(pending) < self._expected:
                 return None
-            rows, self._pending = tuple(self._pending), None
-            return self._finish(rows)
-        keyword, _, rest = line.partition(" ")
-        if line == "SUCCESS":
-            return Success()
-        if line == "FAIL":
-            return Fail()
-        if line == "LOOKREPLY":
-            # The first row says how many follow: 5, or 7 with a lantern.
-            self._begin("LOOKREPLY", 1)
-            return None
-        cls = _ONE_LINE.get(keyword)
-        if cls is not None:
-            return cls.from_line(line)
-        if keyword == "GAMES":
-            count = _parse_int(rest, "game count")
-            if not count:
-                return GamesReply(())
-            self._begin("GAMES", count)
-            return None
-        if keyword == "LEADERBOARD":
-            world, _, count_text = rest.rpartition(" ")
-            count = _parse_int(count_text, "leaderboard length")
-            self._world = world
-            if not count:
-                return LeaderboardReply(world, ())
-            self._begin("LEADERBOARD", count)
-            return None
-        if keyword == "REGISTERED":
-            name, _, token = rest.rpartition(" ")
-            return Registered(name, token)
-        if keyword == "LOGGEDIN":
-            return LoggedIn(rest)
-        if keyword == "HELP":
-            count = _parse_int(rest, "help line count")
-            if not count:
-                return HelpReply(())
-            self._begin("HELP", count)
-            return None
-        if keyword == "MAP" or keyword == "VIEW":
-            size = rest.split()
-            if len(size) != 2:
-                raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
-            height = _parse_int(size[0], "map rows")
-            _parse_int(size[1], "map columns")
-            if height < 1:
-                raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
-            self._begin(keyword, height)
-            return None
-        raise RemoteProtocolError(f"unexpected line from server: {line[:80]!r}")
-
-    def _begin(self, kind: str, count: int) -> None:
-        """Gather ``count`` lines of a ``kind`` reply; :meth:`feed` returns ``None`` meanwhile."""
-        self._kind, self._expected, self._pending = kind, count, []
-
-    def _finish(self, rows: tuple[str, ...]) -> Reply:
-        try:
-            if self._kind == "LOOKREPLY":
-                return LookReply(rows)
-            if self._kind == "MAP":
-                return MapReply(rows)
-            if self._kind == "VIEW":
-                return View(rows)
-            if self._kind == "GAMES":
-                return GamesReply(tuple(GameInfo.parse(row) for row in rows))
-            if self._kind == "LEADERBOARD":
-                return LeaderboardReply(self._world, tuple(Standing.parse(row) for row in rows))
-            return HelpReply(rows)
-        except LocalProtocolError as error:
-            raise RemoteProtocolError(f"malformed {self._kind} reply: {error}") from None
+            self._pending = None
+            return self._kind.from_lines(self._header, tuple(pending))
+        keyword = line.partition(" ")[0]
+        one_line = _ONE_LINE.get(keyword)
+        if one_line is not None:
+            return one_line.from_line(line)
+        kind = _MULTI_LINE.get(keyword)
+        if kind is None:
+            raise RemoteProtocolError(f"unexpected line from server: {line[:80]!r}")
+        header = kind.form.read(line)
+        if header is None:
+            raise RemoteProtocolError(f"malformed {keyword} header: {line[:80]!r}")
+        count = kind.count_of(header)
+        if count == 0:
+            return kind.from_lines(line, ())
+        self._kind, self._header, self._expected, self._pending = kind, line, count, []
+        return None
