@@ -65,6 +65,11 @@ class Field:
         text = self.write(value)
         if self._compiled.fullmatch(text) is None:
             raise LocalProtocolError(f"{value!r} cannot be written here")
+        if not text.isascii():
+            try:
+                text.encode()
+            except UnicodeEncodeError:  # a lone surrogate: no UTF-8 can carry it
+                raise LocalProtocolError(f"{value!r} cannot be written in UTF-8") from None
         return text
 
     def reads(self, text: str) -> Any:
@@ -93,11 +98,14 @@ LINE: Final = Field(r"[^\r\n]+")
 WORD: Final = Field(r"[^\s]+")
 NAME: Final = Field(r"(?:(?!: )[^\r\n])+")
 """A player's name as pushed lines show it: it ends at the first ``": "``."""
-WORDS: Final = Field(
-    r"(?: [^\s]+)*",
-    lambda words: "".join(" " + word for word in words),
-    lambda text: tuple(text.split()),
-)
+def _words(words: tuple[str, ...]) -> str:
+    for word in words:
+        if not word or word.split() != [word]:
+            raise LocalProtocolError(f"{word!r} is not one word")
+    return "".join(" " + word for word in words)
+
+
+WORDS: Final = Field(r"(?: [^\s]+)*", _words, lambda text: tuple(text.split()))
 """Words, each after a space (``EXTENDED events chat``)."""
 INT_OR_NONE: Final = Field(
     r"none|-?\d+",
@@ -154,7 +162,10 @@ class Form:
                 ) from None
 
     def write(self, reply: object) -> str:
-        """The line for ``reply`` (whose values were checked when it was built)."""
+        """The line for ``reply`` (whose values were checked when it was built).
+
+        A field's ``write`` may itself raise :class:`LocalProtocolError` for a value it
+        cannot write at all; :meth:`check` reports it as any other."""
         return self._template.format(
             **{name: field.write(getattr(reply, name)) for name, field in self._fields.items()}
         )

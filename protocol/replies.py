@@ -513,7 +513,15 @@ class Message(Push):
     text: str
 
     def __post_init__(self) -> None:
-        (self.form if self.sender else self.anonymous).check(self)
+        if self.sender:
+            self.form.check(self)
+            return
+        self.anonymous.check(self)
+        if self.form.read(self.anonymous.write(self)) is not None:
+            # "MESSAGE Ada: hi" would be read as Ada's: no sender cannot say that.
+            raise LocalProtocolError(
+                f"a message without a sender cannot read like one with: {self.text[:40]!r}"
+            )
 
     def lines(self) -> list[str]:
         return [(self.form if self.sender else self.anonymous).write(self)]
