@@ -16,9 +16,10 @@ written once, here. The shape is sans-IO, as in :mod:`protocol`:
    after such a silence the transport calls ``core.silence(request)``, and after
    its own time-out it raises ``core.timed_out(request)``.
 
-Lines are cut by :class:`protocol.framing.LineFramer` and read by
-:class:`clients.dialect.TolerantReader`, which knows the replies of every
-dialect of ``docs/dialects.md`` (our own 2013 protocol first).
+Bytes go both ways through a tolerant :class:`protocol.connection.ClientProtocol`:
+it writes the commands, cuts the lines and reads them with
+:class:`protocol.reading.TolerantReader`, which knows the replies of every dialect of
+``docs/dialects.md`` (our own 2013 protocol first).
 
 What a caller may rely on:
 
@@ -83,9 +84,10 @@ from protocol.commands import (
     Stay,
     Watch,
 )
+from protocol.connection import ClientProtocol
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer, NeedData
+from protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
 from protocol.replies import (
     ActionPoints,
     Bye,
@@ -112,7 +114,6 @@ from .dialect import (
     Failed,
     GoalIs,
     Greeted,
-    TolerantReader,
     TreasureChanged,
     TurnStarted,
     Unasked,
@@ -238,9 +239,8 @@ class ClientCore:
     def __init__(
         self, *, on_push: Callable[[Push], None] | None = None, max_events: int = 1000
     ) -> None:
-        self._framer = LineFramer(max_line_length=MAX_LINE_LENGTH, telnet=False)
-        self._reader = TolerantReader()
-        self._framer_open = True
+        self._protocol = ClientProtocol(max_line_length=MAX_LINE_LENGTH, tolerant=True)
+        self._input_open = True
         self._waiting: deque[Request] = deque()
         self._parked: list[Request] = []
         self._outgoing = bytearray()
@@ -269,12 +269,12 @@ class ClientCore:
     @property
     def dialect(self) -> str | None:
         """``"2013"``, ``"2015"`` or ``"2016"``: the dialect the server has shown, if any."""
-        return self._reader.dialect
+        return self._protocol.dialect
 
     @property
     def dialect_evidence(self) -> tuple[str, ...]:
         """What the server said that showed its dialect (one entry per step up)."""
-        return tuple(self._reader.evidence)
+        return self._protocol.dialect_evidence
 
     def failure(self) -> ClientError:
         """The error every call raises once the connection is over."""
@@ -290,7 +290,7 @@ class ClientCore:
         if self._failure is not None:
             raise self.failure()
         self._waiting.append(request)
-        return (request.line + "\n").encode()
+        return self._protocol.send(request.command)
 
     def data_to_send(self) -> bytes:
         """Bytes the core wants written on its own (commands sent again); usually ``b""``."""
@@ -299,9 +299,9 @@ class ClientCore:
 
     def receive_data(self, data: bytes) -> None:
         """Bytes read from the server; ``b""`` when it closed the connection."""
-        if self._framer_open:
-            self._framer.receive_data(data)
-            self._framer_open = bool(data)
+        if self._input_open:
+            self._protocol.receive_data(data)
+            self._input_open = bool(data)
 
     def connection_lost(self) -> None:
         """The transport failed (reset, broken pipe): end of input, whatever was buffered."""
@@ -312,20 +312,19 @@ class ClientCore:
         while not self._answers:
             if self._failure is not None:
                 return CLOSED
+            head = self._waiting[0].command if self._waiting else None
             try:
-                line = self._framer.next_event()
+                event = self._protocol.next_event(head)
             except RemoteProtocolError as error:
                 self._break(f"the server broke the protocol: {error}")
                 continue
-            if line is NEED_DATA:
+            if event is NEED_DATA:
                 return NEED_DATA
-            if line is END_OF_INPUT:
-                if self._reader.in_reply:
-                    self._break("the server closed the connection inside a reply")
-                else:
-                    self._close(ServerClosed(self.final))
+            if event is END_OF_INPUT:
+                self._close(ServerClosed(self.final))
                 continue
-            self._line(line)  # type: ignore[arg-type]
+            assert isinstance(event, Reply)
+            self._take(event)
         return self._answers.popleft()
 
     # -- silence ------------------------------------------------------------------------
@@ -370,16 +369,6 @@ class ClientCore:
 
     # -- lines in ----------------------------------------------------------------------
 
-    def _line(self, line: str) -> None:
-        head = self._waiting[0].command if self._waiting else None
-        try:
-            reply = self._reader.feed(line, head)
-        except RemoteProtocolError as error:
-            self._break(f"unexpected line from the server: {line[:80]!r} ({error})")
-            return
-        if reply is not None:
-            self._take(reply)
-
     def _take(self, reply: Reply) -> None:
         if isinstance(reply, FinalReply):
             self._final(reply)
@@ -414,7 +403,7 @@ class ClientCore:
             self._waiting.popleft()
             request.command = resend.command
             self._waiting.append(request)
-            self._outgoing += (request.line + "\n").encode()
+            self._outgoing += self._protocol.send(request.command)
         except CommandError as error:
             self._waiting.popleft()
             self._answers.append(Answer(request, error=error))
@@ -440,7 +429,7 @@ class ClientCore:
         elif isinstance(push, TurnStarted | TurnBegins):
             for parked in self._parked:
                 self._waiting.append(parked)
-                self._outgoing += (parked.line + "\n").encode()
+                self._outgoing += self._protocol.send(parked.command)
             self._parked.clear()
         elif isinstance(push, Unasked):
             if request is not None and isinstance(request.command, Quit):

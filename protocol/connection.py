@@ -33,6 +33,7 @@ from .commands import Command, Create, Extend, Join, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import LocalProtocolError, RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
+from .reading import TolerantReader
 from .replies import (
     Bye,
     Extended,
@@ -265,14 +266,40 @@ class ServerProtocol:
 class ClientProtocol:
     """The client's side of one connection.
 
-    ``next_event()`` returns the next whole :class:`~protocol.replies.Reply`,
-    ``NEED_DATA`` or ``END_OF_INPUT``; a line that is no reply raises
-    :class:`~protocol.errors.RemoteProtocolError`.
+    ``send(command)`` gives the bytes of a command. ``next_event()`` returns the next
+    whole :class:`~protocol.replies.Reply`, ``NEED_DATA`` or ``END_OF_INPUT``, and
+    raises :class:`~protocol.errors.RemoteProtocolError` for a line that breaks the
+    protocol, or for the end of input inside a multi-line reply.
+
+    A strict client (the default) reads our own 2013 replies only, and a line that is
+    none is an error. A ``tolerant`` one reads every dialect of ``docs/dialects.md``
+    (:class:`~protocol.reading.TolerantReader`): a line no dialect explains is then an
+    :class:`~protocol.reading.Unasked` push, and ``next_event(asking)`` takes the
+    command the next reply would answer, which settles the few lines whose meaning
+    depends on it (a ``LOOK`` answered without a header, say); :attr:`dialect` and
+    :attr:`dialect_evidence` say which dialect the server has shown.
     """
 
-    def __init__(self, *, max_line_length: int = 65536) -> None:
+    def __init__(self, *, max_line_length: int = 65536, tolerant: bool = False) -> None:
         self._framer = LineFramer(max_line_length=max_line_length, telnet=False)
         self._parser = ReplyParser()
+        self._reader = TolerantReader() if tolerant else None
+
+    @property
+    def dialect(self) -> str | None:
+        """The dialect the server has shown so far (``None``: no evidence, or strict)."""
+        return None if self._reader is None else self._reader.dialect
+
+    @property
+    def dialect_evidence(self) -> tuple[str, ...]:
+        """What the server said that showed its dialect (one entry per step up)."""
+        return () if self._reader is None else tuple(self._reader.evidence)
+
+    @property
+    def in_reply(self) -> bool:
+        """True while the lines of a multi-line reply are being gathered."""
+        reader = self._reader
+        return self._parser.in_reply if reader is None else reader.in_reply
 
     def send(self, command: Command) -> bytes:
         """The bytes for ``command``."""
@@ -282,13 +309,22 @@ class ClientProtocol:
         """Bytes from the server; ``b""`` when it closed the connection."""
         self._framer.receive_data(data)
 
-    def next_event(self) -> Reply | NeedData | EndOfInput:
+    def next_event(self, asking: Command | None = None) -> Reply | NeedData | EndOfInput:
         while True:
             line = self._framer.next_event()
-            if line is END_OF_INPUT and self._parser.in_reply:
+            if line is END_OF_INPUT and self.in_reply:
                 raise RemoteProtocolError("the server closed the connection inside a reply")
             if not isinstance(line, str):
                 return line
-            reply = self._parser.feed(line)
+            reader = self._reader
+            if reader is None:
+                reply = self._parser.feed(line)
+            else:
+                try:
+                    reply = reader.feed(line, asking)
+                except RemoteProtocolError as error:
+                    raise RemoteProtocolError(
+                        f"unexpected line from the server: {line[:80]!r} ({error})"
+                    ) from None
             if reply is not None:
                 return reply

@@ -98,6 +98,8 @@ LINE: Final = Field(r"[^\r\n]+")
 WORD: Final = Field(r"[^\s]+")
 NAME: Final = Field(r"(?:(?!: )[^\r\n])+")
 """A player's name as pushed lines show it: it ends at the first ``": "``."""
+
+
 def _words(words: tuple[str, ...]) -> str:
     for word in words:
         if not word or word.split() != [word]:
