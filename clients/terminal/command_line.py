@@ -39,6 +39,20 @@ from protocol.commands import (
     Stay,
     Watch,
 )
+from protocol.replies import (
+    ActionPoints,
+    Extended,
+    Fail,
+    GamesReply,
+    Gold,
+    GoldCoins,
+    HelpReply,
+    HitPoints,
+    LookReply,
+    MapReply,
+    Reply,
+    Success,
+)
 
 from ..aio import AsyncClient
 
@@ -55,63 +69,72 @@ class Sent:
 
 async def send(client: AsyncClient, command: Command) -> Sent:
     """Send ``command`` with the client's method for it; see the module docstring."""
+    value, reply = await _answer(client, command)
+    # The protocol's own formatting, never lines written again by hand here.
+    return Sent(value, reply.lines())
+
+
+def _done(done: bool) -> Reply:
+    return Success() if done else Fail()
+
+
+async def _answer(client: AsyncClient, command: Command) -> tuple[object, Reply]:
+    """The method's result for ``command``, and the reply the server sent for it."""
     match command:
         case Hello(name=name):
             goal = await client.hello(name)
-            return Sent(goal, [f"GOLD {goal}"])
+            return goal, Gold(goal)
         case Move(direction=direction):
             moved = await client.move(direction)
-            return Sent(moved, ["SUCCESS" if moved else "FAIL"])
+            return moved, _done(moved)
         case Stay():
             stayed = await client.stay()
-            return Sent(stayed, ["SUCCESS" if stayed else "FAIL"])
+            return stayed, _done(stayed)
         case Pickup():
             picked = await client.pickup()
-            if picked.gold is not None:
-                return Sent(picked, [f"SUCCESS, GOLD COINS: {picked.gold}"])
-            return Sent(picked, ["SUCCESS" if picked else "FAIL"])
+            return picked, GoldCoins(picked.gold) if picked.gold is not None else _done(picked)
         case Look():
             view = await client.look()
-            return Sent(view, ["LOOKREPLY", *view.rows])
+            return view, LookReply(tuple(view.rows))
         case Map():
             grid = await client.map()
-            return Sent(grid, [f"MAP {grid.height} {grid.width}", *grid.rows])
+            return grid, MapReply(tuple(grid.rows))
         case Help():
             text = await client.help()
-            return Sent(text, [f"HELP {len(text)}", *text])
+            return text, HelpReply(text)
         case Extend(capabilities=capabilities):
             enabled = await client.extend(*capabilities)
-            return Sent(enabled, [" ".join(["EXTENDED", *sorted(enabled)])])
+            return enabled, Extended(tuple(sorted(enabled)))
         case Shout(text=text):
             await client.shout(text)
-            return Sent(None, ["SUCCESS"])
+            return None, Success()
         case Games():
             games = await client.games()
-            return Sent(games, [f"GAMES {len(games)}", *(info.line() for info in games)])
+            return games, GamesReply(games)
         case Create(game=game, world=world, map=map_spec, seed=seed, players=players, turn=turn):
             info = await client.create(
                 game, world, map=map_spec, seed=seed, players=players, turn=turn
             )
-            return Sent(info, [info.line()])
+            return info, info
         case Join(game=game):
             info = await client.join(game)
-            return Sent(info, [info.line()])
+            return info, info
         case Watch(game=game):
             info = await client.watch(game)
-            return Sent(info, [info.line()])
+            return info, info
         case Quit():
             bye = await client.quit()
-            return Sent(bye, bye.lines())
+            return bye, bye
         case Attack(direction=direction):
             hit = await client.attack(direction)
-            return Sent(hit, ["SUCCESS" if hit else "FAIL"])
+            return hit, _done(hit)
         case EndTurn():
             await client.end_turn()
-            return Sent(None, ["SUCCESS"])
+            return None, Success()
         case ApGet():
             points = await client.action_points()
-            return Sent(points, [f"AP {points}"])
+            return points, ActionPoints(points)
         case HpGet():
             points = await client.hit_points()
-            return Sent(points, [f"HP {points}"])
+            return points, HitPoints(points)
     raise ValueError(f"no client method sends {command.to_line()!r}")
