@@ -52,7 +52,7 @@ from protocol.commands import (
 )
 from protocol.connection import ServerProtocol
 from protocol.dialects import DEFAULT_DIALECT
-from protocol.errors import RemoteProtocolError
+from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
 from protocol.replies import Bye, Error, FinalReply, Lose, Push, Reply, Win
 
@@ -140,13 +140,26 @@ class Connection:
 
     def send(self, reply: Reply) -> None:
         """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit).
-        A push the client did not ask for raises :class:`LocalProtocolError`."""
-        self._write(self._render(reply))
+
+        Once the connection is closing nothing more is written (a game may still be
+        telling everyone about the move that ended it). A reply the protocol refuses
+        (a push the client did not ask for) is a bug in the server: it is logged and
+        dropped, and the server serves on."""
+        if self.transport.reason is not None:
+            return
+        try:
+            data = self._render(reply)
+        except LocalProtocolError as error:
+            self.log.error(
+                "reply refused by the protocol", reply=type(reply).__name__, error=str(error)
+            )
+            return
+        self._write(data)
 
     def push(self, line: Push) -> None:
         """Queue ``line`` if the client asked for such lines (the protocol says), else
         drop it; never blocks."""
-        if self.protocol.wants(line):
+        if self.transport.reason is None and self.protocol.wants(line):
             self._write(self._render(line))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
