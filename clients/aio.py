@@ -92,6 +92,21 @@ class AsyncClient(ClientState):
                 stream = await trio.open_tcp_stream(host, port)
         except trio.TooSlowError:
             raise ClientTimeout(f"could not connect to {host}:{port} in time") from None
+        async with cls.over(stream, timeout=timeout, on_push=on_push) as client:
+            yield client
+
+    @classmethod
+    @asynccontextmanager
+    async def over(
+        cls,
+        stream: trio.abc.Stream,
+        *,
+        timeout: float | None = DEFAULT_TIMEOUT,
+        on_push: Callable[[Push], None] | None = None,
+    ) -> AsyncIterator[AsyncClient]:
+        """Serve a connection already open on ``stream`` (TCP, or a
+        ``trio.testing.memory_stream_pair`` end) for the ``async with`` block, then
+        close ``stream``."""
         try:
             async with stream, trio.open_nursery() as nursery:
                 client = cls(stream, timeout=timeout, on_push=on_push)

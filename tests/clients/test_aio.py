@@ -16,6 +16,8 @@ from clients import (
     Win,
 )
 from protocol.replies import PlayerJoined
+from server.app import Server
+from server.config import ServerConfig
 
 from ..conftest import StartServer
 from .conftest import ScriptedServer
@@ -131,3 +133,26 @@ async def test_connecting_to_no_server_raises_os_error() -> None:
     with pytest.raises(OSError):
         async with AsyncClient.connect(port=port):
             pass
+
+
+async def test_the_client_library_drives_the_real_connection_over_a_memory_stream(
+    nursery: trio.Nursery,
+) -> None:
+    """The server's Connection and the client library, both ends on one
+    ``trio.testing.memory_stream_pair``: no socket anywhere."""
+    server = Server(ServerConfig(port=0, map="tiny", seed=1))
+    await nursery.start(server.run)
+    try:
+        ours, theirs = trio.testing.memory_stream_pair()
+        nursery.start_soon(lambda: server.serve_stream(theirs, host="memory"))
+        async with AsyncClient.over(ours, timeout=5) as client:
+            assert await client.extend("events") == frozenset({"events"})
+            assert await client.hello("Mem") == 1
+            assert (await client.look()).relative(0, 1) == "."
+            assert (await client.pickup()).gold == 1
+            assert await client.move("E") is True
+            assert await client.move("E") is True
+            final = await client.wait_closed()
+        assert final == Win("You escaped the dungeon with 1 gold in 3 moves.")
+    finally:
+        server.shutdown()
