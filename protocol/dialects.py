@@ -46,8 +46,23 @@ from .commands import (
 )
 from .direction import Direction
 from .errors import RemoteProtocolError
+from .reading import (
+    Blank,
+    Changed,
+    Chat,
+    Congratulated,
+    Failed,
+    FromSender,
+    GoldLeft,
+    Greeted,
+    PlayerView,
+    Said,
+    ServerChanged,
+    TreasureChanged,
+    TurnStarted,
+    Unasked,
+)
 from .replies import (
-    ActionPoints,
     Bye,
     Done,
     Error,
@@ -56,7 +71,6 @@ from .replies import (
     Gold,
     GoldCoins,
     HitMod,
-    HitPoints,
     LookReply,
     Lose,
     Message,
@@ -68,6 +82,7 @@ from .replies import (
     Reply,
     RoundEnded,
     Seen,
+    Success,
     TurnBegins,
     TurnOf,
     TurnOver,
@@ -79,22 +94,23 @@ __all__ = ["DEFAULT_DIALECT", "DIALECTS", "Dialect", "UnknownDialect", "dialect_
 DEFAULT_DIALECT: Final = "2013"
 
 _R = TypeVar("_R", bound=Reply)
-_Render = Callable[["_Rendered", _R], "str | None"]
-"""One kind of reply in one dialect: its lines joined by ``\\n`` (no final one), or
-``None`` when the dialect has no word for it. The dialect object is passed for the
-state a rendering keeps (the gold a 2015 client was last told of)."""
-_AnyRender = Callable[["_Rendered", Reply], "str | None"]
+_Words = Callable[["_Rendered", _R], tuple[Reply, ...]]
+"""One kind of reply in one dialect: the lines that say it, each a reply with its own
+declared form (:mod:`protocol.reading` holds the other eras' lines); ``()`` when the
+dialect has no word for it. The dialect object is passed for the state a rendering
+keeps (the gold a 2015 client was last told of)."""
+_AnyWords = Callable[["_Rendered", Reply], tuple[Reply, ...]]
 
 
-def _says(kind: type[_R], render: _Render[_R]) -> tuple[type[Reply], _AnyRender]:
-    """One entry of a dialect's table: ``render`` for replies of ``kind``.
+def _says(kind: type[_R], words: _Words[_R]) -> tuple[type[Reply], _AnyWords]:
+    """One entry of a dialect's table: ``words`` for replies of ``kind``.
 
     The table is looked up by the reply's own class (or its nearest listed ancestor),
-    so ``render`` only ever receives a ``kind``; the cast records that invariant."""
-    return kind, cast(_AnyRender, render)
+    so ``words`` only ever receives a ``kind``; the cast records that invariant."""
+    return kind, cast(_AnyWords, words)
 
 
-def _table(*entries: tuple[type[Reply], _AnyRender]) -> Mapping[type[Reply], _AnyRender]:
+def _table(*entries: tuple[type[Reply], _AnyWords]) -> Mapping[type[Reply], _AnyWords]:
     return dict(entries)
 
 
@@ -118,6 +134,11 @@ class Dialect:
 
     # -- rendering ----------------------------------------------------------------
 
+    def words(self, reply: Reply) -> tuple[Reply, ...]:
+        """The lines that say ``reply`` in this dialect, each a reply with a declared
+        form (``()``: the dialect has no word for it). In 2013, the reply itself."""
+        return (reply,)
+
     def render(self, reply: Reply) -> bytes:
         """The bytes of ``reply`` for a client of this dialect (``b""``: nothing)."""
         return reply.to_bytes()
@@ -130,31 +151,40 @@ class Dialect:
 
 
 class _Rendered(Dialect):
-    """A dialect that renders some replies its own way and the rest as 2013 does.
+    """A dialect that says some replies in its own lines and the rest as 2013 does.
 
-    ``_forms`` maps a reply class to its rendering; a subclass of a listed class
-    (``Win`` of ``FinalReply``, the clients' ``Failed`` of ``Fail``) takes the
-    nearest listed ancestor's.
+    ``_forms`` maps a reply class to its lines (:meth:`words`); a subclass of a listed
+    class (``Win`` of ``FinalReply``, the clients' ``Failed`` of ``Fail``) takes the
+    nearest listed ancestor's. Every line is a reply with a declared form, so what a
+    dialect writes is read back by :class:`~protocol.reading.TolerantReader` with the
+    same declarations.
     """
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyRender]]
+    _forms: ClassVar[Mapping[type[Reply], _AnyWords]]
 
     def __init__(self) -> None:
-        self._cache: dict[type[Reply], _AnyRender | None] = {}
+        self._cache: dict[type[Reply], _AnyWords | None] = {}
         self._gold = 0  # the total last rendered to this client
 
-    def render(self, reply: Reply) -> bytes:
-        kind = type(reply)
+    def _words_for(self, kind: type[Reply]) -> _AnyWords | None:
         try:
-            form = self._cache[kind]
+            return self._cache[kind]
         except KeyError:
-            form = self._cache[kind] = next(
+            words = self._cache[kind] = next(
                 (self._forms[base] for base in kind.__mro__ if base in self._forms), None
             )
-        if form is None:
+            return words
+
+    def words(self, reply: Reply) -> tuple[Reply, ...]:
+        """The lines that say ``reply`` in this dialect (``()``: nothing is said)."""
+        words = self._words_for(type(reply))
+        return (reply,) if words is None else words(self, reply)
+
+    def render(self, reply: Reply) -> bytes:
+        words = self._words_for(type(reply))
+        if words is None:
             return reply.to_bytes()
-        text = form(self, reply)
-        return b"" if text is None else (text + "\n").encode()
+        return b"".join(line.to_bytes() for line in words(self, reply))
 
     def found(self, total: int) -> int:
         """Gold a pickup added: the rise of the total since the last one rendered."""
@@ -166,44 +196,46 @@ class _Rendered(Dialect):
 # -- 2015: the Bath skeleton (zss-git/DungeonOfDoom) ----------------------------------
 
 
-def _nothing(dialect: _Rendered, reply: Reply) -> None:
-    return None
+def _nothing(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    return ()
 
 
-def _moved(change: str) -> _Render[Seen]:
+def _moved(change: Reply) -> _Words[Seen]:
     """A move someone made within sight: the era's word for "your view changed"."""
 
-    def render(dialect: _Rendered, seen: Seen) -> str | None:
+    def words(dialect: _Rendered, seen: Seen) -> tuple[Reply, ...]:
         moved = seen.action.startswith("MOVE ") and seen.result == "SUCCESS"
-        return change if moved else None
+        return (change,) if moved else ()
 
-    return render
-
-
-def _server_says(text: str) -> str:
-    return f"FROM SERVER\nMESSAGE {text}"
+    return words
 
 
-def _2015_gold(dialect: _Rendered, reply: Gold) -> str:
+def _failed(reason: str) -> Reply:
+    """``FAIL <reason>``, or a bare ``FAIL`` when there is no reason to give."""
+    return Failed(reason) if reason.strip() else Fail()
+
+
+def _server_says(text: str) -> tuple[Reply, ...]:
+    return FromSender("SERVER"), Said("SERVER", text)
+
+
+def _2015_gold(dialect: _Rendered, reply: Gold) -> tuple[Reply, ...]:
     # The answer to HELLO <name> echoes the name; unasked (on connect), the goal.
-    return f"HELLO {reply.name}" if reply.name is not None else f"GOLD {reply.amount}"
+    return (Greeted(reply.name),) if reply.name is not None else (Gold(reply.amount),)
 
 
-def _2015_picked_gold(dialect: _Rendered, reply: GoldCoins) -> str:
-    return f"SUCCESS\nTREASUREMOD {dialect.found(reply.total)}"
+def _2015_picked_gold(dialect: _Rendered, reply: GoldCoins) -> tuple[Reply, ...]:
+    return Success(), TreasureChanged(dialect.found(reply.total))
 
 
-def _2015_fail(dialect: _Rendered, reply: Fail) -> str:
-    return f"FAIL {reply.reason}" if reply.reason else "FAIL"
-
-
-def _2015_look(dialect: _Rendered, reply: LookReply) -> str:
+def _2015_look(dialect: _Rendered, reply: LookReply) -> tuple[Reply, ...]:
     # Each row ends in a line break and the whole in one more: a blank line after.
-    return "LOOKREPLY\n" + "\n".join(reply.rows) + "\n"
+    return reply, Blank()
 
 
-def _2015_message(dialect: _Rendered, reply: Message) -> str:
-    return f"FROM {reply.sender or 'SERVER'}\nMESSAGE {reply.text}"
+def _2015_message(dialect: _Rendered, reply: Message) -> tuple[Reply, ...]:
+    sender = reply.sender or "SERVER"
+    return FromSender(sender), Said(sender, reply.text)
 
 
 _2015_VERBS: Final = frozenset(
@@ -221,27 +253,24 @@ class Dialect2015(_Rendered):
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyRender]] = _table(
+    _forms: ClassVar[Mapping[type[Reply], _AnyWords]] = _table(
         _says(Gold, _2015_gold),
         _says(GoldCoins, _2015_picked_gold),
-        _says(Fail, _2015_fail),
+        _says(Fail, lambda dialect, reply: (_failed(reply.reason),)),
         _says(Done, _nothing),
         _says(LookReply, _2015_look),
-        _says(Error, lambda dialect, reply: f"FAIL {reply.message}"),
-        _says(NotYourTurn, lambda dialect, reply: "FAIL not your turn"),
-        _says(NotYourTurnToEnd, lambda dialect, reply: "FAIL it is not your turn."),
+        _says(Error, lambda dialect, reply: (_failed(reply.message),)),
+        _says(NotYourTurn, lambda dialect, reply: (Failed("not your turn"),)),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Failed("it is not your turn."),)),
         _says(Message, _2015_message),
         # The 2015 server told nothing in words but the end of the game.
         _says(Notice, _nothing),
         _says(GameWon, lambda dialect, reply: _server_says("Someone has won the game!!")),
-        _says(Seen, _moved("CHANGE")),
-        _says(TurnBegins, lambda dialect, reply: "STARTTURN"),
-        _says(TurnOver, lambda dialect, reply: "ENDTURN"),
-        _says(HitMod, lambda dialect, reply: f"HITMOD {reply.change}"),
-        _says(ActionPoints, lambda dialect, reply: f"AP {reply.points}"),
-        _says(HitPoints, lambda dialect, reply: f"HP {reply.points}"),
-        _says(Win, lambda dialect, reply: "WIN"),
-        _says(Lose, lambda dialect, reply: "LOSE"),
+        _says(Seen, _moved(Changed())),
+        _says(TurnBegins, lambda dialect, reply: (TurnStarted(),)),
+        _says(TurnOver, lambda dialect, reply: (TurnOver(),)),
+        _says(Win, lambda dialect, reply: (Win(""),)),
+        _says(Lose, lambda dialect, reply: (Lose(""),)),
         _says(Bye, lambda dialect, reply: _server_says(reply.text)),
         _says(PlayerJoined, _nothing),
         _says(PlayerLeft, _nothing),
@@ -288,23 +317,32 @@ class Dialect2015(_Rendered):
 
 # -- 2016: the forms Liberrisford/Dungeon-Of-Doom-Game's clients parse ------------------
 
-_2016_WIN: Final = (
-    "Congratulations!!! \n You have escaped the Dungeon of Dooom!!!!!! \nThank you for playing!"
-)
 
-
-def _2016_gold(dialect: _Rendered, reply: Gold) -> str:
+def _2016_gold(dialect: _Rendered, reply: Gold) -> tuple[Reply, ...]:
     # Its HELLO answers the gold still needed, which its bot walks towards the exit at 0.
-    return f"GOLD: {max(reply.amount - reply.held, 0)}"
+    return (GoldLeft(max(reply.amount - reply.held, 0)),)
 
 
-def _2016_look(dialect: _Rendered, reply: LookReply) -> str:
+def _2016_look(dialect: _Rendered, reply: LookReply) -> tuple[Reply, ...]:
     # No header; the player shown as P in the centre; a blank line after.
     rows = list(reply.rows)
     middle = len(rows) // 2
     row = rows[middle]
     rows[middle] = row[:middle] + "P" + row[middle + 1 :]
-    return "\n".join(rows) + "\n"
+    return PlayerView(tuple(rows)), Blank()
+
+
+def _game_over(text: str) -> Reply:
+    """What makes both lib's clients stop: they read ``Game Over!``."""
+    return Unasked(f"Game Over! {text}")
+
+
+_2016_WIN: Final = (
+    Congratulated("!!! "),
+    Unasked(" You have escaped the Dungeon of Dooom!!!!!! "),
+    Unasked("Thank you for playing!"),
+)
+"""lib's own words to a winner, three lines."""
 
 
 class Dialect2016(_Rendered):
@@ -312,17 +350,16 @@ class Dialect2016(_Rendered):
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyRender]] = _table(
+    _forms: ClassVar[Mapping[type[Reply], _AnyWords]] = _table(
         _says(Gold, _2016_gold),
-        _says(Fail, lambda dialect, reply: "FAIL"),
-        _says(Error, lambda dialect, reply: "FAIL"),
+        _says(Fail, lambda dialect, reply: (Fail(),)),
+        _says(Error, lambda dialect, reply: (Fail(),)),
         _says(LookReply, _2016_look),
-        _says(Message, lambda dialect, reply: f"CHAT {reply.sender}: {reply.text}"),
-        _says(Seen, _moved("SERVERCHANGE")),
-        # lib's own words, then what makes both its clients stop (they read "Game Over!").
-        _says(Win, lambda dialect, reply: f"{_2016_WIN}\nGame Over! {reply.text}"),
-        _says(Lose, lambda dialect, reply: f"Game Over! {reply.text}"),
-        _says(Bye, lambda dialect, reply: f"Game Over! {reply.text}"),
+        _says(Message, lambda dialect, reply: (Chat(reply.sender, reply.text),)),
+        _says(Seen, _moved(ServerChanged())),
+        _says(Win, lambda dialect, reply: (*_2016_WIN, _game_over(reply.text))),
+        _says(Lose, lambda dialect, reply: (_game_over(reply.text),)),
+        _says(Bye, lambda dialect, reply: (_game_over(reply.text),)),
         _says(Notice, _nothing),
         _says(PlayerJoined, _nothing),
         _says(PlayerLeft, _nothing),

@@ -127,8 +127,8 @@ OPTIONAL_TEXT: Final = Field(
     r"(?: [^\r\n]*)?", lambda text: " " + text if text else "", lambda text: text[1:]
 )
 """Text after a keyword and a space, or nothing: ``FAIL`` or ``FAIL <reason>``."""
-FINAL_TEXT: Final = Field(r"(?: [^\r\n]*)?", lambda text: " " + text, lambda text: text[1:])
-"""The text after a final line's keyword; a bare ``WIN`` reads as no text."""
+FINAL_TEXT: Final = OPTIONAL_TEXT
+"""The text after a final line's keyword: ``WIN <text>``, or a bare ``WIN`` for no text."""
 
 
 class Form:

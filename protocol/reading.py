@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, TypeVar
 
 from .commands import Command, Hello, Look
 from .errors import RemoteProtocolError
-from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, Form, Rows
+from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, Field, Form, Rows
 from .replies import (
     LOOK_SIZE,
     LOOK_SIZES,
@@ -41,7 +41,7 @@ from .replies import (
     Gold,
     GoldCoins,
     LookReply,
-    Lose,
+    Message,
     Push,
     Reply,
     ReplyParser,
@@ -132,6 +132,85 @@ class ViewChanged(Push):
 
 
 @dataclass(frozen=True, slots=True)
+class Changed(Push):
+    """``CHANGE`` alone (2015): someone moved within sight; a client may ``LOOK`` again.
+    Not ``CHANGE `` with a space, which a view of five rows follows (:class:`ViewChanged`)."""
+
+    form: ClassVar[Form] = Form("CHANGE")
+
+
+@dataclass(frozen=True, slots=True)
+class ServerChanged(Push):
+    """``SERVERCHANGE`` (2016): the map changed; its GUI sends ``LOOK`` again."""
+
+    form: ClassVar[Form] = Form("SERVERCHANGE")
+
+
+@dataclass(frozen=True, slots=True)
+class FromSender(Push):
+    """``FROM <sender>`` (2015): the ``MESSAGE`` line after it is ``sender``'s
+    (``SERVER``: the server's own words)."""
+
+    form: ClassVar[Form] = Form("FROM {sender}", sender=LINE)
+    sender: str
+
+
+@dataclass(frozen=True, slots=True)
+class Said(Message):
+    """``MESSAGE <text>`` after a ``FROM <sender>`` line (2015): ``sender``'s text, whole (it
+    may hold ``": "``, since the sender is named on the line before, not on this one)."""
+
+    form: ClassVar[Form] = Form("MESSAGE {text}", text=TEXT)
+
+    def __post_init__(self) -> None:
+        self.form.check(self)
+
+    def lines(self) -> list[str]:
+        return [self.form.write(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class GoldLeft(Gold):
+    """``GOLD: <n>`` (2016): the answer to ``HELLO``, the gold still needed (its bot walks
+    to the exit at 0)."""
+
+    form: ClassVar[Form] = Form("GOLD: {amount}", amount=INT)
+
+
+@dataclass(frozen=True, slots=True)
+class Chat(Message):
+    """``CHAT <sender>: <text>`` (2016): chat."""
+
+    form: ClassVar[Form] = Form(
+        "CHAT {sender}: {text}", sender=Field(r"(?:(?!: )[^\r\n])*"), text=TEXT
+    )
+
+    def __post_init__(self) -> None:
+        self.form.check(self)
+
+    def lines(self) -> list[str]:
+        return [self.form.write(self)]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView(LookReply):
+    """A ``LOOK`` answered without a header, the player shown as ``P`` in the centre (2016)."""
+
+    def lines(self) -> list[str]:
+        return list(self.rows)
+
+    def to_bytes(self) -> bytes:
+        return ("\n".join(self.rows) + "\n").encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Congratulated(Win):
+    """``Congratulations<text>`` (2016): the first line of lib's words to a winner."""
+
+    form: ClassVar[Form] = Form("Congratulations{text}", text=TEXT)
+
+
+@dataclass(frozen=True, slots=True)
 class Unasked(Push):
     """A line no command asked for and no dialect explains (a greeting, a reason, chatter)."""
 
@@ -139,10 +218,18 @@ class Unasked(Push):
     line: str
 
 
+_R = TypeVar("_R", bound=Reply)
+
+
+def _read(kind: type[_R], line: str) -> _R | None:
+    """The ``kind`` reply ``line`` holds, read with its declared form, or ``None``."""
+    values = kind.form.read(line)
+    return None if values is None else kind(**values)
+
+
 _TOTAL_GOLD: Final = re.compile(r"SUCCESS: \+ \d+ Gold\. Total Gold = (\d+)")
 _GOLD_COINS_MAP: Final = re.compile(r"SUCCESS, GOLD COINS: \{.*?(\d+)\}")
 _GOLD_COLON: Final = re.compile(r"GOLD:\s*(\d+)")
-_NUMBER_AFTER: Final = re.compile(r"(GOAL|TREASUREMOD) (-?\d+)")
 _ERAS: Final = ("2013", "2015", "2016")
 _TURN_REFUSALS: Final = ("not your turn", "not users turn")
 _ROW_GLYPHS: Final = re.compile(r"[^\s]{5}")
@@ -161,6 +248,7 @@ class TolerantReader:
         self._rows: list[str] | None = None
         self._rows_are_push = False
         self._blank_may_follow = False
+        self._from: str | None = None  # a 2015 FROM line was read: its MESSAGE comes next
         self.dialect: str | None = None
         self.evidence: list[str] = []
 
@@ -193,6 +281,9 @@ class TolerantReader:
             return None  # drawing hints for graphical clients
         if text == "LOOKREPLY":
             return self._parser.feed(text)
+        if line == "CHANGE":  # alone (2015); "CHANGE " with a space has a view after it
+            self._seen("2015", repr(line))
+            return Changed()
         if text in ("LOOKREPLY:", "CHANGE"):
             self._seen("2013" if text == "LOOKREPLY:" else "2016", repr(line))
             self._rows, self._rows_are_push = [], text == "CHANGE"
@@ -201,6 +292,9 @@ class TolerantReader:
             self._seen("2016", f"a LOOK answered without a header: {line!r}")
             self._rows, self._rows_are_push = [], False
             return self._row(line)
+        sender, self._from = self._from, None
+        if sender is not None and (values := Said.form.read(line)) is not None:
+            return Said(sender, **values)
         return self._single(line, text, asking)
 
     def _row(self, line: str) -> Reply | None:
@@ -217,7 +311,7 @@ class TolerantReader:
         if self._rows_are_push:
             return ViewChanged(rows)
         try:
-            return LookReply(rows)
+            return PlayerView(rows)
         except ValueError as error:
             raise RemoteProtocolError(f"malformed LOOK reply: {error}") from None
 
@@ -225,35 +319,47 @@ class TolerantReader:
         if text == "STARTTURN":
             self._seen("2015", repr(line))
             return TurnStarted()
-        if text in ("WIN", "ENDGAME") or text.startswith("Congratulations"):
+        if text == "ENDGAME":
             return Win(text)
-        if text == "LOSE":
-            return Lose("")
+        if text.startswith("Congratulations") and (won := _read(Congratulated, line)):
+            return won
+        if text == "SERVERCHANGE":
+            self._seen("2016", repr(line))
+            return ServerChanged()
+        if (sender_line := _read(FromSender, line)) is not None:
+            self._seen("2015", repr(line))
+            self._from = sender_line.sender
+            return sender_line
+        if (chat := _read(Chat, line)) is not None:
+            self._seen("2016", repr(line))
+            return chat
         if text == "UPDATE":
             return Success()
         if text == "FAIL" and line != "FAIL":
             return Fail()  # ``FAIL `` with the reason on the next line (2013 networked)
-        if text.startswith("FAIL "):
+        if text.startswith("FAIL ") and (failed := _read(Failed, line)) is not None:
             self._seen("2015", repr(line))
-            return Failed(text.removeprefix("FAIL ").strip())
-        if match := _GOLD_COLON.fullmatch(text):
+            return failed
+        if (left := _read(GoldLeft, line)) is not None or (match := _GOLD_COLON.fullmatch(text)):
             self._seen("2016", repr(line))
-            return Gold(int(match[1]))
+            return left if left is not None else GoldLeft(int(match[1]))  # type: ignore[index]
         if match := _TOTAL_GOLD.fullmatch(text):
             self._seen("2013", repr(line))
             return GoldCoins(int(match[1]))
         if match := _GOLD_COINS_MAP.fullmatch(text):
             self._seen("2016", repr(line))
             return GoldCoins(int(match[1]))
-        if match := _NUMBER_AFTER.fullmatch(text):
-            amount = int(match[2])
-            self._seen("2013" if match[1] == "GOAL" else "2015", repr(line))
-            return GoalIs(amount) if match[1] == "GOAL" else TreasureChanged(amount)
+        if (goal := _read(GoalIs, text)) is not None:
+            self._seen("2013", repr(line))
+            return goal
+        if (treasure := _read(TreasureChanged, text)) is not None:
+            self._seen("2015", repr(line))
+            return treasure
         if isinstance(asking, Hello):
             if text == "null":
                 return Failed("null")
-            if text.startswith("HELLO "):
-                return Greeted(text.removeprefix("HELLO "))
+            if (greeted := _read(Greeted, line)) is not None:
+                return greeted
         if line == "":
             return Blank()
         try:
