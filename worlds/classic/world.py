@@ -32,7 +32,7 @@ from ..api import (
     WorldError,
 )
 from ..squares import OpenSquares, free_square
-from ..view import ByteRows, look_window
+from ..view import ByteRows, look_window, look_window_bytes
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
 
 _FLOOR = ord(FLOOR)
@@ -208,6 +208,11 @@ class ClassicWorld(World):
         row, column = self._players[player].position
         centre = chr(self._tiles[row * self._width + column])
         return look_window(self._scene_rows, row, column, centre=centre)
+
+    def look_bytes(self, player: PlayerId) -> bytes:
+        row, column = self._players[player].position
+        width = self._width
+        return look_window_bytes(self._scene, width, row, column, self._tiles[row * width + column])
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         rows = self._scene_rows.lines()
