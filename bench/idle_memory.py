@@ -27,6 +27,7 @@ import resource
 import socket
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from . import load
@@ -46,7 +47,7 @@ def _open_descriptors(pid: int) -> int:
     return len(os.listdir(f"/proc/{pid}/fd"))
 
 
-def _wait_for(what: str, ready, timeout: float = 120.0) -> None:  # type: ignore[no-untyped-def]
+def _wait_for(what: str, ready: Callable[[], bool], timeout: float = 120.0) -> None:
     deadline = time.monotonic() + timeout
     while not ready():
         if time.monotonic() > deadline:
