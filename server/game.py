@@ -28,7 +28,9 @@ What a caller may rely on:
   each action at once, but only the player whose turn it is may act. Another
   player's action is refused with ``ERROR`` when that client asked for events (it
   is told whose turn it is), and otherwise waits, unanswered, for that player's
-  turn, so a 2013 client that knows nothing of turns still plays. While two or more
+  turn, so a 2013 client that knows nothing of turns still plays; such a client's
+  ``LOOK`` waits for its turn too, so that it decides from the board as its turn
+  begins (the same game plays the same way however fast the clients are). While two or more
   players are in the game, a turn not finished within ``turn_timeout`` seconds is
   ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
   in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
@@ -234,10 +236,10 @@ class Game:
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
         # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
-        # actions of clients without events that wait for their player's turn.
+        # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
         self._turn_deadline = math.inf
-        self._held: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        self._held: dict[PlayerId, tuple[Connection, Action | Look, trio.Event]] = {}
         self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
@@ -431,10 +433,14 @@ class Game:
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
-        for waiting in (self._held, self._early):
-            held = waiting.pop(player, None)
-            if held is not None:  # the old connection's action still counts
-                waiting[player] = (new, held[1], held[2])
+        held = self._held.pop(player, None)
+        if held is not None and type(held[1]) is not Look:  # the old connection's action counts
+            self._held[player] = (new, held[1], held[2])
+        elif held is not None:  # a look nobody waits for any more
+            held[2].set()
+        early = self._early.pop(player, None)
+        if early is not None:
+            self._early[player] = (new, early[1], early[2])
         self._log.info("player resumed", conn=new.id, player=player)
         return True
 
@@ -551,7 +557,8 @@ class Game:
             player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
         world = self.world
         if kind is Look:
-            connection.send(LookReply(world.look(player)))
+            if not self._look_waits_for_turn(connection, player, command):  # type: ignore[arg-type]
+                connection.send(LookReply(world.look(player)))
         elif kind is Move:
             direction = command.direction  # type: ignore[attr-defined]
             if direction not in world.directions:
@@ -669,11 +676,11 @@ class Game:
             self._early[player] = (connection, action, done)
             connection.wait_for(done)
             return
-        self.tally.acted(player)
         world = self.world
         if _turn_based(world):
             self._act_in_turn(connection, player, action, world)
             return
+        self.tally.acted(player)
         if not world.has_rounds:
             self.round += 1
             replay = self._replay
@@ -723,7 +730,25 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
+    def _look_waits_for_turn(self, connection: Connection, player: PlayerId, look: Look) -> bool:
+        """In a turn-based world, a client that knows nothing of turns sees the board as its
+        turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
+        what it decides from never depends on how far the other's turn had got."""
+        world = self.world
+        if connection.events or not _turn_based(world):
+            return False
+        holder = world.turn
+        if holder is None or holder == player or len(self.players) < 2:
+            return False
+        done = trio.Event()
+        self._held[player] = (connection, look, done)
+        connection.wait_for(done)
+        return True
+
     def _play_turn(self, player: PlayerId, action: Action) -> None:
+        # Counted when played, not when sent: an action still waiting for its turn when
+        # the game ends was never made (records: the same game, the same moves).
+        self.tally.acted(player)
         self.round += 1
         self._missed.pop(player, None)
         if self._replay is not None:
@@ -739,9 +764,12 @@ class Game:
         if not _turn_based(world):
             return
         while (holder := world.turn) in self._held:
-            _, action, done = self._held.pop(holder)  # type: ignore[arg-type]
+            connection, action, done = self._held.pop(holder)  # type: ignore[arg-type]
             done.set()
-            self._play_turn(holder, action)  # type: ignore[arg-type]
+            if type(action) is Look:
+                connection.send(LookReply(world.look(holder)))  # type: ignore[arg-type]
+            else:
+                self._play_turn(holder, action)  # type: ignore[arg-type]
         holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:
