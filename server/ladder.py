@@ -90,6 +90,12 @@ class Ladder:
         """Logged-in players whose connection dropped, by name, kept in their game for
         ``grace`` seconds in case they ``LOGIN`` again."""
 
+    def listening(self, host: str, port: int) -> None:
+        """The server is bound: its records say ``host:port`` with the real port (a server
+        asked for port 0 gets one from the system)."""
+        if self.writer is not None:
+            self.writer.server = f"{host}:{port}"
+
     def game_finished(self, record: GameRecord) -> None:
         if self.writer is not None:
             self.writer.submit(record)

@@ -61,6 +61,7 @@ async def test_a_finished_game_is_recorded_with_its_players(
     assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
     assert game["rated"] and Path(game["replay"]).parent == tmp_path
     assert game["ended_at"] >= game["started_at"]
+    assert game["server"] == f"127.0.0.1:{server.port}"  # the bound port, not 0
     players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
     assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
     ada_row, bob_row = row.players
