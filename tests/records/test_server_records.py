@@ -128,6 +128,22 @@ async def test_a_claimed_name_belongs_to_its_owner(
     assert stored.startswith("$argon2id$") and token not in stored
 
 
+async def test_the_record_says_claimed_when_the_player_proved_the_name_during_the_game(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await played(server, 0)
+    ada = await named(server.port, "Ada")  # plays first, claims the name mid-game
+    bob = await named(server.port, "Bob")  # never claims it
+    [answer] = await ada.ask("REGISTER Ada")
+    assert answer.startswith("REGISTERED Ada ")
+    await ada.ask("QUIT")
+    await bob.ask("QUIT")
+    store = await played(server, 1)
+    [row] = store.games()
+    assert [(p["name"], p["claimed"]) for p in row.players] == [("Ada", True), ("Bob", False)]
+
+
 class FlakyStore(Store):
     """A store that fails its first ``failures`` writes, like a database being restarted."""
 
