@@ -214,8 +214,9 @@ class Game:
         self._behind: set[Connection] = set()  # spectators that missed a view
         self._on_finished = on_finished
         self.start_full = start_full and limit is not None
-        """Hold every action until ``limit`` players are in (``CREATE ... start=full``)."""
-        self._early: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
+        (``CREATE ... start=full``)."""
+        self._early: dict[PlayerId, tuple[Connection, Action | Look | Map, trio.Event]] = {}
         self._filled = False
         self._fill_deadline = math.inf  # when a start=full game begins without the absent
         self.tally = Tally(name, plugin.name, map_spec, seed)
@@ -439,8 +440,10 @@ class Game:
         elif held is not None:  # a look nobody waits for any more
             held[2].set()
         early = self._early.pop(player, None)
-        if early is not None:
+        if early is not None and type(early[1]) is not Look and type(early[1]) is not Map:
             self._early[player] = (new, early[1], early[2])
+        elif early is not None:
+            early[2].set()
         self._log.info("player resumed", conn=new.id, player=player)
         return True
 
@@ -450,10 +453,14 @@ class Game:
         self._fill_deadline = math.inf
         early, self._early = self._early, {}
         for player in sorted(early):
-            connection, action, done = early[player]
+            connection, command, done = early[player]
             done.set()
-            if self.players.get(player) is connection:
-                self._act(connection, player, action)
+            if self.players.get(player) is not connection:
+                continue
+            if type(command) is Look or type(command) is Map:
+                self.handle(connection, command)
+            else:
+                self._act(connection, player, command)  # type: ignore[arg-type]
 
     def leave(self, connection: Connection, why: str = "disconnected") -> None:
         """Take ``connection``'s player out of the game (like death, RULES §1)."""
@@ -557,6 +564,8 @@ class Game:
             player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
         world = self.world
         if kind is Look:
+            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
+                return
             if not self._look_waits_for_turn(connection, player, command):  # type: ignore[arg-type]
                 connection.send(LookReply(world.look(player)))
         elif kind is Move:
@@ -585,6 +594,8 @@ class Game:
             held = status.gold if status is not None else 0
             connection.send(Gold(world.goal, name=connection.name, held=held))
         elif kind is Map:
+            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
+                return
             refusal = self.too_big()
             if refusal is not None:
                 connection.send(Error(refusal))
@@ -665,16 +676,25 @@ class Game:
 
     # -- actions ----------------------------------------------------------------------
 
+    def _waits_for_start(
+        self, connection: Connection, player: PlayerId, command: Action | Look | Map
+    ) -> bool:
+        """Whether ``command`` must wait because a ``start=full`` game has not begun. It
+        waits, like a round's action, until the game is full or for a turn's time at most
+        (a player who never comes holds nobody up). ``LOOK`` and ``MAP`` wait too, so that
+        what a player decides from never depends on how many others had joined by then."""
+        if not self.start_full or self._filled:
+            return False
+        if not self._early:
+            self._fill_deadline = trio.current_time() + self.turn_timeout
+            self._wakeup.unpark_all()
+        done = trio.Event()
+        self._early[player] = (connection, command, done)
+        connection.wait_for(done)
+        return True
+
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
-        if self.start_full and not self._filled:
-            # The game has not begun: the action waits, like a round's, until it is full
-            # or for a turn's time at most (a player who never comes holds nobody up).
-            if not self._early:
-                self._fill_deadline = trio.current_time() + self.turn_timeout
-                self._wakeup.unpark_all()
-            done = trio.Event()
-            self._early[player] = (connection, action, done)
-            connection.wait_for(done)
+        if self._waits_for_start(connection, player, action):
             return
         world = self.world
         if _turn_based(world):

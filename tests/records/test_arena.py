@@ -15,6 +15,7 @@ from records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import Peer
+from ..server.conftest import nothing_received
 
 
 def test_entrants_get_unique_names_and_commands_their_templates() -> None:
@@ -61,9 +62,14 @@ async def test_start_full_holds_actions_until_the_game_is_full(
     )
     first = await Peer.connect(server.port)
     await first.ask("JOIN duel")
-    await first.send("PICKUP\n")
+    # LOOK waits too: what the first player sees never depends on whether the second
+    # had joined yet (re-runs of a tournament play the same).
+    await first.send("LOOK\nPICKUP\n")
+    assert await nothing_received(first)
     second = await Peer.connect(server.port)
-    await second.ask("JOIN duel")  # the game is full: the first player's action is played
+    await second.ask("JOIN duel")  # the game is full: the first player's LOOK is answered
+    world = server.lobby.games["duel"].world
+    assert await first.read_lines(6) == ["LOOKREPLY", *world.look(1)]
     assert (await first.read_line()) in ("FAIL", "SUCCESS, GOLD COINS: 1")
     assert await owner.ask("CREATE x classic start=full") == [
         "ERROR start= takes only full, and with players=<n>"
