@@ -11,6 +11,7 @@ import pytest
 
 from records import arena
 from records.arena import parse_entrants, round_robin, swiss_round
+from records.compare import compare
 from records.store import Store
 
 from ..conftest import StartServer
@@ -111,6 +112,8 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
             "3",
             "--join-time",
             "1",
+            "--turn-timeout",
+            "1",
             "--max-moves",
             "200",
             "--dir",
@@ -131,3 +134,48 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
     assert len(store.games()) == 5
     board = {s.name: s.rating for s in store.leaderboard("classic")}
     assert board["random"].mu == pytest.approx(table["random"]["mu"], abs=1e-3)
+
+
+DETERMINISTIC = [
+    "battle",
+    "random",
+    "explorer",
+    "--world",
+    "battle",
+    "--players",
+    "2",
+    "--servers",
+    "2",
+    "--max-moves",
+    "40",
+    "--turn-timeout",
+    "30",
+    "--game-time",
+    "60",
+    "--seeds",
+    "3",
+    "--tournament",
+    "same",
+    "--json",
+]
+
+
+def test_a_tournament_run_again_gives_identical_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    """Battle has turns and the bots decide from what they see and their seed: the same
+    command gives the same games, field by field, however the machine's load varies. The
+    second run records into PostgreSQL through its two servers where the fixture can
+    start one (else into a second SQLite store)."""
+    try:
+        second = request.getfixturevalue("postgres_url")
+    except pytest.skip.Exception:
+        second = f"sqlite:///{tmp_path / 'second.db'}"
+    urls = [f"sqlite:///{tmp_path / 'first.db'}", second]
+    reports = []
+    for run, url in enumerate(urls):
+        assert arena.main([*DETERMINISTIC, "--dir", str(tmp_path / str(run)), "--db", url]) == 0
+        reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0]["recorded"] == 3 and reports[0]["table"] == reports[1]["table"]
+    found = compare(Store(urls[0]).games(), Store(urls[1]).games())
+    assert found.identical and found.same == 3, found.as_dict()

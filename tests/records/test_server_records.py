@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -172,6 +173,45 @@ async def test_records_wait_in_memory_while_the_store_fails_then_are_written(
     await writer.drained()
     assert writer.failures >= 3 and writer.written == 5
     assert {row.game["seed"] for row in writer.store.games()} == set(range(5))  # type: ignore[union-attr]
+
+
+class StuckStore(Store):
+    """A store whose writes hang until the test lets them go, like a database that stalls."""
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    def record(self, records):  # type: ignore[no-untyped-def]
+        StuckStore.entered.set()
+        StuckStore.release.wait(60)
+        return super().record(records)
+
+
+async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
+    """Writes happen in a worker thread: while one hangs, the server plays on, and the
+    game is written once the store answers."""
+    from server.config import ServerConfig
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    server = Server(ServerConfig(port=0, map="tiny", db=url))
+    server.ladder.writer = RecordWriter(url, open_store=StuckStore)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            ada, bob = await named(server.port, "Ada"), await named(server.port, "Bob")
+            await ada.ask("QUIT")
+            await bob.ask("QUIT")  # the game is over: its record goes to the stuck store
+            with trio.fail_after(TIMEOUT):
+                await trio.to_thread.run_sync(StuckStore.entered.wait, abandon_on_cancel=True)
+                cy = await named(server.port, "Cy")  # the loop is free: a new game plays
+                assert (await cy.ask("LOOK"))[0] == "LOOKREPLY"
+                assert (await cy.ask("QUIT"))[0].startswith("BYE")
+            assert server.ladder.writer.written == 0
+            StuckStore.release.set()
+            await played(server, 2)
+            server.shutdown()
+    finally:
+        StuckStore.release.set()
 
 
 async def test_a_clean_shutdown_writes_what_is_queued(tmp_path: Path) -> None:
