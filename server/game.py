@@ -784,12 +784,12 @@ class Game:
         if not _turn_based(world):
             return
         while (holder := world.turn) in self._held:
-            connection, action, done = self._held.pop(holder)  # type: ignore[arg-type]
+            connection, action, done = self._held.pop(holder)
             done.set()
-            if type(action) is Look:
-                connection.send(LookReply(world.look(holder)))  # type: ignore[arg-type]
+            if isinstance(action, Look):
+                connection.send(LookReply(world.look(holder)))
             else:
-                self._play_turn(holder, action)  # type: ignore[arg-type]
+                self._play_turn(holder, action)
         holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:
@@ -804,8 +804,7 @@ class Game:
     def _turn_time_out(self) -> None:
         world = self.world
         self._turn_deadline = math.inf
-        player = world.turn if _turn_based(world) else None
-        if player is None:
+        if not _turn_based(world) or (player := world.turn) is None:
             return
         if self._replay is not None:
             self._replay.timeout(self.round, player)
