@@ -90,6 +90,35 @@ async def test_leaderboard_answers_over_the_protocol_in_order(
     assert await peer.ask("LOOK") != []  # the connection goes on after the answer
 
 
+class SlowToOpenStore(Store):
+    """A store that takes its time to migrate, like a database still starting."""
+
+    opened = threading.Event()
+
+    def migrate(self) -> None:
+        SlowToOpenStore.opened.wait(60)
+        super().migrate()
+
+
+async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path) -> None:
+    from server.config import ServerConfig
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    server = Server(ServerConfig(port=0, map="tiny", db=url))
+    server.ladder.writer = RecordWriter(url, open_store=SlowToOpenStore)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            peer = await Peer.connect(server.port)
+            await peer.send("LEADERBOARD classic\n")
+            SlowToOpenStore.opened.set()  # the store is reached while the request waits
+            with trio.fail_after(TIMEOUT):
+                assert await peer.read_line() == "LEADERBOARD classic 0"
+            server.shutdown()
+    finally:
+        SlowToOpenStore.opened.set()
+
+
 async def test_a_server_without_a_store_says_so(start_server: StartServer) -> None:
     server = await start_server(map="tiny")
     peer = await Peer.connect(server.port)
