@@ -123,7 +123,9 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
             "--json",
         ]
     )
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert "games" in err and "6/6" in err  # the progress bar, at its end
     # Crash against hang is void (neither joined); every other game has its record.
     assert code == 0 and (report["games"], report["recorded"], report["void"]) == (6, 5, 1)
     table = {line["name"]: line for line in report["table"]}
