@@ -109,9 +109,9 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
             "--parallel",
             "3",
             "--game-time",
-            "3",
+            "10",  # generous: a bot's start on a loaded machine takes seconds
             "--join-time",
-            "1",
+            "5",
             "--turn-timeout",
             "1",
             "--max-moves",
