@@ -567,7 +567,7 @@ class Game:
             if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
                 return
             if not self._look_waits_for_turn(connection, player, command):  # type: ignore[arg-type]
-                connection.send(LookReply(world.look(player)))
+                connection.send(self._look_reply(player))
         elif kind is Move:
             direction = command.direction  # type: ignore[attr-defined]
             if direction not in world.directions:
@@ -750,6 +750,10 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
+    def _look_reply(self, player: PlayerId) -> LookReply:
+        drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
+        return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
+
     def _look_waits_for_turn(self, connection: Connection, player: PlayerId, look: Look) -> bool:
         """In a turn-based world, a client that knows nothing of turns sees the board as its
         turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
@@ -787,7 +791,7 @@ class Game:
             connection, action, done = self._held.pop(holder)
             done.set()
             if isinstance(action, Look):
-                connection.send(LookReply(world.look(holder)))
+                connection.send(self._look_reply(holder))
             else:
                 self._play_turn(holder, action)
         holder = world.turn
