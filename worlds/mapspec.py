@@ -117,13 +117,15 @@ def generated_spec(
     *,
     default_seed: int = 0,
     with_levels: bool = False,
+    default_levels: int = 1,
     limits: Limits = OPERATOR_LIMITS,
     what: str = "a generated dungeon",
 ) -> GeneratedSpec | None:
     """The ``generated`` spec in ``spec``, or ``None`` if it is some other kind of map.
 
-    ``with_levels`` accepts ``levels=N`` (1 to ``limits.levels``). Sizes past
-    ``limits.generated_cells`` are refused before anything is generated.
+    ``with_levels`` accepts ``levels=N`` (1 to ``limits.levels``; ``default_levels``
+    when not given). Sizes past ``limits.generated_cells``, for one level or for all
+    the levels together, are refused before anything is generated.
     """
     if not is_generated(spec):
         return None
@@ -162,6 +164,8 @@ def generated_spec(
         for key, fallback in (("winding", default.winding), ("loops", default.loops))
     )
     limits.check_generated(spec, what, height, width)
+    if with_levels:
+        limits.check_generated_levels(spec, levels or default_levels, height, width)
     try:
         room_width = default.room_width
         if "room-width" in values:
