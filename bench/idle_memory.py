@@ -7,14 +7,15 @@ the hard limit), then reads the server's resident memory (``VmRSS`` of
 ``/proc/PID/status``) at three moments:
 
 1. before any connection;
-2. once every connection is accepted and silent (the server's open descriptors,
-   counted in ``/proc/PID/fd``, say when), the cost of a connection that never spoke;
+2. once every connection is accepted and silent (the server's sockets, counted
+   in ``/proc/PID/fd``, say when), the cost of a connection that never spoke;
 3. once each connection has sent ``LOOK`` and read the reply, so that each is a
    player in the world, then idle again: what an idle bot costs.
 
 It prints KiB per connection at 2 and at 3 (the growth over 1, divided by the
 connections). The target of issue 19 is below 15 KiB at 10,000 connections.
-Linux only (``/proc``).
+``--code DIR`` runs the server from another source tree (an older commit unpacked
+with ``git archive``), for before-and-after figures. Linux only (``/proc``).
 """
 
 from __future__ import annotations
@@ -43,8 +44,13 @@ def _raise_file_limit(needed: int) -> None:
         sys.exit(f"the file limit is {hard}; {needed} connections need more (ulimit -Hn)")
 
 
-def _open_descriptors(pid: int) -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
+def _open_sockets(pid: int) -> int:
+    """Sockets the process holds (its other files come and go: the records store's)."""
+    count = 0
+    for name in os.listdir(f"/proc/{pid}/fd"):
+        with contextlib.suppress(OSError):
+            count += os.readlink(f"/proc/{pid}/fd/{name}").startswith("socket:")
+    return count
 
 
 def _wait_for(what: str, ready: Callable[[], bool], timeout: float = 120.0) -> None:
@@ -72,7 +78,7 @@ def run(connections: int) -> dict:
     args = load.build_parser().parse_args(["--connections", str(connections)])
     with load.game_server(args) as server:
         pid = server.process.pid
-        descriptors = _open_descriptors(pid)
+        descriptors = _open_sockets(pid)
         load_before = os.getloadavg()
         rss_empty = server.rss_kib()
         sockets: list[socket.socket] = []
@@ -82,7 +88,7 @@ def run(connections: int) -> dict:
                 sockets.append(socket.create_connection(("127.0.0.1", server.port)))
             _wait_for(
                 "the server to accept every connection",
-                lambda: _open_descriptors(pid) >= descriptors + connections,
+                lambda: _open_sockets(pid) >= descriptors + connections,
             )
             connected = time.monotonic() - started
             rss_silent = server.rss_kib()
@@ -111,8 +117,13 @@ def main(argv: list[str] | None = None) -> None:
         prog="python -m bench.idle_memory", description=__doc__.splitlines()[0]
     )
     parser.add_argument("--connections", "-n", type=int, default=10_000)
+    parser.add_argument("--code", metavar="DIR", help="run the server from the source tree in DIR")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     args = parser.parse_args(argv)
+    if args.code:
+        # ``python -m server`` imports from its working directory first, then PYTHONPATH.
+        os.chdir(args.code)
+        os.environ["PYTHONPATH"] = args.code + os.pathsep + os.environ.get("PYTHONPATH", "")
     figures = run(args.connections)
     print(
         f"{figures['connections']:,} connections (accepted in "

@@ -60,6 +60,7 @@ async def test_a_finished_game_is_recorded_with_its_players(
         4,
     )
     assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
+    assert game["rounds"] == 1  # classic: each action is its own round (one PICKUP)
     assert game["rated"] and Path(game["replay"]).parent == tmp_path
     assert game["ended_at"] >= game["started_at"]
     assert game["server"] == f"127.0.0.1:{server.port}"  # the bound port, not 0
