@@ -44,7 +44,7 @@ import signal
 import time
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import Final
+from typing import Final, Protocol
 
 from clients import DEFAULT_PORT, Client, ClientError, CommandError, Lose, ServerClosed, Win
 
@@ -143,6 +143,12 @@ def build_parser(
     return parser
 
 
+class BotMain(Protocol):
+    """A bot's console entry point: ``main(argv=None)``, the exit status."""
+
+    def __call__(self, argv: Sequence[str] | None = None) -> int: ...
+
+
 def bot_main(
     kind: str,
     play: PlayFunction,
@@ -150,7 +156,7 @@ def bot_main(
     description: str,
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
     default_max_moves: int | None = None,
-) -> Callable[[Sequence[str] | None], int]:
+) -> BotMain:
     """The ``main(argv=None) -> exit status`` of a bot; see the module docstring."""
 
     def main(argv: Sequence[str] | None = None) -> int:

@@ -151,10 +151,12 @@ class Launcher:
         process = await trio.lowlevel.open_process(
             run.command, stdout=subprocess.PIPE, start_new_session=True
         )
+        output = process.stdout
+        assert output is not None  # opened with stdout=PIPE
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._stop_when_asked, process)
-                await self._read_output(run, process.stdout)
+                await self._read_output(run, output)
                 await process.wait()
                 nursery.cancel_scope.cancel()
         finally:
@@ -163,7 +165,7 @@ class Launcher:
                 if process.returncode is None:
                     process.kill()
                 await process.wait()
-                await process.stdout.aclose()
+                await output.aclose()
         if run.result is None:
             run.result = BotResult(
                 bot=run.kind,

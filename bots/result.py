@@ -69,7 +69,10 @@ class BotResult:
         return json.dumps({"type": "result", **asdict(self)})
 
 
-_KINDS: Final = {"progress": Progress, "result": BotResult}
+_KINDS: Final[dict[str, type[Progress] | type[BotResult]]] = {
+    "progress": Progress,
+    "result": BotResult,
+}
 
 
 def parse_line(line: str) -> Progress | BotResult | None:
@@ -80,7 +83,7 @@ def parse_line(line: str) -> Progress | BotResult | None:
         return None
     if not isinstance(data, dict):
         return None
-    kind = _KINDS.get(data.get("type"))
+    kind = _KINDS.get(str(data.get("type")))
     if kind is None:
         return None
     try:

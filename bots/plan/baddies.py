@@ -30,7 +30,7 @@ import itertools
 from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
 
 from worlds.baddies import Board, play_round
 from worlds.baddies.board import ABYSS, BADDIES, LADDER, STATICS, WALL, Position
@@ -120,15 +120,21 @@ class Search:
     complete: bool
 
 
+_Trail: TypeAlias = "tuple[Step, _Trail] | None"
+"""Steps as a linked list from the last one back: (step, the steps before it)."""
+
+
 def search_escape(board: Board, budget: int = DEFAULT_BUDGET) -> Search:
     """Search rounds from ``board`` for an escape of :data:`HERO` (see the module docstring)."""
     ladders = [square for square, glyph in board.statics.items() if glyph == LADDER]
     start = board.heroes[HERO]
     order = itertools.count()
     # A step list is a linked list from the last step back, shared between positions.
-    heap = [(WEIGHT * _distance(start, ladders), 0, next(order), board, None)]
+    heap: list[tuple[float, int, int, Board, _Trail]] = [
+        (WEIGHT * _distance(start, ladders), 0, next(order), board, None)
+    ]
     seen = {_key(board)}
-    closest = (_distance(start, ladders), 0, None)
+    closest: tuple[int, int, _Trail] = (_distance(start, ladders), 0, None)
     expanded = 0
     while heap and expanded < budget:
         _, rounds, _, current, trail = heapq.heappop(heap)
@@ -152,8 +158,8 @@ def search_escape(board: Board, budget: int = DEFAULT_BUDGET) -> Search:
     return Search(_steps(closest[2]), False, expanded, not heap)
 
 
-def _steps(trail: tuple | None) -> tuple[Step, ...]:
-    steps = []
+def _steps(trail: _Trail) -> tuple[Step, ...]:
+    steps: list[Step] = []
     while trail is not None:
         step, trail = trail
         steps.append(step)

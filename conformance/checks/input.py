@@ -106,8 +106,9 @@ async def _compare(
     except (NoReply, ServerClosed) as error:
         seen = [[f"nothing ({error})"]]
     control = await _conversation(ctx, *plain)  # a failure here is the check's own
-    for sent, got, expected in zip(variant, seen, control, strict=False):
-        shown = sent if isinstance(sent, bytes) else sent("N")
+    hello, look, move = variant
+    lines: tuple[bytes | str, ...] = (hello, look, move("N"))
+    for shown, got, expected in zip(lines, seen, control, strict=False):
         if _same(got) != _same(expected) or (bool(_view(expected)) and not _view(got)):
             ctx.drift(
                 tolerance,

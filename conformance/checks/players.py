@@ -9,6 +9,8 @@ for one of ours).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from protocol.commands import Move, Quit
 from protocol.direction import Direction
 from protocol.replies import Fail
@@ -41,7 +43,7 @@ async def _meet(ctx: Context) -> tuple[Explorer, Explorer, Offset]:
     return a, b, offset
 
 
-def _next_to(target: Position):
+def _next_to(target: Position) -> Callable[[Position], bool]:
     def beside(position: Position) -> bool:
         return any(step(position, direction) == target for direction in DIRECTIONS)
 

@@ -73,6 +73,18 @@ def test_any_split_gives_the_same_lines(data: st.DataObject) -> None:
     assert framer.data_to_send() == b"\xff\xfc\x01"
 
 
+def test_lines_left_unread_come_out_before_the_next_chunks_lines() -> None:
+    # A paused session reads some of a batch, then more data arrives behind the rest.
+    framer = LineFramer()
+    framer.receive_data(b"ONE\nTWO\nTHR")
+    assert framer.next_event() == "ONE"
+    framer.receive_data(b"EE\nFOUR\nFIVE\n")
+    assert framer.next_event() == "TWO"
+    framer.receive_data(b"SIX\n")
+    assert lines_of(framer) == ["THREE", "FOUR", "FIVE", "SIX"]
+    assert framer.buffered == 0
+
+
 def test_last_line_without_terminator_is_returned_at_end_of_input() -> None:
     framer = LineFramer()
     framer.receive_data(b"LOOK\nQUIT")

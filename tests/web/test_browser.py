@@ -133,3 +133,36 @@ def test_the_battle_world_shows_hit_points_action_points_and_whose_turn(
         shown = page.inner_text("#battle")
         assert "AP 6" in shown  # alone in the game: the turn is fay's, with all six points
         assert "carrying nothing" in shown
+
+
+def test_the_leaderboard_page_shows_the_ratings_of_a_finished_game(
+    web_server: WebServer, page: Any, tmp_path: Path
+) -> None:
+    import json
+    import time
+    import urllib.request
+
+    ada, bob = web_server.player(), web_server.player()
+    for player, name in ((ada, "ada"), (bob, "bob")):
+        player.send(f"HELLO {name}")
+        assert player.read_line().startswith("GOLD")
+    for player in (ada, bob):  # both leave: a rated game of two named players
+        player.send("QUIT")
+        assert player.read_line().startswith("BYE")
+        player.close()
+    # The record is written in the background: wait (bounded) until the store has it.
+    deadline = time.monotonic() + 30
+    while True:
+        with urllib.request.urlopen(web_server.url + "api/leaderboard?world=classic") as answer:
+            standings = json.load(answer)["standings"]
+        if standings or time.monotonic() > deadline:
+            break
+    assert sorted(s["name"] for s in standings) == ["ada", "bob"]
+    page.goto(web_server.url + "#/leaderboard/classic")
+    page.wait_for_function("document.querySelector('#standings table') !== null")
+    rows = page.locator("#standings tbody tr")
+    assert rows.count() == 2
+    shown = {rows.nth(i).inner_text().split()[1] for i in range(2)}
+    assert shown == {"ada", "bob"}
+    assert page.inner_text("#world") == "classic"
+    _screenshot(page, tmp_path, "leaderboard")

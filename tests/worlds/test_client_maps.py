@@ -77,6 +77,17 @@ def test_files_under_the_maps_folder_are_allowed_and_nothing_above(tmp_path: Pat
         ("knight", "100000x100000", "the knight grid may have at most 1000000 cells; 10000000000"),
         ("baddies", "random:rows=10000,cols=10000", "at most 1000000 cells; 100000000 asked"),
         ("crawler", "generated:1,levels=50", "at most 20 levels; 50 asked"),
+        # Each level is generated and searched: the levels' squares count together.
+        (
+            "crawler",
+            "generated:1,levels=20,width=500,height=500",
+            "at most 250000 cells in all its levels; 20 levels of 500 x 500 ask 5000000",
+        ),
+        (
+            "crawler",
+            "generated:1,width=400,height=400",
+            "at most 250000 cells in all its levels; 3 levels of 400 x 400 ask 480000",
+        ),
         ("crawler", "tutorial:100000", "at most 20 levels; 100000 asked"),
     ],
 )

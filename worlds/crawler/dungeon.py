@@ -119,7 +119,12 @@ def open_dungeon(spec: str | None, *, seed: int = 0, limits: Limits = OPERATOR_L
     """
     spec = spec or DEFAULT
     generated = generated_spec(
-        spec, default_seed=seed, with_levels=True, limits=limits, what="a generated crawler level"
+        spec,
+        default_seed=seed,
+        with_levels=True,
+        default_levels=DEFAULT_LEVELS,
+        limits=limits,
+        what="a generated crawler level",
     )
     if generated is not None:
         return _generated(generated, limits)
