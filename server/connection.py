@@ -50,7 +50,7 @@ from protocol.commands import (
     Register,
     Watch,
 )
-from protocol.connection import ServerProtocol
+from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
@@ -164,7 +164,7 @@ class Connection:
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
         """Send ``final`` as the last line and close the connection."""
-        if self.transport.reason is not None or not self.protocol.wants(final):
+        if self.transport.reason is not None or self.protocol.state is not ServerState.SERVING:
             return
         self._write(self._render(final))
         if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
