@@ -152,7 +152,10 @@ def concrete_replies() -> list[type[Reply]]:
     return [
         cls
         for _, cls in inspect.getmembers(replies_module, inspect.isclass)
-        if issubclass(cls, Reply) and dataclasses.is_dataclass(cls) and hasattr(cls, "form")
+        if issubclass(cls, Reply)
+        and dataclasses.is_dataclass(cls)
+        and hasattr(cls, "form")
+        and not cls.__name__.startswith("_")  # a private way to hold a public reply
     ]
 
 

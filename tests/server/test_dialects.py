@@ -162,6 +162,8 @@ class _Client:
     def send(self, reply: Reply) -> None:
         self.sent.append(dialect_named("2015").render(reply))
 
+    push = send  # the reminder pushes STARTTURN (a 2015 client has events on)
+
 
 def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
     client = _Client(object())  # a world without turns: always its turn
