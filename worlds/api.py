@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar, Final, Protocol, TypeAlias
 
-from protocol.commands import Move, Pickup, Stay
+from protocol.commands import Attack, EndTurn, Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
 from protocol.replies import LOOK_SIZE
 
@@ -85,8 +85,9 @@ PlayerId: TypeAlias = int
 Position: TypeAlias = tuple[int, int]
 """(row, column), zero-based, row 0 at the top."""
 
-Action: TypeAlias = Move | Pickup | Stay
-"""What a player can do to a world: the protocol's own command objects."""
+Action: TypeAlias = Move | Pickup | Stay | Attack | EndTurn
+"""What a player can do to a world: the protocol's own command objects (``ATTACK`` and
+``ENDTURN`` in turn-based worlds only)."""
 
 SIGHT: Final = LOOK_SIZE // 2
 """How far a player sees by default, each way: the 5×5 ``LOOK`` window."""
