@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Final
+
+from protocol.direction import Direction
 from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
 from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
 from worlds.turns import TurnPassed
@@ -13,22 +17,42 @@ _NOTHING_HERE = Fail("nothing to pick up")
 
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
-    kind = type(event)
-    if kind is Moved or kind is Stayed:
-        return _SUCCESS
-    if kind is Blocked:
-        return Fail(f"can't move into {event.reason}")  # type: ignore[attr-defined]
-    if kind is NothingToPickUp:
-        return _NOTHING_HERE
-    if kind is PickedUp:
-        return GoldCoins(event.gold) if event.is_gold else _SUCCESS  # type: ignore[attr-defined]
+    reply = _REPLIES.get(type(event))
+    if reply is not None:
+        return reply(event)
     # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
     succeeded = getattr(event, "succeeded", None)
     if succeeded is not None:
-        if kind is TurnPassed:
+        if isinstance(event, TurnPassed):
             return _DONE
         return _SUCCESS if succeeded else Fail(_failure(event))
     raise TypeError(f"no reply for {event!r}")
+
+
+def _succeeded(event: Moved | Stayed) -> Reply:
+    return _SUCCESS
+
+
+def _blocked(event: Blocked) -> Reply:
+    return Fail(f"can't move into {event.reason}")
+
+
+def _nothing_to_pick_up(event: NothingToPickUp) -> Reply:
+    return _NOTHING_HERE
+
+
+def _picked_up(event: PickedUp) -> Reply:
+    return GoldCoins(event.gold) if event.is_gold else _SUCCESS
+
+
+_REPLIES: Final[dict[type[ResultEvent], Callable[[Any], Reply]]] = {
+    Moved: _succeeded,
+    Stayed: _succeeded,
+    Blocked: _blocked,
+    NothingToPickUp: _nothing_to_pick_up,
+    PickedUp: _picked_up,
+}
+"""The reply to each of the shared result events, by kind."""
 
 
 def _failure(event: ResultEvent) -> str:
@@ -86,5 +110,5 @@ def help_reply(world: World, world_name: str) -> HelpReply:
 _ORDER = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
 
 
-def _compass_order(direction) -> int:
+def _compass_order(direction: Direction) -> int:
     return _ORDER.index(direction.name)

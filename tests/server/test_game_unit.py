@@ -213,3 +213,27 @@ async def test_turn_commands_are_refused_in_a_world_without_turns(line: str) -> 
     ada = MemoryOutbox()
     game.handle(ada, command(line))
     assert ada.replies[-1] == Error(f"{line.split()[0]} is not available in the classic world")
+
+
+async def test_who_sees_an_action_is_the_worlds_decision() -> None:
+    """Issue 18, defect 1: the game asks the world (``World.witnesses``), which alone
+    knows levels and walls; it never judges from positions itself."""
+    game = tiny_game()
+    ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob", events=True)
+    spectator = MemoryOutbox(events=True)
+    game.handle(ada, command("LOOK"))
+    game.handle(bob, command("LOOK"))
+    game.watch(spectator)
+    game.handle(ada, command("PICKUP"))
+    assert [seen.player for seen in bob.of(Seen)] == ["Ada"]  # the tiny map: all in sight
+    asked: list[tuple[int, object]] = []
+
+    def blind(viewer: int, event: object) -> bool:
+        asked.append((viewer, event))
+        return False
+
+    game.world.witnesses = blind  # type: ignore[method-assign]
+    game.handle(ada, command("PICKUP"))
+    assert [seen.player for seen in bob.of(Seen)] == ["Ada"], "nothing more for bob"
+    assert asked and {viewer for viewer, _ in asked} == {game.player_of(bob)}
+    assert len(spectator.of(Seen)) == 2, "a spectator sees everything"
