@@ -17,6 +17,7 @@ _NOTHING_HERE = Fail("nothing to pick up")
 
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
+    # Exact types, not isinstance: a world's own subclass of an event says its own result.
     reply = _REPLIES.get(type(event))
     if reply is not None:
         return reply(event)
