@@ -571,7 +571,9 @@ class Game:
         return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
     def _look(self, client: Outbox, player: PlayerId, command: Look) -> None:
-        client.send(LookReply(self.world.look(player)))
+        world = self.world
+        drawn = world.look_bytes(player)  # issue 19: no strings for the commonest reply
+        client.send(LookReply(world.look(player)) if drawn is None else LookReply.drawn(drawn))
 
     def _move(self, client: Outbox, player: PlayerId, command: Move) -> None:
         world = self.world
