@@ -4,6 +4,9 @@ What a caller may rely on:
 
 * The default game (``default``) always exists; a client plays in it until
   it joins or watches another. It restarts with a fresh world whenever it ends.
+* The lobby knows which client plays or watches which game (:meth:`Lobby.game_for`,
+  :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`);
+  a client is an :class:`~server.outbox.Outbox` to it, never changed by it.
 * ``CREATE`` adds a game once its world is built, off the event loop
   (:mod:`server.builds`): the reply (``GAME`` or ``ERROR``) comes when the world is
   ready, and the client's next command is read after it; every other client plays
