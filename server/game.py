@@ -28,7 +28,9 @@ What a caller may rely on:
   each action at once, but only the player whose turn it is may act. Another
   player's action is refused with ``ERROR`` when that client asked for events (it
   is told whose turn it is), and otherwise waits, unanswered, for that player's
-  turn, so a 2013 client that knows nothing of turns still plays. While two or more
+  turn, so a 2013 client that knows nothing of turns still plays; such a client's
+  ``LOOK`` waits for its turn too, so that it decides from the board as its turn
+  begins (the same game plays the same way however fast the clients are). While two or more
   players are in the game, a turn not finished within ``turn_timeout`` seconds is
   ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
   in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
@@ -210,8 +212,9 @@ class Game:
         self._behind: set[Outbox] = set()  # spectators that missed a view
         self._on_finished = on_finished
         self.start_full = start_full and limit is not None
-        """Hold every action until ``limit`` players are in (``CREATE ... start=full``)."""
-        self._early: dict[PlayerId, tuple[Outbox, Action, trio.Event]] = {}
+        """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
+        (``CREATE ... start=full``)."""
+        self._early: dict[PlayerId, tuple[Outbox, Action | Look | Map, trio.Event]] = {}
         self._filled = False
         self._fill_deadline = math.inf  # when a start=full game begins without the absent
         self.tally = Tally(name, plugin.name, map_spec, seed)
@@ -234,10 +237,10 @@ class Game:
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
         # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
-        # actions of clients without events that wait for their player's turn.
+        # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
         self._turn_deadline = math.inf
-        self._held: dict[PlayerId, tuple[Outbox, Action, trio.Event]] = {}
+        self._held: dict[PlayerId, tuple[Outbox, Action | Look, trio.Event]] = {}
         self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
@@ -444,10 +447,16 @@ class Game:
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
-        for waiting in (self._held, self._early):
-            held = waiting.pop(player, None)
-            if held is not None:  # the old client's action still counts
-                waiting[player] = (new, held[1], held[2])
+        held = self._held.pop(player, None)
+        if held is not None and not isinstance(held[1], Look):  # the old client's action counts
+            self._held[player] = (new, held[1], held[2])
+        elif held is not None:  # a look nobody waits for any more
+            held[2].set()
+        early = self._early.pop(player, None)
+        if early is not None and not isinstance(early[1], Look | Map):
+            self._early[player] = (new, early[1], early[2])
+        elif early is not None:
+            early[2].set()
         self._log.info("player resumed", conn=new.id, player=player)
         return True
 
@@ -457,10 +466,14 @@ class Game:
         self._fill_deadline = math.inf
         early, self._early = self._early, {}
         for player in sorted(early):
-            client, action, done = early[player]
+            client, command, done = early[player]
             done.set()
-            if self.players.get(player) is client:
-                self._act(client, player, action)
+            if self.players.get(player) is not client:
+                continue
+            if isinstance(command, Look | Map):
+                self.handle(client, command)
+            else:
+                self._act(client, player, command)
 
     def leave(self, client: Outbox, why: str = "disconnected") -> None:
         """Take ``client``'s player out of the game (like death, RULES §1)."""
@@ -571,9 +584,10 @@ class Game:
         return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
     def _look(self, client: Outbox, player: PlayerId, command: Look) -> None:
-        world = self.world
-        drawn = world.look_bytes(player)  # issue 19: no strings for the commonest reply
-        client.send(LookReply(world.look(player)) if drawn is None else LookReply.drawn(drawn))
+        if self._waits_for_start(client, player, command):
+            return
+        if not self._look_waits_for_turn(client, player, command):
+            client.send(self._look_reply(player))
 
     def _move(self, client: Outbox, player: PlayerId, command: Move) -> None:
         world = self.world
@@ -604,6 +618,8 @@ class Game:
         client.send(Gold(world.goal, name=self._names_of.get(player), held=held))
 
     def _map(self, client: Outbox, player: PlayerId, command: Map) -> None:
+        if self._waits_for_start(client, player, command):
+            return
         refusal = self.too_big()
         client.send(Error(refusal) if refusal is not None else MapReply(self.world.render(player)))
 
@@ -693,22 +709,31 @@ class Game:
 
     # -- actions ----------------------------------------------------------------------
 
+    def _waits_for_start(
+        self, client: Outbox, player: PlayerId, command: Action | Look | Map
+    ) -> bool:
+        """Whether ``command`` must wait because a ``start=full`` game has not begun. It
+        waits, like a round's action, until the game is full or for a turn's time at most
+        (a player who never comes holds nobody up). ``LOOK`` and ``MAP`` wait too, so that
+        what a player decides from never depends on how many others had joined by then."""
+        if not self.start_full or self._filled:
+            return False
+        if not self._early:
+            self._fill_deadline = trio.current_time() + self.turn_timeout
+            self._wakeup.unpark_all()
+        done = trio.Event()
+        self._early[player] = (client, command, done)
+        client.wait_for(done)
+        return True
+
     def _act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        if self.start_full and not self._filled:
-            # The game has not begun: the action waits, like a round's, until it is full
-            # or for a turn's time at most (a player who never comes holds nobody up).
-            if not self._early:
-                self._fill_deadline = trio.current_time() + self.turn_timeout
-                self._wakeup.unpark_all()
-            done = trio.Event()
-            self._early[player] = (client, action, done)
-            client.wait_for(done)
+        if self._waits_for_start(client, player, action):
             return
-        self.tally.acted(player)
         world = self.world
         if plays_in_turns(world):
             self._act_in_turn(client, player, action, world)
             return
+        self.tally.acted(player)
         if not world.has_rounds:
             self.round += 1
             replay = self._replay
@@ -758,7 +783,29 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
+    def _look_reply(self, player: PlayerId) -> LookReply:
+        drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
+        return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
+
+    def _look_waits_for_turn(self, client: Outbox, player: PlayerId, look: Look) -> bool:
+        """In a turn-based world, a client that knows nothing of turns sees the board as its
+        turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
+        what it decides from never depends on how far the other's turn had got."""
+        world = self.world
+        if client.events or not plays_in_turns(world):
+            return False
+        holder = world.turn
+        if holder is None or holder == player or len(self.players) < 2:
+            return False
+        done = trio.Event()
+        self._held[player] = (client, look, done)
+        client.wait_for(done)
+        return True
+
     def _play_turn(self, player: PlayerId, action: Action) -> None:
+        # Counted when played, not when sent: an action still waiting for its turn when
+        # the game ends was never made (records: the same game, the same moves).
+        self.tally.acted(player)
         self.round += 1
         self._missed.pop(player, None)
         if self._replay is not None:
@@ -775,9 +822,12 @@ class Game:
             return
         holder = world.turn
         while holder is not None and holder in self._held:
-            _, action, done = self._held.pop(holder)
+            client, action, done = self._held.pop(holder)
             done.set()
-            self._play_turn(holder, action)
+            if isinstance(action, Look):
+                client.send(self._look_reply(holder))
+            else:
+                self._play_turn(holder, action)
             holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:
