@@ -308,8 +308,11 @@ def _no_arguments(command: Command) -> Callable[[list[str]], Command]:
 
 
 def _parse_hello(args: list[str]) -> Command:
-    if not args:
-        return Hello()
+    return Hello(_player_name(args)) if args else Hello()
+
+
+def _player_name(args: list[str]) -> str:
+    """The name ``args`` spell, checked as every name a player may take."""
     name = " ".join(args)
     if not printable(name):
         raise RemoteProtocolError("a name may hold only printable characters")
@@ -321,7 +324,7 @@ def _parse_hello(args: list[str]) -> Command:
         raise RemoteProtocolError("a name may not hold ':'")
     if name.startswith("#"):
         raise RemoteProtocolError("a name may not begin with '#'")
-    return Hello(name)
+    return name
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
@@ -333,8 +336,7 @@ def _parse_leaderboard(args: list[str]) -> Command:
 def _parse_register(args: list[str]) -> Command:
     if not args:
         raise RemoteProtocolError("REGISTER takes the name to claim (for example REGISTER Ada)")
-    name = _parse_hello(args).name  # type: ignore[attr-defined]
-    return Register(name)
+    return Register(_player_name(args))
 
 
 def _parse_login(args: list[str]) -> Command:
@@ -342,8 +344,7 @@ def _parse_login(args: list[str]) -> Command:
         raise RemoteProtocolError(
             "LOGIN takes a name and its token (for example LOGIN Ada <token>)"
         )
-    name = _parse_hello(args[:-1]).name  # type: ignore[attr-defined]
-    return Login(name, args[-1])
+    return Login(_player_name(args[:-1]), args[-1])
 
 
 def _parse_extend(args: list[str]) -> Command:

@@ -8,10 +8,12 @@ suite each move the bytes themselves, and all of them share this code.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .commands import Command
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import RemoteProtocolError
-from .framing import END_OF_INPUT, NEED_DATA, EndOfInput, LineFramer, NeedData
+from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
 from .replies import Reply, ReplyParser
 
 __all__ = ["ClientProtocol", "ServerProtocol"]
@@ -33,11 +35,15 @@ class ServerProtocol:
     def __init__(
         self, *, max_line_length: int | None = None, dialect: str | Dialect = DEFAULT_DIALECT
     ) -> None:
-        kwargs = {} if max_line_length is None else {"max_line_length": max_line_length}
-        self._framer = LineFramer(strict=True, **kwargs)
+        self._framer = LineFramer(
+            strict=True,
+            max_line_length=DEFAULT_MAX_LINE_LENGTH if max_line_length is None else max_line_length,
+        )
         self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
         self._parse = self.dialect.parse
-        self.send = self.dialect.render  # type: ignore[method-assign]
+        # The dialect's own method, not a method calling it: a call less per reply.
+        self.send: Callable[[Reply], bytes] = self.dialect.render
+        """The bytes for a reply in this connection's dialect (``b""``: nothing to send)."""
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
@@ -46,15 +52,11 @@ class ServerProtocol:
     def next_event(self) -> Command | NeedData | EndOfInput:
         while True:
             line = self._framer.next_event()
-            if line is NEED_DATA or line is END_OF_INPUT:
+            if not isinstance(line, str):
                 return line
-            command = self._parse(line)  # type: ignore[arg-type]
+            command = self._parse(line)
             if command is not None:
                 return command
-
-    def send(self, reply: Reply) -> bytes:
-        """The bytes for ``reply`` in this connection's dialect (``b""``: nothing to send)."""
-        return self.dialect.render(reply)
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""
@@ -86,8 +88,8 @@ class ClientProtocol:
             line = self._framer.next_event()
             if line is END_OF_INPUT and self._parser.in_reply:
                 raise RemoteProtocolError("the server closed the connection inside a reply")
-            if line is NEED_DATA or line is END_OF_INPUT:
+            if not isinstance(line, str):
                 return line
-            reply = self._parser.feed(line)  # type: ignore[arg-type]
+            reply = self._parser.feed(line)
             if reply is not None:
                 return reply

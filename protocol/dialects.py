@@ -35,8 +35,8 @@ has rendered to that client before.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar, Final
+from collections.abc import Callable, Mapping
+from typing import ClassVar, Final, TypeVar, cast
 
 from .commands import (
     Attack,
@@ -78,9 +78,24 @@ __all__ = ["DEFAULT_DIALECT", "DIALECTS", "Dialect", "UnknownDialect", "dialect_
 
 DEFAULT_DIALECT: Final = "2013"
 
-_Render = Callable[[Reply], "str | None"]
-"""One reply in one dialect: its lines joined by ``\\n`` (no final one), or ``None``
-when the dialect has no word for it."""
+_R = TypeVar("_R", bound=Reply)
+_Render = Callable[["_Rendered", _R], "str | None"]
+"""One kind of reply in one dialect: its lines joined by ``\\n`` (no final one), or
+``None`` when the dialect has no word for it. The dialect object is passed for the
+state a rendering keeps (the gold a 2015 client was last told of)."""
+_AnyRender = Callable[["_Rendered", Reply], "str | None"]
+
+
+def _says(kind: type[_R], render: _Render[_R]) -> tuple[type[Reply], _AnyRender]:
+    """One entry of a dialect's table: ``render`` for replies of ``kind``.
+
+    The table is looked up by the reply's own class (or its nearest listed ancestor),
+    so ``render`` only ever receives a ``kind``; the cast records that invariant."""
+    return kind, cast(_AnyRender, render)
+
+
+def _table(*entries: tuple[type[Reply], _AnyRender]) -> Mapping[type[Reply], _AnyRender]:
+    return dict(entries)
 
 
 class UnknownDialect(ValueError):
@@ -122,10 +137,10 @@ class _Rendered(Dialect):
     nearest listed ancestor's.
     """
 
-    _forms: ClassVar[dict[type[Reply], _Render]]
+    _forms: ClassVar[Mapping[type[Reply], _AnyRender]]
 
     def __init__(self) -> None:
-        self._cache: dict[type[Reply], _Render | None] = {}
+        self._cache: dict[type[Reply], _AnyRender | None] = {}
         self._gold = 0  # the total last rendered to this client
 
     def render(self, reply: Reply) -> bytes:
@@ -138,10 +153,10 @@ class _Rendered(Dialect):
             )
         if form is None:
             return reply.to_bytes()
-        text = form(self, reply)  # type: ignore[call-arg]
+        text = form(self, reply)
         return b"" if text is None else (text + "\n").encode()
 
-    def _found(self, total: int) -> int:
+    def found(self, total: int) -> int:
         """Gold a pickup added: the rise of the total since the last one rendered."""
         found = total - self._gold if total >= self._gold else total
         self._gold = total
@@ -151,15 +166,14 @@ class _Rendered(Dialect):
 # -- 2015: the Bath skeleton (zss-git/DungeonOfDoom) ----------------------------------
 
 
-def _nothing(self: Dialect, reply: Reply) -> None:
+def _nothing(dialect: _Rendered, reply: Reply) -> None:
     return None
 
 
-def _moved(change: str) -> _Render:
+def _moved(change: str) -> _Render[Seen]:
     """A move someone made within sight: the era's word for "your view changed"."""
 
-    def render(self: Dialect, reply: Reply) -> str | None:
-        seen: Seen = reply  # type: ignore[assignment]
+    def render(dialect: _Rendered, seen: Seen) -> str | None:
         moved = seen.action.startswith("MOVE ") and seen.result == "SUCCESS"
         return change if moved else None
 
@@ -168,6 +182,28 @@ def _moved(change: str) -> _Render:
 
 def _server_says(text: str) -> str:
     return f"FROM SERVER\nMESSAGE {text}"
+
+
+def _2015_gold(dialect: _Rendered, reply: Gold) -> str:
+    # The answer to HELLO <name> echoes the name; unasked (on connect), the goal.
+    return f"HELLO {reply.name}" if reply.name is not None else f"GOLD {reply.amount}"
+
+
+def _2015_picked_gold(dialect: _Rendered, reply: GoldCoins) -> str:
+    return f"SUCCESS\nTREASUREMOD {dialect.found(reply.total)}"
+
+
+def _2015_fail(dialect: _Rendered, reply: Fail) -> str:
+    return f"FAIL {reply.reason}" if reply.reason else "FAIL"
+
+
+def _2015_look(dialect: _Rendered, reply: LookReply) -> str:
+    # Each row ends in a line break and the whole in one more: a blank line after.
+    return "LOOKREPLY\n" + "\n".join(reply.rows) + "\n"
+
+
+def _2015_message(dialect: _Rendered, reply: Message) -> str:
+    return f"FROM {reply.sender or 'SERVER'}\nMESSAGE {reply.text}"
 
 
 _2015_VERBS: Final = frozenset(
@@ -185,50 +221,33 @@ class Dialect2015(_Rendered):
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    def _gold_reply(self, reply: Gold) -> str:
-        # The answer to HELLO <name> echoes the name; unasked (on connect), the goal.
-        return f"HELLO {reply.name}" if reply.name is not None else f"GOLD {reply.amount}"
-
-    def _picked_gold(self, reply: GoldCoins) -> str:
-        return f"SUCCESS\nTREASUREMOD {self._found(reply.total)}"
-
-    def _fail(self, reply: Fail) -> str:
-        return f"FAIL {reply.reason}" if reply.reason else "FAIL"
-
-    def _look(self, reply: LookReply) -> str:
-        # Each row ends in a line break and the whole in one more: a blank line after.
-        return "LOOKREPLY\n" + "\n".join(reply.rows) + "\n"
-
-    def _message(self, reply: Message) -> str:
-        return f"FROM {reply.sender or 'SERVER'}\nMESSAGE {reply.text}"
-
-    _forms: ClassVar[dict[type[Reply], _Render]] = {
-        Gold: _gold_reply,  # type: ignore[dict-item]
-        GoldCoins: _picked_gold,  # type: ignore[dict-item]
-        Fail: _fail,  # type: ignore[dict-item]
-        Done: _nothing,
-        LookReply: _look,  # type: ignore[dict-item]
-        Error: lambda self, reply: f"FAIL {reply.message}",  # type: ignore[attr-defined]
-        NotYourTurn: lambda self, reply: "FAIL not your turn",
-        NotYourTurnToEnd: lambda self, reply: "FAIL it is not your turn.",
-        Message: _message,  # type: ignore[dict-item]
+    _forms: ClassVar[Mapping[type[Reply], _AnyRender]] = _table(
+        _says(Gold, _2015_gold),
+        _says(GoldCoins, _2015_picked_gold),
+        _says(Fail, _2015_fail),
+        _says(Done, _nothing),
+        _says(LookReply, _2015_look),
+        _says(Error, lambda dialect, reply: f"FAIL {reply.message}"),
+        _says(NotYourTurn, lambda dialect, reply: "FAIL not your turn"),
+        _says(NotYourTurnToEnd, lambda dialect, reply: "FAIL it is not your turn."),
+        _says(Message, _2015_message),
         # The 2015 server told nothing in words but the end of the game.
-        Notice: _nothing,
-        GameWon: lambda self, reply: _server_says("Someone has won the game!!"),
-        Seen: _moved("CHANGE"),
-        TurnBegins: lambda self, reply: "STARTTURN",
-        TurnOver: lambda self, reply: "ENDTURN",
-        HitMod: lambda self, reply: f"HITMOD {reply.change}",  # type: ignore[attr-defined]
-        ActionPoints: lambda self, reply: f"AP {reply.points}",  # type: ignore[attr-defined]
-        HitPoints: lambda self, reply: f"HP {reply.points}",  # type: ignore[attr-defined]
-        Win: lambda self, reply: "WIN",
-        Lose: lambda self, reply: "LOSE",
-        Bye: lambda self, reply: _server_says(reply.text),  # type: ignore[attr-defined]
-        PlayerJoined: _nothing,
-        PlayerLeft: _nothing,
-        RoundEnded: _nothing,
-        TurnOf: _nothing,
-    }
+        _says(Notice, _nothing),
+        _says(GameWon, lambda dialect, reply: _server_says("Someone has won the game!!")),
+        _says(Seen, _moved("CHANGE")),
+        _says(TurnBegins, lambda dialect, reply: "STARTTURN"),
+        _says(TurnOver, lambda dialect, reply: "ENDTURN"),
+        _says(HitMod, lambda dialect, reply: f"HITMOD {reply.change}"),
+        _says(ActionPoints, lambda dialect, reply: f"AP {reply.points}"),
+        _says(HitPoints, lambda dialect, reply: f"HP {reply.points}"),
+        _says(Win, lambda dialect, reply: "WIN"),
+        _says(Lose, lambda dialect, reply: "LOSE"),
+        _says(Bye, lambda dialect, reply: _server_says(reply.text)),
+        _says(PlayerJoined, _nothing),
+        _says(PlayerLeft, _nothing),
+        _says(RoundEnded, _nothing),
+        _says(TurnOf, _nothing),
+    )
 
     def parse(self, line: str) -> Command | None:
         """As the 2015 server read lines: the verb in capitals, split at the first space,
@@ -274,43 +293,45 @@ _2016_WIN: Final = (
 )
 
 
+def _2016_gold(dialect: _Rendered, reply: Gold) -> str:
+    # Its HELLO answers the gold still needed, which its bot walks towards the exit at 0.
+    return f"GOLD: {max(reply.amount - reply.held, 0)}"
+
+
+def _2016_look(dialect: _Rendered, reply: LookReply) -> str:
+    # No header; the player shown as P in the centre; a blank line after.
+    rows = list(reply.rows)
+    middle = len(rows) // 2
+    row = rows[middle]
+    rows[middle] = row[:middle] + "P" + row[middle + 1 :]
+    return "\n".join(rows) + "\n"
+
+
 class Dialect2016(_Rendered):
     name: ClassVar[str] = "2016"
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    def _gold_reply(self, reply: Gold) -> str:
-        # Its HELLO answers the gold still needed, which its bot walks towards the exit at 0.
-        return f"GOLD: {max(reply.amount - reply.held, 0)}"
-
-    def _look(self, reply: LookReply) -> str:
-        # No header; the player shown as P in the centre; a blank line after.
-        rows = list(reply.rows)
-        middle = len(rows) // 2
-        row = rows[middle]
-        rows[middle] = row[:middle] + "P" + row[middle + 1 :]
-        return "\n".join(rows) + "\n"
-
-    _forms: ClassVar[dict[type[Reply], _Render]] = {
-        Gold: _gold_reply,  # type: ignore[dict-item]
-        Fail: lambda self, reply: "FAIL",
-        Error: lambda self, reply: "FAIL",
-        LookReply: _look,  # type: ignore[dict-item]
-        Message: lambda self, reply: f"CHAT {reply.sender}: {reply.text}",  # type: ignore[attr-defined]
-        Seen: _moved("SERVERCHANGE"),
+    _forms: ClassVar[Mapping[type[Reply], _AnyRender]] = _table(
+        _says(Gold, _2016_gold),
+        _says(Fail, lambda dialect, reply: "FAIL"),
+        _says(Error, lambda dialect, reply: "FAIL"),
+        _says(LookReply, _2016_look),
+        _says(Message, lambda dialect, reply: f"CHAT {reply.sender}: {reply.text}"),
+        _says(Seen, _moved("SERVERCHANGE")),
         # lib's own words, then what makes both its clients stop (they read "Game Over!").
-        Win: lambda self, reply: f"{_2016_WIN}\nGame Over! {reply.text}",  # type: ignore[attr-defined]
-        Lose: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
-        Bye: lambda self, reply: f"Game Over! {reply.text}",  # type: ignore[attr-defined]
-        Notice: _nothing,
-        PlayerJoined: _nothing,
-        PlayerLeft: _nothing,
-        RoundEnded: _nothing,
-        TurnBegins: _nothing,
-        TurnOver: _nothing,
-        TurnOf: _nothing,
-        HitMod: _nothing,
-    }
+        _says(Win, lambda dialect, reply: f"{_2016_WIN}\nGame Over! {reply.text}"),
+        _says(Lose, lambda dialect, reply: f"Game Over! {reply.text}"),
+        _says(Bye, lambda dialect, reply: f"Game Over! {reply.text}"),
+        _says(Notice, _nothing),
+        _says(PlayerJoined, _nothing),
+        _says(PlayerLeft, _nothing),
+        _says(RoundEnded, _nothing),
+        _says(TurnBegins, _nothing),
+        _says(TurnOver, _nothing),
+        _says(TurnOf, _nothing),
+        _says(HitMod, _nothing),
+    )
 
     def parse(self, line: str) -> Command | None:
         """As the 2016 server read lines: trimmed, the verb in any case; a blank line is

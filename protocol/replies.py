@@ -25,7 +25,7 @@ shown as ``#<number>``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Self
 
 from .errors import LocalProtocolError, RemoteProtocolError
 from .forms import (
@@ -111,7 +111,7 @@ class Reply:
         return [form.write(self)]
 
     @classmethod
-    def from_line(cls, line: str) -> Reply:
+    def from_line(cls, line: str) -> Self:
         """The reply ``line`` holds, read with this class's form."""
         form = cls.form
         values = None if form is None else form.read(line)
@@ -300,7 +300,7 @@ class GameInfo(Reply):
     @classmethod
     def parse(cls, line: str) -> GameInfo:
         """The game a ``GAME`` line describes; :class:`RemoteProtocolError` if malformed."""
-        return cls.from_line(line)  # type: ignore[return-value]
+        return cls.from_line(line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -442,7 +442,7 @@ class Message(Push):
         return [(self.form if self.sender else self.anonymous).write(self)]
 
     @classmethod
-    def from_line(cls, line: str) -> Reply:
+    def from_line(cls, line: str) -> Self:
         values = cls.form.read(line)
         if values is not None:
             return cls(**values)
@@ -620,7 +620,7 @@ def _parse_int(text: str, what: str) -> int:
 
 
 _ONE_LINE: Final[dict[str, type[Reply]]] = {
-    cls.form.keyword: cls  # type: ignore[union-attr]
+    cls.form.keyword: cls
     for cls in (
         Gold,
         GoldCoins,
@@ -683,18 +683,25 @@ class ReplyParser:
             return Fail()
         if line == "LOOKREPLY":
             # The first row says how many follow: 5, or 7 with a lantern.
-            return self._begin("LOOKREPLY", 1)
+            self._begin("LOOKREPLY", 1)
+            return None
         cls = _ONE_LINE.get(keyword)
         if cls is not None:
             return cls.from_line(line)
         if keyword == "GAMES":
             count = _parse_int(rest, "game count")
-            return self._begin("GAMES", count) if count else GamesReply(())
+            if not count:
+                return GamesReply(())
+            self._begin("GAMES", count)
+            return None
         if keyword == "LEADERBOARD":
             world, _, count_text = rest.rpartition(" ")
             count = _parse_int(count_text, "leaderboard length")
             self._world = world
-            return self._begin("LEADERBOARD", count) if count else LeaderboardReply(world, ())
+            if not count:
+                return LeaderboardReply(world, ())
+            self._begin("LEADERBOARD", count)
+            return None
         if keyword == "REGISTERED":
             name, _, token = rest.rpartition(" ")
             return Registered(name, token)
@@ -702,21 +709,25 @@ class ReplyParser:
             return LoggedIn(rest)
         if keyword == "HELP":
             count = _parse_int(rest, "help line count")
-            return self._begin("HELP", count) if count else HelpReply(())
+            if not count:
+                return HelpReply(())
+            self._begin("HELP", count)
+            return None
         if keyword == "MAP" or keyword == "VIEW":
             size = rest.split()
             if len(size) != 2:
                 raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
-            rows = _parse_int(size[0], "map rows")
+            height = _parse_int(size[0], "map rows")
             _parse_int(size[1], "map columns")
-            if rows < 1:
+            if height < 1:
                 raise RemoteProtocolError(f"malformed {keyword} header: {line!r}")
-            return self._begin(keyword, rows)
+            self._begin(keyword, height)
+            return None
         raise RemoteProtocolError(f"unexpected line from server: {line[:80]!r}")
 
     def _begin(self, kind: str, count: int) -> None:
+        """Gather ``count`` lines of a ``kind`` reply; :meth:`feed` returns ``None`` meanwhile."""
         self._kind, self._expected, self._pending = kind, count, []
-        return None
 
     def _finish(self, rows: tuple[str, ...]) -> Reply:
         try:
