@@ -214,6 +214,23 @@ class LineFramer:
         self._telnet_state = state
         return bytes(out)
 
+    @property
+    def at_line_start(self) -> bool:
+        """Whether the framer holds nothing unreturned and is between lines, outside
+        any telnet command and not just after a ``CR``: a chunk that is exactly one line
+        of printable text and its ``LF`` (or ``CRLF``) would come out as that line. A
+        caller may then take such a chunk itself, without feeding it (the fast path of
+        :class:`~protocol.connection.ServerProtocol`).
+        """
+        return not (
+            self._lines
+            or self._buffer
+            or self._eof
+            or self._broken
+            or self._after_cr
+            or self._telnet_state != _DATA
+        )
+
     # -- output ------------------------------------------------------------
 
     def next_event(self) -> str | NeedData | EndOfInput:
