@@ -267,6 +267,8 @@ class LineFramer:
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the peer since the last call (often ``b""``)."""
+        if not self._outgoing:  # the usual case, after every batch of lines: no copy
+            return b""
         out = bytes(self._outgoing)
         self._outgoing.clear()
         return out
