@@ -36,10 +36,12 @@ What a session may rely on:
 
 Time limits are enforced by the server's watchdog (:meth:`Transport.check_time`,
 called about every ``tick`` seconds), not by a deadline moved on every command:
-moving a trio deadline costs more than the whole world's work on a ``MOVE``. So a
-silent client is told ``BYE`` after between ``idle_timeout`` and ``idle_timeout`` +
-``tick`` seconds, and one that leaves its replies unread is cut off after between
-``send_timeout`` and ``send_timeout`` + ``tick``.
+moving a trio deadline costs more than the whole world's work on a ``MOVE``, and
+even reading the clock per command is left to the watchdog, which notes at each
+tick whether a command came since the last. So a silent client is told ``BYE``
+after between ``idle_timeout`` and ``idle_timeout`` + 2 ``tick`` seconds, and one
+that leaves its replies unread is cut off after between ``send_timeout`` and
+``send_timeout`` + ``tick``.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class Transport:
         self._drained = trio.lowlevel.ParkingLot()
         self._read_scope = trio.CancelScope()
         self._writer_done = trio.Event()
-        self._heard = trio.current_time()  # when the client last sent a whole command
+        self._heard = trio.current_time()  # the watchdog tick that last saw a command
         self._replying_since = 0.0
         self._expired: str | None = None  # which time limit the watchdog enforced
 
@@ -229,6 +231,9 @@ class Transport:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
         if self.reason is not None or self._expired is not None:
             return
+        if self._got_command:  # a command came since the last tick (module docstring)
+            self._got_command = False
+            self._heard = now
         if self._replying:
             if now - self._replying_since >= self.limits.send_timeout:
                 self._expired = CUT_OFF
@@ -265,14 +270,12 @@ class Transport:
 
     async def _read_loop(self, session: Session) -> None:
         receive = self._receive
-        clock = trio.current_time
         while True:
             try:
                 data = await receive(RECEIVE_SIZE)
             except GONE:
                 self.reason = self.reason or "connection lost"
                 return
-            now = clock()
             session.data_received(data)
             while True:
                 self._in_batch = True
@@ -280,15 +283,12 @@ class Transport:
                     result = session.handle_input()
                 finally:
                     self._in_batch = False
-                if self._got_command:
-                    self._got_command = False
-                    self._heard = now
                 if self._pending:
                     # Written here rather than by the writer task to save a task switch
                     # per reply; a client that leaves them unread is cut off in time.
                     try:
                         if self._fd < 0 or self._sending or not self._write_now():
-                            self._replying_since = now
+                            self._replying_since = trio.current_time()
                             self._replying = True
                             await self._drain()
                     except GONE:
@@ -305,7 +305,8 @@ class Transport:
                     self._waiting = True
                     await result.wait()
                     self._waiting = False
-                    self._heard = now = clock()
+                    self._got_command = False
+                    self._heard = trio.current_time()
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""
