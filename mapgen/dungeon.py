@@ -58,10 +58,11 @@ class Room:
                 yield r, c
 
     def __contains__(self, position: object) -> bool:
-        if not isinstance(position, tuple) or len(position) != 2:
-            return False
-        r, c = position
-        return self.row <= r <= self.bottom and self.column <= c <= self.right
+        match position:
+            case (int() as r, int() as c):
+                return self.row <= r <= self.bottom and self.column <= c <= self.right
+            case _:
+                return False
 
 
 @dataclass(frozen=True, slots=True)

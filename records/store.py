@@ -29,6 +29,7 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import command
 from alembic.config import Config
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from .model import GameRecord, now
@@ -231,12 +232,11 @@ class Store:
             )
         return 1
 
-    def _insert(self, table: sa.Table) -> Any:
+    def _insert(self, table: sa.Table) -> postgresql.Insert | sqlite.Insert:
+        """An ``INSERT`` in this backend's dialect, which has ``ON CONFLICT`` clauses."""
         if self.backend == "postgresql":
-            from sqlalchemy.dialects.postgresql import insert
-        else:
-            from sqlalchemy.dialects.sqlite import insert
-        return insert(table)
+            return postgresql.insert(table)
+        return sqlite.insert(table)
 
     def _ratings(self, connection: Connection, world: str, who: Sequence[str]) -> dict[str, Rating]:
         if not who:

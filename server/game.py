@@ -739,9 +739,9 @@ class Game:
         if not _turn_based(world):
             return
         while (holder := world.turn) in self._held:
-            _, action, done = self._held.pop(holder)  # type: ignore[arg-type]
+            _, action, done = self._held.pop(holder)
             done.set()
-            self._play_turn(holder, action)  # type: ignore[arg-type]
+            self._play_turn(holder, action)
         holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:
@@ -756,8 +756,7 @@ class Game:
     def _turn_time_out(self) -> None:
         world = self.world
         self._turn_deadline = math.inf
-        player = world.turn if _turn_based(world) else None
-        if player is None:
+        if not _turn_based(world) or (player := world.turn) is None:
             return
         if self._replay is not None:
             self._replay.timeout(self.round, player)

@@ -47,7 +47,7 @@ from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
 from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
-from .builds import BuildTimeout, WorldBuilder, open_world
+from .builds import BuildTimeout, Opened, WorldBuilder, open_world
 from .config import ServerConfig
 from .game import Game
 from .ratelimit import TokenBucket
@@ -122,7 +122,7 @@ class Lobby:
         limit: int | None,
         turn: float | None = None,
         *,
-        opened,
+        opened: Opened,
         owner: int | None = None,
         start_full: bool = False,
     ) -> Game:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from protocol.direction import Direction
 from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
 from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
 from worlds.turns import TurnPassed
@@ -13,15 +14,16 @@ _NOTHING_HERE = Fail("nothing to pick up")
 
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
+    # Exact types, not isinstance: a world's own subclass of an event says its own result.
     kind = type(event)
     if kind is Moved or kind is Stayed:
         return _SUCCESS
-    if kind is Blocked:
-        return Fail(f"can't move into {event.reason}")  # type: ignore[attr-defined]
+    if type(event) is Blocked:
+        return Fail(f"can't move into {event.reason}")
     if kind is NothingToPickUp:
         return _NOTHING_HERE
-    if kind is PickedUp:
-        return GoldCoins(event.gold) if event.is_gold else _SUCCESS  # type: ignore[attr-defined]
+    if type(event) is PickedUp:
+        return GoldCoins(event.gold) if event.is_gold else _SUCCESS
     # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
     succeeded = getattr(event, "succeeded", None)
     if succeeded is not None:
@@ -86,5 +88,5 @@ def help_reply(world: World, world_name: str) -> HelpReply:
 _ORDER = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
 
 
-def _compass_order(direction) -> int:
+def _compass_order(direction: Direction) -> int:
     return _ORDER.index(direction.name)

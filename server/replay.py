@@ -67,6 +67,7 @@ from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
 from worlds.limits import OPERATOR_LIMITS
+from worlds.turns import TurnBasedWorld
 
 from .ratelimit import TokenBucket
 
@@ -86,13 +87,16 @@ __all__ = [
 FORMAT_VERSION: Final = 1
 SUFFIX: Final = ".jsonl"
 
-try:
-    SERVER_VERSION: Final = version("dungeon-of-doom")
-except PackageNotFoundError:  # running from a source tree that is not installed
-    SERVER_VERSION = "unknown"
 
-_ACTION_VERBS: Final = frozenset({"MOVE", "PICKUP", "STAY", "ATTACK", "ENDTURN"})
-"""The commands that are world actions (the last two in turn-based worlds)."""
+
+def _server_version() -> str:
+    try:
+        return version("dungeon-of-doom")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+SERVER_VERSION: Final = _server_version()
 _MOVES: Final = {direction: f"MOVE {direction.name}" for direction in Direction}
 
 log = structlog.get_logger("server.replay")
@@ -210,7 +214,7 @@ class ReplayShelf:
                     file.close()
                     raise
                 self._open.add(path)
-                return file, path  # type: ignore[return-value]
+                return file, path
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
         except OSError as error:
             log.error("replay not written", game=header["game"], error=str(error))
@@ -406,7 +410,11 @@ def open_world(replay: Replay, plugin: WorldPlugin) -> World:
         raise ReplayError(f"the replay is of the {header.get('world')} world, not {plugin.name}")
     spec, seed = header.get("map"), int(header.get("seed", 0))
     files = header.get("map_files")
+    if spec is not None and not isinstance(spec, str):
+        raise ReplayError(f"the replay's map is not a map spec: {spec!r}")
     if files:
+        if spec is None:
+            raise ReplayError("the replay records map files but no map spec")
         with tempfile.TemporaryDirectory(prefix="dod-replay-") as folder:
             for name, content in files.items():
                 (Path(folder) / Path(name).name).write_text(content, "utf-8")
@@ -433,9 +441,9 @@ def _action(text: str) -> Action:
         command: Command | None = parse_command(text)
     except RemoteProtocolError as error:
         raise ReplayError(f"bad action {text!r}: {error}") from None
-    if command is None or command.verb not in _ACTION_VERBS:
+    if not isinstance(command, Action):
         raise ReplayError(f"bad action {text!r}")
-    return command  # type: ignore[return-value]
+    return command
 
 
 def rerun(replay: Replay, world: World) -> Iterator[Step]:
@@ -449,6 +457,8 @@ def rerun(replay: Replay, world: World) -> Iterator[Step]:
         elif "leave" in record:
             yield Step(record, world.leave(int(record["leave"])))
         elif "timeout" in record:
-            yield Step(record, world.time_out(int(record["timeout"])))  # type: ignore[attr-defined]
+            if not isinstance(world, TurnBasedWorld):
+                raise ReplayError("a turn timed out in a world without turns")
+            yield Step(record, world.time_out(int(record["timeout"])))
         else:
             yield Step(record, [])

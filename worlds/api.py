@@ -48,9 +48,9 @@ import abc
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final, Protocol, TypeAlias
+from typing import ClassVar, Final, Protocol, TypeAlias, runtime_checkable
 
-from protocol.commands import Move, Pickup, Stay
+from protocol.commands import Attack, EndTurn, Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
 from protocol.replies import LOOK_SIZE
 
@@ -85,8 +85,11 @@ PlayerId: TypeAlias = int
 Position: TypeAlias = tuple[int, int]
 """(row, column), zero-based, row 0 at the top."""
 
-Action: TypeAlias = Move | Pickup | Stay
-"""What a player can do to a world: the protocol's own command objects."""
+Action: TypeAlias = Move | Pickup | Stay | Attack | EndTurn
+"""What a player can do to a world: the protocol's own command objects.
+
+A world refuses (with :class:`WorldError`) the ones its rules do not have, such
+as ``ATTACK`` outside a turn-based world."""
 
 SIGHT: Final = LOOK_SIZE // 2
 """How far a player sees by default, each way: the 5×5 ``LOOK`` window."""
@@ -283,13 +286,23 @@ class World(abc.ABC):
         return isinstance(player, int) and self.status(player) is not None
 
 
+@runtime_checkable
 class WorldPlugin(Protocol):
-    """What an entry point of ``dungeon_of_doom.worlds`` must load to."""
+    """What an entry point of ``dungeon_of_doom.worlds`` must load to.
 
-    #: The name users type (``--world classic``).
-    name: str
-    #: One line about the rules.
-    summary: str
+    ``name`` and ``summary`` are read, never written: a plain attribute or a
+    property serves.
+    """
+
+    @property
+    def name(self) -> str:
+        """The name users type (``--world classic``)."""
+        ...
+
+    @property
+    def summary(self) -> str:
+        """One line about the rules."""
+        ...
 
     def open(self, map_spec: str | None, *, seed: int, limits: Limits = ...) -> World:
         """A fresh world on the given map (``None``: the default map), within ``limits``.

@@ -153,22 +153,23 @@ def generated_spec(
         if levels < 1:
             raise MapError(spec, f"a dungeon needs at least 1 level, not {levels}")
         limits.check_levels(spec, levels)
-    fields: dict[str, object] = {}
-    for key in ("width", "height", "rooms"):
-        if key in values:
-            fields[key] = _whole(spec, key, values[key])
-    for key in ("winding", "loops"):
-        if key in values:
-            fields[key] = _number(spec, key, values[key])
-    width = fields.get("width", _DEFAULT_SETTINGS.width)
-    height = fields.get("height", _DEFAULT_SETTINGS.height)
-    assert isinstance(width, int) and isinstance(height, int)
+    default = _DEFAULT_SETTINGS
+    width = _whole(spec, "width", values["width"]) if "width" in values else default.width
+    height = _whole(spec, "height", values["height"]) if "height" in values else default.height
+    rooms = _whole(spec, "rooms", values["rooms"]) if "rooms" in values else default.rooms
+    winding, loops = (
+        _number(spec, key, values[key]) if key in values else fallback
+        for key, fallback in (("winding", default.winding), ("loops", default.loops))
+    )
     limits.check_generated(spec, what, height, width)
     try:
-        for key in ("room-width", "room-height"):
-            if key in values:
-                fields[key.replace("-", "_")] = parse_range(values[key])
-        settings = Settings(**fields)  # type: ignore[arg-type]
+        room_width = default.room_width
+        if "room-width" in values:
+            room_width = parse_range(values["room-width"])
+        room_height = default.room_height
+        if "room-height" in values:
+            room_height = parse_range(values["room-height"])
+        settings = Settings(width, height, rooms, room_width, room_height, winding, loops)
     except GenerationError as error:
         raise MapError(spec, str(error)) from None
     return GeneratedSpec(spec, seed, settings, levels)

@@ -36,7 +36,13 @@ def load_plugin(name: str) -> WorldPlugin:
     """The plugin called ``name``; raises :class:`UnknownWorld` if none is installed."""
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == name:
-            return ep.load()
+            plugin = ep.load()
+            if not isinstance(plugin, WorldPlugin):
+                raise TypeError(
+                    f"the {name!r} world's entry point {ep.value} is not a world plugin "
+                    "(it needs name, summary, open and maps)"
+                )
+            return plugin
     raise UnknownWorld(name, world_names())
 
 

@@ -79,9 +79,9 @@ def look_window(
             for dr in range(LOOK_SIZE):
                 for dc in range(LOOK_SIZE):
                     square = (top + dr, left + dc)
-                    glyph = get(square)
-                    if glyph is not None and square != (row, column):
-                        view[dr][dc] = glyph
+                    occupant = get(square)
+                    if occupant is not None and square != (row, column):
+                        view[dr][dc] = occupant
     if centre is not None:
         view[RADIUS][RADIUS] = centre
     view[0][0] = view[0][_LAST] = view[_LAST][0] = view[_LAST][_LAST] = CORNER

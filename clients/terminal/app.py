@@ -230,8 +230,8 @@ class PlayApp(App[Ending]):
         # the main screen is gone (the session's last words during shutdown).
         self._map_box = Vertical(id="map-box")
         self._map_view = MapView(id="map")
-        self._log = RichLog(id="log", wrap=True, markup=False, max_lines=2000, min_width=20)
-        self._log.can_focus = False
+        self._log_view = RichLog(id="log", wrap=True, markup=False, max_lines=2000, min_width=20)
+        self._log_view.can_focus = False
         self._status = Static(id="status")
         self._command_line = Input(
             placeholder=": type a protocol command   t chat   ? help",
@@ -241,12 +241,12 @@ class PlayApp(App[Ending]):
         with Horizontal(id="body"):
             with self._map_box:
                 yield self._map_view
-            yield self._log
+            yield self._log_view
         yield self._status
         yield self._command_line
 
     def on_mount(self) -> None:
-        self._log.border_title = "messages"
+        self._log_view.border_title = "messages"
         self._map_view.focus()
         self._redraw()
         trio.lowlevel.start_guest_run(
@@ -283,7 +283,7 @@ class PlayApp(App[Ending]):
         self._map_box.border_title = f"{world} · {state.game} · {what}"
         self._status.update(status_line(state))
         for entry in state.log.since(self._log_shown):
-            self._log.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
+            self._log_view.write(Text(entry.text, style=LOG_STYLES[entry.kind]))
         self._log_shown = state.log.added
         self._redrawn.set()
         self._redrawn = asyncio.Event()

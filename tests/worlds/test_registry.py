@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+from importlib.metadata import EntryPoint
+
 import pytest
 
-from worlds.api import World
+from worlds import registry
+from worlds.api import World, WorldPlugin
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
 
@@ -22,3 +25,20 @@ def test_unknown_world_lists_the_installed_ones() -> None:
 def test_the_interface_is_abstract() -> None:
     with pytest.raises(TypeError):
         World()  # type: ignore[abstract]
+
+
+NOT_A_PLUGIN = object()
+
+
+def test_an_entry_point_that_is_no_plugin_is_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = EntryPoint("chess", f"{__name__}:NOT_A_PLUGIN", "dungeon_of_doom.worlds")
+    monkeypatch.setattr(registry, "entry_points", lambda group: [fake])
+    with pytest.raises(TypeError, match=r"'chess' world's entry point .* is not a world plugin"):
+        load_plugin("chess")
+
+
+def test_every_installed_world_is_a_plugin() -> None:
+    for name in world_names():
+        assert isinstance(load_plugin(name), WorldPlugin)

@@ -222,11 +222,10 @@ class BaddiesWorld(World):
                 raise WorldError(f"player {player} is not in the world")
             if player in steps:
                 raise WorldError(f"player {player} acts twice in one round")
-            kind = type(action)
-            if kind is Move:
-                direction = action.direction  # type: ignore[union-attr]
+            if isinstance(action, Move):
+                direction = action.direction
                 steps[player] = (direction.row_step, direction.column_step)
-            elif kind is Stay or kind is Pickup:
+            elif isinstance(action, Stay | Pickup):
                 steps[player] = STAY
             else:
                 raise WorldError(f"unknown action {action!r}")

@@ -233,14 +233,13 @@ class BattleWorld(TurnBasedWorld):
                 raise WorldError(f"player {player} is not in the battle")
             if player != self._turn:
                 raise WorldError("it is not your turn")
-            kind = type(action)
-            if kind is Move:
-                self._move(player, fighter, action.direction, events)  # type: ignore[attr-defined]
-            elif kind is Pickup:
+            if isinstance(action, Move):
+                self._move(player, fighter, action.direction, events)
+            elif isinstance(action, Pickup):
                 self._pickup(player, fighter, events)
-            elif kind is Attack:
-                self._attack(player, fighter, action.direction, events)  # type: ignore[attr-defined]
-            elif kind is EndTurn:
+            elif isinstance(action, Attack):
+                self._attack(player, fighter, action.direction, events)
+            elif isinstance(action, EndTurn):
                 events.append(TurnPassed(player))
                 events += self._pass_turn(player)
                 continue

@@ -201,13 +201,12 @@ class CrawlerWorld(World):
                 # one-result-per-action contract; the server has already said LOSE.
                 events.append(Blocked(player, "you were caught before your turn"))
                 continue
-            kind = type(action)
-            if kind is Pickup:
+            if isinstance(action, Pickup):
                 events.append(NothingToPickUp(player))
-            elif kind is Stay:
+            elif isinstance(action, Stay):
                 self._turn(player, me, 0, 0, moved, events)
-            elif kind is Move:
-                direction = action.direction  # type: ignore[union-attr]
+            elif isinstance(action, Move):
+                direction = action.direction
                 if direction.is_diagonal:
                     raise WorldError("the crawler world allows only N, S, E and W")
                 self._turn(player, me, direction.row_step, direction.column_step, moved, events)

@@ -60,6 +60,8 @@ Values: TypeAlias = Sequence[Sequence[int]]
 """A grid as rows of integers: a :class:`~worlds.knight.grid.Grid` or a list of lists."""
 Path: TypeAlias = tuple[tuple[int, int], ...]
 """Squares (row, column) from (0, 0) to the bottom-right square, each one step E or S."""
+_Chain: TypeAlias = "tuple[tuple[int, int], _Chain] | None"
+"""A path as nested pairs (square, rest of the path), built by plain recursion."""
 
 MAX_RECURSIVE_PATH: Final = 400
 """The longest path (rows + cols - 1 squares) plain recursion accepts: one call deep per square."""
@@ -152,7 +154,7 @@ def solve_recursive(grid: Values) -> Solution:
 
     # Each call returns (need, path) with the path as nested pairs (square, rest),
     # so that extending it costs O(1) instead of copying a tuple per call.
-    def need(row: int, column: int) -> tuple[int, tuple | None]:
+    def need(row: int, column: int) -> tuple[int, _Chain]:
         value = rows[row][column]
         if row == last_row and column == last_col:
             return max(1, 1 - value), ((row, column), None)
@@ -167,7 +169,7 @@ def solve_recursive(grid: Values) -> Solution:
         return max(1, after[0] - value), ((row, column), after[1])
 
     health, chain = need(0, 0)
-    path = []
+    path: list[tuple[int, int]] = []
     while chain is not None:
         square, chain = chain
         path.append(square)
