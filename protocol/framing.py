@@ -37,7 +37,7 @@ What callers may rely on:
 from __future__ import annotations
 
 from collections import deque
-from typing import Final
+from typing import Final, NoReturn
 
 from .errors import LocalProtocolError, RemoteProtocolError
 
@@ -242,11 +242,14 @@ class LineFramer:
         if self._lines:
             line = self._lines.popleft()
             if len(line) > self.max_line_length:
-                self._fail()
+                self._fail(self._too_long())
             return self._decode(line)
-        if self._broken:
-            self._fail()
+        # The unfinished line's bytes all came before the point where a telnet
+        # subnegotiation broke the framer, so its overflow is the error to report first
+        # (as it is when a chunk ends between the two).
         if len(self._buffer) > self.max_line_length:
+            self._fail(self._too_long())
+        if self._broken:
             self._fail()
         if self._eof:
             if self._buffer:
@@ -256,14 +259,16 @@ class LineFramer:
             return END_OF_INPUT
         return NEED_DATA
 
-    def _fail(self) -> None:
+    def _too_long(self) -> str:
+        return f"line too long (the limit is {self.max_line_length} bytes)"
+
+    def _fail(self, reason: str | None = None) -> NoReturn:
         self._broken = True
         self._lines.clear()
         self._buffer.clear()
-        raise RemoteProtocolError(
-            self._broken_reason or f"line too long (the limit is {self.max_line_length} bytes)",
-            fatal=True,
-        )
+        reason = reason or self._broken_reason or self._too_long()
+        self._broken_reason = reason  # what every later call repeats
+        raise RemoteProtocolError(reason, fatal=True)
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the peer since the last call (often ``b""``)."""
