@@ -116,8 +116,9 @@ class Transport:
         self._fd = -1
         """The socket's file descriptor on the fast path (module docstring); else -1."""
         if isinstance(stream, trio.SocketStream) and DIRECT_IO:
+            # The read loop reads the descriptor itself (no receive coroutine per batch).
             self._fd = stream.socket.fileno()
-            self._receive = self._receive_fd
+            self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_fd
         elif isinstance(stream, trio.SocketStream):
             # Bytes move through the stream's trio socket itself: the stream's layers (a
@@ -146,16 +147,6 @@ class Transport:
     async def _send_all(self, data: bytearray) -> int:
         await self.stream.send_all(data)
         return len(data)
-
-    async def _receive_fd(self, size: int) -> bytes:
-        """Wait until the socket is readable, then read it (the fast path's one park)."""
-        fd = self._fd
-        while True:
-            await trio.lowlevel.wait_readable(fd)
-            try:
-                return os.read(fd, size)
-            except BlockingIOError:  # woken, but another reader was faster: wait again
-                continue
 
     async def _send_fd(self, data: bytearray) -> int:
         """Write what the socket takes now; wait until it takes something if nothing."""
@@ -270,9 +261,18 @@ class Transport:
 
     async def _read_loop(self, session: Session) -> None:
         receive = self._receive
+        fd = self._fd
+        wait_readable, read = trio.lowlevel.wait_readable, os.read
         while True:
             try:
-                data = await receive(RECEIVE_SIZE)
+                if fd >= 0:  # the fast path, inline: no coroutine per batch
+                    await wait_readable(fd)
+                    try:
+                        data = read(fd, RECEIVE_SIZE)
+                    except BlockingIOError:
+                        continue
+                else:
+                    data = await receive(RECEIVE_SIZE)
             except GONE:
                 self.reason = self.reason or "connection lost"
                 return
