@@ -205,6 +205,45 @@ class LookReply(Reply):
         # The reply bots ask for most: one join, where the general path builds a list.
         return ("LOOKREPLY\n" + "\n".join(self.rows) + "\n").encode()
 
+    @classmethod
+    def drawn(cls, body: bytes) -> LookReply:
+        """The reply for a view a world drew as bytes: ``body`` is its rows, ASCII, each
+        ended by ``LF``, five of five (seven of seven with a lantern).
+
+        A trusted constructor for the hot path: ``body`` is *not* checked (a world that
+        draws bytes checks its views in its tests against this class's own check), and
+        :meth:`to_bytes` sends it as it is. ``rows`` is decoded only when read (by a
+        dialect that writes the view its own way). It equals ``LookReply(rows)``.
+        """
+        reply = object.__new__(_DrawnLook)
+        object.__setattr__(reply, "_body", body)
+        return reply
+
+
+class _DrawnLook(LookReply):
+    """A :class:`LookReply` kept as the bytes a world drew (see :meth:`LookReply.drawn`)."""
+
+    __slots__ = ("_body",)
+    _body: bytes
+
+    @property
+    def rows(self) -> tuple[str, ...]:
+        return tuple(self._body.decode("ascii").split("\n")[:-1])
+
+    def to_bytes(self) -> bytes:
+        return b"LOOKREPLY\n" + self._body
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, LookReply):
+            return self.rows == other.rows
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash((self.rows,))
+
+    def __repr__(self) -> str:
+        return f"LookReply(rows={self.rows!r})"
+
 
 @dataclass(frozen=True, slots=True)
 class Error(Reply):

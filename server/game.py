@@ -551,7 +551,10 @@ class Game:
             player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
         world = self.world
         if kind is Look:
-            connection.send(LookReply(world.look(player)))
+            drawn = world.look_bytes(player)  # issue 19: no strings for the commonest reply
+            connection.send(
+                LookReply(world.look(player)) if drawn is None else LookReply.drawn(drawn)
+            )
         elif kind is Move:
             direction = command.direction  # type: ignore[attr-defined]
             if direction not in world.directions:

@@ -246,6 +246,16 @@ class World(abc.ABC):
     def look(self, player: PlayerId) -> tuple[str, ...]:
         """The 5×5 view around the player: five strings of five characters."""
 
+    def look_bytes(self, player: PlayerId) -> bytes | None:
+        """:meth:`look` as the bytes of its rows, each ended by ``LF``; ``None`` by default.
+
+        A world that keeps its map as bytes may draw its view straight from them,
+        for the commonest command. The server sends these bytes as they are
+        (:meth:`protocol.replies.LookReply.drawn`), so they must be exactly the rows
+        :meth:`look` would give, in ASCII. ``None``: the server uses :meth:`look`.
+        """
+        return None
+
     @abc.abstractmethod
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The whole map as rows of equal length; ``viewer`` ``None`` is a spectator."""

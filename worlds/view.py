@@ -88,6 +88,63 @@ def look_window(
     return tuple(map("".join, view))
 
 
+_WINDOW_TEMPLATE: Final = bytearray(
+    "\n".join(
+        CORNER + "." * (LOOK_SIZE - 2) + CORNER if r in (0, _LAST) else "." * LOOK_SIZE
+        for r in range(LOOK_SIZE)
+    )
+    + "\n",
+    "ascii",
+)
+_SPAN: Final = LOOK_SIZE - 1
+"""Rows from the first row of a window to its last."""
+_OFF: Final = OFF_MAP.encode("ascii")
+_X: Final = ord(CORNER)
+
+
+def look_window_bytes(
+    cells: bytes | bytearray, width: int, row: int, column: int, centre: int
+) -> bytes:
+    """:func:`look_window` of a byte map, as the bytes of its rows, each ended by ``LF``.
+
+    ``cells`` holds the map row after row, ``width`` squares a row, with the
+    occupants already drawn in (a world's *scene*); ``centre`` is the byte of the
+    player's own square. A window wholly on the map is five slices of ``cells``
+    copied into a template, and no string at all.
+    """
+    index = (row - RADIUS) * width + column - RADIUS
+    out = _WINDOW_TEMPLATE.copy()
+    last_row = index + _SPAN * width  # where the window's last row starts
+    if RADIUS <= column < width - RADIUS and row >= RADIUS and last_row + LOOK_SIZE <= len(cells):
+        # Wholly on the map. LOOK_SIZE is 5 (the protocol's); the first and last
+        # rows keep the template's corners.
+        out[1:_LAST] = cells[index + 1 : index + _LAST]
+        index += width
+        out[6:11] = cells[index : index + LOOK_SIZE]
+        index += width
+        out[12:17] = cells[index : index + LOOK_SIZE]
+        index += width
+        out[18:23] = cells[index : index + LOOK_SIZE]
+        index += width
+        out[25:28] = cells[index + 1 : index + _LAST]
+    else:
+        height = len(cells) // width if width else 0
+        left, right = column - RADIUS, column + RADIUS + 1
+        pad_left, pad_right = max(0, -left), max(0, right - width)
+        start = 0
+        for r in range(row - RADIUS, row + RADIUS + 1):
+            if 0 <= r < height:
+                first = r * width
+                line = cells[first + left + pad_left : first + right - pad_right]
+                out[start : start + LOOK_SIZE] = _OFF * pad_left + line + _OFF * pad_right
+            else:
+                out[start : start + LOOK_SIZE] = _OFF * LOOK_SIZE
+            start += LOOK_SIZE + 1
+        out[0] = out[_LAST] = out[_LAST * (LOOK_SIZE + 1)] = out[_LAST * (LOOK_SIZE + 2)] = _X
+    out[RADIUS * (LOOK_SIZE + 1) + RADIUS] = centre
+    return bytes(out)
+
+
 class ByteRows(Sequence["ByteRow"]):
     """The rows of a map kept as one ``bytearray`` of ASCII glyphs, row after row.
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol.dialects import DIALECTS, dialect_named
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.replies import (
     Bye,
@@ -85,3 +86,18 @@ def test_malformed_look_rows_are_the_servers_fault() -> None:
 
 def test_help_with_no_lines() -> None:
     assert ReplyParser().feed("HELP 0") == HelpReply(())
+
+
+def test_a_look_drawn_as_bytes_is_the_same_reply_in_every_dialect() -> None:
+    rows = ("X.#.X", ".G...", "..E..", "P....", "X...X")
+    body = b"X.#.X\n.G...\n..E..\nP....\nX...X\n"
+    drawn, built = LookReply.drawn(body), LookReply(rows)
+    assert isinstance(drawn, LookReply)
+    assert drawn.rows == rows and drawn == built and built == drawn
+    assert hash(drawn) == hash(built) and repr(drawn) == repr(built)
+    assert drawn.to_bytes() == built.to_bytes() == b"LOOKREPLY\n" + body
+    assert drawn.lines() == built.lines()
+    assert drawn != LookReply(("X...X",) * 5)
+    for name in DIALECTS:
+        # Each connection has its own dialect object (some remember what they sent).
+        assert dialect_named(name).render(drawn) == dialect_named(name).render(built), name

@@ -71,6 +71,8 @@ def test_items_and_no_border_load() -> None:
         ("name X\nwin 0\n#E#\n##\n", "m:4:3", "2 squares wide"),
         ("name X\nwin 0\n#E#\n####\n", "m:4:4", "4 squares wide"),
         ("name X\nwin 0\n#E#\n#x#\n", "m:4:2", "unknown tile 'x'"),
+        ("name X\nwin 0\n#E#\n#.\u00e9#\n", "m:4:3", "unknown tile '\u00e9'"),
+        ("name X\r\nwin 0\r\n#E#\r\n#\t.#\r\n", "m:4:2", "unknown tile '\\t'"),
         ("name X\nwin 0\n#E#\n\n###\n", "m:4:1", "blank line inside"),
         ("name X\nwin 0\n#.#\n", "m", "no exit"),
         ("name X\nwin 3\n#EG#\n", "m:2:5", "holds 1 gold"),

@@ -226,3 +226,28 @@ def test_look_always_matches_the_rules(script: list[tuple[int, str]], seed: int)
                 w.resolve([(player, action)])
         for p in list(w._players):
             assert w.look(p) == naive_look(w, p)
+
+
+@pytest.mark.parametrize(
+    "rows",
+    [
+        ("E.G",),
+        ("E", ".", "G"),
+        ("E.", ".G"),
+        ("#E.G#", "#...#"),
+        ("E......", ".#.#.#.", "G......", ".......", "......."),
+    ],
+)
+def test_look_bytes_are_the_view_from_every_square_of_maps_narrower_than_it(
+    rows: tuple[str, ...],
+) -> None:
+    # The byte window pads past every edge itself; small maps reach all edges at once.
+    world = ClassicWorld(parse_map("name tiny\nwin 0\n" + "\n".join(rows) + "\n"))
+    for r, row in enumerate(rows):
+        for c, tile in enumerate(row):
+            if tile == "#":
+                continue
+            world.join(1, at=(r, c))
+            expected = "".join(line + "\n" for line in world.look(1)).encode("ascii")
+            assert world.look_bytes(1) == expected
+            world.leave(1)

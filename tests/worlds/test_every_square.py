@@ -15,7 +15,7 @@ import pytest
 
 from protocol.commands import Move
 from protocol.direction import Direction
-from protocol.replies import LOOK_SIZE
+from protocol.replies import LOOK_SIZE, LookReply
 from worlds.api import World, WorldError
 from worlds.registry import load_plugin, world_names
 
@@ -29,6 +29,10 @@ def _check_views(world: World, player: int) -> None:
     assert len(view) == LOOK_SIZE
     assert all(len(row) == LOOK_SIZE for row in view)
     assert view[0][0] == view[0][-1] == view[-1][0] == view[-1][-1] == "X"
+    drawn = world.look_bytes(player)
+    if drawn is not None:  # sent as it is: it must be the view, byte for byte
+        assert drawn == "".join(row + "\n" for row in view).encode("ascii")
+        assert LookReply.drawn(drawn) == LookReply(view)
     for viewer in (player, None):
         rows = world.render(viewer)
         assert rows and len({len(row) for row in rows}) == 1

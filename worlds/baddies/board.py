@@ -62,6 +62,26 @@ class Board:
             self.rows, self.columns, self.statics, dict(self.baddies), self.start, dict(self.heroes)
         )
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Board:
+        # What copy() gives is already independent (keys and values are immutable), and
+        # the read-only statics need no copy: a server keeps a world's untouched copy for
+        # its restarts (server.builds) this way.
+        copied = self.copy()
+        memo[id(self)] = copied
+        return copied
+
+    def __reduce__(self) -> tuple[type[Board], tuple[object, ...]]:
+        # A mappingproxy cannot be pickled: pickle the statics as a plain dict, which
+        # __post_init__ makes read-only again.
+        return Board, (
+            self.rows,
+            self.columns,
+            dict(self.statics),
+            self.baddies,
+            self.start,
+            self.heroes,
+        )
+
     def on_board(self, square: Position) -> bool:
         return 0 <= square[0] < self.rows and 0 <= square[1] < self.columns
 

@@ -41,9 +41,9 @@ from ..api import (
     PlayerStatus,
     Position,
     WorldError,
-    WorldFull,
 )
 from ..classic.mapfile import EXIT, FLOOR, GOLD, WALL, ClassicMap
+from ..squares import OpenSquares, free_square
 from ..turns import (
     Attacked,
     Defeated,
@@ -103,16 +103,13 @@ class BattleWorld(TurnBasedWorld):
 
     def __init__(self, dungeon: ClassicMap, *, seed: int = 0) -> None:
         self.map = dungeon
-        self._tiles = [list(row) for row in dungeon.rows]
+        # One byte a square, row after row (issue 19: a list per row and a tuple per
+        # open square held about 400 MiB of a 2000 x 2000 map).
+        self._tiles = bytearray("".join(dungeon.rows), "ascii")
         self._height = dungeon.height
         self._width = dungeon.width
         self._rng = random.Random(seed)
-        self._open = [
-            (r, c)
-            for r, row in enumerate(dungeon.rows)
-            for c, tile in enumerate(row)
-            if tile != WALL
-        ]
+        self._open = OpenSquares(self._tiles, self._width, WALL)
         self._piles: dict[Position, int] = {}  # gold squares holding more than one coin
         self._fighters: dict[PlayerId, Fighter] = {}
         self._order: list[PlayerId] = []  # everyone who ever joined, in join order
@@ -153,7 +150,7 @@ class BattleWorld(TurnBasedWorld):
         return frozenset(fighter.items) if fighter is not None else frozenset()
 
     def tile(self, position: Position) -> str:
-        return self._tiles[position[0]][position[1]]
+        return chr(self._tiles[position[0] * self._width + position[1]])
 
     def gold_at(self, position: Position) -> int:
         """Coins lying on ``position``."""
@@ -199,16 +196,7 @@ class BattleWorld(TurnBasedWorld):
         return events
 
     def _free_square(self) -> Position:
-        candidates = self._open
-        if candidates:
-            for _ in range(16):
-                square = candidates[self._rng.randrange(len(candidates))]
-                if square not in self._at:
-                    return square
-        free = [square for square in candidates if square not in self._at]
-        if not free:
-            raise WorldFull("there is no free square left on this map")
-        return free[self._rng.randrange(len(free))]
+        return free_square(self._open, self._rng, self._at)
 
     def leave(self, player: PlayerId) -> list[Event]:
         """A player who leaves dies (gold dropped); if it was their turn, the next one begins."""
@@ -268,7 +256,7 @@ class BattleWorld(TurnBasedWorld):
         target = (row, column)
         if not (0 <= row < self._height and 0 <= column < self._width):
             events.append(Blocked(player, "the edge of the map"))
-        elif self._tiles[row][column] == WALL:
+        elif self.tile(target) == WALL:
             events.append(Blocked(player, "a wall"))
         elif target in self._at:
             events.append(Blocked(player, "another player"))
@@ -281,8 +269,8 @@ class BattleWorld(TurnBasedWorld):
             events.append(Moved(player, origin, target))
 
     def _pickup(self, player: PlayerId, fighter: Fighter, events: list[Event]) -> None:
-        row, column = square = fighter.position
-        tile = self._tiles[row][column]
+        square = fighter.position
+        tile = self.tile(square)
         if tile == GOLD:
             fighter.gold += self._piles.pop(square, 1)
             events.append(PickedUp(player, GOLD, fighter.gold))
@@ -302,7 +290,7 @@ class BattleWorld(TurnBasedWorld):
         else:
             events.append(NothingToPickUp(player))
             return
-        self._tiles[row][column] = FLOOR
+        self._tiles[square[0] * self._width + square[1]] = ord(FLOOR)
         fighter.moves += 1
         self._ap -= 1
 
@@ -366,16 +354,17 @@ class BattleWorld(TurnBasedWorld):
         del self._at[fighter.position]
         if fighter.gold <= 0:
             return []
-        row, column = square = fighter.position
-        tile = self._tiles[row][column]
+        square = fighter.position
+        tile = self.tile(square)
         if tile == EXIT:
             return [Notice(None, f"{fighter.gold} gold fell on an exit and was lost")]
         pile = fighter.gold + (self._piles.get(square, 1) if tile == GOLD else 0)
-        self._tiles[row][column] = GOLD
+        self._tiles[square[0] * self._width + square[1]] = ord(GOLD)
         if pile > 1:
             self._piles[square] = pile
         else:
             self._piles.pop(square, None)
+        row, column = square
         return [
             Notice(None, f"{fighter.gold} gold fell to the floor at row {row}, column {column}")
         ]
@@ -416,7 +405,7 @@ class BattleWorld(TurnBasedWorld):
         fighter = self._fighters[player]
         reach = fighter.sight
         row, column = fighter.position
-        tiles, at, fighters = self._tiles, self._at, self._fighters
+        tiles, width, at, fighters = self._tiles, self._width, self._at, self._fighters
         rows = []
         for dr in range(-reach, reach + 1):
             r = row + dr
@@ -430,14 +419,15 @@ class BattleWorld(TurnBasedWorld):
                 elif (dr or dc) and (r, c) in at:
                     line.append(fighters[at[(r, c)]].kind.value)
                 else:
-                    line.append(tiles[r][c])
+                    line.append(chr(tiles[r * width + c]))
             rows.append("".join(line))
         return tuple(rows)
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The whole map. A spectator sees every player; a player sees only the map and
         themselves (``@``): others are found with ``LOOK``, which is what the lantern is for."""
-        rows = [row[:] for row in self._tiles]
+        text, width = self._tiles.decode("ascii"), self._width
+        rows = [list(text[start : start + width]) for start in range(0, len(text), width)]
         if viewer is None:
             for (r, c), player in self._at.items():
                 rows[r][c] = self._fighters[player].kind.value

@@ -9,7 +9,6 @@ own, so every action is resolved at once.
 from __future__ import annotations
 
 import random
-from array import array
 from collections.abc import Sequence
 
 from protocol.commands import Move, Pickup, Stay
@@ -31,14 +30,12 @@ from ..api import (
     Position,
     World,
     WorldError,
-    WorldFull,
 )
-from ..view import ByteRows, look_window
+from ..squares import OpenSquares, free_square
+from ..view import ByteRows, look_window, look_window_bytes
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
 
 _FLOOR = ord(FLOOR)
-_INDEX = "I" if array("I").itemsize >= 4 else "L"
-"""Array type code of square numbers: 32 bits hold any map the limits allow."""
 
 SELF = "@"
 """How ``render`` draws the viewer (the roguelike convention); others show as P or B."""
@@ -71,9 +68,7 @@ class ClassicWorld(World):
         # held 336 MiB of a 2000 x 2000 map); squares are numbered row by row.
         self._tiles = bytearray("".join(dungeon.rows), "ascii")
         self._rng = random.Random(seed)
-        wall = ord(WALL)
-        self._open = array(_INDEX, (i for i, tile in enumerate(self._tiles) if tile != wall))
-        """The squares that are not wall, in reading order, by number."""
+        self._open = OpenSquares(self._tiles, width, WALL)
         self._players: dict[PlayerId, _Player] = {}
         self._glyphs: dict[Position, str] = {}  # square -> glyph of the player on it
         # The map with every player drawn on it, kept up to date move by move, so that
@@ -117,19 +112,7 @@ class ClassicWorld(World):
         return [Joined(player, position)]
 
     def _free_square(self) -> Position:
-        # Draw at random first (cheap while the map is mostly free), then fall back
-        # to the exact list, so a crowded map neither hangs nor loses determinism.
-        candidates, width = self._open, self._width
-        if candidates:
-            for _ in range(16):
-                square = divmod(candidates[self._rng.randrange(len(candidates))], width)
-                if square not in self._glyphs:
-                    return square
-        taken = {r * width + c for r, c in self._glyphs}
-        free = [index for index in candidates if index not in taken]
-        if not free:
-            raise WorldFull("there is no free square left on this map")
-        return divmod(free[self._rng.randrange(len(free))], width)
+        return free_square(self._open, self._rng, self._glyphs)
 
     def leave(self, player: PlayerId) -> list[Event]:
         state = self._players.pop(player, None)
@@ -225,6 +208,11 @@ class ClassicWorld(World):
         row, column = self._players[player].position
         centre = chr(self._tiles[row * self._width + column])
         return look_window(self._scene_rows, row, column, centre=centre)
+
+    def look_bytes(self, player: PlayerId) -> bytes:
+        row, column = self._players[player].position
+        width = self._width
+        return look_window_bytes(self._scene, width, row, column, self._tiles[row * width + column])
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         rows = self._scene_rows.lines()

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
+from types import MappingProxyType
+
 from worlds.baddies import Board, parse_board, play_round
 from worlds.baddies.rules import (
     BaddieFell,
@@ -285,3 +289,17 @@ def test_a_copy_is_independent() -> None:
     play_round(c, {HERO: E})
     assert picture(b) == before
     assert picture(c) != before
+
+
+def test_deep_copies_and_pickles_are_independent_and_keep_the_statics_read_only() -> None:
+    b = board("H...m*")
+    before = picture(b)
+    deep = copy.deepcopy(b)
+    assert deep.statics is b.statics, "the statics never change, so copies share them"
+    unpickled = pickle.loads(pickle.dumps(b))
+    assert isinstance(unpickled.statics, MappingProxyType)
+    for c in (deep, unpickled):
+        assert picture(c) == before
+        play_round(c, {HERO: E})
+        assert picture(c) != before
+        assert picture(b) == before

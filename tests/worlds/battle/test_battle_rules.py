@@ -214,7 +214,7 @@ def test_pickup_costs_1_ap_2015_defect_charged_nothing() -> None:
 def test_a_second_sword_is_refused_and_costs_nothing() -> None:
     w = placed((2, 2))
     act(w, 1, Pickup())
-    w._tiles[2][2] = "S"
+    w._tiles[2 * w._width + 2] = ord("S")  # a second sword where the first lay
     assert act(w, 1, Pickup()) == [PickupRefused(1, "you already have a sword")]
     assert w.action_points(1) == 5 and w.tile((2, 2)) == "S"
 
