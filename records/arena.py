@@ -17,10 +17,16 @@ What the arena promises:
   entrants on every world, map and seed, repeated with the next seeds until ``--games``
   games; ``swiss`` plays rounds in which entrants of similar rating meet, avoiding
   repeats. The schedule depends only on the entrants and the options, so the same
-  command plays the same games; with bots that decide only from what they see and
-  their ``--seed``, in a world with rounds (``baddies``, ``crawler``) or turns, the
-  same games end the same way (players join one at a time in the schedule's order,
-  and each game waits until all its players are there before its first round).
+  command plays the same games: game N has the same name, world, map, seed, players,
+  join order and bot seeds (``SEED * 1000 + the entrant's number``). With bots that
+  decide only from what they see and their ``--seed``, in a world with turns
+  (``battle``) or rounds (``baddies``, ``crawler``), the same games end the same way,
+  record for record: players join one at a time in the schedule's order; each game
+  waits until all its players are there before anyone acts or looks (``CREATE ...
+  start=full``); in battle, a bot that knows nothing of turns sees the board as its
+  turn begins. Turn limits must be generous enough that no bot misses a turn (a missed
+  turn depends on the machine's load): ``--turn-timeout`` is 10 s by default. ``classic``
+  resolves every action as it arrives, so its bots race and re-runs differ in detail.
 * **Parallel.** ``--servers`` ``dod-server`` processes (one per core by default), each
   recording into ``--db``; ``--parallel`` games at once (as many as servers by default),
   spread over the servers. Each game is created with ``CREATE`` and watched.
@@ -636,7 +642,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--game-time", type=float, default=60.0, help="seconds a game may last")
     parser.add_argument("--join-time", type=float, default=10.0, help="seconds a bot has to join")
-    parser.add_argument("--turn-timeout", type=float, default=2.0, help="seconds per round or turn")
+    parser.add_argument(
+        "--turn-timeout",
+        type=float,
+        default=10.0,
+        help="seconds per round or turn (generous: a missed turn makes a re-run differ)",
+    )
     parser.add_argument("--max-missed-turns", type=int, default=3)
     parser.add_argument("--max-moves", type=int, default=2000, help="each bot's move limit")
     parser.add_argument("--bot-timeout", type=float, default=10.0, help="a bot's wait for a reply")
@@ -679,6 +690,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"dod-arena: tournament {tournament}: {len(entrants)} bots, {options.format}, "
         f"{options.servers} servers, {options.parallel} games at once, store {safe_url(options.db)}"
     )
+    if "classic" in options.world:
+        console.print(
+            "dod-arena: classic resolves every action as it arrives, so bots race and a "
+            "re-run may differ in detail; battle (turns), baddies and crawler (rounds) re-run "
+            "identically"
+        )
     arena = Arena(options, tournament)
     try:
         matches = trio.run(partial(_run, arena, entrants, seeds, store, console))

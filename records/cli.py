@@ -9,10 +9,13 @@ game's record, exports to CSV and JSON.
     dod-records export games|players|ratings [--format csv|json] [--world W] [-o FILE]
     dod-records migrate            # bring the schema to the newest revision
     dod-records rerate WORLD       # compute WORLD's ratings afresh from its games
+    dod-records compare OTHER-URL [--prefix T] [--json]   # the same games in both stores?
 
 ``--db`` (or ``$DOD_DB``) names the store as ``dod-server --db`` does; the default is
 the server's own: ``sqlite:///records.db`` (beside ``replays/``). Exit status: 0, or 2 with a
-one-line error (an unreachable store, an unknown game).
+one-line error (an unreachable store, an unknown game); ``compare`` exits 1 when the
+stores differ. Output cut short by its reader (``dod-records export games | head``) ends
+quietly, as with other command-line tools.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
+from .compare import compare
 from .store import Store, StoreError, safe_url
 
 __all__ = ["DEFAULT_DB", "main"]
@@ -74,11 +78,32 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("migrate", help="bring the schema to the newest revision")
     rerate = commands.add_parser("rerate", help="compute a world's ratings afresh")
     rerate.add_argument("world")
+
+    compare = commands.add_parser(
+        "compare",
+        help="whether another store holds the same games (all fields but ids, times, "
+        "server and replay path); exit 1 if not",
+    )
+    compare.add_argument("other", metavar="OTHER-URL", help="the store to compare with")
+    compare.add_argument("--prefix", help="only games whose name starts so (a tournament)")
+    compare.add_argument("--json", action="store_true")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = build_parser().parse_args(argv)
+    try:
+        return _main(options)
+    except BrokenPipeError:
+        # The reader went away (``| head``): say nothing more, as other tools do. Standard
+        # output is pointed at /dev/null so that the interpreter's own flush at exit
+        # does not fail again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+
+
+def _main(options: argparse.Namespace) -> int:
     try:
         store = Store(options.db)
         try:
@@ -89,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except StoreError as error:
         print(f"dod-records: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise
     except Exception as error:  # the database itself: unreachable, refused, broken
         first = str(error).strip().splitlines()
         reason = first[0] if first else type(error).__name__
@@ -130,7 +157,35 @@ def _run(store: Store, options: argparse.Namespace, out: TextIO) -> int:
     elif command == "rerate":
         games = store.rerate(options.world)
         print(f"{options.world}: ratings computed afresh from {games} rated games", file=out)
+    elif command == "compare":
+        return _compare(store, options, out)
     return 0
+
+
+def _compare(store: Store, options: argparse.Namespace, out: TextIO) -> int:
+    other = Store(options.other)
+    try:
+        found = compare(store.games(), other.games(), prefix=options.prefix)
+    finally:
+        other.close()
+    if options.json:
+        _json(found.as_dict(), out)
+        return 0 if found.identical else 1
+    print(
+        f"{found.paired} games in both, {found.same} identical; only in {safe_url(options.db)}: "
+        f"{len(found.only_first)}; only in {safe_url(options.other)}: {len(found.only_second)}",
+        file=out,
+    )
+    for game, name, first, second in found.differences:
+        print(f"{game}: {name}: {first!r} != {second!r}", file=out)
+    for label, names in (
+        ("only in the first", found.only_first),
+        ("only in the other", found.only_second),
+    ):
+        if names:
+            print(f"{label}: {' '.join(names)}", file=out)
+    print("identical" if found.identical else "different", file=out)
+    return 0 if found.identical else 1
 
 
 def _export_rows(store: Store, table: str, world: str | None) -> list[dict[str, Any]]:

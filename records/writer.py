@@ -25,7 +25,7 @@ import dataclasses
 import json
 from collections import deque
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import structlog
 import trio
@@ -37,6 +37,10 @@ __all__ = ["RecordWriter", "StoreUnavailable"]
 
 T = TypeVar("T")
 log = structlog.get_logger("records")
+
+
+READY_WAIT: Final = 5.0
+"""Seconds a read waits for a store not reached yet before it is answered "not available"."""
 
 
 class StoreUnavailable(Exception):
@@ -204,7 +208,11 @@ class RecordWriter:
 
     async def call(self, method: Callable[..., T], *args: Any) -> T:
         """``method(store, *args)`` in a worker thread; :class:`StoreUnavailable` if the
-        store is not reached or fails."""
+        store is not reached within :data:`READY_WAIT` seconds (a server just started is
+        still opening it) or fails."""
+        if self.store is None:
+            with trio.move_on_after(READY_WAIT):
+                await self._ready.wait()
         store = self.store
         if store is None:
             raise StoreUnavailable("the records are not available now; try again later")

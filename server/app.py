@@ -111,6 +111,7 @@ class Server:
                 await listener.aclose()
             raise
         self.port = self.listening[0].port
+        self.ladder.listening(config.host, self.port)
         game = self.lobby.default
         self.log.info(
             "server listening",

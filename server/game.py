@@ -28,7 +28,9 @@ What a caller may rely on:
   each action at once, but only the player whose turn it is may act. Another
   player's action is refused with ``ERROR`` when that client asked for events (it
   is told whose turn it is), and otherwise waits, unanswered, for that player's
-  turn, so a 2013 client that knows nothing of turns still plays. While two or more
+  turn, so a 2013 client that knows nothing of turns still plays; such a client's
+  ``LOOK`` waits for its turn too, so that it decides from the board as its turn
+  begins (the same game plays the same way however fast the clients are). While two or more
   players are in the game, a turn not finished within ``turn_timeout`` seconds is
   ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
   in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
@@ -212,8 +214,9 @@ class Game:
         self._behind: set[Connection] = set()  # spectators that missed a view
         self._on_finished = on_finished
         self.start_full = start_full and limit is not None
-        """Hold every action until ``limit`` players are in (``CREATE ... start=full``)."""
-        self._early: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
+        (``CREATE ... start=full``)."""
+        self._early: dict[PlayerId, tuple[Connection, Action | Look | Map, trio.Event]] = {}
         self._filled = False
         self._fill_deadline = math.inf  # when a start=full game begins without the absent
         self.tally = Tally(name, plugin.name, map_spec, seed)
@@ -234,10 +237,10 @@ class Game:
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
         # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
-        # actions of clients without events that wait for their player's turn.
+        # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
         self._turn_deadline = math.inf
-        self._held: dict[PlayerId, tuple[Connection, Action, trio.Event]] = {}
+        self._held: dict[PlayerId, tuple[Connection, Action | Look, trio.Event]] = {}
         self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
@@ -431,10 +434,16 @@ class Game:
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
-        for waiting in (self._held, self._early):
-            held = waiting.pop(player, None)
-            if held is not None:  # the old connection's action still counts
-                waiting[player] = (new, held[1], held[2])
+        held = self._held.pop(player, None)
+        if held is not None and type(held[1]) is not Look:  # the old connection's action counts
+            self._held[player] = (new, held[1], held[2])
+        elif held is not None:  # a look nobody waits for any more
+            held[2].set()
+        early = self._early.pop(player, None)
+        if early is not None and type(early[1]) is not Look and type(early[1]) is not Map:
+            self._early[player] = (new, early[1], early[2])
+        elif early is not None:
+            early[2].set()
         self._log.info("player resumed", conn=new.id, player=player)
         return True
 
@@ -444,10 +453,14 @@ class Game:
         self._fill_deadline = math.inf
         early, self._early = self._early, {}
         for player in sorted(early):
-            connection, action, done = early[player]
+            connection, command, done = early[player]
             done.set()
-            if self.players.get(player) is connection:
-                self._act(connection, player, action)
+            if self.players.get(player) is not connection:
+                continue
+            if type(command) is Look or type(command) is Map:
+                self.handle(connection, command)
+            else:
+                self._act(connection, player, command)  # type: ignore[arg-type]
 
     def leave(self, connection: Connection, why: str = "disconnected") -> None:
         """Take ``connection``'s player out of the game (like death, RULES §1)."""
@@ -551,10 +564,10 @@ class Game:
             player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
         world = self.world
         if kind is Look:
-            drawn = world.look_bytes(player)  # issue 19: no strings for the commonest reply
-            connection.send(
-                LookReply(world.look(player)) if drawn is None else LookReply.drawn(drawn)
-            )
+            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
+                return
+            if not self._look_waits_for_turn(connection, player, command):  # type: ignore[arg-type]
+                connection.send(self._look_reply(player))
         elif kind is Move:
             direction = command.direction  # type: ignore[attr-defined]
             if direction not in world.directions:
@@ -581,6 +594,8 @@ class Game:
             held = status.gold if status is not None else 0
             connection.send(Gold(world.goal, name=connection.name, held=held))
         elif kind is Map:
+            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
+                return
             refusal = self.too_big()
             if refusal is not None:
                 connection.send(Error(refusal))
@@ -661,22 +676,31 @@ class Game:
 
     # -- actions ----------------------------------------------------------------------
 
+    def _waits_for_start(
+        self, connection: Connection, player: PlayerId, command: Action | Look | Map
+    ) -> bool:
+        """Whether ``command`` must wait because a ``start=full`` game has not begun. It
+        waits, like a round's action, until the game is full or for a turn's time at most
+        (a player who never comes holds nobody up). ``LOOK`` and ``MAP`` wait too, so that
+        what a player decides from never depends on how many others had joined by then."""
+        if not self.start_full or self._filled:
+            return False
+        if not self._early:
+            self._fill_deadline = trio.current_time() + self.turn_timeout
+            self._wakeup.unpark_all()
+        done = trio.Event()
+        self._early[player] = (connection, command, done)
+        connection.wait_for(done)
+        return True
+
     def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
-        if self.start_full and not self._filled:
-            # The game has not begun: the action waits, like a round's, until it is full
-            # or for a turn's time at most (a player who never comes holds nobody up).
-            if not self._early:
-                self._fill_deadline = trio.current_time() + self.turn_timeout
-                self._wakeup.unpark_all()
-            done = trio.Event()
-            self._early[player] = (connection, action, done)
-            connection.wait_for(done)
+        if self._waits_for_start(connection, player, action):
             return
-        self.tally.acted(player)
         world = self.world
         if _turn_based(world):
             self._act_in_turn(connection, player, action, world)
             return
+        self.tally.acted(player)
         if not world.has_rounds:
             self.round += 1
             replay = self._replay
@@ -726,7 +750,29 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
+    def _look_reply(self, player: PlayerId) -> LookReply:
+        drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
+        return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
+
+    def _look_waits_for_turn(self, connection: Connection, player: PlayerId, look: Look) -> bool:
+        """In a turn-based world, a client that knows nothing of turns sees the board as its
+        turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
+        what it decides from never depends on how far the other's turn had got."""
+        world = self.world
+        if connection.events or not _turn_based(world):
+            return False
+        holder = world.turn
+        if holder is None or holder == player or len(self.players) < 2:
+            return False
+        done = trio.Event()
+        self._held[player] = (connection, look, done)
+        connection.wait_for(done)
+        return True
+
     def _play_turn(self, player: PlayerId, action: Action) -> None:
+        # Counted when played, not when sent: an action still waiting for its turn when
+        # the game ends was never made (records: the same game, the same moves).
+        self.tally.acted(player)
         self.round += 1
         self._missed.pop(player, None)
         if self._replay is not None:
@@ -742,9 +788,12 @@ class Game:
         if not _turn_based(world):
             return
         while (holder := world.turn) in self._held:
-            _, action, done = self._held.pop(holder)
+            connection, action, done = self._held.pop(holder)
             done.set()
-            self._play_turn(holder, action)
+            if isinstance(action, Look):
+                connection.send(self._look_reply(holder))
+            else:
+                self._play_turn(holder, action)
         holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:

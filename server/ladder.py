@@ -90,6 +90,12 @@ class Ladder:
         """Logged-in players whose connection dropped, by name, kept in their game for
         ``grace`` seconds in case they ``LOGIN`` again."""
 
+    def listening(self, host: str, port: int) -> None:
+        """The server is bound: its records say ``host:port`` with the real port (a server
+        asked for port 0 gets one from the system)."""
+        if self.writer is not None:
+            self.writer.server = f"{host}:{port}"
+
     def game_finished(self, record: GameRecord) -> None:
         if self.writer is not None:
             self.writer.submit(record)
@@ -239,6 +245,7 @@ class Ladder:
             return
         self.claimed.add(name)
         connection.login = name
+        _owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
         connection.send(Registered(name, token))
 
@@ -260,9 +267,18 @@ class Ladder:
         await self.writer.call(Store.logged_in, name, renewed)
         self.claimed.add(name)
         connection.login = name
+        _owner_proven(connection, name)
         connection.log.info("logged in", name=name)
         if not self._resume(connection, name):
             connection.send(LoggedIn(name))
+
+
+def _owner_proven(connection: Connection, name: str) -> None:
+    """A player who proves it owns the name it is playing under, in the middle of a game,
+    played that whole game as the owner: its record says the name was claimed."""
+    game, player = connection.game, connection.player
+    if game is not None and player is not None and connection.name == name:
+        game.tally.named(player, name, claimed=True)
 
 
 async def _answer(connection: Connection, job: Awaitable[None], done: trio.Event) -> None:

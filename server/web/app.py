@@ -48,8 +48,6 @@ STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
 LEADERBOARD_LINES = 100
 """Standings the leaderboard page shows per world."""
-STORE_WAIT = 5.0
-"""Seconds a leaderboard request waits for a store that is still opening before a 503."""
 
 
 def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
@@ -93,9 +91,7 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
                 {"error": "this server keeps no records (--db)", "standings": []}, status_code=404
             )
         world = request.query_params.get("world") or server.lobby.default.world_name
-        with trio.move_on_after(STORE_WAIT):
-            await writer.ready()  # the store is opened (and migrated) as the server starts
-        try:
+        try:  # (a store still opening is waited for: RecordWriter.call)
             table = await writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
         except StoreUnavailable as error:
             return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)

@@ -11,10 +11,12 @@ import pytest
 
 from records import arena
 from records.arena import parse_entrants, round_robin, swiss_round
+from records.compare import compare
 from records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import Peer
+from ..server.conftest import nothing_received
 
 
 def test_entrants_get_unique_names_and_commands_their_templates() -> None:
@@ -61,9 +63,14 @@ async def test_start_full_holds_actions_until_the_game_is_full(
     )
     first = await Peer.connect(server.port)
     await first.ask("JOIN duel")
-    await first.send("PICKUP\n")
+    # LOOK waits too: what the first player sees never depends on whether the second
+    # had joined yet (re-runs of a tournament play the same).
+    await first.send("LOOK\nPICKUP\n")
+    assert await nothing_received(first)
     second = await Peer.connect(server.port)
-    await second.ask("JOIN duel")  # the game is full: the first player's action is played
+    await second.ask("JOIN duel")  # the game is full: the first player's LOOK is answered
+    world = server.lobby.games["duel"].world
+    assert await first.read_lines(6) == ["LOOKREPLY", *world.look(1)]
     assert (await first.read_line()) in ("FAIL", "SUCCESS, GOLD COINS: 1")
     assert await owner.ask("CREATE x classic start=full") == [
         "ERROR start= takes only full, and with players=<n>"
@@ -102,8 +109,10 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
             "--parallel",
             "3",
             "--game-time",
-            "3",
+            "10",  # generous: a bot's start on a loaded machine takes seconds
             "--join-time",
+            "5",
+            "--turn-timeout",
             "1",
             "--max-moves",
             "200",
@@ -114,7 +123,9 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
             "--json",
         ]
     )
-    report = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert "games" in err and "6/6" in err  # the progress bar, at its end
     # Crash against hang is void (neither joined); every other game has its record.
     assert code == 0 and (report["games"], report["recorded"], report["void"]) == (6, 5, 1)
     table = {line["name"]: line for line in report["table"]}
@@ -125,3 +136,48 @@ def test_a_tournament_survives_bots_that_crash_hang_and_flood(
     assert len(store.games()) == 5
     board = {s.name: s.rating for s in store.leaderboard("classic")}
     assert board["random"].mu == pytest.approx(table["random"]["mu"], abs=1e-3)
+
+
+DETERMINISTIC = [
+    "battle",
+    "random",
+    "explorer",
+    "--world",
+    "battle",
+    "--players",
+    "2",
+    "--servers",
+    "2",
+    "--max-moves",
+    "40",
+    "--turn-timeout",
+    "30",
+    "--game-time",
+    "60",
+    "--seeds",
+    "3",
+    "--tournament",
+    "same",
+    "--json",
+]
+
+
+def test_a_tournament_run_again_gives_identical_records(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request: pytest.FixtureRequest
+) -> None:
+    """Battle has turns and the bots decide from what they see and their seed: the same
+    command gives the same games, field by field, however the machine's load varies. The
+    second run records into PostgreSQL through its two servers where the fixture can
+    start one (else into a second SQLite store)."""
+    try:
+        second = request.getfixturevalue("postgres_url")
+    except pytest.skip.Exception:
+        second = f"sqlite:///{tmp_path / 'second.db'}"
+    urls = [f"sqlite:///{tmp_path / 'first.db'}", second]
+    reports = []
+    for run, url in enumerate(urls):
+        assert arena.main([*DETERMINISTIC, "--dir", str(tmp_path / str(run)), "--db", url]) == 0
+        reports.append(json.loads(capsys.readouterr().out))
+    assert reports[0]["recorded"] == 3 and reports[0]["table"] == reports[1]["table"]
+    found = compare(Store(urls[0]).games(), Store(urls[1]).games())
+    assert found.identical and found.same == 3, found.as_dict()

@@ -75,3 +75,43 @@ async def test_a_player_that_quits_or_never_logged_in_leaves_at_once(
     assert await bob.read_line() == "LEFT Eve: disconnected"
     assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
     assert await bob.read_line() == "LEFT Ada: quit"
+
+
+async def test_in_a_world_with_rounds_the_rounds_missed_while_away_count_as_ever(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(
+        world="crawler",
+        map="tutorial",
+        db=f"sqlite:///{tmp_path / 'r.db'}",
+        turn_timeout=0.2,
+        max_missed_turns=3,
+    )
+    await server.ladder.writer.ready()  # type: ignore[union-attr]
+    ada, token = await registered(server.port, "Ada")
+    bob = await Peer.connect(server.port)
+    assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
+    assert await bob.ask("EXTEND events") == ["EXTENDED events"]
+    await ada.aclose()
+    assert (await bob.read_line()).startswith("NOTICE Ada lost the connection")
+    # Ada is away: the round waits for her the turn's time, then counts her turn missed.
+    await bob.send("STAY\n")
+    assert await bob.read_lines(3) == [
+        "SAW Ada: STAY SUCCESS",  # a missed turn is a stay
+        "SUCCESS",
+        "ROUND 1 acted=1 missed=1",
+    ]
+    again = await Peer.connect(server.port)
+    await again.send(f"LOGIN Ada {token}\n")
+    assert await again.read_line() == "LOGGEDIN Ada"
+    assert (await again.read_line()).startswith("GAME default world=crawler")
+    assert await bob.read_line() == "NOTICE Ada is back"
+    # Back in the same player, she plays the next round with Bob.
+    await bob.send("STAY\n")
+    assert await again.ask("STAY") == ["SUCCESS"]
+    # (the round plays in join order: Ada's STAY, seen by Bob, then his)
+    assert await bob.read_lines(3) == [
+        "SAW Ada: STAY SUCCESS",
+        "SUCCESS",
+        "ROUND 2 acted=2 missed=0",
+    ]

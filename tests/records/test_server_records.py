@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,7 @@ async def test_a_finished_game_is_recorded_with_its_players(
     assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
     assert game["rated"] and Path(game["replay"]).parent == tmp_path
     assert game["ended_at"] >= game["started_at"]
+    assert game["server"] == f"127.0.0.1:{server.port}"  # the bound port, not 0
     players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
     assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
     ada_row, bob_row = row.players
@@ -86,6 +88,35 @@ async def test_leaderboard_answers_over_the_protocol_in_order(
     assert lines[2].startswith("2 ") and lines[2].endswith(" 1 0 Bob")
     assert await peer.ask("LEADERBOARD baddies") == ["LEADERBOARD baddies 0"]
     assert await peer.ask("LOOK") != []  # the connection goes on after the answer
+
+
+class SlowToOpenStore(Store):
+    """A store that takes its time to migrate, like a database still starting."""
+
+    opened = threading.Event()
+
+    def migrate(self) -> None:
+        SlowToOpenStore.opened.wait(60)
+        super().migrate()
+
+
+async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path) -> None:
+    from server.config import ServerConfig
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    server = Server(ServerConfig(port=0, map="tiny", db=url))
+    server.ladder.writer = RecordWriter(url, open_store=SlowToOpenStore)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            peer = await Peer.connect(server.port)
+            await peer.send("LEADERBOARD classic\n")
+            SlowToOpenStore.opened.set()  # the store is reached while the request waits
+            with trio.fail_after(TIMEOUT):
+                assert await peer.read_line() == "LEADERBOARD classic 0"
+            server.shutdown()
+    finally:
+        SlowToOpenStore.opened.set()
 
 
 async def test_a_server_without_a_store_says_so(start_server: StartServer) -> None:
@@ -127,6 +158,22 @@ async def test_a_claimed_name_belongs_to_its_owner(
     assert stored.startswith("$argon2id$") and token not in stored
 
 
+async def test_the_record_says_claimed_when_the_player_proved_the_name_during_the_game(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await played(server, 0)
+    ada = await named(server.port, "Ada")  # plays first, claims the name mid-game
+    bob = await named(server.port, "Bob")  # never claims it
+    [answer] = await ada.ask("REGISTER Ada")
+    assert answer.startswith("REGISTERED Ada ")
+    await ada.ask("QUIT")
+    await bob.ask("QUIT")
+    store = await played(server, 1)
+    [row] = store.games()
+    assert [(p["name"], p["claimed"]) for p in row.players] == [("Ada", True), ("Bob", False)]
+
+
 class FlakyStore(Store):
     """A store that fails its first ``failures`` writes, like a database being restarted."""
 
@@ -155,6 +202,45 @@ async def test_records_wait_in_memory_while_the_store_fails_then_are_written(
     await writer.drained()
     assert writer.failures >= 3 and writer.written == 5
     assert {row.game["seed"] for row in writer.store.games()} == set(range(5))  # type: ignore[union-attr]
+
+
+class StuckStore(Store):
+    """A store whose writes hang until the test lets them go, like a database that stalls."""
+
+    entered = threading.Event()
+    release = threading.Event()
+
+    def record(self, records):  # type: ignore[no-untyped-def]
+        StuckStore.entered.set()
+        StuckStore.release.wait(60)
+        return super().record(records)
+
+
+async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
+    """Writes happen in a worker thread: while one hangs, the server plays on, and the
+    game is written once the store answers."""
+    from server.config import ServerConfig
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+    server = Server(ServerConfig(port=0, map="tiny", db=url))
+    server.ladder.writer = RecordWriter(url, open_store=StuckStore)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(server.run)
+            ada, bob = await named(server.port, "Ada"), await named(server.port, "Bob")
+            await ada.ask("QUIT")
+            await bob.ask("QUIT")  # the game is over: its record goes to the stuck store
+            with trio.fail_after(TIMEOUT):
+                await trio.to_thread.run_sync(StuckStore.entered.wait, abandon_on_cancel=True)
+                cy = await named(server.port, "Cy")  # the loop is free: a new game plays
+                assert (await cy.ask("LOOK"))[0] == "LOOKREPLY"
+                assert (await cy.ask("QUIT"))[0].startswith("BYE")
+            assert server.ladder.writer.written == 0
+            StuckStore.release.set()
+            await played(server, 2)
+            server.shutdown()
+    finally:
+        StuckStore.release.set()
 
 
 async def test_a_clean_shutdown_writes_what_is_queued(tmp_path: Path) -> None:

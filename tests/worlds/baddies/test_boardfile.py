@@ -82,6 +82,21 @@ def test_shipped_boards_load_and_the_seed_board_is_the_generated_one() -> None:
     assert shipped.baddies == made.baddies and dict(shipped.statics) == dict(made.statics)
 
 
+def test_the_old_generate_spec_is_refused_with_its_new_name_and_generated_is_mapgens() -> None:
+    """Issue 18: baddies' ``generate:`` clashed with every world's ``generated:``; it is
+    ``random:`` now, and the old name says so rather than meaning something else."""
+    with pytest.raises(MapError) as caught:
+        plugin.load_board("generate: rows=20, seed=3", seed=0)
+    assert str(caught.value) == (
+        "generate: rows=20, seed=3: the 'generate:' spec is now 'random:' "
+        "(so that it is not taken for 'generated:'): random: rows=20, seed=3"
+    )
+    name, board = plugin.load_board("generated:seed=3,width=30,height=12", seed=0)
+    assert name == "Generated dungeon 3" and (board.rows, board.columns) == (12, 30)
+    _, random_board = plugin.load_board("random: rows=20, seed=3", seed=0)
+    assert random_board.rows == 20
+
+
 def test_the_default_board_is_the_medium_game_from_the_server_seed() -> None:
     name, board = plugin.load_board(None, seed=9)
     assert name == "random:rows=15,cols=40,abysses=50,monsters=6,bats=2,seed=9"

@@ -87,9 +87,8 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     assert await first.ask("HELLO") == ["GOLD 1"]
     assert await second.ask("HELLO") == ["GOLD 1"]
     world = server.lobby.default.world
-    await second.send("LOOK\nPICKUP\n")  # LOOK is answered at once; PICKUP waits
-    assert (await second.read_lines(4))[0] == "LOOKREPLY"
-    await second.read_lines(2)
+    # Not its turn: its LOOK waits too (it sees the board as its turn begins), then PICKUP.
+    await second.send("LOOK\nPICKUP\n")
     assert await nothing_received(second)
     assert world.turn == 1
     # The first player never sends ENDTURN: its action points end its turn.
@@ -103,7 +102,9 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
         )
         assert await first.ask(f"MOVE {direction}") == ["SUCCESS"]
     assert world.turn == 2
-    # Then the waiting PICKUP is played and answered.
+    # Then the waiting LOOK is answered with the board as it is now, and PICKUP played.
+    look = await second.read_lines(6)
+    assert look == ["LOOKREPLY", *world.look(2)]
     assert (await second.read_line()) in ("FAIL", "SUCCESS", "SUCCESS, GOLD COINS: 1")
     assert world.action_points(2) in (5, 6)
 
