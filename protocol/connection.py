@@ -10,13 +10,34 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .commands import Command
+from .commands import CANONICAL_LINES, Command
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
 from .replies import Reply, ReplyParser
 
 __all__ = ["ClientProtocol", "ServerProtocol"]
+
+_WHOLE_LINES: dict[type[Dialect], dict[bytes, Command]] = {}
+
+
+def _whole_lines(dialect: Dialect) -> dict[bytes, Command]:
+    """Every chunk that is one canonical line and its end, and the command the dialect
+    reads in it: the fast path of :meth:`ServerProtocol.receive_data`. Commands are
+    frozen, so every connection of a dialect shares one table and its commands."""
+    table = _WHOLE_LINES.get(type(dialect))
+    if table is None:
+        table = {}
+        for line in CANONICAL_LINES:
+            try:
+                command = dialect.parse(line)
+            except RemoteProtocolError:
+                continue  # not a command in this dialect (the 2015 HELLO needs a name)
+            if command is not None:
+                for end in (b"\n", b"\r\n"):
+                    table[line.encode() + end] = command
+        _WHOLE_LINES[type(dialect)] = table
+    return table
 
 
 class ServerProtocol:
@@ -41,15 +62,29 @@ class ServerProtocol:
         )
         self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
         self._parse = self.dialect.parse
+        self._whole_lines = _whole_lines(self.dialect)
+        self._ready: Command | None = None
+        """A command taken by the fast path, returned before anything the framer holds."""
         # The dialect's own method, not a method calling it: a call less per reply.
         self.send: Callable[[Reply], bytes] = self.dialect.render
         """The bytes for a reply in this connection's dialect (``b""``: nothing to send)."""
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
+        # Fast path: a bot's chunk is most often one whole canonical line (``LOOK``);
+        # between lines the framer would return it unchanged, so it is looked up whole.
+        if self._ready is None and type(data) is bytes:
+            command = self._whole_lines.get(data)
+            if command is not None and self._framer.at_line_start:
+                self._ready = command
+                return
         self._framer.receive_data(data)
 
     def next_event(self) -> Command | NeedData | EndOfInput:
+        ready = self._ready
+        if ready is not None:
+            self._ready = None
+            return ready
         while True:
             line = self._framer.next_event()
             if not isinstance(line, str):
