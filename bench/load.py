@@ -314,8 +314,9 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             server.stop()
 
 
-BASELINES = {"stream": [], "raw": ["--raw"]}
-"""The bare trio servers: through ``SocketStream`` (as before), and on the raw trio socket."""
+BASELINES = {"stream": [], "raw": ["--raw"], "fd": ["--fd"]}
+"""The bare trio servers: through ``SocketStream`` (as before), on the raw trio socket (the
+target's yardstick), and on the descriptor the way the game's transport does (``fd``)."""
 
 
 @contextlib.contextmanager
@@ -353,6 +354,37 @@ def report(figures: dict) -> str:
     return "\n".join(lines)
 
 
+def markdown(results: dict) -> str:
+    """Every run of ``results`` as a Markdown table (for docs/performance.md), then the
+    medians and ratios: the figures, the CPU shares and the load average around each run."""
+    rows = [
+        "| round | server | replies/s | replies per server CPU-s | server CPU | generator CPU "
+        "| p50 ms | p99 ms | load average before → after |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for run in results["runs"]:
+        rows.append(
+            f"| {run['round'] + 1} | {run['server']} | {run['throughput']:,.0f} "
+            f"| {run['replies_per_cpu_second']:,.0f} | {run['server_cpu']:.0%} "
+            f"| {' + '.join(f'{share:.0%}' for share in run['generator_cpu'])} "
+            f"| {run['p50_ms']:.2f} | {run['p99_ms']:.2f} "
+            f"| {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f} |"
+        )
+    lines = ["\n".join(rows), ""]
+    for name, median in results["median"].items():
+        lines.append(
+            f"* median {name}: {median['throughput']:,.0f} replies/s, "
+            f"{median['replies_per_cpu_second']:,.0f} per server CPU-second"
+        )
+    for kind in BASELINES:
+        if f"ratio_{kind}" in results:
+            lines.append(
+                f"* game / bare-{kind}: throughput {results[f'ratio_{kind}']:.3f}, "
+                f"replies per server CPU-second {results[f'cpu_ratio_{kind}']:.3f}"
+            )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m bench.load", description=__doc__.splitlines()[0]
@@ -376,9 +408,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--baseline",
-        choices=["both", "raw", "stream", "none"],
+        choices=["both", "raw", "stream", "fd", "all", "none"],
         default="both",
-        help="bare trio servers to compare with (raw socket, SocketStream, both or none)",
+        help="bare trio servers to compare with: raw socket, SocketStream, both (the two), "
+        "fd (the game's own I/O path), all three, or none",
     )
     parser.add_argument("--no-baseline", action="store_true", help="the same as --baseline none")
     parser.add_argument(
@@ -398,12 +431,17 @@ def build_parser() -> argparse.ArgumentParser:
         "--profile", metavar="FILE", help="sample the game server with py-spy into FILE (raw)"
     )
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print every run as a Markdown table at the end"
+    )
     return parser
 
 
 def _baselines(args: argparse.Namespace) -> list[str]:
     if args.no_baseline or args.baseline == "none":
         return []
+    if args.baseline == "all":
+        return ["raw", "stream", "fd"]
     return ["raw", "stream"] if args.baseline == "both" else [args.baseline]
 
 
@@ -467,6 +505,8 @@ def run(args: argparse.Namespace) -> dict:
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     results = run(args)
+    if args.markdown:
+        print(markdown(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
 

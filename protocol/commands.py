@@ -487,6 +487,8 @@ _CANONICAL: Final[dict[str, Command | None]] = {
         *("LOOK", "PICKUP", "STAY", "HELLO", "MAP", "HELP", "QUIT", "EXTEND", "GAMES"),
     )
 }
+CANONICAL_LINES: Final[tuple[str, ...]] = tuple(_CANONICAL)
+"""The lines bots send most, written the one canonical way (``MOVE N``, ``LOOK``)."""
 
 
 def parse_command(line: str) -> Command | None:

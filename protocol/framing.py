@@ -36,7 +36,7 @@ What callers may rely on:
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NoReturn
 
 from .errors import LocalProtocolError, RemoteProtocolError
 
@@ -217,6 +217,23 @@ class LineFramer:
         self._telnet_state = state
         return bytes(out)
 
+    @property
+    def at_line_start(self) -> bool:
+        """Whether the framer holds nothing unreturned and is between lines, outside
+        any telnet command and not just after a ``CR``: a chunk that is exactly one line
+        of printable text and its ``LF`` (or ``CRLF``) would come out as that line. A
+        caller may then take such a chunk itself, without feeding it (the fast path of
+        :class:`~protocol.connection.ServerProtocol`).
+        """
+        return not (
+            self._lines
+            or self._buffer
+            or self._eof
+            or self._broken
+            or self._after_cr
+            or self._telnet_state != _DATA
+        )
+
     # -- output ------------------------------------------------------------
 
     def next_event(self) -> str | NeedData | EndOfInput:
@@ -228,11 +245,14 @@ class LineFramer:
         if self._lines:
             line = self._lines.pop()
             if len(line) > self.max_line_length:
-                self._fail()
+                self._fail(self._too_long())
             return self._decode(line)
-        if self._broken:
-            self._fail()
+        # The unfinished line's bytes all came before the point where a telnet
+        # subnegotiation broke the framer, so its overflow is the error to report first
+        # (as it is when a chunk ends between the two).
         if len(self._buffer) > self.max_line_length:
+            self._fail(self._too_long())
+        if self._broken:
             self._fail()
         if self._eof:
             if self._buffer:
@@ -242,17 +262,21 @@ class LineFramer:
             return END_OF_INPUT
         return NEED_DATA
 
-    def _fail(self) -> None:
+    def _too_long(self) -> str:
+        return f"line too long (the limit is {self.max_line_length} bytes)"
+
+    def _fail(self, reason: str | None = None) -> NoReturn:
         self._broken = True
         self._lines.clear()
         self._buffer.clear()
-        raise RemoteProtocolError(
-            self._broken_reason or f"line too long (the limit is {self.max_line_length} bytes)",
-            fatal=True,
-        )
+        reason = reason or self._broken_reason or self._too_long()
+        self._broken_reason = reason  # what every later call repeats
+        raise RemoteProtocolError(reason, fatal=True)
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the peer since the last call (often ``b""``)."""
+        if not self._outgoing:  # the usual case, after every batch of lines: no copy
+            return b""
         out = bytes(self._outgoing)
         self._outgoing.clear()
         return out

@@ -22,12 +22,13 @@ import trio
 
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye
+from records.model import GameRecord
 
 from .config import ServerConfig
 from .connection import Connection
-from .dialects import Listen, parse_listens
 from .game import Game
 from .ladder import Ladder
+from .listening import Listen, parse_listens
 from .lobby import Lobby
 from .logs import LogAllowance, RateLimitedLogger, dropped_lines
 from .metrics import Counts
@@ -55,9 +56,9 @@ class Server:
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.log = structlog.get_logger("server")
-        self.ladder = Ladder(config)
+        self.lobby = Lobby(config, on_game_finished=self._game_finished)
+        self.ladder = Ladder(config, self.lobby)
         """Records, ratings and claimed names (:mod:`server.ladder`)."""
-        self.lobby = Lobby(config, on_game_finished=self.ladder.game_finished)
         self.connections: set[Connection] = set()
         self.port: int | None = None
         """The port actually bound (useful with port 0), once :meth:`run` has started;
@@ -83,9 +84,8 @@ class Server:
         """Every game on the server, by name; ``default`` is always there."""
         return self.lobby.games
 
-    def game_for(self, connection: Connection) -> Game:
-        """The game a connection plays in (the default game until it joins another)."""
-        return connection.game or self.lobby.default
+    def _game_finished(self, record: GameRecord) -> None:
+        self.ladder.game_finished(record)
 
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""

@@ -39,7 +39,7 @@ from worlds.api import WorldPlugin
 from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
 
-from .dialects import parse_listens
+from .listening import parse_listens
 
 DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""

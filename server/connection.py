@@ -19,20 +19,22 @@ Each command goes where a table says (:attr:`Connection._ROUTES`): ``QUIT``,
 ``HELP`` and ``EXTEND`` are answered here, ``GAMES``, ``CREATE``, ``JOIN`` and ``WATCH``
 by the lobby, ``LEADERBOARD``, ``REGISTER`` and ``LOGIN`` by the ladder
 (:mod:`server.ladder`, which also refuses a ``HELLO`` of someone else's claimed name),
-everything else by the game the client plays or watches.
+everything else by the game the client plays or watches (the lobby knows which).
 
-``EXTEND`` is answered here, but what it turns on is the protocol's to keep
-(:class:`~protocol.connection.ServerProtocol`): ``events`` (pushed lines about the
-game), ``chat`` (``MESSAGE`` lines) and ``bot`` (others see the player as ``B``; only
-before joining a world). Every byte written to the client goes through the protocol
-object, which refuses a push the client did not ask for and anything after the final
-line; :meth:`Connection.push` asks it first and drops what the client did not ask for.
+The session owns who the client is: its name (``HELLO <name>``), its claimed name,
+its capabilities, its dialect. Games and the lobby see it only as an
+:class:`~server.outbox.Outbox`, and keep where it plays and under which name there
+themselves; the session asks them (:meth:`~server.lobby.Lobby.seat`).
+
+``EXTEND`` is handled here, because capabilities belong to the connection:
+``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
+``bot`` (others see the player as ``B``; only before joining a world).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import trio
 
@@ -54,27 +56,48 @@ from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, FinalReply, Lose, Push, Reply, Win
+from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Push, Reply, Win
 
-from .dialects import GAME_OVER, TurnReminder, greet
+from .config import ServerConfig
+from .dialects import GAME_OVER, TurnReminder, greet, turn_points
+from .ladder import Claimant, Ladder
+from .lobby import Lobby
+from .metrics import Counts
 from .transport import CUT_OFF, Input, Transport
 
-if TYPE_CHECKING:
-    from .app import Server
-    from .game import Game
-
-__all__ = ["CUT_OFF", "Connection"]
+__all__ = ["CUT_OFF", "Connection", "Host"]
 
 _LOST = frozenset({"connection lost", "client closed the connection"})
 """Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
+CAPABILITIES = ("events", "chat", "bot")
+"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
+DEFAULT_CAPABILITIES = ("events", "chat")
+"""What a bare ``EXTEND`` turns on."""
+
+
+class Host(Protocol):
+    """What a session needs of its server (:class:`~server.app.Server` is one)."""
+
+    @property
+    def config(self) -> ServerConfig: ...
+    @property
+    def log(self) -> Any: ...
+    @property
+    def lobby(self) -> Lobby: ...
+    @property
+    def ladder(self) -> Ladder: ...
+    @property
+    def counts(self) -> Counts: ...
 
 
 class Connection:
-    """The server's end of one client connection; ``run()`` serves it to the end."""
+    """The server's end of one client connection; ``run()`` serves it to the end.
+
+    It is the :class:`~server.outbox.Outbox` its games know it by."""
 
     def __init__(
         self,
-        server: Server,
+        server: Host,
         stream: trio.abc.Stream,
         connection_id: int,
         *,
@@ -92,13 +115,18 @@ class Connection:
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
-        self.game: Game | None = None
-        self.player: int | None = None
+        self.lobby = server.lobby
         self.name: str | None = None
-        self.watching: Game | None = None
-        self._resumed_bot = False  # the kind of a player this connection took over
+        """The name the client asked to go by (``HELLO <name>``); each game it plays
+        in uses it unless another player there has it (:meth:`Game.name_of`)."""
+        self.events = False
+        """Whether the client asked for pushed lines about its game."""
+        self.chat = False
+        self.bot = False
         self.login: str | None = None
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
+        for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
+            setattr(self, capability, True)
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
         self.over = False
@@ -115,36 +143,27 @@ class Connection:
         """Why the connection is ending, once it is; ``None`` while it is served."""
         return self.transport.reason
 
-    # -- what the client asked for (the protocol keeps it) -----------------------
+    # -- the outbox: all a game knows of the client ---------------------------------
 
     @property
-    def events(self) -> bool:
-        """Whether the client asked for pushed lines about its game."""
-        return self.protocol.events
+    def closed(self) -> bool:
+        return self.transport.reason is not None
 
     @property
-    def chat(self) -> bool:
-        """Whether the client asked for ``MESSAGE`` lines."""
-        return self.protocol.chat
+    def backlogged(self) -> bool:
+        return self.transport.backlogged
 
     @property
-    def bot(self) -> bool:
-        """Whether the client's player is a bot (it said so, or it took one over)."""
-        return self.protocol.bot or self._resumed_bot
-
-    @bot.setter
-    def bot(self, value: bool) -> None:
-        self._resumed_bot = value
-
-    # -- output -------------------------------------------------------------------
+    def dialect(self) -> str:
+        return self.protocol.dialect.name
 
     def send(self, reply: Reply) -> None:
         """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit).
 
-        Once the connection is closing nothing more is written (a game may still be
-        telling everyone about the move that ended it). A reply the protocol refuses
-        (a push the client did not ask for) is a bug in the server: it is logged and
-        dropped, and the server serves on."""
+        Nothing is rendered for a connection that is closing (a game may still tell
+        everyone of the move that ended it). A reply the protocol refuses (a push the
+        client did not ask for) is a server bug: logged and dropped, never raised into
+        a game."""
         if self.transport.reason is not None:
             return
         try:
@@ -157,8 +176,8 @@ class Connection:
         self._write(data)
 
     def push(self, line: Push) -> None:
-        """Queue ``line`` if the client asked for such lines (the protocol says), else
-        drop it; never blocks."""
+        """Queue a line the client asked to be told (events, chat), as the protocol
+        says; a line it did not ask for is dropped. Never blocks."""
         if self.transport.reason is None and self.protocol.wants(line):
             self._write(self._render(line))
 
@@ -172,43 +191,46 @@ class Connection:
             return
         self.transport.close(reason)
 
-    # -- the game -------------------------------------------------------------------
-
-    def joined(self, game: Game, player: int) -> None:
-        self.game = game
-        self.player = player
-        self.over = False
-        self.log = self.log.bind(game=game.name, player=player)
-
     def wait_for(self, done: trio.Event) -> None:
         """Read no further command until ``done`` is set (an action waits for its round)."""
         self.waiting = done
 
-    def leave_game(self, why: str) -> None:
-        """Stop playing or watching, whichever this connection does."""
-        if self.game is not None:
-            game, self.game = self.game, None
-            game.leave(self, why)
-            self.player = None
-        if self.watching is not None:
-            watched, self.watching = self.watching, None
-            watched.unwatch(self)
+    # -- who the client is ----------------------------------------------------------
+
+    def took_over(self, old: Claimant) -> None:
+        """This connection plays ``old``'s player from now on (a logged-in player came
+        back, :mod:`server.ladder`): it goes by the same name, as the same kind."""
+        self.name, self.bot, self.over = old.name, old.bot, False
+
+    def _turn_points(self) -> int | None:
+        """The action points of this client's turn if it is its turn (for the reminder)."""
+        seat = self.lobby.seat(self)
+        return None if seat is None else turn_points(seat[0].world, seat[1])
+
+    # -- the session's own commands -------------------------------------------------
 
     def _extend(self, command: Extend) -> None:
+        wanted = command.capabilities or DEFAULT_CAPABILITIES
+        if "events" in wanted:
+            self.events = True
+        if "chat" in wanted:
+            self.chat = True
         # A player's kind is fixed when it enters the world.
-        self.send(self.protocol.extend(command, bot_allowed=self.player is None))
-        game = self.game or self.watching
-        if self.events and game is not None:
-            game.listen(self)
+        if "bot" in wanted and self.lobby.seat(self) is None:
+            self.bot = True
+        enabled = {"events": self.events, "chat": self.chat, "bot": self.bot}
+        self.send(Extended(tuple(name for name in CAPABILITIES if enabled[name])))
+        if self.events:
+            self.lobby.listen(self)
 
     def _quit(self, command: Quit) -> None:
         self.finish(Bye("Thanks for playing."), reason="quit")
 
     def _help(self, command: Help) -> None:
-        self.send((self.watching or self.server.game_for(self)).help())
+        self.send(self.lobby.game_for(self).help())
 
     def _to_lobby(self, command: Command) -> None:
-        self.server.lobby.handle(self, command)
+        self.lobby.handle(self, command)
 
     def _to_ladder(self, command: Command) -> None:
         self.server.ladder.handle(self, command)
@@ -218,17 +240,19 @@ class Connection:
         refusal = self.server.ladder.refusal(self, command)
         if refusal is not None:
             self.send(refusal)
-        else:
-            self._to_game(command)
+            return
+        if command.name is not None and self.lobby.watching(self) is None:
+            self.name = command.name  # who the client says it is; its game may refuse it
+        self._to_game(command)
 
     def _to_game(self, command: Command) -> None:
         """Every command the session does not route elsewhere: the game's to answer."""
         if self.over:
-            self.send(Error(GAME_OVER))
-        elif self.watching is not None:
-            self.watching.handle_watcher(self, command)
-        else:
-            self.server.game_for(self).handle(self, command)
+            if self.lobby.seat(self) is None:  # not since it joined another game
+                self.send(Error(GAME_OVER))
+                return
+            self.over = False
+        self.lobby.command(self, command)
 
     _ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Any], None]]] = {
         Quit: _quit,
@@ -252,25 +276,26 @@ class Connection:
         self.log.info("client connected")
         try:
             if self.protocol.dialect.greets:
-                greet(self)
+                self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
+                greet(self, self.lobby.default)
             await self.transport.run(self)
         finally:
             if self.reason == CUT_OFF:
                 self.server.counts.cut_off += 1
             self._leave_game()
-            self.server.lobby.client_gone(self)  # its unjoined games go with it
+            self.lobby.client_gone(self)  # its unjoined games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
-        if self.turn_reminder is not None:
+        if self.turn_reminder is not None and not self.over:
             self.turn_reminder.check(now)
         self.transport.check_time(now)
 
     def _leave_game(self) -> None:
         if self.reason in _LOST and self.server.ladder.hold(self):
             return  # a logged-in player may come back to it (server.ladder)
-        self.leave_game("quit" if self.reason == "quit" else "disconnected")
+        self.lobby.leave(self, "quit" if self.reason == "quit" else "disconnected")
 
     # -- the transport's session ----------------------------------------------------
 
@@ -289,8 +314,8 @@ class Connection:
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
         result = self._handle_commands()
-        if self.game is not None:
-            self.game.flush()  # the replay holds every action before its reply is written
+        # The replay holds every action before its reply is written.
+        self.lobby.game_for(self).flush()
         telnet = self.protocol.data_to_send()
         if telnet:
             self.transport.write_first(telnet)

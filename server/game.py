@@ -1,7 +1,7 @@
-"""A game: one world, the connections playing and watching it, and the commands they send.
+"""A game: one world, the clients playing and watching it, and the commands they send.
 
 Commands are handled synchronously, straight into the world: trio runs one task
-at a time, so the connection task that read a command can update the world and
+at a time, so the client task that read a command can update the world and
 queue every reply without handing the work to another task.
 
 What a caller may rely on:
@@ -12,7 +12,7 @@ What a caller may rely on:
   join order (:mod:`server.rounds`), as soon as every player in the game has
   acted, or when ``turn_timeout`` seconds have passed since a second player began
   to wait; then every missing action is a stay. A player alone never waits. The
-  reply to an action is sent when its round resolves, and the connection reads
+  reply to an action is sent when its round resolves, and the client reads
   no further command until then; ``LOOK`` and the other commands that change
   nothing are answered at once and never cost a turn. A player who misses
   ``max_missed_turns`` rounds in a row is removed (``BYE``), as if disconnected.
@@ -20,7 +20,7 @@ What a caller may rely on:
   except a player whose action is waiting for its round: that action is played
   with the round, and the player leaves right after it. Every action and leave
   is in the replay.
-* **Pushes** go only to connections that asked for them (``EXTEND``): joins and
+* **Pushes** go only to clients that asked for them (``EXTEND``): joins and
   leaves, actions they could see (within their 5×5 view, or anything for a
   spectator), world notices, round results, chat. Spectators get the whole map
   (``VIEW``) after every change.
@@ -55,7 +55,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeGuard
+from typing import Any, ClassVar, Final, TypeGuard
 
 import structlog
 import trio
@@ -132,12 +132,10 @@ from worlds.turns import (
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
+from .outbox import Outbox
 from .render import help_reply, result_reply
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 log = structlog.get_logger("server.game")
 
@@ -177,7 +175,7 @@ class Game:
         owner: int | None = None,
         unjoined_timeout: float | None = None,
         on_gone: Callable[[Game, str], None] = lambda game, why: None,
-        may_chat: Callable[[Connection], bool] = lambda connection: True,
+        may_chat: Callable[[Outbox], bool] = lambda client: True,
         max_map_bytes: int = 1 << 20,
     ) -> None:
         self.name = name
@@ -191,7 +189,7 @@ class Game:
             replays = ReplayShelf(replay_dir)
         self.replays = replays
         self.owner = owner
-        """The id of the connection that created the game (``None``: the server's own)."""
+        """The id of the client that created the game (``None``: the server's own)."""
         self.permanent = owner is None
         """Whether the game never goes away (the default game): a restart that fails
         falls back on the world's own map rather than removing it."""
@@ -209,22 +207,24 @@ class Game:
         """Whether a fresh world is being built: commands wait for it (see :meth:`hold`)."""
         self._ready = trio.Event()
         self._ready.set()
-        self._held_steps: list[tuple[Connection, Callable[[], None]]] = []
+        self._held_steps: list[tuple[Outbox, Callable[[], None]]] = []
         self._unjoined_deadline = math.inf
-        self._behind: set[Connection] = set()  # spectators that missed a view
+        self._behind: set[Outbox] = set()  # spectators that missed a view
         self._on_finished = on_finished
         self.start_full = start_full and limit is not None
         """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
         (``CREATE ... start=full``)."""
-        self._early: dict[PlayerId, tuple[Connection, Action | Look | Map, trio.Event]] = {}
+        self._early: dict[PlayerId, tuple[Outbox, Action | Look | Map, trio.Event]] = {}
         self._filled = False
         self._fill_deadline = math.inf  # when a start=full game begins without the absent
         self.tally = Tally(name, plugin.name, map_spec, seed)
         """What the game's record will say (``on_finished`` gets it when the game ends)."""
-        self.players: dict[PlayerId, Connection] = {}
+        self.players: dict[PlayerId, Outbox] = {}
+        self._seats: dict[Outbox, PlayerId] = {}  # the inverse of players
         self.names: dict[str, PlayerId] = {}
-        self.watchers: set[Connection] = set()
-        self.audience: set[Connection] = set()
+        self._names_of: dict[PlayerId, str] = {}  # the inverse of names
+        self.watchers: set[Outbox] = set()
+        self.audience: set[Outbox] = set()
         """Players and spectators who asked for events."""
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
@@ -240,7 +240,7 @@ class Game:
         # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
         self._turn_deadline = math.inf
-        self._held: dict[PlayerId, tuple[Connection, Action | Look, trio.Event]] = {}
+        self._held: dict[PlayerId, tuple[Outbox, Action | Look, trio.Event]] = {}
         self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self._wakeup = trio.lowlevel.ParkingLot()
         self._scope = trio.CancelScope()
@@ -266,7 +266,7 @@ class Game:
 
     def _timed(self) -> bool:
         """Whether ``turn_timeout`` applies here: to rounds, or to a turn-based world's turns."""
-        return self.world.has_rounds or _turn_based(self.world)
+        return self.world.has_rounds or plays_in_turns(self.world)
 
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
@@ -322,7 +322,7 @@ class Game:
                     self._on_gone(self, why)
 
     def flush(self) -> None:
-        """Hand the replay's unwritten lines to the operating system. Connections call
+        """Hand the replay's unwritten lines to the operating system. Outboxs call
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
         replay = self._replay
@@ -344,25 +344,37 @@ class Game:
 
     # -- waiting for a fresh world ------------------------------------------------------
 
-    def hold(self, connection: Connection, step: Callable[[], None]) -> bool:
-        """While the world restarts, keep ``step`` (a command of ``connection``'s) for
-        when it is ready, and make the connection read nothing more until then.
+    def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
+        """While the world restarts, keep ``step`` (a command of ``client``'s) for
+        when it is ready, and make the client read nothing more until then.
         Returns whether it was held (``False``: the world is ready, do it now)."""
         if not self.restarting:
             return False
-        self._held_steps.append((connection, step))
-        connection.wait_for(self._ready)
+        self._held_steps.append((client, step))
+        client.wait_for(self._ready)
         return True
 
     # -- membership -------------------------------------------------------------------
 
-    def join(self, connection: Connection, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
-        """Put ``connection`` in the world; raises :class:`WorldFull`, or what the
-        world raises (the world is then as it was: nobody joined)."""
+    def player_of(self, client: Outbox) -> PlayerId | None:
+        """``client``'s player in this game's world, if it plays here."""
+        return self._seats.get(client)
+
+    def name_of(self, player: PlayerId) -> str | None:
+        """The name ``player`` goes by in this game, if any."""
+        return self._names_of.get(player)
+
+    def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
+        """Put ``client`` in the world, under its name unless a player here has it;
+        raises :class:`WorldFull`, or what the world raises (the world is then as it
+        was: nobody joined). Never called while the world restarts (:meth:`hold`)."""
+        if self.restarting:
+            raise RuntimeError("a player may not join a world that is being replaced")
         if self.full():
             raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
-        if connection.name is not None and connection.name in self.names:
-            connection.name = None  # taken here; the player may choose another with HELLO
+        name = client.name
+        if name is not None and name in self.names:
+            name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
         events = self.world.join(player, kind)
         if self._replay is None and self.replays is not None and not self._joined_any:
@@ -383,35 +395,36 @@ class Game:
         self._next_player += 1
         self._joined_any = True
         self._unjoined_deadline = math.inf
-        self.players[player] = connection
-        if connection.name is not None:
-            self.names[connection.name] = player
+        self.players[player] = client
+        self._seats[client] = player
+        if name is not None:
+            self.names[name] = player
+            self._names_of[player] = name
         self.tally.joined(
             player,
-            connection.name,
+            name,
             "bot" if kind is PlayerKind.BOT else "person",
-            claimed=connection.name is not None and connection.login == connection.name,
-            dialect=connection.protocol.dialect.name,
+            claimed=name is not None and client.login == name,
+            dialect=client.dialect,
         )
-        connection.joined(self, player)
         # Through the client's own logger: rate-limited with its other events (issue 20).
-        connection.log.info("player joined", world=self.world_name)
+        client.log.info("player joined", game=self.name, player=player, world=self.world_name)
         replay = self._replay
         if replay is not None:
             replay.join(self.round, player, kind)
-            if connection.name is not None:
-                replay.name(self.round, player, connection.name)
+            if name is not None:
+                replay.name(self.round, player, name)
             replay.flush()
         if self.audience:
-            self._push(PlayerJoined(label(connection.name, player)), but=connection)
-        if connection.events:
-            self.audience.add(connection)
+            self._push(PlayerJoined(label(name, player)), but=client)
+        if client.events:
+            self.audience.add(client)
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
         self._dispatch([e for e in events if not isinstance(e, Joined)], ())
         holder = getattr(self.world, "turn", None)
-        if holder is not None and holder != player and connection.events:
-            connection.send(TurnOf(self._label(holder)))  # whose turn it is, on arrival
+        if holder is not None and holder != player and client.events:
+            client.push(TurnOf(self._label(holder)))  # whose turn it is, on arrival
         self._turn_moved()
         self._show()
         if self.start_full and not self._filled and self.full():
@@ -422,25 +435,25 @@ class Game:
         """A ``NOTICE`` to everyone in the game who asked for events."""
         self._notify(None, text)
 
-    def resume(self, old: Connection, new: Connection) -> bool:
-        """``new`` plays ``old``'s player from now on: a logged-in player whose connection
+    def resume(self, old: Outbox, new: Outbox) -> bool:
+        """``new`` plays ``old``'s player from now on: a logged-in player whose client
         dropped came back (:mod:`server.ladder`). False if that player is no longer here."""
-        player = old.player
+        player = self._seats.get(old)
         if self.closed or player is None or self.players.get(player) is not old:
             return False
+        del self._seats[old]
         self.players[player] = new
-        new.name, new.bot = old.name, old.bot
-        new.joined(self, player)
+        self._seats[new] = player
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
         held = self._held.pop(player, None)
-        if held is not None and type(held[1]) is not Look:  # the old connection's action counts
+        if held is not None and not isinstance(held[1], Look):  # the old client's action counts
             self._held[player] = (new, held[1], held[2])
         elif held is not None:  # a look nobody waits for any more
             held[2].set()
         early = self._early.pop(player, None)
-        if early is not None and type(early[1]) is not Look and type(early[1]) is not Map:
+        if early is not None and not isinstance(early[1], Look | Map):
             self._early[player] = (new, early[1], early[2])
         elif early is not None:
             early[2].set()
@@ -453,25 +466,26 @@ class Game:
         self._fill_deadline = math.inf
         early, self._early = self._early, {}
         for player in sorted(early):
-            connection, command, done = early[player]
+            client, command, done = early[player]
             done.set()
-            if self.players.get(player) is not connection:
+            if self.players.get(player) is not client:
                 continue
-            if type(command) is Look or type(command) is Map:
-                self.handle(connection, command)
+            if isinstance(command, Look | Map):
+                self.handle(client, command)
             else:
-                self._act(connection, player, command)  # type: ignore[arg-type]
+                self._act(client, player, command)
 
-    def leave(self, connection: Connection, why: str = "disconnected") -> None:
-        """Take ``connection``'s player out of the game (like death, RULES §1)."""
-        self.audience.discard(connection)
-        player = connection.player
-        if player is None or self.players.get(player) is not connection:
+    def leave(self, client: Outbox, why: str = "disconnected") -> None:
+        """Take ``client``'s player out of the game (like death, RULES §1)."""
+        self.audience.discard(client)
+        player = self._seats.pop(client, None)
+        if player is None or self.players.get(player) is not client:
             return
         del self.players[player]
-        if connection.name is not None:
-            self.names.pop(connection.name, None)
-        who = label(connection.name, player)
+        name = self._names_of.pop(player, None)
+        if name is not None:
+            self.names.pop(name, None)
+        who = label(name, player)
         held = self._held.pop(player, None) or self._early.pop(player, None)
         if held is not None:
             held[2].set()
@@ -513,171 +527,190 @@ class Game:
             f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
         )
 
-    def watch(self, connection: Connection) -> None:
+    def watch(self, client: Outbox) -> None:
         """Add a spectator: it is answered with this game's line, then the whole map,
         which is sent again after every change (the latest only, to one that lags)."""
-        self.watchers.add(connection)
-        if connection.events:
-            self.audience.add(connection)
-        connection.send(self.info())
-        connection.send(View(self.world.render(None)))
+        self.watchers.add(client)
+        if client.events:
+            self.audience.add(client)
+        client.send(self.info())
+        client.send(View(self.world.render(None)))
 
-    def unwatch(self, connection: Connection) -> None:
-        self.watchers.discard(connection)
-        self.audience.discard(connection)
-        self._behind.discard(connection)
+    def unwatch(self, client: Outbox) -> None:
+        self.watchers.discard(client)
+        self.audience.discard(client)
+        self._behind.discard(client)
 
-    def listen(self, connection: Connection) -> None:
-        """``connection`` (a player or spectator here) now wants events."""
-        if connection.game is self or connection in self.watchers:
-            self.audience.add(connection)
+    def listen(self, client: Outbox) -> None:
+        """``client`` (a player or spectator here) now wants events."""
+        if client in self._seats or client in self.watchers:
+            self.audience.add(client)
 
     # -- commands ---------------------------------------------------------------------
 
     def help(self) -> HelpReply:
         return help_reply(self.world, self.world_name)
 
-    def handle(self, connection: Connection, command: Command) -> None:
-        """Apply one game command from ``connection`` and queue every reply it causes
-        (once the world is ready, if it is being rebuilt)."""
-        if self.hold(connection, lambda: self.handle(connection, command)):
+    def handle(self, client: Outbox, command: Command) -> None:
+        """Apply one game command from ``client`` and queue every reply it causes
+        (once the world is ready, if it is being rebuilt). A client that does not
+        play here yet joins first (``HELLO <name>``: under that name, if it is free)."""
+        if self.restarting and self.hold(client, partial(self.handle, client, command)):
             return
         try:
-            self._handle(connection, command)
+            player = self._seats.get(client)
+            if player is None:
+                player = self._arrive(client, command)
+                if player is None:
+                    return
+            self._COMMANDS.get(type(command), Game._not_a_game_command)(
+                self, client, player, command
+            )
         except WorldError as error:
-            connection.send(Error(str(error)))
+            client.send(Error(str(error)))
         except Exception:
             self._crash(command.verb)
-            if connection.reason is None:  # not a player (yet): still owed a reply
-                connection.send(
+            if not client.closed:  # not a player (yet): still owed a reply
+                client.send(
                     Error(f"the {self.world_name} game stopped because of an internal error")
                 )
 
-    def _handle(self, connection: Connection, command: Command) -> None:
-        kind = type(command)
-        player = connection.player
-        if player is None:
+    def _arrive(self, client: Outbox, command: Command) -> PlayerId | None:
+        """Join ``client``, which sent ``command`` before it played here."""
+        if isinstance(command, Hello) and command.name is not None and command.name in self.names:
             # Named before joining, so that others see the name from the start.
-            name = command.name if kind is Hello else None  # type: ignore[attr-defined]
-            if name is not None and not self._rename(connection, name):
-                return
-            player = self.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
-        world = self.world
-        if kind is Look:
-            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
-                return
-            if not self._look_waits_for_turn(connection, player, command):  # type: ignore[arg-type]
-                connection.send(self._look_reply(player))
-        elif kind is Move:
-            direction = command.direction  # type: ignore[attr-defined]
-            if direction not in world.directions:
-                allowed = ", ".join(sorted(d.name for d in world.directions))
-                connection.send(
-                    Error(f"MOVE {direction.name} is not allowed here; directions: {allowed}")
-                )
-                return
-            self._act(connection, player, command)  # type: ignore[arg-type]
-        elif kind is Pickup:
-            self._act(connection, player, command)  # type: ignore[arg-type]
-        elif kind is Attack or kind is EndTurn or kind is ApGet or kind is HpGet:
-            self._turn_command(connection, player, command)
-        elif kind is Stay:
-            if not world.allows_stay:
-                connection.send(Error(f"STAY is not available in the {self.world_name} world"))
-                return
-            self._act(connection, player, command)  # type: ignore[arg-type]
-        elif kind is Hello:
-            name = command.name  # type: ignore[attr-defined]
-            if name is not None and name != connection.name and not self._rename(connection, name):
-                return
-            status = world.status(player)
-            held = status.gold if status is not None else 0
-            connection.send(Gold(world.goal, name=connection.name, held=held))
-        elif kind is Map:
-            if self._waits_for_start(connection, player, command):  # type: ignore[arg-type]
-                return
-            refusal = self.too_big()
-            if refusal is not None:
-                connection.send(Error(refusal))
-                return
-            connection.send(MapReply(world.render(player)))
-        elif kind is Shout:
-            if not self._may_chat(connection):
-                return
-            self.shout(label(connection.name, player), command.text)  # type: ignore[attr-defined]
-            connection.send(_DONE)
-        else:
-            connection.send(Error(f"{command.verb} is not a game command"))
+            client.send(Error(f"the name {command.name!r} is taken in this game; choose another"))
+            return None
+        return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
-    def _turn_command(self, connection: Connection, player: PlayerId, command: Command) -> None:
+    def _look(self, client: Outbox, player: PlayerId, command: Look) -> None:
+        if self._waits_for_start(client, player, command):
+            return
+        if not self._look_waits_for_turn(client, player, command):
+            client.send(self._look_reply(player))
+
+    def _move(self, client: Outbox, player: PlayerId, command: Move) -> None:
+        world = self.world
+        direction = command.direction
+        if direction not in world.directions:
+            allowed = ", ".join(sorted(d.name for d in world.directions))
+            client.send(Error(f"MOVE {direction.name} is not allowed here; directions: {allowed}"))
+            return
+        self._act(client, player, command)
+
+    def _stay(self, client: Outbox, player: PlayerId, command: Stay) -> None:
+        if not self.world.allows_stay:
+            client.send(Error(f"STAY is not available in the {self.world_name} world"))
+            return
+        self._act(client, player, command)
+
+    def _hello(self, client: Outbox, player: PlayerId, command: Hello) -> None:
+        name = command.name
+        if (
+            name is not None
+            and name != self._names_of.get(player)
+            and not self._rename(client, player, name)
+        ):
+            return
+        world = self.world
+        status = world.status(player)
+        held = status.gold if status is not None else 0
+        client.send(Gold(world.goal, name=self._names_of.get(player), held=held))
+
+    def _map(self, client: Outbox, player: PlayerId, command: Map) -> None:
+        if self._waits_for_start(client, player, command):
+            return
+        refusal = self.too_big()
+        client.send(Error(refusal) if refusal is not None else MapReply(self.world.render(player)))
+
+    def _shout(self, client: Outbox, player: PlayerId, command: Shout) -> None:
+        if not self._may_chat(client):
+            return
+        self.shout(label(self._names_of.get(player), player), command.text)
+        client.send(_DONE)
+
+    def _turn_command(
+        self, client: Outbox, player: PlayerId, command: Attack | EndTurn | ApGet | HpGet
+    ) -> None:
         """``ATTACK``, ``ENDTURN``, ``APGET`` and ``HPGET``: commands of turn-based worlds."""
         world = self.world
-        if not _turn_based(world):
-            connection.send(
-                Error(f"{command.verb} is not available in the {self.world_name} world")
-            )
-            return
-        kind = type(command)
-        if kind is ApGet:
-            connection.send(ActionPoints(world.action_points(player)))
-        elif kind is HpGet:
-            connection.send(HitPoints(world.hit_points(player)))
-        elif kind is Attack and command.direction not in world.directions:  # type: ignore[attr-defined]
+        if not plays_in_turns(world):
+            client.send(Error(f"{command.verb} is not available in the {self.world_name} world"))
+        elif isinstance(command, ApGet):
+            client.send(ActionPoints(world.action_points(player)))
+        elif isinstance(command, HpGet):
+            client.send(HitPoints(world.hit_points(player)))
+        elif isinstance(command, Attack) and command.direction not in world.directions:
             allowed = ", ".join(sorted(d.name for d in world.directions))
-            connection.send(Error(f"ATTACK goes {allowed} here"))
+            client.send(Error(f"ATTACK goes {allowed} here"))
         else:
-            self._act(connection, player, command)  # type: ignore[arg-type]
+            self._act(client, player, command)
 
-    def handle_watcher(self, connection: Connection, command: Command) -> None:
+    def _not_a_game_command(self, client: Outbox, player: PlayerId, command: Command) -> None:
+        client.send(Error(f"{command.verb} is not a game command"))
+
+    _COMMANDS: ClassVar[dict[type[Command], Callable[[Game, Outbox, PlayerId, Any], None]]] = {
+        Look: _look,
+        Move: _move,
+        Pickup: lambda game, client, player, command: game._act(client, player, command),
+        Stay: _stay,
+        Hello: _hello,
+        Map: _map,
+        Shout: _shout,
+        Attack: _turn_command,
+        EndTurn: _turn_command,
+        ApGet: _turn_command,
+        HpGet: _turn_command,
+    }
+    """What a player's command does, by its kind."""
+
+    def handle_watcher(self, client: Outbox, command: Command) -> None:
         """A spectator's command: it may read, never act."""
-        kind = type(command)
-        if self.hold(connection, lambda: self.handle_watcher(connection, command)):
+        if self.restarting and self.hold(client, partial(self.handle_watcher, client, command)):
             return
-        if kind is Map:
+        if isinstance(command, Map):
             refusal = self.too_big()
-            connection.send(
+            client.send(
                 Error(refusal) if refusal is not None else MapReply(self.world.render(None))
             )
-        elif kind is Hello and command.name is None:  # type: ignore[attr-defined]
-            connection.send(Gold(self.world.goal))
+        elif isinstance(command, Hello) and command.name is None:
+            client.send(Gold(self.world.goal))
         else:
-            connection.send(
+            client.send(
                 Error(
                     f"you are watching {self.name}; spectators cannot {command.verb} "
                     f"(send JOIN {self.name} to play)"
                 )
             )
 
-    def _rename(self, connection: Connection, name: str) -> bool:
+    def _rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
         holder = self.names.get(name)
-        if holder is not None and holder != connection.player:
-            connection.send(Error(f"the name {name!r} is taken in this game; choose another"))
+        if holder is not None and holder != player:
+            client.send(Error(f"the name {name!r} is taken in this game; choose another"))
             return False
-        old, player = connection.name, connection.player
+        old = self._names_of.get(player)
         if old is not None:
             self.names.pop(old, None)
-        connection.name = name
-        if player is None:
-            return True
         self.names[name] = player
-        self.tally.named(player, name, claimed=connection.login == name)
+        self._names_of[player] = name
+        self.tally.named(player, name, claimed=client.login == name)
         if self._replay is not None:
             self._replay.name(self.round, player, name)
         if self.audience:
-            self._push(Notice(f"{label(old, player)} is now called {name}"), but=connection)
+            self._push(Notice(f"{label(old, player)} is now called {name}"), but=client)
         return True
 
     def shout(self, sender: str, text: str) -> None:
         """Chat: to every player and spectator in the game who asked for it."""
         message = Message(sender, text)
-        for connection in (*self.players.values(), *self.watchers):
-            if connection.chat:
-                connection.send(message)
+        for client in (*self.players.values(), *self.watchers):
+            if client.chat:
+                client.push(message)
 
     # -- actions ----------------------------------------------------------------------
 
     def _waits_for_start(
-        self, connection: Connection, player: PlayerId, command: Action | Look | Map
+        self, client: Outbox, player: PlayerId, command: Action | Look | Map
     ) -> bool:
         """Whether ``command`` must wait because a ``start=full`` game has not begun. It
         waits, like a round's action, until the game is full or for a turn's time at most
@@ -689,16 +722,16 @@ class Game:
             self._fill_deadline = trio.current_time() + self.turn_timeout
             self._wakeup.unpark_all()
         done = trio.Event()
-        self._early[player] = (connection, command, done)
-        connection.wait_for(done)
+        self._early[player] = (client, command, done)
+        client.wait_for(done)
         return True
 
-    def _act(self, connection: Connection, player: PlayerId, action: Action) -> None:
-        if self._waits_for_start(connection, player, action):
+    def _act(self, client: Outbox, player: PlayerId, action: Action) -> None:
+        if self._waits_for_start(client, player, action):
             return
         world = self.world
-        if _turn_based(world):
-            self._act_in_turn(connection, player, action, world)
+        if plays_in_turns(world):
+            self._act_in_turn(client, player, action, world)
             return
         self.tally.acted(player)
         if not world.has_rounds:
@@ -720,7 +753,7 @@ class Game:
         if current.complete(self.players):
             self._resolve_round(current, ())
             return
-        connection.wait_for(current.done)
+        client.wait_for(current.done)
         if current.deadline == math.inf:
             current.deadline = trio.current_time() + self.turn_timeout
             self._wakeup.unpark_all()
@@ -728,23 +761,23 @@ class Game:
     # -- turns ------------------------------------------------------------------------
 
     def _act_in_turn(
-        self, connection: Connection, player: PlayerId, action: Action, world: TurnBasedWorld
+        self, client: Outbox, player: PlayerId, action: Action, world: TurnBasedWorld
     ) -> None:
         holder = world.turn
         if holder != player:
             if holder is None:
-                connection.send(Error("nobody can play now: the game is over"))
-            elif connection.events:
-                connection.send(
-                    (NotYourTurnToEnd if type(action) is EndTurn else NotYourTurn)(
+                client.send(Error("nobody can play now: the game is over"))
+            elif client.events:
+                client.send(
+                    (NotYourTurnToEnd if isinstance(action, EndTurn) else NotYourTurn)(
                         f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
                     )
                 )
             else:
                 # A client that knows nothing of turns: its action waits for its turn.
                 done = trio.Event()
-                self._held[player] = (connection, action, done)
-                connection.wait_for(done)
+                self._held[player] = (client, action, done)
+                client.wait_for(done)
             return
         self._play_turn(player, action)
         self._turn_moved()
@@ -754,19 +787,19 @@ class Game:
         drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
         return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
 
-    def _look_waits_for_turn(self, connection: Connection, player: PlayerId, look: Look) -> bool:
+    def _look_waits_for_turn(self, client: Outbox, player: PlayerId, look: Look) -> bool:
         """In a turn-based world, a client that knows nothing of turns sees the board as its
         turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
         what it decides from never depends on how far the other's turn had got."""
         world = self.world
-        if connection.events or not _turn_based(world):
+        if client.events or not plays_in_turns(world):
             return False
         holder = world.turn
         if holder is None or holder == player or len(self.players) < 2:
             return False
         done = trio.Event()
-        self._held[player] = (connection, look, done)
-        connection.wait_for(done)
+        self._held[player] = (client, look, done)
+        client.wait_for(done)
         return True
 
     def _play_turn(self, player: PlayerId, action: Action) -> None:
@@ -785,16 +818,17 @@ class Game:
         """After anything that may pass the turn: play the new holder's waiting action,
         and time the turn (only while someone else is waiting for it)."""
         world = self.world
-        if not _turn_based(world):
+        if not plays_in_turns(world):
             return
-        while (holder := world.turn) in self._held:
-            connection, action, done = self._held.pop(holder)
+        holder = world.turn
+        while holder is not None and holder in self._held:
+            client, action, done = self._held.pop(holder)
             done.set()
             if isinstance(action, Look):
-                connection.send(self._look_reply(holder))
+                client.send(self._look_reply(holder))
             else:
                 self._play_turn(holder, action)
-        holder = world.turn
+            holder = world.turn
         deadline = self._turn_deadline
         if holder is None or len(self.players) < 2:
             deadline = math.inf
@@ -808,8 +842,9 @@ class Game:
     def _turn_time_out(self) -> None:
         world = self.world
         self._turn_deadline = math.inf
-        if not _turn_based(world) or (player := world.turn) is None:
+        if not plays_in_turns(world) or world.turn is None:
             return
+        player = world.turn
         if self._replay is not None:
             self._replay.timeout(self.round, player)
         self._turn_holder = None  # the next turn gets a full clock, even if it is theirs again
@@ -822,30 +857,30 @@ class Game:
         """Tell the players about a turn-based world's event (pushes need ``EXTEND events``)."""
         player = event.player
         assert player is not None
-        connection = self.players.get(player)
-        listening = connection is not None and connection in self.audience
+        client = self.players.get(player)
+        listener = client if client is not None and client in self.audience else None
         if isinstance(event, TurnStarted):
-            if listening:
-                connection.send(TurnBegins(event.points))  # type: ignore[union-attr]
+            if listener is not None:
+                listener.push(TurnBegins(event.points))
             if self.audience:
-                self._push(TurnOf(self._label(player)), but=connection)
+                self._push(TurnOf(self._label(player)), but=client)
         elif isinstance(event, TurnEnded):
-            if listening:
-                connection.send(TurnOver(timed_out=event.missed))  # type: ignore[union-attr]
+            if listener is not None:
+                listener.push(TurnOver(timed_out=event.missed))
         elif isinstance(event, HitPointsChanged):
-            if listening:
-                connection.send(HitMod(event.change))  # type: ignore[union-attr]
+            if listener is not None:
+                listener.push(HitMod(event.change))
         elif isinstance(event, Defeated):
             winner = self._label(event.winner)
-            if listening:
-                connection.send(GameWon(f"{winner} has won the game"))  # type: ignore[union-attr]
+            if listener is not None:
+                listener.push(GameWon(f"{winner} has won the game"))
             self._finish(player, Lose(f"{winner} won the game."), "lost")
 
     def _label(self, player: PlayerId) -> str:
-        connection = self.players.get(player)
-        if connection is None:
-            return label(self._finished_names.get(player), player)
-        return label(connection.name, player)
+        name = self._names_of.get(player)
+        if name is None:
+            name = self._finished_names.get(player)
+        return label(name, player)
 
     def _resolve_if_complete(self) -> None:
         current = self._round
@@ -892,13 +927,13 @@ class Game:
 
     def _miss(self, player: PlayerId) -> None:
         count = self._missed[player] = self._missed.get(player, 0) + 1
-        connection = self.players.get(player)
-        if connection is not None and count >= self.max_missed_turns:
-            connection.finish(
+        client = self.players.get(player)
+        if client is not None and count >= self.max_missed_turns:
+            client.finish(
                 Bye(f"removed from the game after missing {count} turns in a row"),
                 reason="missed turns",
             )
-            connection.leave_game("removed")
+            self.leave(client, "removed")
 
     def _dispatch(
         self,
@@ -934,55 +969,58 @@ class Game:
     def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
         """``SAW`` for everyone in the audience who could see the actor (the world decides)."""
         actor = event.player
-        actor_connection = self.players.get(actor)
-        if actor_connection is not None:
-            who = label(actor_connection.name, actor)
+        actor_client = self.players.get(actor)
+        if actor_client is not None:
+            who = label(self._names_of.get(actor), actor)
         else:
             who = self._departing.get(actor, f"#{actor}")
         seen = Seen(who, action.to_line(), result)
         world = self.world
-        for connection in list(self.audience):
-            if connection is actor_connection:
+        seats = self._seats
+        for client in list(self.audience):
+            if client is actor_client:
                 continue
-            if connection.player is None:  # a spectator sees everything
-                connection.send(seen)
-                continue
-            if world.witnesses(connection.player, event):
-                connection.send(seen)
+            player = seats.get(client)
+            if player is None or world.witnesses(player, event):  # a spectator sees all
+                client.push(seen)
 
     def _notify(self, player: PlayerId | None, text: str) -> None:
         reply = Notice(text)
         if player is None:
             self._push(reply)
             return
-        connection = self.players.get(player)
-        if connection is not None and connection in self.audience:
-            connection.send(reply)
+        client = self.players.get(player)
+        if client is not None and client in self.audience:
+            client.push(reply)
 
-    def _push(self, line: Push, *, but: Connection | None = None) -> None:
-        for connection in list(self.audience):
-            if connection is not but:
-                connection.send(line)
+    def _push(self, line: Push, *, but: Outbox | None = None) -> None:
+        for client in list(self.audience):
+            if client is not but:
+                client.push(line)
 
     def _finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
-        connection = self.players.pop(player, None)
+        client = self.players.pop(player, None)
         self._missed.pop(player, None)
-        if connection is None:
+        if client is None:
             return
-        if connection.name is not None:
-            self.names.pop(connection.name, None)
-            self._finished_names[player] = connection.name
-        self.audience.discard(connection)
+        self._seats.pop(client, None)
+        name = self._names_of.pop(player, None)
+        if name is not None:
+            self.names.pop(name, None)
+            self._finished_names[player] = name
+        self.audience.discard(client)
         self.tally.left(
             player,
             "win" if outcome in ("escaped", "won") else "lose",
             context.get("gold", 0),
             context.get("moves"),
         )
-        connection.log.info(f"player {outcome}", world=self.world_name, **context)
-        connection.finish(final, reason=f"player {outcome}")
+        client.log.info(
+            f"player {outcome}", game=self.name, player=player, world=self.world_name, **context
+        )
+        client.finish(final, reason=f"player {outcome}")
         if self.audience:
-            self._push(PlayerLeft(label(connection.name, player), outcome))
+            self._push(PlayerLeft(label(name, player), outcome))
 
     def _show(self) -> None:
         """Send spectators the whole map, if it changed since they last saw it.
@@ -997,14 +1035,14 @@ class Game:
             return
         self._last_view = rows
         view = View(rows)
-        for connection in list(self.watchers):
-            if connection.transport.backlogged:
+        for client in list(self.watchers):
+            if client.backlogged:
                 if not self._behind:
                     self._wakeup.unpark_all()  # the game's task looks again soon
-                self._behind.add(connection)
+                self._behind.add(client)
             else:
-                self._behind.discard(connection)
-                connection.send(view)
+                self._behind.discard(client)
+                client.push(view)
 
     def _catch_up(self) -> None:
         """Send the latest map to each spectator that missed one and has caught up."""
@@ -1012,12 +1050,12 @@ class Game:
         if rows is None:
             self._behind.clear()
             return
-        for connection in list(self._behind):
-            if connection not in self.watchers:
-                self._behind.discard(connection)
-            elif not connection.transport.backlogged:
-                self._behind.discard(connection)
-                connection.send(View(rows))
+        for client in list(self._behind):
+            if client not in self.watchers:
+                self._behind.discard(client)
+            elif not client.backlogged:
+                self._behind.discard(client)
+                client.push(View(rows))
 
     # -- ending and restarting -----------------------------------------------------------
 
@@ -1028,8 +1066,8 @@ class Game:
             return
         self._close_replay("all players left")
         self._log.info("game over", rounds=self.round)
-        for connection in list(self.watchers):
-            connection.send(GameOver(f"{self.name} is over after {self.round} rounds"))
+        for client in list(self.watchers):
+            client.push(GameOver(f"{self.name} is over after {self.round} rounds"))
         if self._on_over(self):
             self._restart()
         else:
@@ -1093,9 +1131,9 @@ class Game:
         """No fresh world: the game goes away; what waited for it is told so."""
         self.restarting = False
         held, self._held_steps = self._held_steps, []
-        for connection, _ in held:
-            if connection.reason is None:
-                connection.send(
+        for client, _ in held:
+            if not client.closed:
+                client.send(
                     Error(f"the game {self.name} could not restart; send GAMES for the others")
                 )
         self._on_gone(self, "it could not restart")
@@ -1126,11 +1164,21 @@ class Game:
         self._show()
 
     def _release_held(self) -> None:
-        """Do what waited for the world, in the order it came, then let the clients on."""
+        """Do what waited for the world, in the order it came, then let the clients on.
+
+        A step may end this fresh world at once (a player wins, the world fails), and
+        the next restart may be slow: the steps after it then wait for the world after
+        that, so that none of them reaches a world that is about to be replaced."""
         held, self._held_steps = self._held_steps, []
         ready = self._ready
-        for connection, step in held:
-            if connection.reason is None:
+        for index, (client, step) in enumerate(held):
+            if self.restarting:
+                later = held[index:]
+                self._held_steps[:0] = later
+                for waiting, _ in later:
+                    waiting.wait_for(self._ready)
+                break
+            if not client.closed:
                 step()
         ready.set()
 
@@ -1179,8 +1227,8 @@ class Game:
         """The world raised something unexpected: log it, end the game for its players, restart."""
         self._log.exception("world failed", during=during)
         current, self._round = self._round, None
-        for connection in list(self.players.values()):
-            connection.finish(
+        for client in list(self.players.values()):
+            client.finish(
                 Bye(
                     f"the {self.world_name} game stopped because of an internal error; "
                     "please reconnect"
@@ -1188,7 +1236,9 @@ class Game:
                 reason="world failed",
             )
         self.players.clear()
+        self._seats.clear()
         self.names.clear()
+        self._names_of.clear()
         self.audience.intersection_update(self.watchers)
         self._departing.clear()
         if current is not None:
@@ -1208,7 +1258,6 @@ _LEAVE_OUTCOMES: Final = {
 else, such as ``removed`` for missed turns or ``moved`` to another game, is ``removed``)."""
 
 
-def _turn_based(world: World) -> TypeGuard[TurnBasedWorld]:
+def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
     """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
     return getattr(world, "has_turns", False)
-

@@ -23,9 +23,9 @@ and nothing here logs a command line.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Any, ClassVar, Final, Protocol
 
 import structlog
 import trio
@@ -38,9 +38,8 @@ from records.store import Store
 from records.writer import RecordWriter, StoreUnavailable
 
 from .config import ServerConfig
-
-if TYPE_CHECKING:
-    from .connection import Connection
+from .lobby import Lobby
+from .outbox import Outbox
 
 __all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
 
@@ -56,6 +55,17 @@ FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
 
 log = structlog.get_logger("server.ladder")
+
+
+class Claimant(Outbox, Protocol):
+    """A client as the ladder sees it: an outbox, and the claimed name it logged in as
+    (which the ladder sets once the client proved it owns it)."""
+
+    login: str | None
+
+    def took_over(self, old: Claimant) -> None:
+        """This client now plays ``old``'s player (it logged in as its name)."""
+        ...
 
 
 def records_url(config: ServerConfig) -> str | None:
@@ -76,7 +86,8 @@ def records_url(config: ServerConfig) -> str | None:
 class Ladder:
     """Records, ratings and claimed names for one server; see the module docstring."""
 
-    def __init__(self, config: ServerConfig) -> None:
+    def __init__(self, config: ServerConfig, lobby: Lobby) -> None:
+        self.lobby = lobby
         url = records_url(config)
         self.writer = (
             None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
@@ -86,7 +97,7 @@ class Ladder:
         self._refresher = trio.CancelScope()
         self._timers: set[trio.CancelScope] = set()
         self.grace = config.reconnect_grace
-        self.away: dict[str, Connection] = {}
+        self.away: dict[str, Claimant] = {}
         """Logged-in players whose connection dropped, by name, kept in their game for
         ``grace`` seconds in case they ``LOGIN`` again."""
 
@@ -132,7 +143,7 @@ class Ladder:
 
     # -- names -----------------------------------------------------------------------
 
-    def refusal(self, connection: Connection, command: Hello) -> Error | None:
+    def refusal(self, connection: Claimant, command: Hello) -> Error | None:
         """The error for a ``HELLO`` that would take a name claimed by someone else."""
         name = command.name
         if name is None or name not in self.claimed or connection.login == name:
@@ -141,29 +152,25 @@ class Ladder:
 
     # -- reconnecting ------------------------------------------------------------------
 
-    def hold(self, connection: Connection) -> bool:
+    def hold(self, connection: Claimant) -> bool:
         """Keep a logged-in player whose connection dropped in its game for ``grace``
         seconds; False (the player leaves as usual) for anyone else."""
         name = connection.login
-        if (
-            self.grace is None
-            or self._nursery is None
-            or name is None
-            or connection.name != name
-            or connection.game is None
-            or connection.player is None
-        ):
+        if self.grace is None or self._nursery is None or name is None:
+            return False
+        seat = self.lobby.seat(connection)
+        if seat is None or seat[0].name_of(seat[1]) != name:
             return False
         if self.away.get(name) is not connection:
             self.away[name] = connection
             connection.log.info("player away", name=name, grace=self.grace)
-            connection.game.announce(
+            seat[0].announce(
                 f"{name} lost the connection and may come back within {self.grace:g} seconds"
             )
             self._nursery.start_soon(self._expire, name, connection)
         return True
 
-    async def _expire(self, name: str, connection: Connection) -> None:
+    async def _expire(self, name: str, connection: Claimant) -> None:
         with trio.CancelScope() as timer:
             self._timers.add(timer)  # cancelled when the server stops
             try:
@@ -173,18 +180,17 @@ class Ladder:
         if not timer.cancelled_caught and self.away.get(name) is connection:
             del self.away[name]
             connection.log.info("player gone", name=name)
-            connection.leave_game("disconnected")
+            self.lobby.leave(connection, "disconnected")
 
-    def _resume(self, connection: Connection, name: str) -> bool:
+    def _resume(self, connection: Claimant, name: str) -> bool:
         """Give a fresh login the player its name left behind, if it is still there."""
         old = self.away.pop(name, None)
-        if old is None or old.game is None:
+        if old is None:
             return False
-        game = old.game
-        connection.leave_game("moved")
-        if not game.resume(old, connection):
+        game = self.lobby.resume(old, connection)
+        if game is None:
             return False
-        old.game, old.player = None, None
+        connection.took_over(old)
         connection.log.info("player back", name=name, game=game.name)
         game.announce(f"{name} is back")
         connection.send(LoggedIn(name))
@@ -193,25 +199,19 @@ class Ladder:
 
     # -- commands ----------------------------------------------------------------------
 
-    def handle(self, connection: Connection, command: Command) -> None:
+    def handle(self, connection: Claimant, command: Command) -> None:
         """Answer a ladder command; the connection reads nothing more until it is answered."""
         if self.writer is None or self._nursery is None:
             connection.send(Error(f"{command.verb} needs a server that keeps records (--db)"))
             return
-        kind = type(command)
-        if kind is Leaderboard:
-            job = self._leaderboard(connection, command)  # type: ignore[arg-type]
-        elif kind is Register:
-            job = self._register(connection, command)  # type: ignore[arg-type]
-        else:
-            job = self._login(connection, command)  # type: ignore[arg-type]
+        job = self._COMMANDS[type(command)](self, connection, command)
         done = trio.Event()
         connection.wait_for(done)
         self._nursery.start_soon(_answer, connection, job, done)
 
-    async def _leaderboard(self, connection: Connection, command: Leaderboard) -> None:
+    async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
-        world = command.world or connection.server.game_for(connection).world_name
+        world = command.world or self.lobby.game_for(connection).world_name
         table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
@@ -231,7 +231,7 @@ class Ladder:
             )
         )
 
-    async def _register(self, connection: Connection, command: Register) -> None:
+    async def _register(self, connection: Claimant, command: Register) -> None:
         assert self.writer is not None
         name = command.name
         if name in self.claimed:
@@ -245,11 +245,11 @@ class Ladder:
             return
         self.claimed.add(name)
         connection.login = name
-        _owner_proven(connection, name)
+        self._owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
         connection.send(Registered(name, token))
 
-    async def _login(self, connection: Connection, command: Login) -> None:
+    async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None
         name = command.name
         token_hash = await self.writer.call(Store.token_hash, name)
@@ -267,21 +267,27 @@ class Ladder:
         await self.writer.call(Store.logged_in, name, renewed)
         self.claimed.add(name)
         connection.login = name
-        _owner_proven(connection, name)
+        self._owner_proven(connection, name)
         connection.log.info("logged in", name=name)
         if not self._resume(connection, name):
             connection.send(LoggedIn(name))
 
+    def _owner_proven(self, connection: Claimant, name: str) -> None:
+        """A player who proves it owns the name it is playing under, in the middle of a
+        game, played that whole game as the owner: its record says the name was claimed."""
+        seat = self.lobby.seat(connection)
+        if seat is not None and seat[0].name_of(seat[1]) == name:
+            seat[0].tally.named(seat[1], name, claimed=True)
 
-def _owner_proven(connection: Connection, name: str) -> None:
-    """A player who proves it owns the name it is playing under, in the middle of a game,
-    played that whole game as the owner: its record says the name was claimed."""
-    game, player = connection.game, connection.player
-    if game is not None and player is not None and connection.name == name:
-        game.tally.named(player, name, claimed=True)
+    _COMMANDS: ClassVar[dict[type[Command], Callable[[Ladder, Any, Any], Awaitable[None]]]] = {
+        Leaderboard: _leaderboard,
+        Register: _register,
+        Login: _login,
+    }
+    """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
 
 
-async def _answer(connection: Connection, job: Awaitable[None], done: trio.Event) -> None:
+async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) -> None:
     try:
         await job
     except StoreUnavailable as error:

@@ -2,15 +2,18 @@
 
 What a caller may rely on:
 
-* The default game (``default``) always exists; a connection plays in it until
+* The default game (``default``) always exists; a client plays in it until
   it joins or watches another. It restarts with a fresh world whenever it ends.
+* The lobby knows which client plays or watches which game (:meth:`Lobby.game_for`,
+  :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`);
+  a client is an :class:`~server.outbox.Outbox` to it, never changed by it.
 * ``CREATE`` adds a game once its world is built, off the event loop
   (:mod:`server.builds`): the reply (``GAME`` or ``ERROR``) comes when the world is
   ready, and the client's next command is read after it; every other client plays
   on meanwhile. A created game that ends restarts too while someone watches it;
   otherwise it is removed.
 * **Limits**, each refused with an ``ERROR`` that names the setting:
-  ``max_games`` games at once; ``max_games_per_client`` games a connection has
+  ``max_games`` games at once; ``max_games_per_client`` games a client has
   created that still exist; ``max_world_builds`` worlds being built at once
   (``CREATE`` is refused, not queued); ``world_build_timeout`` seconds to build one;
   ``max_players_per_game`` players (``players=``, also the limit when none is
@@ -34,7 +37,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any, ClassVar
 
 import structlog
 import trio
@@ -42,7 +45,7 @@ import trio
 from protocol.commands import Command, Create, Games, Join, Watch
 from protocol.replies import Error, GameOver, GamesReply
 from records.model import GameRecord
-from worlds.api import PlayerKind, WorldError, WorldPlugin
+from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
 from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
@@ -50,11 +53,9 @@ from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 from .builds import BuildTimeout, Opened, WorldBuilder, open_world
 from .config import ServerConfig
 from .game import Game
+from .outbox import Outbox
 from .ratelimit import TokenBucket
 from .replay import ReplayShelf
-
-if TYPE_CHECKING:
-    from .connection import Connection
 
 DEFAULT_GAME = "default"
 log = structlog.get_logger("server.lobby")
@@ -95,9 +96,12 @@ class Lobby:
                 burst=config.replay_burst,
             )
         )
+        self._playing: dict[Outbox, Game] = {}
+        """Who plays in a game other than the default one (see :meth:`game_for`)."""
+        self._watching: dict[Outbox, Game] = {}
         self._building: set[str] = set()  # names of games whose world is being built
-        self._owned: dict[int, set[str]] = {}  # connection id -> games it created
-        self._chat: weakref.WeakKeyDictionary[Connection, TokenBucket] = weakref.WeakKeyDictionary()
+        self._owned: dict[int, set[str]] = {}  # client id -> games it created
+        self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
         # restart can fall back on it if the file is later edited badly or removed.
@@ -168,15 +172,17 @@ class Lobby:
             return
         self._forget(game)
         notice = GameOver(f"{game.name} is removed: {why}")
-        for connection in list(game.watchers):
-            connection.send(notice)
-            connection.leave_game("game removed")
+        for client in list(game.watchers):
+            client.push(notice)
+            self.leave(client, "game removed")
         if not game.closed:
             game.close(f"removed: {why}")
 
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
             del self.games[game.name]
+        for client in [client for client, place in self._playing.items() if place is game]:
+            del self._playing[client]  # its players go back to the default game
         if game.owner is not None:
             owned = self._owned.get(game.owner)
             if owned is not None:
@@ -184,25 +190,23 @@ class Lobby:
                 if not owned:
                     del self._owned[game.owner]
 
-    def client_gone(self, connection: Connection) -> None:
-        """``connection`` has ended: the games it created that nobody joined go with it."""
-        for name in list(self._owned.get(connection.id, ())):
+    def client_gone(self, client: Outbox) -> None:
+        """``client`` has ended: the games it created that nobody joined go with it."""
+        for name in list(self._owned.get(client.id, ())):
             game = self.games.get(name)
             if game is not None and not game.players and not game.joined_any:
                 why = "its creator left before anyone joined"
                 game.log_removed(why)
                 self._remove(game, why)
 
-    def _may_chat(self, connection: Connection) -> bool:
-        """Whether ``connection`` may send one more ``SHOUT`` now; if not, it is told."""
-        bucket = self._chat.get(connection)
+    def _may_chat(self, client: Outbox) -> bool:
+        """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""
+        bucket = self._chat.get(client)
         if bucket is None:
-            bucket = self._chat[connection] = TokenBucket(
-                self.config.chat_rate, self.config.chat_burst
-            )
+            bucket = self._chat[client] = TokenBucket(self.config.chat_rate, self.config.chat_burst)
         if bucket.take():
             return True
-        connection.send(
+        client.send(
             Error(
                 f"too many messages: at most {self.config.chat_burst} at once and "
                 f"{self.config.chat_rate:g} a second (chat_rate); wait a moment"
@@ -231,31 +235,86 @@ class Lobby:
 
     # -- the lobby's commands -------------------------------------------------------------
 
-    def handle(self, connection: Connection, command: Command) -> None:
-        kind = type(command)
-        if kind is Games:
-            connection.send(GamesReply(tuple(game.info() for game in self.games.values())))
-        elif kind is Create:
-            self._create(connection, command)  # type: ignore[arg-type]
-        elif kind is Join:
-            self._join(connection, command.game)  # type: ignore[attr-defined]
-        elif kind is Watch:
-            self._watch(connection, command.game)  # type: ignore[attr-defined]
+    def handle(self, client: Outbox, command: Command) -> None:
+        """Answer ``GAMES``, ``CREATE``, ``JOIN`` or ``WATCH``."""
+        self._COMMANDS[type(command)](self, client, command)
 
-    def _find(self, connection: Connection, name: str) -> Game | None:
-        game = self.games.get(name)
-        if game is None:
-            connection.send(Error(f"there is no game called {name}; send GAMES for the list"))
+    def _games(self, client: Outbox, command: Games) -> None:
+        client.send(GamesReply(tuple(game.info() for game in self.games.values())))
+
+    _COMMANDS: ClassVar[dict[type[Command], Callable[[Lobby, Outbox, Any], None]]] = {
+        Games: _games,
+        Create: lambda lobby, client, command: lobby._create(client, command),
+        Join: lambda lobby, client, command: lobby._join(client, command.game),
+        Watch: lambda lobby, client, command: lobby._watch(client, command.game),
+    }
+    """The lobby's commands, by kind; the session sends it no other."""
+
+    # -- where each client is ----------------------------------------------------------
+
+    def game_for(self, client: Outbox) -> Game:
+        """The game ``client`` watches, or plays in (the default game until it joins
+        or watches another)."""
+        return self._watching.get(client) or self._playing.get(client) or self.default
+
+    def command(self, client: Outbox, command: Command) -> None:
+        """A game command of ``client``'s: to the game it watches or plays in."""
+        watched = self._watching.get(client)
+        if watched is not None:
+            watched.handle_watcher(client, command)
+        else:
+            self._playing.get(client, self.default).handle(client, command)
+
+    def watching(self, client: Outbox) -> Game | None:
+        """The game ``client`` watches, if it watches one."""
+        return self._watching.get(client)
+
+    def seat(self, client: Outbox) -> tuple[Game, PlayerId] | None:
+        """The game ``client`` plays in and its player there, if it plays."""
+        if client in self._watching:
+            return None
+        game = self._playing.get(client, self.default)
+        player = game.player_of(client)
+        return None if player is None else (game, player)
+
+    def listen(self, client: Outbox) -> None:
+        """``client`` asked for events: its game (if any) pushes them from now on."""
+        self.game_for(client).listen(client)
+
+    def leave(self, client: Outbox, why: str) -> None:
+        """``client`` stops playing or watching, whichever it does (``why``: for the
+        others and the record: ``quit``, ``disconnected``, ``moved``...)."""
+        (self._playing.pop(client, None) or self.default).leave(client, why)
+        watched = self._watching.pop(client, None)
+        if watched is not None:
+            watched.unwatch(client)
+
+    def resume(self, old: Outbox, new: Outbox) -> Game | None:
+        """``new`` plays ``old``'s player from now on (a logged-in player came back,
+        :mod:`server.ladder`); the game, or ``None`` if that player is gone."""
+        game = self._playing.get(old, self.default)
+        self.leave(new, "moved")
+        if not game.resume(old, new):
+            return None
+        self._playing.pop(old, None)
+        if game is not self.default:
+            self._playing[new] = game
         return game
 
-    def _refusal(self, connection: Connection, command: Create) -> str | None:
+    def _find(self, client: Outbox, name: str) -> Game | None:
+        game = self.games.get(name)
+        if game is None:
+            client.send(Error(f"there is no game called {name}; send GAMES for the list"))
+        return game
+
+    def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
         if command.game in self.games or command.game in self._building:
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
-        owned = len(self._owned.get(connection.id, ()))
+        owned = len(self._owned.get(client.id, ()))
         if owned >= config.max_games_per_client:
             return (
                 f"you have created {owned} games that are still open; at most "
@@ -280,31 +339,31 @@ class Lobby:
             return "the server is not running games"
         return None
 
-    def _create(self, connection: Connection, command: Create) -> None:
-        refusal = self._refusal(connection, command)
+    def _create(self, client: Outbox, command: Create) -> None:
+        refusal = self._refusal(client, command)
         if refusal is not None:
-            connection.send(Error(refusal))
+            client.send(Error(refusal))
             return
         try:
             plugin = self.plugin(command.world)
         except UnknownWorld as error:
-            connection.send(Error(str(error)))
+            client.send(Error(str(error)))
             return
         except Exception as error:
             log.warning("world not loaded", world=command.world, error=repr(error))
-            connection.send(Error(f"the {command.world} world cannot be loaded"))
+            client.send(Error(f"the {command.world} world cannot be loaded"))
             return
         # The clients' limits bound what the spec may name and cost (worlds.mapspec).
         plugin = LimitedPlugin(plugin, self.client_limits)
         done = trio.Event()
         self._building.add(command.game)
-        self._owned.setdefault(connection.id, set()).add(command.game)
-        connection.wait_for(done)
+        self._owned.setdefault(client.id, set()).add(command.game)
+        client.wait_for(done)
         assert self._nursery is not None
-        self._nursery.start_soon(self._build_created, connection, command, plugin, done)
+        self._nursery.start_soon(self._build_created, client, command, plugin, done)
 
     async def _build_created(
-        self, connection: Connection, command: Create, plugin: WorldPlugin, done: trio.Event
+        self, client: Outbox, command: Create, plugin: WorldPlugin, done: trio.Event
     ) -> None:
         """Build the world of a ``CREATE`` off the loop, then add the game and answer."""
         name = command.game
@@ -326,14 +385,14 @@ class Lobby:
             reply = Error(f"the {plugin.name} world failed to open that map (a server bug)")
         finally:
             self._building.discard(name)
-            owned = self._owned.get(connection.id)
+            owned = self._owned.get(client.id)
             if owned is not None:
                 owned.discard(name)
             done.set()
         if reply is not None:
-            connection.send(reply)
+            client.send(reply)
             return
-        if connection.reason is not None:
+        if client.closed:
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -344,50 +403,49 @@ class Lobby:
             limit,
             command.turn,
             opened=opened,
-            owner=connection.id,
+            owner=client.id,
             start_full=command.start_full,
         )
-        log.info("game created", game=name, world=plugin.name, conn=connection.id)
-        connection.send(game.info())
+        log.info("game created", game=name, world=plugin.name, conn=client.id)
+        client.send(game.info())
 
-    def _join(self, connection: Connection, name: str) -> None:
-        game = self._find(connection, name)
+    def _join(self, client: Outbox, name: str) -> None:
+        game = self._find(client, name)
         if game is None:
             return
-        if game.hold(connection, lambda: self._join(connection, name)):
+        if game.hold(client, lambda: self._join(client, name)):
             return
-        if connection.game is game:
-            connection.send(game.info())
+        if game.player_of(client) is not None:
+            client.send(game.info())
             return
         if game.full():
-            connection.send(Error(f"the game {name} is full ({game.limit} players)"))
+            client.send(Error(f"the game {name} is full ({game.limit} players)"))
             return
-        if connection.name is not None and connection.name in game.names:
-            connection.send(
-                Error(f"the name {connection.name!r} is taken in {name}; choose another first")
-            )
+        if client.name is not None and client.name in game.names:
+            client.send(Error(f"the name {client.name!r} is taken in {name}; choose another first"))
             return
-        connection.leave_game("moved")
+        self.leave(client, "moved")
         try:
-            game.join(connection, PlayerKind.BOT if connection.bot else PlayerKind.HUMAN)
+            game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
         except WorldError as error:
-            connection.send(Error(str(error)))
+            client.send(Error(str(error)))
             return
         except Exception:
             game.failed("join")
-            connection.send(Error(f"the game {name} failed as you joined (a server bug)"))
+            client.send(Error(f"the game {name} failed as you joined (a server bug)"))
             return
-        connection.send(game.info())
+        if game is not self.default:
+            self._playing[client] = game
+        client.send(game.info())
 
-    def _watch(self, connection: Connection, name: str) -> None:
-        game = self._find(connection, name)
+    def _watch(self, client: Outbox, name: str) -> None:
+        game = self._find(client, name)
         if game is None:
             return
         refusal = game.too_big()
         if refusal is not None:
-            connection.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
+            client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
             return
-        connection.leave_game("moved")
-        connection.watching = game
-        game.watch(connection)
-
+        self.leave(client, "moved")
+        self._watching[client] = game
+        game.watch(client)

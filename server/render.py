@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any, Final
+
 from protocol.direction import Direction
 from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
 from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
@@ -15,22 +18,42 @@ _NOTHING_HERE = Fail("nothing to pick up")
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
     # Exact types, not isinstance: a world's own subclass of an event says its own result.
-    kind = type(event)
-    if kind is Moved or kind is Stayed:
-        return _SUCCESS
-    if type(event) is Blocked:
-        return Fail(f"can't move into {event.reason}")
-    if kind is NothingToPickUp:
-        return _NOTHING_HERE
-    if type(event) is PickedUp:
-        return GoldCoins(event.gold) if event.is_gold else _SUCCESS
+    reply = _REPLIES.get(type(event))
+    if reply is not None:
+        return reply(event)
     # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
     succeeded = getattr(event, "succeeded", None)
     if succeeded is not None:
-        if kind is TurnPassed:
+        if isinstance(event, TurnPassed):
             return _DONE
         return _SUCCESS if succeeded else Fail(_failure(event))
     raise TypeError(f"no reply for {event!r}")
+
+
+def _succeeded(event: Moved | Stayed) -> Reply:
+    return _SUCCESS
+
+
+def _blocked(event: Blocked) -> Reply:
+    return Fail(f"can't move into {event.reason}")
+
+
+def _nothing_to_pick_up(event: NothingToPickUp) -> Reply:
+    return _NOTHING_HERE
+
+
+def _picked_up(event: PickedUp) -> Reply:
+    return GoldCoins(event.gold) if event.is_gold else _SUCCESS
+
+
+_REPLIES: Final[dict[type[ResultEvent], Callable[[Any], Reply]]] = {
+    Moved: _succeeded,
+    Stayed: _succeeded,
+    Blocked: _blocked,
+    NothingToPickUp: _nothing_to_pick_up,
+    PickedUp: _picked_up,
+}
+"""The reply to each of the shared result events, by kind."""
 
 
 def _failure(event: ResultEvent) -> str:

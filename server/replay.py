@@ -263,7 +263,10 @@ class ReplayWriter:
         self._early: list[str] = []  # records before the first action
         self._file: TextIOWrapper | None = None
         self.path: Path | None = None
-        self._dirty = False
+        self._unwritten: list[str] = []
+        """Records not yet handed to the operating system; :meth:`flush` writes them
+        with one ``os.write`` (the file object's own buffers are not used after the
+        header: they cost a reply more than the write itself)."""
 
     def begin(self) -> None:
         """Make the file now, even before any action (the world failed: worth keeping)."""
@@ -287,16 +290,12 @@ class ReplayWriter:
             if self._header is not None:
                 self._early.append(line)
             return
-        try:
-            self._file.write(line)
-        except OSError as error:
-            self._give_up(error)
-            return
-        self._dirty = True
+        self._unwritten.append(line)
 
     def _give_up(self, error: OSError) -> None:
         log.error("replay abandoned", path=self.path and self.path.name, error=str(error))
         file, self._file = self._file, None
+        self._unwritten.clear()
         if self.path is not None:
             self._shelf.closed(self.path)
         if file is not None:
@@ -336,12 +335,21 @@ class ReplayWriter:
     def leave(self, round_number: int, player: PlayerId, why: str) -> None:
         self._write(f'{{"round":{round_number},"leave":{player},"why":{json.dumps(why)}}}\n')
 
+    @property
+    def dirty(self) -> bool:
+        """Whether records wait for :meth:`flush`."""
+        return bool(self._unwritten)
+
     def flush(self) -> None:
-        """Hand buffered lines to the operating system (a short, non-blocking write)."""
-        if self._dirty and self._file is not None:
-            self._dirty = False
+        """Hand buffered lines to the operating system (one short, non-blocking write)."""
+        if self._unwritten and self._file is not None:
+            data = "".join(self._unwritten).encode()
+            self._unwritten.clear()
             try:
-                self._file.flush()
+                fd = self._file.fileno()
+                written = os.write(fd, data)
+                while written < len(data):  # a regular file takes it all, but if not
+                    written += os.write(fd, data[written:])
             except OSError as error:
                 self._give_up(error)
 
@@ -350,6 +358,7 @@ class ReplayWriter:
         self._header = None
         self._early.clear()
         self._write(f'{{"round":{round_number},"end":{json.dumps(reason)}}}\n')
+        self.flush()
         if self._file is not None:
             try:
                 self._file.close()

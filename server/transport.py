@@ -4,8 +4,18 @@ A :class:`Transport` knows nothing of commands or games. It hands what the clien
 sends to its :class:`Session` (the server's is :class:`~server.connection.Connection`)
 and writes what the session queues with :meth:`Transport.write`. It runs on any
 :class:`trio.abc.Stream`: a TCP :class:`trio.SocketStream` (whose socket it uses
-directly, the fast path), a WebSocket adapter, or ``trio.testing.memory_stream_pair``
-in tests.
+directly, the fast path below), a WebSocket adapter, or
+``trio.testing.memory_stream_pair`` in tests.
+
+The fast path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
+and writes the socket's file descriptor itself (``os.read``/``os.write``, which a
+non-blocking socket answers at once) and parks once per batch of input, in
+:func:`trio.lowlevel.wait_readable`. So a command costs one wake-up, one receive and
+one send, where trio's socket methods add a scheduler round trip to each receive and
+each send (a checkpoint each) and a receive that finds nothing before every wait:
+together more than the game's own work on a ``LOOK``. Parking in ``wait_readable``
+is a checkpoint, so a client that keeps its socket full is still served in turn with
+the others, and cancellation reaches the reader there.
 
 What a session may rely on:
 
@@ -26,15 +36,19 @@ What a session may rely on:
 
 Time limits are enforced by the server's watchdog (:meth:`Transport.check_time`,
 called about every ``tick`` seconds), not by a deadline moved on every command:
-moving a trio deadline costs more than the whole world's work on a ``MOVE``. So a
-silent client is told ``BYE`` after between ``idle_timeout`` and ``idle_timeout`` +
-``tick`` seconds, and one that leaves its replies unread is cut off after between
-``send_timeout`` and ``send_timeout`` + ``tick``.
+moving a trio deadline costs more than the whole world's work on a ``MOVE``, and
+even reading the clock per command is left to the watchdog, which notes at each
+tick whether a command came since the last. So a silent client is told ``BYE``
+after between ``idle_timeout`` and ``idle_timeout`` + 2 ``tick`` seconds, and one
+that leaves its replies unread is cut off after between ``send_timeout`` and
+``send_timeout`` + ``tick``.
 """
 
 from __future__ import annotations
 
 import enum
+import os
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Final, Protocol, cast
 
@@ -45,6 +59,9 @@ GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What reading or writing a stream raises once the peer or our side has closed it."""
 CUT_OFF: Final = "cut off: not reading its replies"
 IDLE: Final = "idle timeout"
+DIRECT_IO: Final = sys.platform != "win32"
+"""Whether a socket's descriptor can be read and written with ``os.read``/``os.write``
+(the fast path; Windows sockets are not file descriptors)."""
 
 
 class Input(enum.Enum):
@@ -96,7 +113,14 @@ class Transport:
         """Queued bytes past which the session should pause (see the module docstring)."""
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
-        if isinstance(stream, trio.SocketStream):
+        self._fd = -1
+        """The socket's file descriptor on the fast path (module docstring); else -1."""
+        if isinstance(stream, trio.SocketStream) and DIRECT_IO:
+            # The read loop reads the descriptor itself (no receive coroutine per batch).
+            self._fd = stream.socket.fileno()
+            self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
+            self._send = self._send_fd
+        elif isinstance(stream, trio.SocketStream):
             # Bytes move through the stream's trio socket itself: the stream's layers (a
             # conflict detector, error translation) cost a fifth of a reply's time, and
             # this class already keeps one reader and one writer at a time.
@@ -116,13 +140,39 @@ class Transport:
         self._drained = trio.lowlevel.ParkingLot()
         self._read_scope = trio.CancelScope()
         self._writer_done = trio.Event()
-        self._heard = trio.current_time()  # when the client last sent a whole command
+        self._heard = trio.current_time()  # the watchdog tick that last saw a command
         self._replying_since = 0.0
         self._expired: str | None = None  # which time limit the watchdog enforced
 
     async def _send_all(self, data: bytearray) -> int:
         await self.stream.send_all(data)
         return len(data)
+
+    async def _send_fd(self, data: bytearray) -> int:
+        """Write what the socket takes now; wait until it takes something if nothing."""
+        fd = self._fd
+        while True:
+            try:
+                return os.write(fd, data)
+            except BlockingIOError:
+                await trio.lowlevel.wait_writable(fd)
+
+    def _write_now(self) -> bool:
+        """Write the queue without waiting; whether it is all written (fast path only).
+
+        Most replies fit in the socket's buffer at once: writing them here spares the
+        reader a coroutine and a scheduler round trip per batch.
+        """
+        pending = self._pending
+        try:
+            sent = os.write(self._fd, pending)
+        except BlockingIOError:
+            return False
+        if sent == len(pending):
+            pending.clear()
+            return True
+        del pending[:sent]
+        return False
 
     # -- what a session calls -------------------------------------------------------
 
@@ -172,6 +222,9 @@ class Transport:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
         if self.reason is not None or self._expired is not None:
             return
+        if self._got_command:  # a command came since the last tick (module docstring)
+            self._got_command = False
+            self._heard = now
         if self._replying:
             if now - self._replying_since >= self.limits.send_timeout:
                 self._expired = CUT_OFF
@@ -208,14 +261,21 @@ class Transport:
 
     async def _read_loop(self, session: Session) -> None:
         receive = self._receive
-        clock = trio.current_time
+        fd = self._fd
+        wait_readable, read = trio.lowlevel.wait_readable, os.read
         while True:
             try:
-                data = await receive(RECEIVE_SIZE)
+                if fd >= 0:  # the fast path, inline: no coroutine per batch
+                    await wait_readable(fd)
+                    try:
+                        data = read(fd, RECEIVE_SIZE)
+                    except BlockingIOError:
+                        continue
+                else:
+                    data = await receive(RECEIVE_SIZE)
             except GONE:
                 self.reason = self.reason or "connection lost"
                 return
-            now = clock()
             session.data_received(data)
             while True:
                 self._in_batch = True
@@ -223,16 +283,14 @@ class Transport:
                     result = session.handle_input()
                 finally:
                     self._in_batch = False
-                if self._got_command:
-                    self._got_command = False
-                    self._heard = now
                 if self._pending:
                     # Written here rather than by the writer task to save a task switch
                     # per reply; a client that leaves them unread is cut off in time.
-                    self._replying_since = now
-                    self._replying = True
                     try:
-                        await self._drain()
+                        if self._fd < 0 or self._sending or not self._write_now():
+                            self._replying_since = trio.current_time()
+                            self._replying = True
+                            await self._drain()
                     except GONE:
                         self._pending.clear()
                         self.reason = self.reason or "connection lost"
@@ -247,7 +305,8 @@ class Transport:
                     self._waiting = True
                     await result.wait()
                     self._waiting = False
-                    self._heard = now = clock()
+                    self._got_command = False
+                    self._heard = trio.current_time()
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""

@@ -30,7 +30,7 @@ def test_cpu_lists_parse_like_taskset(text: str | None, cpus: set[int] | None) -
     assert load._parse_cpus(text) == cpus
 
 
-def test_a_short_run_counts_replies_from_the_game_and_the_raw_bare_server() -> None:
+def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> None:
     # The mix sends LOOK (six reply lines) and MOVE (one): a miscount stalls or errs.
     args = load.build_parser().parse_args(
         [
@@ -43,12 +43,12 @@ def test_a_short_run_counts_replies_from_the_game_and_the_raw_bare_server() -> N
             "--commands",
             "mix",
             "--baseline",
-            "raw",
+            "all",
         ]
     )
     results = load.run(args)
     servers = [run["server"] for run in results["runs"]]
-    assert servers == ["game", "bare-raw"]
+    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd"]
     for run in results["runs"]:
         assert run["errors"] == 0
         assert run["connections"] == 4
@@ -56,6 +56,12 @@ def test_a_short_run_counts_replies_from_the_game_and_the_raw_bare_server() -> N
         assert run["p50_ms"] <= run["p99_ms"] <= run["p999_ms"]
         assert len(run["generator_cpu"]) == 1
         assert len(run["load_before"]) == 3
-    assert results["ratio_raw"] == pytest.approx(
-        results["median"]["game"]["throughput"] / results["median"]["bare-raw"]["throughput"]
-    )
+    for kind in ("raw", "stream", "fd"):
+        assert results[f"ratio_{kind}"] == pytest.approx(
+            results["median"]["game"]["throughput"]
+            / results["median"][f"bare-{kind}"]["throughput"]
+        )
+    table = load.markdown(results).splitlines()
+    assert table[0].startswith("| round | server |")
+    assert [row.split(" | ")[1] for row in table[2:6]] == servers
+    assert "game / bare-fd: throughput" in table[-1]

@@ -264,3 +264,23 @@ def test_a_stray_0xff_inside_a_verb_keeps_the_byte_after_it() -> None:
     assert [lenient.next_event() for _ in range(3)] == ["LO\ufffdOK", "LOOK\ufffd", "MOVE N"]
     # Real telnet commands are still consumed, split or not.
     assert strict_events(b"LO\xff\xf1OK\n") == ["LOOK"]
+
+
+@pytest.mark.parametrize("line_end", [b"", b"\n"])
+def test_an_overlong_line_before_a_broken_telnet_command_is_reported_however_split(
+    line_end: bytes,
+) -> None:
+    # 65 bytes of line, then a subnegotiation that never ends: the line's overflow comes
+    # first in the stream, whether or not the bytes arrive in one chunk (hypothesis found
+    # the one-chunk case reporting the subnegotiation instead).
+    data = b"x" * 65 + line_end + b"\xff\xfa" + b"\x00" * 66
+    errors = []
+    for chunks in ([data], [data[:65], data[65:]]):
+        framer = LineFramer(max_line_length=64)
+        for chunk in chunks:
+            framer.receive_data(chunk)
+        with pytest.raises(RemoteProtocolError) as caught:
+            framer.next_event()
+        assert caught.value.fatal
+        errors.append(str(caught.value))
+    assert errors == ["line too long (the limit is 64 bytes)"] * 2

@@ -16,7 +16,8 @@ from protocol.dialects import dialect_named
 from protocol.replies import Reply, TurnBegins
 from server.app import Server
 from server.cli import main
-from server.dialects import TurnReminder, parse_listens
+from server.dialects import TurnReminder, turn_points
+from server.listening import parse_listens
 
 from ..conftest import StartServer
 from ..helpers import Peer
@@ -144,30 +145,22 @@ class _World:
         return 4
 
 
-class _Game:
-    def __init__(self, world: object) -> None:
-        self.world = world
-
-
 class _Client:
-    """What :class:`TurnReminder` needs of a connection, and what it was sent."""
+    """What :class:`TurnReminder` needs of a client, and what it was sent."""
 
-    def __init__(self, world: object) -> None:
-        self.over = False
-        self.game = _Game(world)
-        self.player: int | None = 1
-        self.reason: str | None = None
+    def __init__(self) -> None:
+        self.closed = False
         self.sent: list[bytes] = []
 
-    def send(self, reply: Reply) -> None:
-        self.sent.append(dialect_named("2015").render(reply))
+    def push(self, line: Reply) -> None:
+        self.sent.append(dialect_named("2015").render(line))
 
-    push = send  # the reminder pushes STARTTURN (a 2015 client has events on)
 
 
 def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
-    client = _Client(object())  # a world without turns: always its turn
-    reminder = TurnReminder(client, 0.0)  # type: ignore[arg-type]
+    client = _Client()
+    world = object()  # a world without turns: always its turn
+    reminder = TurnReminder(client, lambda: turn_points(world, 1), 0.0)  # type: ignore[arg-type]
     reminder.check(1.9)
     assert client.sent == []
     reminder.check(2.0)
@@ -179,15 +172,15 @@ def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
     reminder.acted(7.0)  # a command starts the count again from 2 seconds
     reminder.check(9.0)
     assert len(client.sent) == 3
-    client.over = True
+    client.closed = True
     reminder.check(100.0)
     assert len(client.sent) == 3
 
 
 def test_in_a_world_with_turns_only_the_player_whose_turn_it_is_is_reminded() -> None:
     world = _World()
-    client = _Client(world)
-    reminder = TurnReminder(client, 0.0)  # type: ignore[arg-type]
+    client = _Client()
+    reminder = TurnReminder(client, lambda: turn_points(world, 1), 0.0)  # type: ignore[arg-type]
     world.turn = 2
     reminder.check(3.0)
     assert client.sent == []
