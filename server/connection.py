@@ -26,9 +26,11 @@ its capabilities, its dialect. Games and the lobby see it only as an
 :class:`~server.outbox.Outbox`, and keep where it plays and under which name there
 themselves; the session asks them (:meth:`~server.lobby.Lobby.seat`).
 
-``EXTEND`` is handled here, because capabilities belong to the connection:
-``events`` (pushed lines about the game), ``chat`` (``MESSAGE`` lines) and
-``bot`` (others see the player as ``B``; only before joining a world).
+``EXTEND`` is answered here with what :class:`~protocol.connection.ServerProtocol`
+grants: the protocol object holds the capabilities (``events``: pushed lines about the
+game, ``chat``: ``MESSAGE`` lines, ``bot``: others see the player as ``B``, only before
+joining a world) and refuses a push the client did not ask for; the session only
+reads them.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, Extended, FinalReply, Lose, Push, Reply, Win
+from protocol.replies import Bye, Error, FinalReply, Lose, Push, Reply, Win
 
 from .config import ServerConfig
 from .dialects import GAME_OVER, TurnReminder, greet, turn_points
@@ -69,10 +71,6 @@ __all__ = ["CUT_OFF", "Connection", "Host"]
 
 _LOST = frozenset({"connection lost", "client closed the connection"})
 """Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
-CAPABILITIES = ("events", "chat", "bot")
-"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
-DEFAULT_CAPABILITIES = ("events", "chat")
-"""What a bare ``EXTEND`` turns on."""
 
 
 class Host(Protocol):
@@ -119,14 +117,11 @@ class Connection:
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
         in uses it unless another player there has it (:meth:`Game.name_of`)."""
-        self.events = False
-        """Whether the client asked for pushed lines about its game."""
-        self.chat = False
-        self.bot = False
+        self.bot = self.protocol.bot
+        """Whether the player is a bot: what ``EXTEND bot`` said, or the kind of the
+        player this connection took over (:meth:`took_over`)."""
         self.login: str | None = None
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
-        for capability in self.protocol.dialect.capabilities:  # what its era's clients expect
-            setattr(self, capability, True)
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
         self.over = False
@@ -197,6 +192,16 @@ class Connection:
 
     # -- who the client is ----------------------------------------------------------
 
+    @property
+    def events(self) -> bool:
+        """Whether the client asked for pushed lines about its game (the protocol's say)."""
+        return self.protocol.events
+
+    @property
+    def chat(self) -> bool:
+        """Whether the client asked for ``MESSAGE`` lines (the protocol's say)."""
+        return self.protocol.chat
+
     def took_over(self, old: Claimant) -> None:
         """This connection plays ``old``'s player from now on (a logged-in player came
         back, :mod:`server.ladder`): it goes by the same name, as the same kind."""
@@ -210,16 +215,9 @@ class Connection:
     # -- the session's own commands -------------------------------------------------
 
     def _extend(self, command: Extend) -> None:
-        wanted = command.capabilities or DEFAULT_CAPABILITIES
-        if "events" in wanted:
-            self.events = True
-        if "chat" in wanted:
-            self.chat = True
         # A player's kind is fixed when it enters the world.
-        if "bot" in wanted and self.lobby.seat(self) is None:
-            self.bot = True
-        enabled = {"events": self.events, "chat": self.chat, "bot": self.bot}
-        self.send(Extended(tuple(name for name in CAPABILITIES if enabled[name])))
+        self.send(self.protocol.extend(command, bot_allowed=self.lobby.seat(self) is None))
+        self.bot = self.bot or self.protocol.bot
         if self.events:
             self.lobby.listen(self)
 
