@@ -72,6 +72,7 @@ from rich.table import Table
 from bots import KINDS
 
 from .model import GameRecord, PlayerResult
+from .pipes import quiet_on_broken_pipe
 from .ranking import Rating, rate_game
 from .store import Store, safe_url
 
@@ -664,6 +665,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    return quiet_on_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     options = parser.parse_args(argv)
     try:

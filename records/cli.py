@@ -32,6 +32,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .compare import compare
+from .pipes import quiet_on_broken_pipe
 from .store import Store, StoreError, safe_url
 
 __all__ = ["DEFAULT_DB", "main"]
@@ -92,15 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = build_parser().parse_args(argv)
-    try:
-        return _main(options)
-    except BrokenPipeError:
-        # The reader went away (``| head``): say nothing more, as other tools do. Standard
-        # output is pointed at /dev/null so that the interpreter's own flush at exit
-        # does not fail again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141  # 128 + SIGPIPE, what a shell reports for a tool killed by it
+    return quiet_on_broken_pipe(lambda: _main(options))
 
 
 def _main(options: argparse.Namespace) -> int:

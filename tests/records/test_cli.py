@@ -125,3 +125,21 @@ def test_output_cut_short_by_its_reader_ends_quietly(url: str) -> None:
     os.close(write)
     assert done.stderr == ""
     assert done.returncode == 141
+
+
+def test_the_arena_cut_short_by_its_reader_ends_quietly() -> None:
+    """``dod-arena … | head`` with the reader gone: no "Broken pipe" error either (its
+    tournament stood in for by a table too long for the pipe)."""
+    table = "import records.arena as a; a._main = lambda argv: print('x' * 1_000_000) or 0"
+    read, write = os.pipe()
+    os.close(read)
+    done = subprocess.run(
+        [sys.executable, "-c", f"{table}; raise SystemExit(a.main([]))"],
+        stdout=write,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+    )
+    os.close(write)
+    assert done.stderr == ""
+    assert done.returncode == 141
