@@ -18,14 +18,22 @@ measured against it.
 With ``--fd`` it moves bytes the way the game server's transport does on its fast
 path (:mod:`server.transport`): it parks once per batch in
 :func:`trio.lowlevel.wait_readable`, then ``os.read``/``os.write`` on the socket's
-descriptor, with no checkpoint around each call. The game's ratio over it is the
-cost of the game's own work alone, on equal I/O terms.
+descriptor, with no checkpoint around each call: the way the game's transport moves
+a client's bytes when that client's own task serves it.
+
+With ``--poll`` (Linux) one task serves every client, the way the game's
+:mod:`server.poller` does: it parks in ``wait_readable`` on an ``epoll`` set of every
+client socket and reads and answers each that is ready, so a batch of clients costs
+one wake-up. The game's ratio over it is the cost of the game's own work alone, on
+equal I/O terms.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import select
 import signal
 import sys
 from functools import partial
@@ -112,14 +120,61 @@ async def handle_fd(stream: trio.SocketStream, shaped: bool) -> None:
         sock.close()
 
 
+async def poll_clients(listeners: list[trio.SocketListener], shaped: bool) -> None:
+    """Serve every client from one task, the way the game's poller does."""
+    epoll = select.epoll()
+    streams: dict[int, trio.SocketStream] = {}
+    pending: dict[int, bytes] = {}
+
+    async def accept(listener: trio.SocketListener) -> None:
+        while True:
+            stream = await listener.accept()
+            fd = stream.socket.fileno()
+            streams[fd] = stream
+            pending[fd] = b""
+            epoll.register(fd, select.EPOLLIN)
+
+    async with trio.open_nursery() as nursery:
+        for listener in listeners:
+            nursery.start_soon(accept, listener)
+        while True:
+            await trio.lowlevel.wait_readable(epoll.fileno())
+            for fd, _ in epoll.poll(0):
+                try:
+                    data = os.read(fd, 16384)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    data = b""
+                if not data:
+                    epoll.unregister(fd)
+                    streams.pop(fd).socket.close()
+                    continue
+                *lines, pending[fd] = (pending[fd] + data).split(b"\n")
+                if lines:
+                    with contextlib.suppress(OSError):  # a reply too big for the buffer: rare
+                        os.write(fd, _answer(lines, shaped))
+
+
 async def serve(
-    host: str, port: int, shaped: bool = False, raw: bool = False, fd: bool = False
+    host: str,
+    port: int,
+    shaped: bool = False,
+    raw: bool = False,
+    fd: bool = False,
+    poll: bool = False,
 ) -> None:
     listeners = await trio.open_tcp_listeners(port, host=host)
     bound = listeners[0].socket.getsockname()[1]
     print(f"listening on {host}:{bound}", file=sys.stderr, flush=True)
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
+            if poll:
+                nursery.start_soon(poll_clients, listeners, shaped)
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    break
+                return
             if fd:
                 handler = partial(handle_fd, shaped=shaped)
             elif raw:
@@ -147,8 +202,13 @@ def main() -> None:
         action="store_true",
         help="park in wait_readable, then os.read/os.write the descriptor (the game's own path)",
     )
+    parser.add_argument(
+        "--poll",
+        action="store_true",
+        help="serve every client from one task with its own epoll (the game's server.poller)",
+    )
     args = parser.parse_args()
-    trio.run(serve, args.host, args.port, args.shaped, args.raw, args.fd)
+    trio.run(serve, args.host, args.port, args.shaped, args.raw, args.fd, args.poll)
 
 
 if __name__ == "__main__":

@@ -314,9 +314,10 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             server.stop()
 
 
-BASELINES = {"stream": [], "raw": ["--raw"], "fd": ["--fd"]}
+BASELINES = {"stream": [], "raw": ["--raw"], "fd": ["--fd"], "poll": ["--poll"]}
 """The bare trio servers: through ``SocketStream`` (as before), on the raw trio socket (the
-target's yardstick), and on the descriptor the way the game's transport does (``fd``)."""
+target's yardstick), on the descriptor by a task per client (``fd``), and by one task for
+every client, the way the game's poller serves them (``poll``)."""
 
 
 @contextlib.contextmanager
@@ -408,10 +409,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--baseline",
-        choices=["both", "raw", "stream", "fd", "all", "none"],
+        choices=["both", "raw", "stream", "fd", "poll", "all", "none"],
         default="both",
         help="bare trio servers to compare with: raw socket, SocketStream, both (the two), "
-        "fd (the game's own I/O path), all three, or none",
+        "fd (a task per client on the descriptor), poll (one task for every client, the "
+        "game's own I/O path), all four, or none",
     )
     parser.add_argument("--no-baseline", action="store_true", help="the same as --baseline none")
     parser.add_argument(
@@ -441,7 +443,7 @@ def _baselines(args: argparse.Namespace) -> list[str]:
     if args.no_baseline or args.baseline == "none":
         return []
     if args.baseline == "all":
-        return ["raw", "stream", "fd"]
+        return ["raw", "stream", "fd", "poll"]
     return ["raw", "stream"] if args.baseline == "both" else [args.baseline]
 
 

@@ -32,6 +32,7 @@ from .listening import Listen, parse_listens
 from .lobby import Lobby
 from .logs import LogAllowance, RateLimitedLogger, dropped_lines
 from .metrics import Counts
+from .poller import Poller
 from .transport import GONE
 
 MAX_TICK = 1.0
@@ -73,6 +74,8 @@ class Server:
         self._stopping = False
         self.counts = Counts()
         """What the server has counted since it started (for ``/metrics``)."""
+        self.poller = Poller() if Poller.available() else None
+        """Serves every TCP client that waits for input from one task (server.poller)."""
 
     @property
     def ready(self) -> bool:
@@ -126,6 +129,8 @@ class Server:
         try:
             async with self.ladder.running(), trio.open_nursery() as games:
                 await games.start(self.lobby.run)
+                if self.poller is not None:
+                    await games.start(self.poller.run)
                 games.start_soon(self._watchdog)
                 async with trio.open_nursery() as connections:
                     with self._accepting:

@@ -65,6 +65,7 @@ from .dialects import GAME_OVER, TurnReminder, greet, turn_points
 from .ladder import Claimant, Ladder
 from .lobby import Lobby
 from .metrics import Counts
+from .poller import Poller
 from .transport import CUT_OFF, Input, Transport
 
 __all__ = ["CUT_OFF", "Connection", "Host"]
@@ -86,6 +87,8 @@ class Host(Protocol):
     def ladder(self) -> Ladder: ...
     @property
     def counts(self) -> Counts: ...
+    @property
+    def poller(self) -> Poller | None: ...
 
 
 class Connection:
@@ -109,7 +112,7 @@ class Connection:
         self.peer = peer
         """The client's address, ``host:port``, for the logs."""
         self.config = server.config
-        self.transport = Transport(stream, self.config)
+        self.transport = Transport(stream, self.config, server.poller)
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
@@ -312,12 +315,14 @@ class Connection:
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
         result = self._handle_commands()
-        # The replay holds every action before its reply is written.
-        self.lobby.game_for(self).flush()
         telnet = self.protocol.data_to_send()
         if telnet:
             self.transport.write_first(telnet)
         return result
+
+    def settle(self) -> None:
+        # The replay holds every action before its reply is written.
+        self.lobby.game_for(self).flush()
 
     def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol

@@ -88,7 +88,6 @@ FORMAT_VERSION: Final = 1
 SUFFIX: Final = ".jsonl"
 
 
-
 def _server_version() -> str:
     try:
         return version("dungeon-of-doom")

@@ -54,6 +54,8 @@ from typing import Final, Protocol, cast
 
 import trio
 
+from .poller import Poller
+
 RECEIVE_SIZE: Final = 16384
 GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What reading or writing a stream raises once the peer or our side has closed it."""
@@ -84,6 +86,10 @@ class Session(Protocol):
     def handle_input(self) -> Input | trio.Event:
         """Handle what was received; an event means *call again once it is set*."""
 
+    def settle(self) -> None:
+        """Make lasting what handling the input changed (the replay): called after
+        :meth:`handle_input` and before any of the replies it queued is written."""
+
     def input_ended(self, idle: bool) -> None:
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
@@ -104,7 +110,9 @@ class Limits(Protocol):
 class Transport:
     """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it."""
 
-    def __init__(self, stream: trio.abc.Stream, limits: Limits) -> None:
+    def __init__(
+        self, stream: trio.abc.Stream, limits: Limits, poller: Poller | None = None
+    ) -> None:
         self.stream = stream
         self.limits = limits
         self.reason: str | None = None
@@ -130,6 +138,12 @@ class Transport:
             # Any stream's chunks are bytes-like; the session's framer takes them as bytes.
             self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_all
+        self._poller = poller if self._fd >= 0 else None
+        """Serves this client while it waits for input, on the fast path (server.poller)."""
+        self._session: Session | None = None
+        self._result: Input | trio.Event = Input.WANT_DATA
+        """What handling the last batch left to do, when the poller handled it."""
+        self._read_failed = False
         self._pending = bytearray()
         self._sending = False
         self._in_batch = False
@@ -239,6 +253,7 @@ class Transport:
 
     async def run(self, session: Session) -> None:
         """Serve the stream until the connection ends, then close it."""
+        self._session = session
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._write_loop)
@@ -262,27 +277,35 @@ class Transport:
     async def _read_loop(self, session: Session) -> None:
         receive = self._receive
         fd = self._fd
+        poller = self._poller
         wait_readable, read = trio.lowlevel.wait_readable, os.read
         while True:
             try:
-                if fd >= 0:  # the fast path, inline: no coroutine per batch
-                    await wait_readable(fd)
-                    try:
-                        data = read(fd, RECEIVE_SIZE)
-                    except BlockingIOError:
+                if poller is not None:
+                    # The poller reads, handles and answers until something needs this
+                    # task (a round, a full socket, the end); then it goes on below.
+                    if not await poller.hold(self, fd):
+                        poller = None  # the poller has stopped: serve ourselves
                         continue
+                    if self._read_failed:
+                        raise ConnectionResetError
+                    result = self._result
                 else:
-                    data = await receive(RECEIVE_SIZE)
+                    if fd >= 0:  # the fast path, inline: no coroutine per batch
+                        await wait_readable(fd)
+                        try:
+                            data = read(fd, RECEIVE_SIZE)
+                        except BlockingIOError:
+                            continue
+                    else:
+                        data = await receive(RECEIVE_SIZE)
+                    session.data_received(data)
+                    result = self._handle(session)
             except GONE:
+                self._pending.clear()
                 self.reason = self.reason or "connection lost"
                 return
-            session.data_received(data)
             while True:
-                self._in_batch = True
-                try:
-                    result = session.handle_input()
-                finally:
-                    self._in_batch = False
                 if self._pending:
                     # Written here rather than by the writer task to save a task switch
                     # per reply; a client that leaves them unread is cut off in time.
@@ -307,6 +330,48 @@ class Transport:
                     self._waiting = False
                     self._got_command = False
                     self._heard = trio.current_time()
+                result = self._handle(session)
+
+    def _handle(self, session: Session) -> Input | trio.Event:
+        """Handle what the session has received, and settle it (its replies are queued)."""
+        self._in_batch = True
+        try:
+            result = session.handle_input()
+        finally:
+            self._in_batch = False
+        session.settle()
+        return result
+
+    # -- what the poller calls (server.poller.Polled) --------------------------------
+
+    def take_input(self) -> bool:
+        """Read and handle one batch; whether the poller may go on holding this client."""
+        try:
+            data = os.read(self._fd, RECEIVE_SIZE)
+        except BlockingIOError:
+            return True
+        except OSError:
+            self._read_failed = True
+            return False
+        session = self._session
+        assert session is not None
+        session.data_received(data)
+        self._in_batch = True
+        try:
+            result = self._result = session.handle_input()
+        finally:
+            self._in_batch = False
+        return result is Input.WANT_DATA and self.reason is None
+
+    def settle(self) -> None:
+        if self._session is not None:
+            self._session.settle()
+
+    def write_out(self) -> bool:
+        """Write the queue without waiting; whether it is all written."""
+        if not self._pending:
+            return True
+        return not self._sending and self._write_now()
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""

@@ -37,6 +37,9 @@ class Echo:
             return Input.ENDED
         return Input.WANT_DATA
 
+    def settle(self) -> None:
+        pass
+
     def input_ended(self, idle: bool) -> None:
         self.ended.append(idle)
 

@@ -1,0 +1,167 @@
+"""One task serves every client that waits for input: a wake-up per batch of clients.
+
+A client served by its own task costs, per command, one wake-up of that task by
+trio's scheduler and one ``epoll_ctl`` system call to re-arm trio's one-shot
+interest in its socket, on top of the read and the write. Under load that is more
+than the world's own work on a ``LOOK``. A :class:`Poller` keeps its own
+level-triggered ``epoll`` set of the sockets of clients that wait for input, parks
+once in :func:`trio.lowlevel.wait_readable` on that set, and when it wakes handles
+every client that has sent something, in three phases:
+
+1. each one reads and handles its input (:meth:`Polled.take_input`);
+2. each one settles what that changed (:meth:`Polled.settle`: the replay is written
+   before any reply that tells of it, once for all the clients of a game);
+3. each one writes its replies (:meth:`Polled.write_out`).
+
+A client leaves the poller, and its own task takes over again (:meth:`Poller.hold`
+returns), when it needs to wait for something the poller does not wait for: a
+round, a full socket, the end of the connection. Its task is its owner throughout:
+cancelling it (the watchdog's time limits, the server's shutdown) takes the client
+out of the poller at once.
+
+What a caller may rely on:
+
+* Each client that is ready is read once per round (at most one receive), so one
+  that keeps its socket full is served in turn with the others, and the poller
+  reaches a checkpoint between rounds.
+* An exception raised by a client's methods is raised in that client's own task
+  (from :meth:`hold`), as if that task had called the method; the poller and the
+  other clients go on.
+* When the poller stops, every client it holds is handed back (``hold`` returns
+  ``False``) and is served by its own task from then on.
+
+Only Linux has ``epoll``; elsewhere :func:`Poller.available` is false and each
+client's task waits for its own socket.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+from typing import Any, Final, Protocol
+
+import outcome
+import trio
+
+_READY_AT_ONCE: Final = 1024
+"""Clients handled in one round at most; more wait for the next (after a checkpoint)."""
+
+
+class Polled(Protocol):
+    """A client the poller can serve: its transport, waiting for input."""
+
+    def take_input(self) -> bool:
+        """Read what the socket has and handle it; ``False`` to leave the poller."""
+
+    def settle(self) -> None:
+        """Make lasting what handling the input changed, before any reply is written."""
+
+    def write_out(self) -> bool:
+        """Write the replies without waiting; ``False`` to leave the poller."""
+
+
+class Poller:
+    """Serves the clients it holds from one task; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._epoll: Any = None  # select.epoll while running (absent off Linux)
+        self._held: dict[int, tuple[Polled, trio.lowlevel.Task]] = {}
+        self.rounds = 0
+        """Rounds served (wake-ups with at least one client ready), for the benchmarks."""
+
+    @staticmethod
+    def available() -> bool:
+        """Whether this system has what the poller needs (``epoll``)."""
+        return hasattr(select, "epoll")
+
+    @property
+    def running(self) -> bool:
+        """Whether :meth:`hold` serves clients now (between :meth:`run`'s start and end)."""
+        return self._epoll is not None
+
+    async def hold(self, client: Polled, fd: int) -> bool:
+        """Serve ``client`` (whose socket is ``fd``) until it leaves the poller.
+
+        Returns ``True`` when the client left because one of its methods said so, and
+        ``False`` when the poller is not running or stopped: the caller serves the
+        client itself from then on. A method's exception is raised here.
+        """
+        epoll = self._epoll
+        if epoll is None:
+            return False
+        epoll.register(fd, select.EPOLLIN)
+        self._held[fd] = (client, trio.lowlevel.current_task())
+
+        def abort(_: trio.lowlevel.RaiseCancelT) -> trio.lowlevel.Abort:
+            self._release(fd)
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        left: bool = await trio.lowlevel.wait_task_rescheduled(abort)
+        return left
+
+    def _release(self, fd: int) -> trio.lowlevel.Task | None:
+        """Take ``fd``'s client out of the poller; its task, if it was still held."""
+        held = self._held.pop(fd, None)
+        if held is None:
+            return None
+        if self._epoll is not None:
+            with contextlib.suppress(OSError):  # a closed descriptor has left epoll already
+                self._epoll.unregister(fd)
+        return held[1]
+
+    def _hand_back(self, fd: int, result: outcome.Outcome[bool]) -> None:
+        task = self._release(fd)
+        if task is not None:
+            trio.lowlevel.reschedule(task, result)
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Serve held clients until cancelled; reports itself to ``nursery.start``."""
+        epoll = select.epoll()
+        self._epoll = epoll
+        try:
+            task_status.started()
+            fileno = epoll.fileno()
+            while True:
+                await trio.lowlevel.wait_readable(fileno)
+                self._serve(epoll.poll(0, _READY_AT_ONCE))
+        finally:
+            self._epoll = None
+            for fd in list(self._held):
+                task = self._held.pop(fd)[1]
+                trio.lowlevel.reschedule(task, outcome.Value(False))
+            epoll.close()
+
+    def _serve(self, ready: list[tuple[int, int]]) -> None:
+        """One round: read and handle, settle, write (module docstring)."""
+        if not ready:
+            return
+        self.rounds += 1
+        held = self._held
+        handled: list[tuple[int, Polled, bool]] = []
+        for fd, _ in ready:
+            entry = held.get(fd)
+            if entry is None:  # left during this round (another client closed it)
+                continue
+            client = entry[0]
+            try:
+                handled.append((fd, client, client.take_input()))
+            except Exception as error:
+                self._hand_back(fd, outcome.Error(error))
+        for fd, client, _ in handled:
+            # Even a client that has left since: no reply goes out before the replay.
+            try:
+                client.settle()
+            except Exception as error:
+                self._hand_back(fd, outcome.Error(error))
+        for fd, client, stays in handled:
+            if fd not in held:
+                continue  # its own task writes what it has
+            try:
+                # A client that leaves writes what it can here all the same: its task
+                # then finds less (often nothing) to wait for.
+                stays = client.write_out() and stays
+            except Exception as error:
+                self._hand_back(fd, outcome.Error(error))
+                continue
+            if not stays:
+                self._hand_back(fd, outcome.Value(True))
