@@ -1,0 +1,209 @@
+"""The poller on its own: socket pairs and clients that record what it asks of them."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import AsyncIterator
+
+import pytest
+import trio
+import trio.testing
+
+from server.app import Server
+from server.poller import Poller
+
+from ..conftest import StartServer
+from ..helpers import TIMEOUT, Peer
+
+pytestmark = pytest.mark.skipif(not Poller.available(), reason="the poller needs epoll")
+
+
+class Client:
+    """Echoes what it reads in upper case; ``leave`` makes it leave, ``boom`` raise."""
+
+    def __init__(self, name: str, sock: socket.socket, calls: list[str]) -> None:
+        self.name = name
+        self.sock = sock
+        self.calls = calls
+        self.reads = 0
+        self.out = b""
+
+    def take_input(self) -> bool:
+        self.calls.append(f"take {self.name}")
+        data = os.read(self.sock.fileno(), 4)  # small reads: a full socket stays ready
+        self.reads += 1
+        if data == b"boom":
+            raise ValueError(f"{self.name} failed")
+        self.out += data.upper()
+        return data != b"leav"
+
+    def settle(self) -> None:
+        self.calls.append(f"settle {self.name}")
+
+    def write_out(self) -> bool:
+        self.calls.append(f"write {self.name}")
+        os.write(self.sock.fileno(), self.out)
+        self.out = b""
+        return True
+
+
+@pytest.fixture
+async def poller(nursery: trio.Nursery) -> AsyncIterator[Poller]:
+    poller = Poller()
+    await nursery.start(poller.run)
+    yield poller
+
+
+def pair() -> tuple[socket.socket, socket.socket]:
+    ours, theirs = socket.socketpair()
+    ours.setblocking(False)
+    theirs.setblocking(False)
+    return ours, theirs
+
+
+async def received(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    with trio.fail_after(TIMEOUT):
+        while len(data) < size:
+            await trio.lowlevel.wait_readable(sock)
+            data += sock.recv(size - len(data))
+    return data
+
+
+async def test_ready_clients_are_handled_then_settled_then_written_in_one_round(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    calls: list[str] = []
+    (ada, ada_peer), (bob, bob_peer) = pair(), pair()
+    for client in (Client("ada", ada, calls), Client("bob", bob, calls)):
+        nursery.start_soon(poller.hold, client, client.sock.fileno())
+    await trio.testing.wait_all_tasks_blocked()
+    ada_peer.send(b"look")
+    bob_peer.send(b"move")
+    assert await received(ada_peer, 4) == b"LOOK"
+    assert await received(bob_peer, 4) == b"MOVE"
+    # No reply goes out before every client of the round has settled (the replays).
+    assert sorted(calls[:2]) == ["take ada", "take bob"]
+    assert sorted(calls[2:4]) == ["settle ada", "settle bob"]
+    assert sorted(calls[4:]) == ["write ada", "write bob"]
+    assert poller.rounds == 1
+
+
+async def test_a_client_that_leaves_gets_its_replies_and_returns_to_its_task(
+    poller: Poller,
+) -> None:
+    calls: list[str] = []
+    ours, peer = pair()
+    client = Client("ada", ours, calls)
+    peer.send(b"leav")
+    with trio.fail_after(TIMEOUT):
+        assert await poller.hold(client, ours.fileno()) is True
+    assert calls == ["take ada", "settle ada", "write ada"]
+    assert await received(peer, 4) == b"LEAV"
+    # It is out of the poller: what comes next is not read by it.
+    peer.send(b"more")
+    await trio.testing.wait_all_tasks_blocked()
+    assert client.reads == 1
+
+
+async def test_a_clients_exception_is_raised_in_its_own_task_and_the_others_are_served(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    calls: list[str] = []
+    (ada, ada_peer), (bob, bob_peer) = pair(), pair()
+    bob_client = Client("bob", bob, calls)
+    nursery.start_soon(poller.hold, bob_client, bob.fileno())
+    ada_peer.send(b"boom")
+    bob_peer.send(b"look")
+    with trio.fail_after(TIMEOUT), pytest.raises(ValueError, match="ada failed"):
+        await poller.hold(Client("ada", ada, calls), ada.fileno())
+    assert await received(bob_peer, 4) == b"LOOK"
+    bob_peer.send(b"more")
+    assert await received(bob_peer, 4) == b"MORE"
+
+
+async def test_cancelling_a_held_clients_task_takes_it_out_of_the_poller(
+    poller: Poller,
+) -> None:
+    calls: list[str] = []
+    ours, peer = pair()
+    client = Client("ada", ours, calls)
+    with trio.move_on_after(0) as scope:  # cancelled at its first checkpoint: the park
+        await poller.hold(client, ours.fileno())
+    assert scope.cancelled_caught
+    peer.send(b"look")
+    await trio.testing.wait_all_tasks_blocked()
+    assert calls == []
+    # Its descriptor can be held again (it left the epoll set cleanly).
+    another = trio.CancelScope()
+
+    async def hold_again() -> None:
+        with another:
+            await poller.hold(client, ours.fileno())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hold_again)
+        assert await received(peer, 4) == b"LOOK"
+        another.cancel()
+
+
+async def test_a_client_that_keeps_its_socket_full_is_read_once_a_round(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    calls: list[str] = []
+    (ada, ada_peer), (bob, bob_peer) = pair(), pair()
+    flooder, other = Client("ada", ada, calls), Client("bob", bob, calls)
+    for client in (flooder, other):
+        nursery.start_soon(poller.hold, client, client.sock.fileno())
+    await trio.testing.wait_all_tasks_blocked()
+    ada_peer.send(b"abcd" * 1000)  # a thousand reads' worth
+    bob_peer.send(b"look")
+    assert await received(bob_peer, 4) == b"LOOK"
+    # Bob was answered in the first round or the second, not after the flood.
+    assert flooder.reads <= 2
+    assert flooder.reads == poller.rounds or flooder.reads == poller.rounds - 1
+
+
+async def test_stopping_the_poller_hands_every_client_back() -> None:
+    calls: list[str] = []
+    ours, _peer = pair()
+    poller = Poller()
+    returned: list[bool] = []
+
+    async def hold() -> None:
+        returned.append(await poller.hold(Client("ada", ours, calls), ours.fileno()))
+
+    async with trio.open_nursery() as clients, trio.open_nursery() as polling:
+        await polling.start(poller.run)
+        clients.start_soon(hold)
+        await trio.testing.wait_all_tasks_blocked()
+        polling.cancel_scope.cancel()
+    assert returned == [False]
+    assert not poller.running
+    # A poller that does not run holds nobody: the caller serves itself.
+    assert await poller.hold(Client("ada", ours, calls), ours.fileno()) is False
+
+
+async def test_tcp_clients_are_served_by_the_servers_poller(start_server: StartServer) -> None:
+    server = await start_server(map="tiny", seed=1)
+    assert server.poller is not None and server.poller.running
+    ada, bob = await Peer.connect(server.port or 0), await Peer.connect(server.port or 0)
+    assert await ada.ask("LOOK") == ["LOOKREPLY", "X###X", "#####", "##G.E", "#####", "X###X"]
+    assert (await bob.ask("LOOK"))[0] == "LOOKREPLY"
+    assert await ada.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
+    assert server.poller.rounds >= 3
+
+
+async def test_without_a_poller_each_client_is_served_by_its_own_task(
+    start_server: StartServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Systems without epoll (macOS, Windows) take this path.
+    monkeypatch.setattr(Poller, "available", staticmethod(lambda: False))
+    server = await start_server(map="tiny", seed=1)
+    assert server.poller is None
+    ada = await Peer.connect(server.port or 0)
+    assert await ada.ask("LOOK") == ["LOOKREPLY", "X###X", "#####", "##G.E", "#####", "X###X"]
+    assert await ada.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
+    assert await ada.ask("MOVE E") == ["SUCCESS"]
+    assert isinstance(server, Server)
