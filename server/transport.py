@@ -9,18 +9,24 @@ directly, the fast path below), a WebSocket adapter, or
 
 The fast path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
 and writes the socket's file descriptor itself (``os.read``/``os.write``, which a
-non-blocking socket answers at once) and parks once per batch of input, in
-:func:`trio.lowlevel.wait_readable`. So a command costs one wake-up, one receive and
-one send, where trio's socket methods add a scheduler round trip to each receive and
-each send (a checkpoint each) and a receive that finds nothing before every wait:
-together more than the game's own work on a ``LOOK``. Parking in ``wait_readable``
-is a checkpoint, so a client that keeps its socket full is still served in turn with
-the others, and cancellation reaches the reader there.
+non-blocking socket answers at once), where trio's socket methods add a scheduler
+round trip to each receive and each send (a checkpoint each) and a receive that finds
+nothing before every wait: together more than the game's own work on a ``LOOK``.
+While the client waits for input, the server's :class:`~server.poller.Poller` holds
+it: one task reads, handles and answers every client that has sent something, so a
+batch of clients costs one wake-up and no ``epoll_ctl`` per command (the transport
+is its :class:`~server.poller.Polled`). The transport's own task takes over when the
+client must wait for something else (a round, a full socket, the end), and serves
+it alone where there is no poller (another system, or the poller has stopped),
+parking once per batch of input in :func:`trio.lowlevel.wait_readable`. Either way
+a client that keeps its socket full is read once per round and served in turn with
+the others, and cancelling the transport's task reaches it wherever it waits.
 
 What a session may rely on:
 
-* :meth:`~Transport.write` never blocks. The transport's own task writes replies
-  after each batch of input; a writer task writes what other tasks queue meanwhile.
+* :meth:`~Transport.write` never blocks. Replies to a batch of input are written
+  after it (and after :meth:`Session.settle`: the replay first); a writer task writes
+  what other tasks queue meanwhile.
 * **Back-pressure**: a session stops handling input once the queue passes
   :attr:`~Transport.high_mark` (:attr:`~Transport.backlogged`) and returns
   ``Input.PAUSED``; the transport then writes the queue out (down to the low
