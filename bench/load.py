@@ -44,6 +44,7 @@ import math
 import multiprocessing as mp
 import os
 import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -161,6 +162,33 @@ def _parse_cpus(text: str | None) -> set[int] | None:
     return cpus
 
 
+STEAL_WARNING = 0.02
+"""A share of steal time on the server's CPUs above which the figures are the host's too."""
+
+
+def cpu_ticks(cpus: set[int] | None) -> tuple[int, int]:
+    """Steal and all ticks so far of ``cpus`` (all CPUs if ``None``), from /proc/stat.
+
+    Steal is time a virtual machine's CPU was ready to run but the hypervisor ran
+    something else: the server could not run then, whatever it had to do. (0, 0)
+    where /proc/stat is not there."""
+    steal = total = 0
+    try:
+        with open("/proc/stat") as stat:
+            for line in stat:
+                name, *fields = line.split()
+                if not name.startswith("cpu") or name == "cpu":
+                    continue
+                if cpus is not None and int(name[3:]) not in cpus:
+                    continue
+                ticks = [int(field) for field in fields]
+                total += sum(ticks[:8])  # guest time is counted in user time already
+                steal += ticks[7] if len(ticks) > 7 else 0
+    except OSError:
+        return 0, 0
+    return steal, total
+
+
 def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> dict:
     """Run the load against one server and return its figures."""
     context = mp.get_context("spawn")
@@ -210,6 +238,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
     started = time.monotonic()
     measure_from, stop_at = started + args.warmup, started + args.warmup + args.duration
     cpu_from = cpu_to = None
+    ticks_from = ticks_to = (0, 0)
     profiler = None
     last, last_count = started, 0
     total_time = args.warmup + args.duration
@@ -217,10 +246,12 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
         now = time.monotonic()
         if cpu_from is None and now >= measure_from:
             cpu_from = server.cpu_seconds()
+            ticks_from = cpu_ticks(server_cpus)
             if args.profile and server.name == "game":
                 profiler = profile.record(server.process.pid, Path(args.profile), args.duration)
         if cpu_to is None and now >= stop_at:
             cpu_to = server.cpu_seconds()
+            ticks_to = cpu_ticks(server_cpus)
         # Wake at the edges of the measured seconds, and every second to show progress.
         edges = [t for t in (measure_from, stop_at) if t > now]
         time.sleep(max(0.0, min([last + 1.0, *edges]) - now))
@@ -239,6 +270,8 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
                 value.value = 0.0
     if cpu_to is None:
         cpu_to = server.cpu_seconds()
+        ticks_to = cpu_ticks(server_cpus)
+    steal, ticks = (to - since for to, since in zip(ticks_to, ticks_from, strict=True))
     collected = [results.get(timeout=60) for _ in processes]
     for process in processes:
         process.join(timeout=10)
@@ -263,6 +296,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
         "generator_cpus": list(generator_cpus) if generator_cpus is not None else None,
         "load_before": load_before,
         "load_after": os.getloadavg(),
+        "server_cpus_steal": steal / ticks if ticks > 0 else 0.0,
     }
     # Replies per CPU-second of the server: what a reply costs, whatever else the
     # machine was doing (the throughput itself moves with the neighbours' load).
@@ -342,10 +376,18 @@ def report(figures: dict) -> str:
         f"         CPU while measured: server {figures['server_cpu']:4.0%}, generator "
         + " + ".join(f"{share:.0%}" for share in generator_cpu)
         + f"; {figures['replies_per_cpu_second']:,.0f} replies per server CPU-second; "
-        + "load average {:.2f} before, {:.2f} after".format(
-            figures["load_before"][0], figures["load_after"][0]
+        + "load average {:.2f} before, {:.2f} after; steal {:.1%}".format(
+            figures["load_before"][0],
+            figures["load_after"][0],
+            figures.get("server_cpus_steal", 0.0),
         ),
     ]
+    steal = figures.get("server_cpus_steal", 0.0)
+    if steal > STEAL_WARNING:
+        lines.append(
+            f"         WARNING: the hypervisor took {steal:.1%} of the server's CPUs (steal "
+            "time): the server could not run then, and the latency figures include it"
+        )
     for index in generator.overloaded(generator_cpu):
         lines.append(
             f"         WARNING: generator process {index} used {generator_cpu[index]:.0%} of a "
@@ -360,8 +402,8 @@ def markdown(results: dict) -> str:
     medians and ratios: the figures, the CPU shares and the load average around each run."""
     rows = [
         "| round | server | replies/s | replies per server CPU-s | server CPU | generator CPU "
-        "| p50 ms | p99 ms | load average before → after |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| p50 ms | p99 ms | load average before → after | steal |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in results["runs"]:
         rows.append(
@@ -369,7 +411,8 @@ def markdown(results: dict) -> str:
             f"| {run['replies_per_cpu_second']:,.0f} | {run['server_cpu']:.0%} "
             f"| {' + '.join(f'{share:.0%}' for share in run['generator_cpu'])} "
             f"| {run['p50_ms']:.2f} | {run['p99_ms']:.2f} "
-            f"| {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f} |"
+            f"| {run['load_before'][0]:.2f} → {run['load_after'][0]:.2f} "
+            f"| {run.get('server_cpus_steal', 0.0):.1%} |"
         )
     lines = ["\n".join(rows), ""]
     for name, median in results["median"].items():
@@ -443,7 +486,8 @@ def _baselines(args: argparse.Namespace) -> list[str]:
     if args.no_baseline or args.baseline == "none":
         return []
     if args.baseline == "all":
-        return ["raw", "stream", "fd", "poll"]
+        # The poll server needs epoll (Linux).
+        return ["raw", "stream", "fd", *(["poll"] if hasattr(select, "epoll") else [])]
     return ["raw", "stream"] if args.baseline == "both" else [args.baseline]
 
 

@@ -48,7 +48,7 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
     )
     results = load.run(args)
     servers = [run["server"] for run in results["runs"]]
-    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd"]
+    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd", "bare-poll"]
     for run in results["runs"]:
         assert run["errors"] == 0
         assert run["connections"] == 4
@@ -56,12 +56,22 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
         assert run["p50_ms"] <= run["p99_ms"] <= run["p999_ms"]
         assert len(run["generator_cpu"]) == 1
         assert len(run["load_before"]) == 3
-    for kind in ("raw", "stream", "fd"):
+        assert 0 <= run["server_cpus_steal"] < 1
+    for kind in ("raw", "stream", "fd", "poll"):
         assert results[f"ratio_{kind}"] == pytest.approx(
             results["median"]["game"]["throughput"]
             / results["median"][f"bare-{kind}"]["throughput"]
         )
     table = load.markdown(results).splitlines()
     assert table[0].startswith("| round | server |")
-    assert [row.split(" | ")[1] for row in table[2:6]] == servers
-    assert "game / bare-fd: throughput" in table[-1]
+    assert [row.split(" | ")[1] for row in table[2:7]] == servers
+    assert table[2].endswith("% |")  # the steal column
+    assert "game / bare-poll: throughput" in table[-1]
+
+
+def test_steal_and_all_ticks_are_read_for_the_cpus_asked() -> None:
+    steal, total = load.cpu_ticks({0})
+    every_steal, every_total = load.cpu_ticks(None)
+    assert 0 <= steal <= total
+    assert total <= every_total and steal <= every_steal
+    assert load.cpu_ticks(set()) == (0, 0)
