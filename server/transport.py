@@ -352,6 +352,7 @@ class Transport:
 
     def take_input(self) -> bool:
         """Read and handle one batch; whether the poller may go on holding this client."""
+        self._result = Input.WANT_DATA  # nothing handled yet (a wake-up with nothing to read)
         try:
             data = os.read(self._fd, RECEIVE_SIZE)
         except BlockingIOError:
