@@ -55,6 +55,9 @@ class WorkerResult:
     errors: int = 0
     cpu_seconds: float = 0.0
     """CPU time of the worker process during the measured seconds."""
+    send_lags: list[float] = field(default_factory=list)
+    """Open loop: how late each measured command left this process, after it was due
+    (the generator's own delay, which the latency from when it was due includes)."""
 
 
 @dataclass(frozen=True)
@@ -196,6 +199,9 @@ class Bot(asyncio.Protocol):
     def send_one(self) -> None:
         if self.transport is None or self.transport.is_closing():
             return
+        due = self.due
+        if self.clock.measure_from <= due < self.clock.stop_at:
+            self.stats.send_lags.append(perf_counter() - due)
         command = self.rng.choice(self.commands)
         self.expect = self.lines_of(command)
         self.transport.write(command)

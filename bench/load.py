@@ -189,6 +189,10 @@ def cpu_ticks(cpus: set[int] | None) -> tuple[int, int]:
     return steal, total
 
 
+def _cpu_set(cpus: tuple[int, ...] | None) -> set[int] | None:
+    return set(cpus) if cpus is not None else None
+
+
 def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> dict:
     """Run the load against one server and return its figures."""
     context = mp.get_context("spawn")
@@ -238,7 +242,7 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
     started = time.monotonic()
     measure_from, stop_at = started + args.warmup, started + args.warmup + args.duration
     cpu_from = cpu_to = None
-    ticks_from = ticks_to = (0, 0)
+    ticks_from = ticks_to = generator_ticks_from = generator_ticks_to = (0, 0)
     profiler = None
     last, last_count = started, 0
     total_time = args.warmup + args.duration
@@ -247,11 +251,13 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
         if cpu_from is None and now >= measure_from:
             cpu_from = server.cpu_seconds()
             ticks_from = cpu_ticks(server_cpus)
+            generator_ticks_from = cpu_ticks(_cpu_set(generator_cpus))
             if args.profile and server.name == "game":
                 profiler = profile.record(server.process.pid, Path(args.profile), args.duration)
         if cpu_to is None and now >= stop_at:
             cpu_to = server.cpu_seconds()
             ticks_to = cpu_ticks(server_cpus)
+            generator_ticks_to = cpu_ticks(_cpu_set(generator_cpus))
         # Wake at the edges of the measured seconds, and every second to show progress.
         edges = [t for t in (measure_from, stop_at) if t > now]
         time.sleep(max(0.0, min([last + 1.0, *edges]) - now))
@@ -271,11 +277,16 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
     if cpu_to is None:
         cpu_to = server.cpu_seconds()
         ticks_to = cpu_ticks(server_cpus)
+        generator_ticks_to = cpu_ticks(_cpu_set(generator_cpus))
     steal, ticks = (to - since for to, since in zip(ticks_to, ticks_from, strict=True))
+    generator_steal, generator_ticks = (
+        to - since for to, since in zip(generator_ticks_to, generator_ticks_from, strict=True)
+    )
     collected = [results.get(timeout=60) for _ in processes]
     for process in processes:
         process.join(timeout=10)
     latencies = sorted(x for r in collected for x in r["latencies"])
+    send_lags = sorted(x for r in collected for x in r["send_lags"])
     completed = sum(r["completed"] for r in collected)
     per_command = args.pipeline if args.interval is None else 1
     figures = {
@@ -297,7 +308,10 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
         "load_before": load_before,
         "load_after": os.getloadavg(),
         "server_cpus_steal": steal / ticks if ticks > 0 else 0.0,
+        "generator_cpus_steal": generator_steal / generator_ticks if generator_ticks > 0 else 0.0,
     }
+    if send_lags:  # open loop: the generator's own delay, inside the latency from due
+        figures["send_lag_p99_ms"] = percentile(send_lags, 0.99) * 1000
     # Replies per CPU-second of the server: what a reply costs, whatever else the
     # machine was doing (the throughput itself moves with the neighbours' load).
     cpu = figures["server_cpu"] * args.duration
@@ -382,6 +396,12 @@ def report(figures: dict) -> str:
             figures.get("server_cpus_steal", 0.0),
         ),
     ]
+    if "send_lag_p99_ms" in figures:
+        lines.append(
+            f"         the generator sent late by up to {figures['send_lag_p99_ms']:.2f} ms "
+            f"(p99; inside the latency above); steal on its CPUs "
+            f"{figures.get('generator_cpus_steal', 0.0):.1%}"
+        )
     steal = figures.get("server_cpus_steal", 0.0)
     if steal > STEAL_WARNING:
         lines.append(

@@ -75,3 +75,18 @@ def test_steal_and_all_ticks_are_read_for_the_cpus_asked() -> None:
     assert 0 <= steal <= total
     assert total <= every_total and steal <= every_steal
     assert load.cpu_ticks(set()) == (0, 0)
+
+
+def test_an_open_loop_run_reports_how_late_the_generator_sent() -> None:
+    args = load.build_parser().parse_args(
+        ["-n", "20", "--interval", "0.05", "--duration", "0.5", "--warmup", "0.2", "--no-baseline"]
+    )
+    results = load.run(args)
+    (run,) = results["runs"]
+    assert run["errors"] == 0
+    # Twenty bots, a command every 50 ms each, for half a second: about 200 commands.
+    assert 100 <= run["throughput"] * 0.5 <= 260
+    # A reply comes after its command left: no send is later than the slowest reply.
+    assert 0 <= run["send_lag_p99_ms"] <= run["p999_ms"]
+    assert 0 <= run["generator_cpus_steal"] < 1
+    assert "the generator sent late by up to" in load.report(run)
