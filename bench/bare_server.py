@@ -152,7 +152,9 @@ async def poll_clients(listeners: list[trio.SocketListener], shaped: bool) -> No
                     continue
                 *lines, pending[fd] = (pending[fd] + data).split(b"\n")
                 if lines:
-                    with contextlib.suppress(OSError):  # a reply too big for the buffer: rare
+                    # A bot that stops reading, or is gone, loses its reply: a yardstick
+                    # need not keep what the game's transport keeps.
+                    with contextlib.suppress(OSError):
                         os.write(fd, _answer(lines, shaped))
 
 

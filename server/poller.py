@@ -67,7 +67,7 @@ class Poller:
         self._epoll: Any = None  # select.epoll while running (absent off Linux)
         self._held: dict[int, tuple[Polled, trio.lowlevel.Task]] = {}
         self.rounds = 0
-        """Rounds served (wake-ups with at least one client ready), for the benchmarks."""
+        """Rounds served so far (wake-ups that found at least one client ready)."""
 
     @staticmethod
     def available() -> bool:

@@ -149,7 +149,6 @@ class Transport:
         self._session: Session | None = None
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
-        self._read_failed = False
         self._pending = bytearray()
         self._sending = False
         self._in_batch = False
@@ -290,11 +289,10 @@ class Transport:
                 if poller is not None:
                     # The poller reads, handles and answers until something needs this
                     # task (a round, a full socket, the end); then it goes on below.
+                    # A read that failed there is raised here (and ends the connection).
                     if not await poller.hold(self, fd):
                         poller = None  # the poller has stopped: serve ourselves
                         continue
-                    if self._read_failed:
-                        raise ConnectionResetError
                     result = self._result
                 else:
                     if fd >= 0:  # the fast path, inline: no coroutine per batch
@@ -340,13 +338,17 @@ class Transport:
 
     def _handle(self, session: Session) -> Input | trio.Event:
         """Handle what the session has received, and settle it (its replies are queued)."""
-        self._in_batch = True
-        try:
-            result = session.handle_input()
-        finally:
-            self._in_batch = False
+        result = self._handle_input(session)
         session.settle()
         return result
+
+    def _handle_input(self, session: Session) -> Input | trio.Event:
+        # Writes the session makes meanwhile are this batch's: no writer wake-up for them.
+        self._in_batch = True
+        try:
+            return session.handle_input()
+        finally:
+            self._in_batch = False
 
     # -- what the poller calls (server.poller.Polled) --------------------------------
 
@@ -357,17 +359,10 @@ class Transport:
             data = os.read(self._fd, RECEIVE_SIZE)
         except BlockingIOError:
             return True
-        except OSError:
-            self._read_failed = True
-            return False
         session = self._session
         assert session is not None
         session.data_received(data)
-        self._in_batch = True
-        try:
-            result = self._result = session.handle_input()
-        finally:
-            self._in_batch = False
+        result = self._result = self._handle_input(session)
         return result is Input.WANT_DATA and self.reason is None
 
     def settle(self) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import struct
 from collections.abc import AsyncIterator
 
 import pytest
@@ -207,3 +208,21 @@ async def test_without_a_poller_each_client_is_served_by_its_own_task(
     assert await ada.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
     assert await ada.ask("MOVE E") == ["SUCCESS"]
     assert isinstance(server, Server)
+
+
+async def test_a_client_that_resets_while_held_is_gone_and_the_others_play_on(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny", seed=1)
+    ada, bob = await Peer.connect(server.port or 0), await Peer.connect(server.port or 0)
+    assert (await ada.ask("LOOK"))[0] == "LOOKREPLY"
+    assert (await bob.ask("LOOK"))[0] == "LOOKREPLY"
+    assert len(server.connections) == 2
+    # A reset (SO_LINGER 0), not an orderly close: the poller's read fails.
+    ada.stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    ada.stream.socket.close()
+    with trio.fail_after(TIMEOUT):
+        while len(server.connections) > 1:
+            await trio.testing.wait_all_tasks_blocked()
+    assert (await bob.ask("LOOK"))[0] == "LOOKREPLY"
+    assert server.lobby.default.info().players == 1
