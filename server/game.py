@@ -743,8 +743,7 @@ class Game:
             self._dispatch(world.resolve(actions), actions)
             if self.watchers:
                 self._show()
-            if not self.players:
-                self._end_if_over()
+            self._end_if_over()
             return
         current = self._round
         if current is None:
@@ -1060,10 +1059,13 @@ class Game:
     # -- ending and restarting -----------------------------------------------------------
 
     def _end_if_over(self) -> None:
-        if self.players or self._departing or self._round is not None or not self._joined_any:
+        if self.closed or self._departing or self._round is not None or not self._joined_any:
             return
-        if self.closed:
-            return
+        if self.players:
+            why = self.world.unwinnable()
+            if why is None:
+                return
+            self._end_unwinnable(why)
         self._close_replay("all players left")
         self._log.info("game over", rounds=self.round)
         for client in list(self.watchers):
@@ -1072,6 +1074,14 @@ class Game:
             self._restart()
         else:
             self.close("all players left")
+
+    def _end_unwinnable(self, why: str) -> None:
+        """Nobody still here can win (the 2013 conundrum): the game ends for each of
+        them with ``LOSE`` and the world's reason, in join order."""
+        self._log.info("game unwinnable", reason=why, players=len(self.players))
+        final = Lose(f"{why}; the game is over")
+        for player in sorted(self.players):
+            self._finish(player, final, "lost")
 
     def _restart(self) -> None:
         """A fresh world: built at once if it builds quickly, else by the game's task

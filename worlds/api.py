@@ -36,7 +36,12 @@ The contract, in order of a game:
 4. A player who escapes or dies is reported by :class:`Escaped` or :class:`Died`
    and is then no longer in the world. ``world.leave(player)`` removes a player
    who disconnects; it is harmless for a player already gone.
-5. ``world.look(player)`` and ``world.render(viewer)`` draw views, and
+5. ``world.unwinnable()`` says, after each change, whether nobody still in the
+   world can win any more (the gold needed is gone, say): the server then ends the
+   game for every remaining player with ``LOSE`` and that sentence. The 2013
+   specification names the conundrum ("there may be no way to win the game if your
+   bot has collected all the gold"); this is its way out.
+6. ``world.look(player)`` and ``world.render(viewer)`` draw views, and
    ``world.witnesses(viewer, event)`` says who witnessed another's action
    (``SAW``), by default whoever :meth:`~World.sees` a square of it; none of
    them change anything.
@@ -291,6 +296,18 @@ class World(abc.ABC):
             return self.sees(viewer, event.origin) or self.sees(viewer, event.target)
         actor = self.status(event.player)
         return actor is not None and self.sees(viewer, actor.position)
+
+    def unwinnable(self) -> str | None:
+        """Why no player still in the world can win any more, as a sentence for them;
+        ``None`` while a win is possible (the default: a world where each player can
+        always still win on their own, or with nobody in it).
+
+        The server asks after every change it makes (actions, joins, leaves), so it
+        must be cheap when a win is plainly still possible. A world answering a
+        sentence must keep answering one until its players have left: the server
+        then ends the game for each of them with ``LOSE`` and the sentence.
+        """
+        return None
 
     def __contains__(self, player: object) -> bool:
         return isinstance(player, int) and self.status(player) is not None

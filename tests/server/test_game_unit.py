@@ -15,6 +15,7 @@ from protocol.replies import (
     GameOver,
     Gold,
     LookReply,
+    Lose,
     Message,
     PlayerJoined,
     PlayerLeft,
@@ -237,3 +238,24 @@ async def test_who_sees_an_action_is_the_worlds_decision() -> None:
     assert [seen.player for seen in bob.of(Seen)] == ["Ada"], "nothing more for bob"
     assert asked and {viewer for viewer, _ in asked} == {game.player_of(bob)}
     assert len(spectator.of(Seen)) == 2, "a spectator sees everything"
+
+
+async def test_when_nobody_can_win_any_more_every_player_left_is_told_lose() -> None:
+    """Issue 29: the 2013 conundrum's way out. On the tiny map (seed 1) Ada stands on
+    the only coin and Bob on the exit; Ada takes the coin and quits with it."""
+    game = tiny_game()
+    ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob")
+    spectator = MemoryOutbox()
+    game.watch(spectator)
+    game.handle(ada, command("LOOK"))
+    game.handle(bob, command("LOOK"))
+    game.handle(ada, command("PICKUP"))
+    assert not bob.closed, "Ada holds the coin: a win is still possible"
+    first_world = game.world
+    game.leave(ada, "quit")
+    assert bob.final == Lose(
+        "nobody can win any more: 0 gold is left in the dungeon, no player still here "
+        "holds more than 0, and 1 is needed to escape; the game is over"
+    )
+    assert GameOver("g is over after 1 rounds") in spectator.replies
+    assert game.world is not first_world and not game.players  # a fresh world

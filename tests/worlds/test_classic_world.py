@@ -251,3 +251,30 @@ def test_look_bytes_are_the_view_from_every_square_of_maps_narrower_than_it(
             expected = "".join(line + "\n" for line in world.look(1)).encode("ascii")
             assert world.look_bytes(1) == expected
             world.leave(1)
+
+
+def test_no_win_is_possible_once_the_gold_a_player_needs_is_gone() -> None:
+    """The 2013 conundrum: one player took both coins and escaped; the others cannot win."""
+    w = world(["#######", "#GG.E.#", "#######"], goal=2)
+    place(w, 1, (1, 1))
+    place(w, 2, (1, 5))
+    assert w.unwinnable() is None
+    w.resolve([(1, Pickup()), (1, E), (1, Pickup())])
+    assert w.unwinnable() is None, "player 1 holds the two coins: a win is still possible"
+    w.resolve([(1, E), (1, E)])
+    assert 1 not in w
+    assert w.unwinnable() == (
+        "nobody can win any more: 0 gold is left in the dungeon, "
+        "no player still here holds more than 0, and 2 is needed to escape"
+    )
+
+
+def test_a_player_who_leaves_with_gold_can_leave_the_rest_without_a_win() -> None:
+    w = world(["######", "#GG.E#", "######"], goal=2)
+    place(w, 1, (1, 1))
+    place(w, 2, (1, 3))
+    w.resolve([(1, Pickup())])
+    assert w.unwinnable() is None  # one coin on the map, one held: still 2
+    w.leave(1)
+    assert w.unwinnable() is not None
+    assert world(["####", "#.E#", "####"], goal=0).unwinnable() is None

@@ -117,6 +117,7 @@ class BattleWorld(TurnBasedWorld):
         self._turn: PlayerId | None = None
         self._ap = 0
         self.winner: PlayerId | None = None
+        self._gold_left = self._tiles.count(ord(GOLD))  # on the floor, piles counted whole
 
     # -- what the server asks -------------------------------------------------------
 
@@ -136,6 +137,21 @@ class BattleWorld(TurnBasedWorld):
     def over(self) -> bool:
         """Someone has won; nobody can act any more."""
         return self.winner is not None
+
+    def unwinnable(self) -> str | None:
+        """Gold changes hands when a player dies, but gold that falls on an exit is
+        lost: once the gold on the floor and carried falls short of the goal, nobody
+        can win. (After a win the others are already out: :class:`Defeated`.)"""
+        if self.over or not self._fighters:
+            return None
+        goal = self.map.goal
+        total = self._gold_left + sum(fighter.gold for fighter in self._fighters.values())
+        if total >= goal:
+            return None
+        return (
+            f"nobody can win any more: {total} gold is left in the battle, on the floor "
+            f"and carried, and {goal} is needed to escape"
+        )
 
     def action_points(self, player: PlayerId) -> int:
         return self._ap if player == self._turn else 0
@@ -272,7 +288,9 @@ class BattleWorld(TurnBasedWorld):
         square = fighter.position
         tile = self.tile(square)
         if tile == GOLD:
-            fighter.gold += self._piles.pop(square, 1)
+            coins = self._piles.pop(square, 1)
+            fighter.gold += coins
+            self._gold_left -= coins
             events.append(PickedUp(player, GOLD, fighter.gold))
         elif tile in KEPT_ITEMS:
             if tile in fighter.items:
@@ -359,6 +377,7 @@ class BattleWorld(TurnBasedWorld):
         if tile == EXIT:
             return [Notice(None, f"{fighter.gold} gold fell on an exit and was lost")]
         pile = fighter.gold + (self._piles.get(square, 1) if tile == GOLD else 0)
+        self._gold_left += fighter.gold
         self._tiles[square[0] * self._width + square[1]] = ord(GOLD)
         if pile > 1:
             self._piles[square] = pile

@@ -36,6 +36,7 @@ from ..view import ByteRows, look_window, look_window_bytes
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
 
 _FLOOR = ord(FLOOR)
+_GOLD = ord(GOLD)
 
 SELF = "@"
 """How ``render`` draws the viewer (the roguelike convention); others show as P or B."""
@@ -75,6 +76,7 @@ class ClassicWorld(World):
         # LOOK (the commonest command) is five slices whatever the number of players.
         self._scene = bytearray(self._tiles)
         self._scene_rows = ByteRows(self._scene, width)
+        self._gold_left = self._tiles.count(_GOLD)  # on the map: kept, for unwinnable()
 
     @property
     def goal(self) -> int:
@@ -129,6 +131,20 @@ class ClassicWorld(World):
 
     def __contains__(self, player: object) -> bool:
         return player in self._players
+
+    def unwinnable(self) -> str | None:
+        """Gold is never dropped here: once the gold on the map and the most any player
+        still here holds fall short of the goal, nobody can win (the 2013 conundrum)."""
+        goal, left = self.map.goal, self._gold_left
+        if left >= goal or not self._players:  # the common case, in constant time
+            return None
+        most = max(state.gold for state in self._players.values())
+        if most + left >= goal:
+            return None
+        return (
+            f"nobody can win any more: {left} gold is left in the dungeon, "
+            f"no player still here holds more than {most}, and {goal} is needed to escape"
+        )
 
     # -- actions ----------------------------------------------------------------
 
@@ -195,6 +211,7 @@ class ClassicWorld(World):
         tile = chr(self._tiles[index])
         if tile == GOLD:
             self._tiles[index] = _FLOOR
+            self._gold_left -= 1
             state.gold += 1
             return PickedUp(player, GOLD, state.gold)
         if tile in ITEMS:

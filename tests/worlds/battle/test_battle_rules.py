@@ -459,3 +459,18 @@ def test_every_compat_classic_map_plays_as_a_battle(compat) -> None:
             w.resolve([(player, Pickup())])
             w.resolve([(player, EndTurn())])
         assert len(w.look(w.turn)) in (5, 7)
+
+
+def test_no_win_is_possible_once_gold_falls_on_an_exit() -> None:
+    """Gold dropped by a death moves to the floor; on an exit it is lost, and with it
+    every chance of a win (the server then ends the game: ``World.unwinnable``)."""
+    lost = "name Lost\nwin 2\n######\n#GE.G#\n######\n"
+    w = placed((1, 1), (1, 3), text=lost)
+    assert w.unwinnable() is None
+    w.resolve([(1, Pickup()), (1, Move(E))])  # on the exit with 1 of the 2 coins: no win
+    assert w.unwinnable() is None, "1 coin carried and 1 on the floor make the 2 needed"
+    w.leave(1)  # leaving is death: the coin falls on the exit and is lost
+    assert w.unwinnable() == (
+        "nobody can win any more: 1 gold is left in the battle, on the floor "
+        "and carried, and 2 is needed to escape"
+    )
