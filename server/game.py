@@ -4,48 +4,26 @@ Commands are handled synchronously, straight into the world: trio runs one task
 at a time, so the client task that read a command can update the world and
 queue every reply without handing the work to another task.
 
-What a caller may rely on:
+A :class:`Game` keeps membership, names, the replay and the record; beside it,
+one :class:`~server.pacing.Pacing` decides when actions are played (at once, in
+rounds, in turns; not before the game is full), an
+:class:`~server.audience.Audience` holds its spectators and listeners, a
+:class:`~server.restarts.WorldSlot` its world and the fresh ones that replace it,
+and a :class:`~server.lifecycle.Lifecycle` where it stands (the table is in
+docs/architecture.md). What a caller may rely on:
 
-* **Immediate worlds** (``has_rounds`` false, such as classic) resolve every action
-  at once, and each action is its own round.
-* **Worlds with rounds** gather one action per player. The round is resolved, in
-  join order (:mod:`server.rounds`), as soon as every player in the game has
-  acted, or when ``turn_timeout`` seconds have passed since a second player began
-  to wait; then every missing action is a stay. A player alone never waits. The
-  reply to an action is sent when its round resolves, and the client reads
-  no further command until then; ``LOOK`` and the other commands that change
-  nothing are answered at once and never cost a turn. A player who misses
-  ``max_missed_turns`` rounds in a row is removed (``BYE``), as if disconnected.
 * **Leaving** removes the player from the world at once, like death (RULES §1),
   except a player whose action is waiting for its round: that action is played
   with the round, and the player leaves right after it. Every action and leave
   is in the replay.
 * **Pushes** go only to clients that asked for them (``EXTEND``): joins and
   leaves, actions they could see (within their 5×5 view, or anything for a
-  spectator), world notices, round results, chat. Spectators get the whole map
-  (``VIEW``) after every change.
-* **Turn-based worlds** (:class:`worlds.turns.TurnBasedWorld`, such as battle) resolve
-  each action at once, but only the player whose turn it is may act. Another
-  player's action is refused with ``ERROR`` when that client asked for events (it
-  is told whose turn it is), and otherwise waits, unanswered, for that player's
-  turn, so a 2013 client that knows nothing of turns still plays; such a client's
-  ``LOOK`` waits for its turn too, so that it decides from the board as its turn
-  begins (the same game plays the same way however fast the clients are). While two or more
-  players are in the game, a turn not finished within ``turn_timeout`` seconds is
-  ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
-  in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
-  are pushed to clients that asked for events.
-* **The end.** When the last player of a game has left, the game is over: its
-  replay is closed, spectators get ``GAMEOVER``, and (if the owner wants it)
-  a fresh world with the same settings takes its place. A world that raises is
-  logged, its players told, and it restarts the same way.
-* **Restarts never stall the server.** A world that took more than
-  :data:`~server.builds.QUICK` to build is rebuilt by the game's own task in a worker
-  thread; meanwhile the game's commands and ``JOIN`` s wait (:meth:`Game.hold`) and are
-  handled in order once it is ready. If the map no longer opens, the map that was
-  loaded is kept (the default game) or the game is removed (a created one).
-* **Spectators** get the latest whole map; one whose replies are backlogged is sent
-  no stale ones, only the latest once it has caught up.
+  spectator), world notices, round results, turns, chat.
+* **The end.** When the last player of a game has left, or nobody still playing can
+  win any more (:meth:`worlds.api.World.unwinnable`; each is told ``LOSE`` and why),
+  the game is over: its replay is closed, spectators get ``GAMEOVER``, and (if the
+  owner wants it) a fresh world with the same settings takes its place. A world
+  that raises is logged, its players told, and it restarts the same way.
 * **The replay** holds every action before its reply is written (:meth:`Game.flush`).
 """
 
@@ -55,87 +33,56 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Final, TypeGuard
 
 import structlog
 import trio
 
-from protocol.commands import (
-    ApGet,
-    Attack,
-    Command,
-    EndTurn,
-    Hello,
-    HpGet,
-    Look,
-    Map,
-    Move,
-    Pickup,
-    Shout,
-    Stay,
-)
+from protocol.commands import Command, Hello, Look, Map
 from protocol.replies import (
-    ActionPoints,
     Bye,
-    Done,
     Error,
     GameInfo,
     GameOver,
-    GameWon,
-    Gold,
     HelpReply,
-    HitMod,
-    HitPoints,
     LookReply,
     Lose,
     MapReply,
     Message,
-    Notice,
-    NotYourTurn,
-    NotYourTurnToEnd,
     PlayerJoined,
     PlayerLeft,
-    Push,
     RoundEnded,
-    Seen,
-    TurnBegins,
-    TurnOf,
-    TurnOver,
     View,
     Win,
 )
 from records.model import GameRecord, Tally
 from worlds.api import (
     Action,
-    Died,
-    Escaped,
     Event,
     Joined,
     Left,
     PlayerId,
     PlayerKind,
-    ResultEvent,
     World,
     WorldError,
     WorldFull,
     WorldPlugin,
 )
-from worlds.api import Notice as WorldNotice
-from worlds.turns import (
-    Defeated,
-    HitPointsChanged,
-    TurnBasedWorld,
-    TurnEnded,
-    TurnEvent,
-    TurnStarted,
-)
 
-from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
-from .metrics import ROUND_SECONDS
+from . import tell as telling
+from .audience import Audience
+from .builds import Opened, WorldBuilder
+from .commands import COMMANDS, answer_watcher, not_a_game_command
+from .lifecycle import Event as Happened
+from .lifecycle import Lifecycle, State
 from .outbox import Outbox
-from .render import help_reply, result_reply
+from .pacing import Pacing, StartWhenFull
+from .render import help_reply
 from .replay import ReplayShelf, ReplayWriter, header_for
-from .rounds import Round
+from .restarts import WorldSlot
+from .rounds import Rounds
+from .turns import Turns, plays_in_turns
+
+__all__ = ["FLUSH_INTERVAL", "Game", "label", "plays_in_turns"]
 
 log = structlog.get_logger("server.game")
 
@@ -144,7 +91,6 @@ FLUSH_INTERVAL = 1.0
 batch of commands and every round flushes it; see :meth:`Game.flush`)."""
 BEHIND_TICK = 0.05
 """Seconds between looks at spectators too far behind to be sent the latest map."""
-_DONE = Done()
 
 
 def label(name: str | None, player: PlayerId) -> str:
@@ -194,62 +140,79 @@ class Game:
         """Whether the game never goes away (the default game): a restart that fails
         falls back on the world's own map rather than removing it."""
         self.max_map_bytes = max_map_bytes
-        self._on_over = on_over
-        self._on_gone = on_gone
-        self._may_chat = may_chat
-        self._builder = builder
-        self._unjoined_timeout = unjoined_timeout
-        if opened is None:
-            opened = open_world(plugin, map_spec, seed, max_map_bytes)
-        self._opened = opened
-        self.world: World = opened.world
-        self.restarting = False
-        """Whether a fresh world is being built: commands wait for it (see :meth:`hold`)."""
-        self._ready = trio.Event()
-        self._ready.set()
-        self._held_steps: list[tuple[Outbox, Callable[[], None]]] = []
-        self._unjoined_deadline = math.inf
-        self._behind: set[Outbox] = set()  # spectators that missed a view
-        self._on_finished = on_finished
         self.start_full = start_full and limit is not None
         """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
         (``CREATE ... start=full``)."""
-        self._early: dict[PlayerId, tuple[Outbox, Action | Look | Map, trio.Event]] = {}
-        self._filled = False
-        self._fill_deadline = math.inf  # when a start=full game begins without the absent
+        self._on_over = on_over
+        self._on_gone = on_gone
+        self.may_chat = may_chat
+        self._on_finished = on_finished
+        self._unjoined_timeout = unjoined_timeout
+        self._log = log.bind(game=name, world=plugin.name)
+        self._wakeup = trio.lowlevel.ParkingLot()
+        self._scope = trio.CancelScope()
+        self.slot = WorldSlot(
+            plugin,
+            map_spec,
+            seed,
+            max_map_bytes,
+            permanent=self.permanent,
+            builder=builder,
+            opened=opened,
+            log=self._log,
+        )
+        self.world: World = self.slot.world
+        self.lifecycle = Lifecycle()
+        self.crowd = Audience(self.wake)
         self.tally = Tally(name, plugin.name, map_spec, seed)
         """What the game's record will say (``on_finished`` gets it when the game ends)."""
         self.players: dict[PlayerId, Outbox] = {}
-        self._seats: dict[Outbox, PlayerId] = {}  # the inverse of players
+        self.seats: dict[Outbox, PlayerId] = {}  # the inverse of players
         self.names: dict[str, PlayerId] = {}
-        self._names_of: dict[PlayerId, str] = {}  # the inverse of names
-        self.watchers: set[Outbox] = set()
-        self.audience: set[Outbox] = set()
-        """Players and spectators who asked for events."""
+        self.names_of: dict[PlayerId, str] = {}  # the inverse of names
+        self.finished_names: dict[PlayerId, str] = {}  # of players who won or died here
+        self.departing: dict[PlayerId, str] = {}  # left with an action pending: label
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
-        self.closed = False
         self._next_player = 1
-        self._joined_any = False
-        self._round: Round | None = None
-        self._departing: dict[PlayerId, str] = {}  # left with an action pending: label
-        self._missed: dict[PlayerId, int] = {}
         self._replay: ReplayWriter | None = None
-        self._last_view: tuple[str, ...] | None = None
-        # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
-        # actions (and looks) of clients without events that wait for their player's turn.
-        self._turn_holder: PlayerId | None = None
-        self._turn_deadline = math.inf
-        self._held: dict[PlayerId, tuple[Outbox, Action | Look, trio.Event]] = {}
-        self._finished_names: dict[PlayerId, str] = {}  # of players who won or died here
-        self._wakeup = trio.lowlevel.ParkingLot()
-        self._scope = trio.CancelScope()
-        self._log = log.bind(game=name, world=plugin.name)
+        self.pacing = self._pacing()
+        self._unjoined_deadline = math.inf
         self._start_unjoined_clock()
+
+    # -- what others read ---------------------------------------------------------------
 
     @property
     def world_name(self) -> str:
         return self.plugin.name
+
+    @property
+    def closed(self) -> bool:
+        return self.lifecycle.state is State.CLOSED
+
+    @property
+    def restarting(self) -> bool:
+        """Whether a fresh world is being built: commands wait for it (see :meth:`hold`)."""
+        return self.slot.building
+
+    @property
+    def joined_any(self) -> bool:
+        """Whether anyone has joined this world since it was (re)built (while a fresh
+        one is being built, the world that ended is still this one)."""
+        return self.lifecycle.state in (State.PLAYING, State.OVER, State.RESTARTING)
+
+    @property
+    def watchers(self) -> set[Outbox]:
+        return self.crowd.watchers
+
+    @property
+    def audience(self) -> set[Outbox]:
+        """Players and spectators who asked for events."""
+        return self.crowd.listeners
+
+    @property
+    def replay(self) -> ReplayWriter | None:
+        return self._replay
 
     def info(self) -> GameInfo:
         """This game as ``GAMES`` lists it."""
@@ -261,68 +224,77 @@ class Game:
             len(self.players),
             self.limit,
             len(self.watchers),
-            self.turn_timeout if self._timed() else None,
+            self.turn_timeout if self.pacing.timed else None,
         )
-
-    def _timed(self) -> bool:
-        """Whether ``turn_timeout`` applies here: to rounds, or to a turn-based world's turns."""
-        return self.world.has_rounds or plays_in_turns(self.world)
 
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
 
-    @property
-    def joined_any(self) -> bool:
-        """Whether anyone has joined this world since it was (re)built."""
-        return self._joined_any
+    def player_of(self, client: Outbox) -> PlayerId | None:
+        """``client``'s player in this game's world, if it plays here."""
+        return self.seats.get(client)
+
+    def name_of(self, player: PlayerId) -> str | None:
+        """The name ``player`` goes by in this game, if any."""
+        return self.names_of.get(player)
+
+    def label(self, player: PlayerId) -> str:
+        """How ``player`` is shown, even after they won or died here."""
+        return label(self.names_of.get(player) or self.finished_names.get(player), player)
+
+    def too_big(self) -> str | None:
+        """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
+        size = self.slot.opened.map_bytes
+        if size <= self.max_map_bytes:
+            return None
+        return (
+            f"the map of {self.name} is {size} bytes; this server sends whole maps of at "
+            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
+        )
+
+    def help(self) -> HelpReply:
+        return help_reply(self.world, self.world_name)
 
     def log_removed(self, reason: str) -> None:
         self._log.info("game removed", reason=reason)
 
-    def failed(self, during: str) -> None:
-        """The world raised where the lobby called it (a join): end this game, as
-        :meth:`handle` does for a command."""
-        self._crash(during)
-
     # -- the game's own task ----------------------------------------------------------
 
     async def run(self) -> None:
-        """Time out rounds, restart the world, remove an unjoined game and flush the
-        replay, until :meth:`close`. Owned by the lobby."""
+        """Time out rounds and turns, restart the world, remove an unjoined game and
+        flush the replay, until :meth:`close`. Owned by the lobby."""
         with self._scope:
             while True:
-                if self.restarting:
+                if self.slot.building:
                     await self._rebuild()
                     continue
-                current = self._round
-                deadline = current.deadline if current is not None else math.inf
-                deadline = min(
-                    deadline, self._turn_deadline, self._unjoined_deadline, self._fill_deadline
-                )
-                soon = FLUSH_INTERVAL if not self._behind else BEHIND_TICK
+                deadline = min(self.pacing.deadline, self._unjoined_deadline)
+                soon = FLUSH_INTERVAL if not self.crowd.behind else BEHIND_TICK
                 with trio.move_on_at(min(deadline, trio.current_time() + soon)):
                     await self._wakeup.park()
-                if self.restarting:
+                if self.slot.building:
                     continue
                 now = trio.current_time()
-                current = self._round
-                if current is not None and now >= current.deadline:
-                    self._guarded(self._time_out, "round time-out")
-                if now >= self._turn_deadline:
-                    self._guarded(self._turn_time_out, "turn time-out")
-                if now >= self._fill_deadline:
-                    self._guarded(self._begin, "start")
+                pacing = self.pacing
+                if now >= pacing.deadline:
+                    self.guarded(partial(pacing.expire, now), pacing.expiry)
                 self.flush()
-                if self._behind:
-                    self._catch_up()
-                if now >= self._unjoined_deadline and not self._joined_any and not self.closed:
+                if self.crowd.behind:
+                    self.crowd.catch_up()
+                if now >= self._unjoined_deadline and self.lifecycle.state is State.OPEN:
                     self._unjoined_deadline = math.inf
                     why = f"nobody joined within {self._unjoined_timeout:g} seconds"
+                    self.lifecycle.advance(Happened.UNJOINED)
+                    self._stop(why)
                     self.log_removed(why)
                     self._on_gone(self, why)
 
+    def wake(self) -> None:
+        """Make the game's task look at its deadlines again."""
+        self._wakeup.unpark_all()
+
     def flush(self) -> None:
-        """Hand the replay's unwritten lines to the operating system. Outboxs call
+        """Hand the replay's unwritten lines to the operating system. Outboxes call
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
         replay = self._replay
@@ -331,44 +303,33 @@ class Game:
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
-        self.closed = True
+        self.lifecycle.advance(Happened.STOPPED)
+        self._stop(reason)
+
+    def _stop(self, reason: str) -> None:
         self._scope.cancel()
         self._close_replay(reason)
-        self._ready.set()  # nothing waits for a world that will not come
+        self.slot.stop()
 
     def _start_unjoined_clock(self) -> None:
         timeout = self._unjoined_timeout
         if timeout is not None:
             self._unjoined_deadline = trio.current_time() + timeout
-            self._wakeup.unpark_all()
-
-    # -- waiting for a fresh world ------------------------------------------------------
+            self.wake()
 
     def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
         """While the world restarts, keep ``step`` (a command of ``client``'s) for
         when it is ready, and make the client read nothing more until then.
         Returns whether it was held (``False``: the world is ready, do it now)."""
-        if not self.restarting:
-            return False
-        self._held_steps.append((client, step))
-        client.wait_for(self._ready)
-        return True
+        return self.slot.hold(client, step)
 
     # -- membership -------------------------------------------------------------------
-
-    def player_of(self, client: Outbox) -> PlayerId | None:
-        """``client``'s player in this game's world, if it plays here."""
-        return self._seats.get(client)
-
-    def name_of(self, player: PlayerId) -> str | None:
-        """The name ``player`` goes by in this game, if any."""
-        return self._names_of.get(player)
 
     def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
         """Put ``client`` in the world, under its name unless a player here has it;
         raises :class:`WorldFull`, or what the world raises (the world is then as it
         was: nobody joined). Never called while the world restarts (:meth:`hold`)."""
-        if self.restarting:
+        if self.slot.building:
             raise RuntimeError("a player may not join a world that is being replaced")
         if self.full():
             raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
@@ -377,29 +338,16 @@ class Game:
             name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
         events = self.world.join(player, kind)
-        if self._replay is None and self.replays is not None and not self._joined_any:
-            opened = self._opened
-            self._replay = ReplayWriter(
-                self.replays,
-                header_for(
-                    self.name,
-                    self.plugin,
-                    self.map_spec,
-                    self.seed,
-                    opened.view,
-                    self.turn_timeout if self._timed() else None,
-                    view_digest=opened.view_digest,
-                    max_bytes=self.max_map_bytes,
-                ),
-            )
+        if self.lifecycle.state is State.OPEN:
+            self._open_replay()
+        self.lifecycle.advance(Happened.JOINED)
         self._next_player += 1
-        self._joined_any = True
         self._unjoined_deadline = math.inf
         self.players[player] = client
-        self._seats[client] = player
+        self.seats[client] = player
         if name is not None:
             self.names[name] = player
-            self._names_of[player] = name
+            self.names_of[player] = name
         self.tally.joined(
             player,
             name,
@@ -416,91 +364,82 @@ class Game:
                 replay.name(self.round, player, name)
             replay.flush()
         if self.audience:
-            self._push(PlayerJoined(label(name, player)), but=client)
+            self.crowd.push(PlayerJoined(label(name, player)), but=client)
         if client.events:
             self.audience.add(client)
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
-        self._dispatch([e for e in events if not isinstance(e, Joined)], ())
-        holder = getattr(self.world, "turn", None)
-        if holder is not None and holder != player and client.events:
-            client.push(TurnOf(self._label(holder)))  # whose turn it is, on arrival
-        self._turn_moved()
-        self._show()
-        if self.start_full and not self._filled and self.full():
-            self._begin()
+        self.tell([e for e in events if not isinstance(e, Joined)])
+        self.pacing.joined(client, player)
+        self.show()
         return player
+
+    def _open_replay(self) -> None:
+        if self._replay is not None or self.replays is None:
+            return
+        opened = self.slot.opened
+        self._replay = ReplayWriter(
+            self.replays,
+            header_for(
+                self.name,
+                self.plugin,
+                self.map_spec,
+                self.seed,
+                opened.view,
+                self.turn_timeout if self.pacing.timed else None,
+                view_digest=opened.view_digest,
+                max_bytes=self.max_map_bytes,
+            ),
+        )
+
+    def failed(self, during: str) -> None:
+        """The world raised where the lobby called it (a join): end this game, as
+        :meth:`handle` does for a command."""
+        self.crash(during)
 
     def announce(self, text: str) -> None:
         """A ``NOTICE`` to everyone in the game who asked for events."""
-        self._notify(None, text)
+        telling.notice(self, None, text)
 
     def resume(self, old: Outbox, new: Outbox) -> bool:
         """``new`` plays ``old``'s player from now on: a logged-in player whose client
         dropped came back (:mod:`server.ladder`). False if that player is no longer here."""
-        player = self._seats.get(old)
+        player = self.seats.get(old)
         if self.closed or player is None or self.players.get(player) is not old:
             return False
-        del self._seats[old]
+        del self.seats[old]
         self.players[player] = new
-        self._seats[new] = player
+        self.seats[new] = player
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
-        held = self._held.pop(player, None)
-        if held is not None and not isinstance(held[1], Look):  # the old client's action counts
-            self._held[player] = (new, held[1], held[2])
-        elif held is not None:  # a look nobody waits for any more
-            held[2].set()
-        early = self._early.pop(player, None)
-        if early is not None and not isinstance(early[1], Look | Map):
-            self._early[player] = (new, early[1], early[2])
-        elif early is not None:
-            early[2].set()
+        self.pacing.resumed(player, new)
         self._log.info("player resumed", conn=new.id, player=player)
         return True
-
-    def _begin(self) -> None:
-        """A ``start=full`` game is full: play the actions that waited, in join order."""
-        self._filled = True
-        self._fill_deadline = math.inf
-        early, self._early = self._early, {}
-        for player in sorted(early):
-            client, command, done = early[player]
-            done.set()
-            if self.players.get(player) is not client:
-                continue
-            if isinstance(command, Look | Map):
-                self.handle(client, command)
-            else:
-                self._act(client, player, command)
 
     def leave(self, client: Outbox, why: str = "disconnected") -> None:
         """Take ``client``'s player out of the game (like death, RULES §1)."""
         self.audience.discard(client)
-        player = self._seats.pop(client, None)
+        player = self.seats.pop(client, None)
         if player is None or self.players.get(player) is not client:
             return
         del self.players[player]
-        name = self._names_of.pop(player, None)
+        name = self.names_of.pop(player, None)
         if name is not None:
             self.names.pop(name, None)
         who = label(name, player)
-        held = self._held.pop(player, None) or self._early.pop(player, None)
-        if held is not None:
-            held[2].set()
-        current = self._round
-        if current is not None and player in current.actions:
+        if self.pacing.stays_for(player):
             # The action was made: it is played with its round, then the player leaves.
-            self._departing[player] = who
-            self._guarded(self._resolve_if_complete, "leave")
+            self.departing[player] = who
+            self.guarded(self.pacing.left, "leave")
             return
-        self._remove(player, who, why)
-        self._guarded(self._resolve_if_complete, "leave")
-        self._end_if_over()
+        self.remove(player, who, why)
+        self.guarded(self.pacing.left, "leave")
+        self.settle()
 
-    def _remove(self, player: PlayerId, who: str, why: str) -> None:
-        self._missed.pop(player, None)
+    def remove(self, player: PlayerId, who: str, why: str) -> None:
+        """Take ``player`` (shown as ``who``) out of the world, for ``why``."""
+        self.pacing.forget(player)
         self._tally_leave(player, why)
         if self._replay is not None:
             self._replay.leave(self.round, player, why)
@@ -508,68 +447,109 @@ class Game:
         try:
             events = self.world.leave(player)
         except Exception:
-            self._crash("leave")
+            self.crash("leave")
             return
         if self.audience:
-            self._push(PlayerLeft(who, why))
+            self.crowd.push(PlayerLeft(who, why))
         # What the world says besides Left (in a turn-based world, the next turn).
-        self._dispatch([e for e in events if not isinstance(e, Left)], ())
-        self._turn_moved()
-        self._show()
+        self.tell([e for e in events if not isinstance(e, Left)])
+        self.pacing.changed()
+        self.show()
 
-    def too_big(self) -> str | None:
-        """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
-        size = self._opened.map_bytes
-        if size <= self.max_map_bytes:
-            return None
-        return (
-            f"the map of {self.name} is {size} bytes; this server sends whole maps of at "
-            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
+    def remove_missing(self, player: PlayerId, count: int) -> None:
+        client = self.players[player]
+        client.finish(
+            Bye(f"removed from the game after missing {count} turns in a row"),
+            reason="missed turns",
         )
+        self.leave(client, "removed")
+
+    def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
+        """``player``'s game is over (``outcome``): told ``final``, then out of the game."""
+        client = self.players.pop(player, None)
+        self.pacing.forget(player)
+        if client is None:
+            return
+        self.seats.pop(client, None)
+        name = self.names_of.pop(player, None)
+        if name is not None:
+            self.names.pop(name, None)
+            self.finished_names[player] = name
+        self.audience.discard(client)
+        self.tally.left(
+            player,
+            "win" if outcome in ("escaped", "won") else "lose",
+            context.get("gold", 0),
+            context.get("moves"),
+        )
+        client.log.info(
+            f"player {outcome}", game=self.name, player=player, world=self.world_name, **context
+        )
+        client.finish(final, reason=f"player {outcome}")
+        if self.audience:
+            self.crowd.push(PlayerLeft(label(name, player), outcome))
+
+    def rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
+        holder = self.names.get(name)
+        if holder is not None and holder != player:
+            client.send(Error(f"the name {name!r} is taken in this game; choose another"))
+            return False
+        old = self.names_of.get(player)
+        if old is not None:
+            self.names.pop(old, None)
+        self.names[name] = player
+        self.names_of[player] = name
+        self.tally.named(player, name, claimed=client.login == name)
+        if self._replay is not None:
+            self._replay.name(self.round, player, name)
+        if self.audience:
+            telling.renamed(self, client, label(old, player), name)
+        return True
+
+    # -- spectators and chat ------------------------------------------------------------
 
     def watch(self, client: Outbox) -> None:
         """Add a spectator: it is answered with this game's line, then the whole map,
         which is sent again after every change (the latest only, to one that lags)."""
-        self.watchers.add(client)
-        if client.events:
-            self.audience.add(client)
+        self.crowd.watch(client)
         client.send(self.info())
         client.send(View(self.world.render(None)))
 
     def unwatch(self, client: Outbox) -> None:
-        self.watchers.discard(client)
-        self.audience.discard(client)
-        self._behind.discard(client)
+        self.crowd.unwatch(client)
 
     def listen(self, client: Outbox) -> None:
         """``client`` (a player or spectator here) now wants events."""
-        if client in self._seats or client in self.watchers:
+        if client in self.seats or client in self.watchers:
             self.audience.add(client)
 
-    # -- commands ---------------------------------------------------------------------
+    def shout(self, sender: str, text: str) -> None:
+        """Chat: to every player and spectator in the game who asked for it."""
+        self.crowd.shout(Message(sender, text), self.players.values())
 
-    def help(self) -> HelpReply:
-        return help_reply(self.world, self.world_name)
+    def show(self) -> None:
+        """Send spectators the whole map, if it changed since they last saw it."""
+        self.crowd.show(partial(self.world.render, None))
+
+    # -- commands ---------------------------------------------------------------------
 
     def handle(self, client: Outbox, command: Command) -> None:
         """Apply one game command from ``client`` and queue every reply it causes
         (once the world is ready, if it is being rebuilt). A client that does not
         play here yet joins first (``HELLO <name>``: under that name, if it is free)."""
-        if self.restarting and self.hold(client, partial(self.handle, client, command)):
+        if self.slot.building and self.hold(client, partial(self.handle, client, command)):
             return
         try:
-            player = self._seats.get(client)
+            player = self.seats.get(client)
             if player is None:
                 player = self._arrive(client, command)
                 if player is None:
                     return
-            self._COMMANDS.get(type(command), Game._not_a_game_command)(
-                self, client, player, command
-            )
+            COMMANDS.get(type(command), not_a_game_command)(self, client, player, command)
         except WorldError as error:
             client.send(Error(str(error)))
         except Exception:
-            self._crash(command.verb)
+            self.crash(command.verb)
             if not client.closed:  # not a player (yet): still owed a reply
                 client.send(
                     Error(f"the {self.world_name} game stopped because of an internal error")
@@ -583,614 +563,139 @@ class Game:
             return None
         return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
-    def _look(self, client: Outbox, player: PlayerId, command: Look) -> None:
-        if self._waits_for_start(client, player, command):
+    def handle_watcher(self, client: Outbox, command: Command) -> None:
+        """A spectator's command: it may read, never act."""
+        if self.slot.building and self.hold(client, partial(self.handle_watcher, client, command)):
             return
-        if not self._look_waits_for_turn(client, player, command):
-            client.send(self._look_reply(player))
+        answer_watcher(self, client, command)
 
-    def _move(self, client: Outbox, player: PlayerId, command: Move) -> None:
-        world = self.world
-        direction = command.direction
-        if direction not in world.directions:
-            allowed = ", ".join(sorted(d.name for d in world.directions))
-            client.send(Error(f"MOVE {direction.name} is not allowed here; directions: {allowed}"))
-            return
-        self._act(client, player, command)
-
-    def _stay(self, client: Outbox, player: PlayerId, command: Stay) -> None:
-        if not self.world.allows_stay:
-            client.send(Error(f"STAY is not available in the {self.world_name} world"))
-            return
-        self._act(client, player, command)
-
-    def _hello(self, client: Outbox, player: PlayerId, command: Hello) -> None:
-        name = command.name
-        if (
-            name is not None
-            and name != self._names_of.get(player)
-            and not self._rename(client, player, name)
-        ):
-            return
-        world = self.world
-        status = world.status(player)
-        held = status.gold if status is not None else 0
-        client.send(Gold(world.goal, name=self._names_of.get(player), held=held))
-
-    def _map(self, client: Outbox, player: PlayerId, command: Map) -> None:
-        if self._waits_for_start(client, player, command):
+    def answer(self, client: Outbox, player: PlayerId, step: Look | Map) -> None:
+        """Answer ``LOOK`` or ``MAP`` for ``player`` (one that waited, or one now)."""
+        if isinstance(step, Look):
+            client.send(self.look_reply(player))
             return
         refusal = self.too_big()
         client.send(Error(refusal) if refusal is not None else MapReply(self.world.render(player)))
 
-    def _shout(self, client: Outbox, player: PlayerId, command: Shout) -> None:
-        if not self._may_chat(client):
-            return
-        self.shout(label(self._names_of.get(player), player), command.text)
-        client.send(_DONE)
-
-    def _turn_command(
-        self, client: Outbox, player: PlayerId, command: Attack | EndTurn | ApGet | HpGet
-    ) -> None:
-        """``ATTACK``, ``ENDTURN``, ``APGET`` and ``HPGET``: commands of turn-based worlds."""
-        world = self.world
-        if not plays_in_turns(world):
-            client.send(Error(f"{command.verb} is not available in the {self.world_name} world"))
-        elif isinstance(command, ApGet):
-            client.send(ActionPoints(world.action_points(player)))
-        elif isinstance(command, HpGet):
-            client.send(HitPoints(world.hit_points(player)))
-        elif isinstance(command, Attack) and command.direction not in world.directions:
-            allowed = ", ".join(sorted(d.name for d in world.directions))
-            client.send(Error(f"ATTACK goes {allowed} here"))
-        else:
-            self._act(client, player, command)
-
-    def _not_a_game_command(self, client: Outbox, player: PlayerId, command: Command) -> None:
-        client.send(Error(f"{command.verb} is not a game command"))
-
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Game, Outbox, PlayerId, Any], None]]] = {
-        Look: _look,
-        Move: _move,
-        Pickup: lambda game, client, player, command: game._act(client, player, command),
-        Stay: _stay,
-        Hello: _hello,
-        Map: _map,
-        Shout: _shout,
-        Attack: _turn_command,
-        EndTurn: _turn_command,
-        ApGet: _turn_command,
-        HpGet: _turn_command,
-    }
-    """What a player's command does, by its kind."""
-
-    def handle_watcher(self, client: Outbox, command: Command) -> None:
-        """A spectator's command: it may read, never act."""
-        if self.restarting and self.hold(client, partial(self.handle_watcher, client, command)):
-            return
-        if isinstance(command, Map):
-            refusal = self.too_big()
-            client.send(
-                Error(refusal) if refusal is not None else MapReply(self.world.render(None))
-            )
-        elif isinstance(command, Hello) and command.name is None:
-            client.send(Gold(self.world.goal))
-        else:
-            client.send(
-                Error(
-                    f"you are watching {self.name}; spectators cannot {command.verb} "
-                    f"(send JOIN {self.name} to play)"
-                )
-            )
-
-    def _rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
-        holder = self.names.get(name)
-        if holder is not None and holder != player:
-            client.send(Error(f"the name {name!r} is taken in this game; choose another"))
-            return False
-        old = self._names_of.get(player)
-        if old is not None:
-            self.names.pop(old, None)
-        self.names[name] = player
-        self._names_of[player] = name
-        self.tally.named(player, name, claimed=client.login == name)
-        if self._replay is not None:
-            self._replay.name(self.round, player, name)
-        if self.audience:
-            self._push(Notice(f"{label(old, player)} is now called {name}"), but=client)
-        return True
-
-    def shout(self, sender: str, text: str) -> None:
-        """Chat: to every player and spectator in the game who asked for it."""
-        message = Message(sender, text)
-        for client in (*self.players.values(), *self.watchers):
-            if client.chat:
-                client.push(message)
-
-    # -- actions ----------------------------------------------------------------------
-
-    def _waits_for_start(
-        self, client: Outbox, player: PlayerId, command: Action | Look | Map
-    ) -> bool:
-        """Whether ``command`` must wait because a ``start=full`` game has not begun. It
-        waits, like a round's action, until the game is full or for a turn's time at most
-        (a player who never comes holds nobody up). ``LOOK`` and ``MAP`` wait too, so that
-        what a player decides from never depends on how many others had joined by then."""
-        if not self.start_full or self._filled:
-            return False
-        if not self._early:
-            self._fill_deadline = trio.current_time() + self.turn_timeout
-            self._wakeup.unpark_all()
-        done = trio.Event()
-        self._early[player] = (client, command, done)
-        client.wait_for(done)
-        return True
-
-    def _act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        if self._waits_for_start(client, player, action):
-            return
-        world = self.world
-        if plays_in_turns(world):
-            self._act_in_turn(client, player, action, world)
-            return
-        self.tally.acted(player)
-        if not world.has_rounds:
-            self.round += 1
-            replay = self._replay
-            if replay is not None:
-                replay.action(self.round, player, action)
-            actions = ((player, action),)
-            self._dispatch(world.resolve(actions), actions)
-            if self.watchers:
-                self._show()
-            self._end_if_over()
-            return
-        current = self._round
-        if current is None:
-            current = self._round = Round(self.round + 1)
-        current.actions[player] = action
-        if current.complete(self.players):
-            self._resolve_round(current, ())
-            return
-        client.wait_for(current.done)
-        if current.deadline == math.inf:
-            current.deadline = trio.current_time() + self.turn_timeout
-            self._wakeup.unpark_all()
-
-    # -- turns ------------------------------------------------------------------------
-
-    def _act_in_turn(
-        self, client: Outbox, player: PlayerId, action: Action, world: TurnBasedWorld
-    ) -> None:
-        holder = world.turn
-        if holder != player:
-            if holder is None:
-                client.send(Error("nobody can play now: the game is over"))
-            elif client.events:
-                client.send(
-                    (NotYourTurnToEnd if isinstance(action, EndTurn) else NotYourTurn)(
-                        f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
-                    )
-                )
-            else:
-                # A client that knows nothing of turns: its action waits for its turn.
-                done = trio.Event()
-                self._held[player] = (client, action, done)
-                client.wait_for(done)
-            return
-        self._play_turn(player, action)
-        self._turn_moved()
-        self._end_if_over()
-
-    def _look_reply(self, player: PlayerId) -> LookReply:
+    def look_reply(self, player: PlayerId) -> LookReply:
         drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
         return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
 
-    def _look_waits_for_turn(self, client: Outbox, player: PlayerId, look: Look) -> bool:
-        """In a turn-based world, a client that knows nothing of turns sees the board as its
-        turn begins: its ``LOOK`` during another's turn waits, like its actions, so that
-        what it decides from never depends on how far the other's turn had got."""
-        world = self.world
-        if client.events or not plays_in_turns(world):
-            return False
-        holder = world.turn
-        if holder is None or holder == player or len(self.players) < 2:
-            return False
-        done = trio.Event()
-        self._held[player] = (client, look, done)
-        client.wait_for(done)
-        return True
+    # -- playing: what the pacing calls ---------------------------------------------------
 
-    def _play_turn(self, player: PlayerId, action: Action) -> None:
-        # Counted when played, not when sent: an action still waiting for its turn when
-        # the game ends was never made (records: the same game, the same moves).
-        self.tally.acted(player)
-        self.round += 1
-        self._missed.pop(player, None)
-        if self._replay is not None:
-            self._replay.action(self.round, player, action)
-        actions = ((player, action),)
-        self._dispatch(self.world.resolve(actions), actions)
-        self._show()
-
-    def _turn_moved(self) -> None:
-        """After anything that may pass the turn: play the new holder's waiting action,
-        and time the turn (only while someone else is waiting for it)."""
-        world = self.world
-        if not plays_in_turns(world):
-            return
-        holder = world.turn
-        while holder is not None and holder in self._held:
-            client, action, done = self._held.pop(holder)
-            done.set()
-            if isinstance(action, Look):
-                client.send(self._look_reply(holder))
-            else:
-                self._play_turn(holder, action)
-            holder = world.turn
-        deadline = self._turn_deadline
-        if holder is None or len(self.players) < 2:
-            deadline = math.inf
-        elif holder != self._turn_holder or deadline == math.inf:
-            deadline = trio.current_time() + self.turn_timeout
-        self._turn_holder = holder
-        if deadline != self._turn_deadline:
-            self._turn_deadline = deadline
-            self._wakeup.unpark_all()
-
-    def _turn_time_out(self) -> None:
-        world = self.world
-        self._turn_deadline = math.inf
-        if not plays_in_turns(world) or world.turn is None:
-            return
-        player = world.turn
-        if self._replay is not None:
-            self._replay.timeout(self.round, player)
-        self._turn_holder = None  # the next turn gets a full clock, even if it is theirs again
-        self._dispatch(world.time_out(player), ())
-        self._miss(player)
-        self._turn_moved()
-        self._end_if_over()
-
-    def _turn_event(self, event: TurnEvent) -> None:
-        """Tell the players about a turn-based world's event (pushes need ``EXTEND events``)."""
-        player = event.player
-        assert player is not None
-        client = self.players.get(player)
-        listener = client if client is not None and client in self.audience else None
-        if isinstance(event, TurnStarted):
-            if listener is not None:
-                listener.push(TurnBegins(event.points))
-            if self.audience:
-                self._push(TurnOf(self._label(player)), but=client)
-        elif isinstance(event, TurnEnded):
-            if listener is not None:
-                listener.push(TurnOver(timed_out=event.missed))
-        elif isinstance(event, HitPointsChanged):
-            if listener is not None:
-                listener.push(HitMod(event.change))
-        elif isinstance(event, Defeated):
-            winner = self._label(event.winner)
-            if listener is not None:
-                listener.push(GameWon(f"{winner} has won the game"))
-            self._finish(player, Lose(f"{winner} won the game."), "lost")
-
-    def _label(self, player: PlayerId) -> str:
-        name = self._names_of.get(player)
-        if name is None:
-            name = self._finished_names.get(player)
-        return label(name, player)
-
-    def _resolve_if_complete(self) -> None:
-        current = self._round
-        if current is not None and current.complete(self.players):
-            self._resolve_round(current, ())
-
-    def _time_out(self) -> None:
-        current = self._round
-        if current is not None:
-            self._resolve_round(current, current.missing(self.players))
-
-    def _resolve_round(self, current: Round, missed: Sequence[PlayerId]) -> None:
-        """Play one round: the actions in join order, then the world by itself."""
-        self._round = None
-        ROUND_SECONDS.observe(trio.current_time() - current.opened)
-        try:
-            self.round = current.number
-            stays = missed if self.world.allows_stay else ()
-            actions = current.in_order(stays)
-            if self._replay is not None:
-                self._replay.actions(current.number, actions, missed)
-            try:
-                events = self.world.resolve(actions)
-            except WorldError:
-                # Actions are checked before they join a round, so this is the world's bug.
-                self._crash("round")
-                return
-            for player in current.actions:
-                self._missed.pop(player, None)
-            self._dispatch(events, actions, missed)
-            if self.audience:
-                self._push(RoundEnded(current.number, len(actions) - len(stays), len(missed)))
-            departing, self._departing = self._departing, {}
-            for player, who in departing.items():
-                self._remove(player, who, "disconnected")
-            for player in missed:
-                self._miss(player)
-            if self._replay is not None:
-                self._replay.flush()
-            self._show()
-        finally:
-            current.done.set()
-        self._end_if_over()
-
-    def _miss(self, player: PlayerId) -> None:
-        count = self._missed[player] = self._missed.get(player, 0) + 1
-        client = self.players.get(player)
-        if client is not None and count >= self.max_missed_turns:
-            client.finish(
-                Bye(f"removed from the game after missing {count} turns in a row"),
-                reason="missed turns",
-            )
-            self.leave(client, "removed")
-
-    def _dispatch(
-        self,
-        events: list[Event],
-        actions: Sequence[tuple[PlayerId, Action]],
-        unasked: Collection[PlayerId] = (),
+    def play(
+        self, actions: Sequence[tuple[PlayerId, Action]], unasked: Collection[PlayerId] = ()
     ) -> None:
-        """Send each event to whom it concerns, in order; ``unasked`` players (whose
-        action was a stay for lack of one) get no reply, for they sent no command."""
-        players = self.players
-        audience = self.audience
-        index = 0
-        for event in events:
-            if isinstance(event, ResultEvent):
-                reply = result_reply(event)
-                target = players.get(event.player)
-                if target is not None and event.player not in unasked:
-                    target.send(reply)
-                if audience:
-                    self._witness(event, actions[index][1], reply.lines()[0])
-                index += 1
-            elif isinstance(event, Escaped):
-                self._finish(
-                    event.player, Win(event.text), "escaped", gold=event.gold, moves=event.moves
-                )
-            elif isinstance(event, Died):
-                self._finish(event.player, Lose(event.text), "died")
-            elif isinstance(event, WorldNotice):
-                self._notify(event.player, event.text)
-            elif isinstance(event, TurnEvent):
-                self._turn_event(event)
+        """Resolve ``actions`` in the world and tell each event to whom it concerns."""
+        telling.events(self, self.world.resolve(actions), actions, unasked)
 
-    def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
-        """``SAW`` for everyone in the audience who could see the actor (the world decides)."""
-        actor = event.player
-        actor_client = self.players.get(actor)
-        if actor_client is not None:
-            who = label(self._names_of.get(actor), actor)
-        else:
-            who = self._departing.get(actor, f"#{actor}")
-        seen = Seen(who, action.to_line(), result)
-        world = self.world
-        seats = self._seats
-        for client in list(self.audience):
-            if client is actor_client:
-                continue
-            player = seats.get(client)
-            if player is None or world.witnesses(player, event):  # a spectator sees all
-                client.push(seen)
+    def tell(self, events: list[Event]) -> None:
+        """Tell what the world did by itself (no action caused it)."""
+        telling.events(self, events, (), ())
 
-    def _notify(self, player: PlayerId | None, text: str) -> None:
-        reply = Notice(text)
-        if player is None:
-            self._push(reply)
-            return
-        client = self.players.get(player)
-        if client is not None and client in self.audience:
-            client.push(reply)
+    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
+        self.pacing.act(client, player, action)
 
-    def _push(self, line: Push, *, but: Outbox | None = None) -> None:
-        for client in list(self.audience):
-            if client is not but:
-                client.push(line)
+    def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
+        return self.pacing.waits(client, player, step)
 
-    def _finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
-        client = self.players.pop(player, None)
-        self._missed.pop(player, None)
-        if client is None:
-            return
-        self._seats.pop(client, None)
-        name = self._names_of.pop(player, None)
-        if name is not None:
-            self.names.pop(name, None)
-            self._finished_names[player] = name
-        self.audience.discard(client)
-        self.tally.left(
-            player,
-            "win" if outcome in ("escaped", "won") else "lose",
-            context.get("gold", 0),
-            context.get("moves"),
-        )
-        client.log.info(
-            f"player {outcome}", game=self.name, player=player, world=self.world_name, **context
-        )
-        client.finish(final, reason=f"player {outcome}")
+    def played_in_time(self, player: PlayerId) -> None:
+        self.pacing.played(player)
+
+    def round_played(self, number: int, acted: int, missed: int) -> None:
+        """A round was played: listeners are told, and who left during it is removed."""
         if self.audience:
-            self._push(PlayerLeft(label(name, player), outcome))
-
-    def _show(self) -> None:
-        """Send spectators the whole map, if it changed since they last saw it.
-
-        A spectator whose replies are backlogged (it reads slower than the game
-        changes) is skipped: it gets the latest map once it has caught up, and never
-        a queue of stale ones, so a burst of moves does not cut it off."""
-        if not self.watchers:
-            return
-        rows = self.world.render(None)
-        if rows == self._last_view:
-            return
-        self._last_view = rows
-        view = View(rows)
-        for client in list(self.watchers):
-            if client.backlogged:
-                if not self._behind:
-                    self._wakeup.unpark_all()  # the game's task looks again soon
-                self._behind.add(client)
-            else:
-                self._behind.discard(client)
-                client.push(view)
-
-    def _catch_up(self) -> None:
-        """Send the latest map to each spectator that missed one and has caught up."""
-        rows = self._last_view
-        if rows is None:
-            self._behind.clear()
-            return
-        for client in list(self._behind):
-            if client not in self.watchers:
-                self._behind.discard(client)
-            elif not client.backlogged:
-                self._behind.discard(client)
-                client.push(View(rows))
+            self.crowd.push(RoundEnded(number, acted, missed))
+        departing, self.departing = self.departing, {}
+        for player, who in departing.items():
+            self.remove(player, who, "disconnected")
 
     # -- ending and restarting -----------------------------------------------------------
 
-    def _end_if_over(self) -> None:
-        if self.closed or self._departing or self._round is not None or not self._joined_any:
+    def settle(self) -> None:
+        """End the game if it is over: everyone left, or nobody still here can win (then
+        each is told ``LOSE`` and why, in join order: the 2013 conundrum's way out)."""
+        if self.lifecycle.state is not State.PLAYING or self.departing or self.pacing.busy():
             return
         if self.players:
             why = self.world.unwinnable()
             if why is None:
                 return
-            self._end_unwinnable(why)
-        self._close_replay("all players left")
+            self._log.info("game unwinnable", reason=why, players=len(self.players))
+            final = Lose(f"{why}; the game is over")
+            for player in sorted(self.players):
+                self.finish(player, final, "lost")
+            self.lifecycle.advance(Happened.NO_WIN_LEFT)
+            self._over("nobody could win any more")
+        else:
+            self.lifecycle.advance(Happened.ALL_LEFT)
+            self._over("all players left")
+
+    def _over(self, reason: str) -> None:
+        self._close_replay(reason)
         self._log.info("game over", rounds=self.round)
         for client in list(self.watchers):
             client.push(GameOver(f"{self.name} is over after {self.round} rounds"))
-        if self._on_over(self):
-            self._restart()
-        else:
-            self.close("all players left")
-
-    def _end_unwinnable(self, why: str) -> None:
-        """Nobody still here can win (the 2013 conundrum): the game ends for each of
-        them with ``LOSE`` and the world's reason, in join order."""
-        self._log.info("game unwinnable", reason=why, players=len(self.players))
-        final = Lose(f"{why}; the game is over")
-        for player in sorted(self.players):
-            self._finish(player, final, "lost")
+        if not self._on_over(self):
+            self.lifecycle.advance(Happened.NOT_KEPT)
+            self._stop(reason)
+            return
+        self._restart()
 
     def _restart(self) -> None:
         """A fresh world: built at once if it builds quickly, else by the game's task
         off the loop, while commands wait for it (:meth:`hold`)."""
-        if self._builder is None or self._opened.seconds < QUICK:
-            for kept, attempt in self._rebuilds():
-                try:
-                    opened = attempt()
-                except Exception as error:
-                    self._restart_failed(error)
-                    continue
-                self._install(opened, kept)
-                return
-            self._give_up()
+        if not self.slot.quick:
+            self.lifecycle.advance(Happened.REBUILDING)
+            self.slot.start_building()
+            self.wake()
             return
-        if not self.restarting:
-            self.restarting = True
-            self._ready = trio.Event()
-            self._wakeup.unpark_all()
+        built = self.slot.build_now()
+        if built is None:
+            self._give_up()
+        else:
+            self._install(*built)
 
     async def _rebuild(self) -> None:
-        """The game's task builds the fresh world off the loop (see :meth:`_rebuilds`)."""
-        builder = self._builder
-        assert builder is not None
-        for kept, attempt in self._rebuilds():
-            try:
-                opened = await builder.run(attempt, f"the {self.world_name} world")
-            except Exception as error:
-                self._restart_failed(error)
-                continue
-            self._install(opened, kept)
-            self._release_held()
+        """The game's task builds the fresh world off the loop."""
+        built = await self.slot.build()
+        if built is None:
+            self._give_up()
             return
-        self._give_up()
-
-    def _rebuilds(self) -> list[tuple[str | None, Callable[[], Opened]]]:
-        """What a restart tries, in order: the map as it reads now; if it no longer opens
-        (edited with a typo, removed), the map that was loaded; a permanent game without
-        a copy of it falls back on the world's own map, then on the world it has."""
-        plugin, seed, size = self.plugin, self.seed, self.max_map_bytes
-        keep = self._opened.template is not None
-        attempts: list[tuple[str | None, Callable[[], Opened]]] = [
-            (None, partial(open_world, plugin, self.map_spec, seed, size, keep))
-        ]
-        if keep:
-            attempts.append(("the loaded map", partial(copy_world, self._opened, size)))
-        elif self.permanent:
-            attempts.append(("the world's own map", partial(open_world, plugin, None, seed, size)))
-        if self.permanent:
-            attempts.append(("the world as it was", partial(measure, self.world, size)))
-        return attempts
-
-    def _restart_failed(self, error: Exception) -> None:
-        self._log.error("game restart failed", error=str(error) or repr(error))
+        self._install(*built)
+        self.slot.release()
 
     def _give_up(self) -> None:
         """No fresh world: the game goes away; what waited for it is told so."""
-        self.restarting = False
-        held, self._held_steps = self._held_steps, []
-        for client, _ in held:
-            if not client.closed:
-                client.send(
-                    Error(f"the game {self.name} could not restart; send GAMES for the others")
-                )
+        self.lifecycle.advance(Happened.GAVE_UP)
+        self.slot.refuse_held(f"the game {self.name} could not restart; send GAMES for the others")
         self._on_gone(self, "it could not restart")
-        self.close("the world could not be restarted")
+        self._stop("the world could not be restarted")
 
-    def _install(self, opened: Opened, kept: str | None = None) -> None:
-        if kept is not None:
-            self._log.warning("game restarted on a fallback", kept=kept)
-        self._opened = opened
+    def _install(self, opened: Opened, kept: str | None) -> None:
+        self.lifecycle.advance(Happened.REBUILT)
+        self.slot.install(opened, kept)
         self.world = opened.world
-        self.restarting = False
         self.round = 0
-        self._joined_any = False
-        self._missed.clear()
-        self._turn_holder = None
-        self._turn_deadline = math.inf
-        self._finished_names.clear()
-        for _, _, done in self._held.values():  # their players are gone with the old world
-            done.set()
-        self._held.clear()
-        for _, _, done in self._early.values():
-            done.set()
-        self._early.clear()
-        self._filled = False
-        self._fill_deadline = math.inf
-        self._last_view = None
+        self.finished_names.clear()
+        self.pacing.reset()  # the players it held are gone with the old world
+        self.pacing = self._pacing()
+        self.crowd.forget_view()
         self._start_unjoined_clock()
-        self._show()
+        self.show()
 
-    def _release_held(self) -> None:
-        """Do what waited for the world, in the order it came, then let the clients on.
-
-        A step may end this fresh world at once (a player wins, the world fails), and
-        the next restart may be slow: the steps after it then wait for the world after
-        that, so that none of them reaches a world that is about to be replaced."""
-        held, self._held_steps = self._held_steps, []
-        ready = self._ready
-        for index, (client, step) in enumerate(held):
-            if self.restarting:
-                later = held[index:]
-                self._held_steps[:0] = later
-                for waiting, _ in later:
-                    waiting.wait_for(self._ready)
-                break
-            if not client.closed:
-                step()
-        ready.set()
+    def _pacing(self) -> Pacing:
+        world = self.world
+        pacing: Pacing
+        if plays_in_turns(world):
+            pacing = Turns(self, self.label)
+        elif world.has_rounds:
+            pacing = Rounds(self, self.round_played)
+        else:
+            pacing = Pacing(self)
+        if self.start_full and self.limit is not None:
+            pacing = StartWhenFull(pacing, self.limit)
+        return pacing
 
     def _close_replay(self, reason: str) -> None:
         replay, self._replay = self._replay, None
@@ -1203,7 +708,7 @@ class Game:
     def _tally_leave(self, player: PlayerId, why: str) -> None:
         """Tell the tally how a player who did not win or die left, with what it held."""
         status = self.world.status(player)
-        outcome = _LEAVE_OUTCOMES.get(why, "removed")
+        outcome = why if why in ("quit", "disconnected", "unfinished") else "removed"
         if status is None:
             self.tally.left(player, outcome)
         else:
@@ -1227,16 +732,17 @@ class Game:
             except Exception:
                 self._log.exception("recording the game failed", record=record.id)
 
-    def _guarded(self, step: Callable[[], None], during: str) -> None:
+    def guarded(self, step: Callable[[], None], during: str) -> None:
         try:
             step()
         except Exception:
-            self._crash(during)
+            self.crash(during)
 
-    def _crash(self, during: str) -> None:
+    def crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players, restart."""
         self._log.exception("world failed", during=during)
-        current, self._round = self._round, None
+        if self.lifecycle.state not in (State.OPEN, State.PLAYING):
+            return  # over already: nothing is left to end
         for client in list(self.players.values()):
             client.finish(
                 Bye(
@@ -1246,28 +752,14 @@ class Game:
                 reason="world failed",
             )
         self.players.clear()
-        self._seats.clear()
+        self.seats.clear()
         self.names.clear()
-        self._names_of.clear()
+        self.names_of.clear()
         self.audience.intersection_update(self.watchers)
-        self._departing.clear()
-        if current is not None:
-            current.done.set()
+        self.departing.clear()
+        self.pacing.reset()
         if self._replay is not None:
             self._replay.begin()  # a failure is worth its record, actions or not
+        self.lifecycle.advance(Happened.WORLD_FAILED)
         self._close_replay(f"the world failed during {during}")
         self._restart()
-
-
-_LEAVE_OUTCOMES: Final = {
-    "quit": "quit",
-    "disconnected": "disconnected",
-    "unfinished": "unfinished",
-}
-"""How the record calls a player's leaving, by the reason the game gives (anything
-else, such as ``removed`` for missed turns or ``moved`` to another game, is ``removed``)."""
-
-
-def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
-    """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
-    return getattr(world, "has_turns", False)

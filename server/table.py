@@ -1,0 +1,115 @@
+"""The game as its parts see it: what a pacing, a command or an event needs of it.
+
+:class:`~server.game.Game` is the one implementation; the modules under it
+(:mod:`server.pacing`, :mod:`server.rounds`, :mod:`server.turns`,
+:mod:`server.commands`, :mod:`server.tell`) are written against this protocol, so
+that no module imports the game it serves (pyproject's layers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from typing import Protocol
+
+from protocol.commands import Look, Map
+from protocol.replies import Lose, Win
+from records.model import Tally
+from worlds.api import Action, Event, PlayerId, World
+
+from .audience import Audience
+from .outbox import Outbox
+from .replay import ReplayWriter
+
+
+class Table(Protocol):
+    """A game, for the modules that play it."""
+
+    name: str
+    world: World
+    players: dict[PlayerId, Outbox]
+    seats: dict[Outbox, PlayerId]
+    names_of: dict[PlayerId, str]
+    departing: dict[PlayerId, str]
+    """Players who left with an action in a round, by how they are shown."""
+    round: int
+    turn_timeout: float
+    max_missed_turns: int
+    tally: Tally
+    crowd: Audience
+    may_chat: Callable[[Outbox], bool]
+
+    @property
+    def world_name(self) -> str: ...
+
+    @property
+    def replay(self) -> ReplayWriter | None: ...
+
+    def label(self, player: PlayerId) -> str:
+        """How ``player`` is shown, even after they won or died here."""
+        ...
+
+    # -- playing ------------------------------------------------------------------------
+
+    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
+        """Hand ``action`` to the game's pacing."""
+        ...
+
+    def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
+        """Whether the pacing holds ``step`` (then it answers it later)."""
+        ...
+
+    def play(
+        self, actions: Sequence[tuple[PlayerId, Action]], unasked: Collection[PlayerId] = ()
+    ) -> None:
+        """Resolve ``actions`` in the world and tell everyone what happened (the
+        replay and the round count are the pacing's); ``unasked`` players sent no
+        command, so get no reply. Raises what the world raises."""
+        ...
+
+    def tell(self, events: list[Event]) -> None:
+        """Tell everyone what the world did by itself (no action caused it)."""
+        ...
+
+    def played_in_time(self, player: PlayerId) -> None:
+        """``player``'s turn ended in time: its count of missed turns starts again."""
+        ...
+
+    def answer(self, client: Outbox, player: PlayerId, step: Look | Map) -> None:
+        """Answer a ``LOOK`` or ``MAP``."""
+        ...
+
+    def show(self) -> None:
+        """Send spectators the map, if it changed."""
+        ...
+
+    def settle(self) -> None:
+        """End the game if it is over (everyone left, or nobody can win)."""
+        ...
+
+    def crash(self, during: str) -> None:
+        """The world failed ``during`` something: end the game for its players."""
+        ...
+
+    def wake(self) -> None:
+        """A deadline changed: the game's task must look again."""
+        ...
+
+    # -- players ------------------------------------------------------------------------
+
+    def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
+        """``player``'s game is over: told ``final``, then out of the game."""
+        ...
+
+    def remove_missing(self, player: PlayerId, count: int) -> None:
+        """Remove ``player``, who missed ``count`` turns in a row."""
+        ...
+
+    def rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
+        """Rename ``player``; refused (``ERROR``, ``False``) if another here has ``name``."""
+        ...
+
+    def shout(self, sender: str, text: str) -> None: ...
+
+    def too_big(self) -> str | None:
+        """Why the whole map may not be sent, or ``None``."""
+        ...
