@@ -26,8 +26,8 @@ from protocol.commands import (
     Shout,
     Stay,
 )
-from protocol.replies import ActionPoints, Done, Error, Gold, HitPoints, MapReply
-from worlds.api import PlayerId
+from protocol.replies import ActionPoints, Done, Error, Gold, HitPoints, LookReply, MapReply
+from worlds.api import PlayerId, PlayerKind, WorldError
 
 from .outbox import Outbox
 from .table import Table
@@ -36,14 +36,53 @@ from .turns import plays_in_turns
 _DONE = Done()
 
 
+def handle(game: Table, client: Outbox, command: Command) -> None:
+    """Apply one game command from ``client`` and queue every reply it causes. A
+    client that does not play here yet joins first (``HELLO <name>``: under that
+    name, if it is free). A world that raises ends the game (:meth:`Table.crash`)."""
+    try:
+        player = game.seats.get(client)
+        if player is None:
+            player = _arrive(game, client, command)
+            if player is None:
+                return
+        COMMANDS.get(type(command), not_a_game_command)(game, client, player, command)
+    except WorldError as error:
+        client.send(Error(str(error)))
+    except Exception:
+        game.crash(command.verb)
+        if not client.closed:  # not a player (yet): still owed a reply
+            client.send(Error(f"the {game.world_name} game stopped because of an internal error"))
+
+
+def _arrive(game: Table, client: Outbox, command: Command) -> PlayerId | None:
+    """Join ``client``, which sent ``command`` before it played here."""
+    if isinstance(command, Hello) and command.name is not None and command.name in game.names:
+        # Named before joining, so that others see the name from the start.
+        client.send(Error(f"the name {command.name!r} is taken in this game; choose another"))
+        return None
+    return game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
+
+
+def answer(game: Table, client: Outbox, player: PlayerId, step: Look | Map) -> None:
+    """Answer ``LOOK`` or ``MAP`` for ``player`` (one that waited, or one now)."""
+    world = game.world
+    if isinstance(step, Look):
+        drawn = world.look_bytes(player)  # issue 19: no strings for the commonest reply
+        client.send(LookReply(world.look(player)) if drawn is None else LookReply.drawn(drawn))
+        return
+    refusal = game.too_big()
+    client.send(Error(refusal) if refusal is not None else MapReply(world.render(player)))
+
+
 def _look(game: Table, client: Outbox, player: PlayerId, command: Look) -> None:
     if not game.waits(client, player, command):
-        game.answer(client, player, command)
+        answer(game, client, player, command)
 
 
 def _map(game: Table, client: Outbox, player: PlayerId, command: Map) -> None:
     if not game.waits(client, player, command):
-        game.answer(client, player, command)
+        answer(game, client, player, command)
 
 
 def _move(game: Table, client: Outbox, player: PlayerId, command: Move) -> None:

@@ -29,24 +29,20 @@ docs/architecture.md). What a caller may rely on:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
 
 import structlog
-import trio
 
-from protocol.commands import Command, Hello, Look, Map
+from protocol.commands import Command, Look, Map
 from protocol.replies import (
     Bye,
     Error,
     GameInfo,
     GameOver,
     HelpReply,
-    LookReply,
     Lose,
-    MapReply,
     Message,
     PlayerJoined,
     PlayerLeft,
@@ -54,7 +50,7 @@ from protocol.replies import (
     View,
     Win,
 )
-from records.model import GameRecord, Tally
+from records.model import GameRecord
 from worlds.api import (
     Action,
     Event,
@@ -63,39 +59,30 @@ from worlds.api import (
     PlayerId,
     PlayerKind,
     World,
-    WorldError,
     WorldFull,
     WorldPlugin,
 )
 
+from . import commands
 from . import tell as telling
 from .audience import Audience
 from .builds import Opened, WorldBuilder
-from .commands import COMMANDS, answer_watcher, not_a_game_command
+from .chronicle import Chronicle
 from .lifecycle import Event as Happened
-from .lifecycle import Lifecycle, State
+from .lifecycle import State
 from .outbox import Outbox
 from .pacing import Pacing, StartWhenFull
 from .render import help_reply
-from .replay import ReplayShelf, ReplayWriter, header_for
+from .replay import ReplayShelf, ReplayWriter
 from .restarts import WorldSlot
+from .roster import Roster, label
 from .rounds import Rounds
+from .steward import FLUSH_INTERVAL, Steward
 from .turns import Turns, plays_in_turns
 
 __all__ = ["FLUSH_INTERVAL", "Game", "label", "plays_in_turns"]
 
 log = structlog.get_logger("server.game")
-
-FLUSH_INTERVAL = 1.0
-"""Seconds between flushes of a replay that has unwritten lines (a backstop: every
-batch of commands and every round flushes it; see :meth:`Game.flush`)."""
-BEHIND_TICK = 0.05
-"""Seconds between looks at spectators too far behind to be sent the latest map."""
-
-
-def label(name: str | None, player: PlayerId) -> str:
-    """How a player is shown to others: their name, or ``#<number>``."""
-    return name if name is not None else f"#{player}"
 
 
 class Game:
@@ -143,14 +130,8 @@ class Game:
         self.start_full = start_full and limit is not None
         """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
         (``CREATE ... start=full``)."""
-        self._on_over = on_over
-        self._on_gone = on_gone
         self.may_chat = may_chat
-        self._on_finished = on_finished
-        self._unjoined_timeout = unjoined_timeout
         self._log = log.bind(game=name, world=plugin.name)
-        self._wakeup = trio.lowlevel.ParkingLot()
-        self._scope = trio.CancelScope()
         self.slot = WorldSlot(
             plugin,
             map_spec,
@@ -162,23 +143,34 @@ class Game:
             log=self._log,
         )
         self.world: World = self.slot.world
-        self.lifecycle = Lifecycle()
+        self.steward = Steward(
+            self,
+            self.slot,
+            on_over=partial(on_over, self),
+            on_gone=partial(on_gone, self),
+            unjoined_timeout=unjoined_timeout,
+            log=self._log,
+        )
         self.crowd = Audience(self.wake)
-        self.tally = Tally(name, plugin.name, map_spec, seed)
-        """What the game's record will say (``on_finished`` gets it when the game ends)."""
-        self.players: dict[PlayerId, Outbox] = {}
-        self.seats: dict[Outbox, PlayerId] = {}  # the inverse of players
-        self.names: dict[str, PlayerId] = {}
-        self.names_of: dict[PlayerId, str] = {}  # the inverse of names
-        self.finished_names: dict[PlayerId, str] = {}  # of players who won or died here
-        self.departing: dict[PlayerId, str] = {}  # left with an action pending: label
+        self.chronicle = Chronicle(
+            name,
+            plugin,
+            map_spec,
+            seed,
+            replays=replays,
+            on_finished=on_finished,
+            max_map_bytes=max_map_bytes,
+            log=self._log,
+        )
+        self.tally = self.chronicle.tally
+        self.roster = roster = Roster()
+        # The roster's own tables, under the names the lobby and the game's parts use.
+        self.players, self.seats, self.names = roster.players, roster.seats, roster.names
+        self.names_of, self.departing = roster.names_of, roster.departing
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
-        self._replay: ReplayWriter | None = None
         self.pacing = self._pacing()
-        self._unjoined_deadline = math.inf
-        self._start_unjoined_clock()
 
     # -- what others read ---------------------------------------------------------------
 
@@ -188,7 +180,7 @@ class Game:
 
     @property
     def closed(self) -> bool:
-        return self.lifecycle.state is State.CLOSED
+        return self.steward.state is State.CLOSED
 
     @property
     def restarting(self) -> bool:
@@ -199,7 +191,7 @@ class Game:
     def joined_any(self) -> bool:
         """Whether anyone has joined this world since it was (re)built (while a fresh
         one is being built, the world that ended is still this one)."""
-        return self.lifecycle.state in (State.PLAYING, State.OVER, State.RESTARTING)
+        return self.steward.state in (State.PLAYING, State.OVER, State.RESTARTING)
 
     @property
     def watchers(self) -> set[Outbox]:
@@ -212,7 +204,7 @@ class Game:
 
     @property
     def replay(self) -> ReplayWriter | None:
-        return self._replay
+        return self.chronicle.replay
 
     def info(self) -> GameInfo:
         """This game as ``GAMES`` lists it."""
@@ -224,7 +216,7 @@ class Game:
             len(self.players),
             self.limit,
             len(self.watchers),
-            self.turn_timeout if self.pacing.timed else None,
+            self._turn_timeout(),
         )
 
     def full(self) -> bool:
@@ -240,17 +232,11 @@ class Game:
 
     def label(self, player: PlayerId) -> str:
         """How ``player`` is shown, even after they won or died here."""
-        return label(self.names_of.get(player) or self.finished_names.get(player), player)
+        return self.roster.label(player)
 
     def too_big(self) -> str | None:
         """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
-        size = self.slot.opened.map_bytes
-        if size <= self.max_map_bytes:
-            return None
-        return (
-            f"the map of {self.name} is {size} bytes; this server sends whole maps of at "
-            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
-        )
+        return self.slot.too_big(self.name)
 
     def help(self) -> HelpReply:
         return help_reply(self.world, self.world_name)
@@ -263,59 +249,25 @@ class Game:
     async def run(self) -> None:
         """Time out rounds and turns, restart the world, remove an unjoined game and
         flush the replay, until :meth:`close`. Owned by the lobby."""
-        with self._scope:
-            while True:
-                if self.slot.building:
-                    await self._rebuild()
-                    continue
-                deadline = min(self.pacing.deadline, self._unjoined_deadline)
-                soon = FLUSH_INTERVAL if not self.crowd.behind else BEHIND_TICK
-                with trio.move_on_at(min(deadline, trio.current_time() + soon)):
-                    await self._wakeup.park()
-                if self.slot.building:
-                    continue
-                now = trio.current_time()
-                pacing = self.pacing
-                if now >= pacing.deadline:
-                    self.guarded(partial(pacing.expire, now), pacing.expiry)
-                self.flush()
-                if self.crowd.behind:
-                    self.crowd.catch_up()
-                if now >= self._unjoined_deadline and self.lifecycle.state is State.OPEN:
-                    self._unjoined_deadline = math.inf
-                    why = f"nobody joined within {self._unjoined_timeout:g} seconds"
-                    self.lifecycle.advance(Happened.UNJOINED)
-                    self._stop(why)
-                    self.log_removed(why)
-                    self._on_gone(self, why)
+        await self.steward.run()
 
     def wake(self) -> None:
         """Make the game's task look at its deadlines again."""
-        self._wakeup.unpark_all()
+        self.steward.wake()
 
     def flush(self) -> None:
         """Hand the replay's unwritten lines to the operating system. Outboxes call
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
-        replay = self._replay
-        if replay is not None:
-            replay.flush()
+        self.chronicle.flush()
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
-        self.lifecycle.advance(Happened.STOPPED)
-        self._stop(reason)
+        self.steward.close(reason)
 
-    def _stop(self, reason: str) -> None:
-        self._scope.cancel()
-        self._close_replay(reason)
-        self.slot.stop()
-
-    def _start_unjoined_clock(self) -> None:
-        timeout = self._unjoined_timeout
-        if timeout is not None:
-            self._unjoined_deadline = trio.current_time() + timeout
-            self.wake()
+    def closing(self, reason: str) -> None:
+        status = self.world.status
+        self.chronicle.close(self.round, reason, [(p, status(p)) for p in self.players])
 
     def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
         """While the world restarts, keep ``step`` (a command of ``client``'s) for
@@ -338,31 +290,15 @@ class Game:
             name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
         events = self.world.join(player, kind)
-        if self.lifecycle.state is State.OPEN:
-            self._open_replay()
-        self.lifecycle.advance(Happened.JOINED)
+        if self.steward.state is State.OPEN:
+            self.chronicle.begin(self.slot.opened, self._turn_timeout())
+        self.steward.joined()
         self._next_player += 1
-        self._unjoined_deadline = math.inf
-        self.players[player] = client
-        self.seats[client] = player
-        if name is not None:
-            self.names[name] = player
-            self.names_of[player] = name
-        self.tally.joined(
-            player,
-            name,
-            "bot" if kind is PlayerKind.BOT else "person",
-            claimed=name is not None and client.login == name,
-            dialect=client.dialect,
-        )
+        self.roster.seat(client, player, name)
+        claimed = name is not None and client.login == name
+        self.chronicle.joined(self.round, player, kind, name, claimed, client.dialect)
         # Through the client's own logger: rate-limited with its other events (issue 20).
         client.log.info("player joined", game=self.name, player=player, world=self.world_name)
-        replay = self._replay
-        if replay is not None:
-            replay.join(self.round, player, kind)
-            if name is not None:
-                replay.name(self.round, player, name)
-            replay.flush()
         if self.audience:
             self.crowd.push(PlayerJoined(label(name, player)), but=client)
         if client.events:
@@ -373,24 +309,6 @@ class Game:
         self.pacing.joined(client, player)
         self.show()
         return player
-
-    def _open_replay(self) -> None:
-        if self._replay is not None or self.replays is None:
-            return
-        opened = self.slot.opened
-        self._replay = ReplayWriter(
-            self.replays,
-            header_for(
-                self.name,
-                self.plugin,
-                self.map_spec,
-                self.seed,
-                opened.view,
-                self.turn_timeout if self.pacing.timed else None,
-                view_digest=opened.view_digest,
-                max_bytes=self.max_map_bytes,
-            ),
-        )
 
     def failed(self, during: str) -> None:
         """The world raised where the lobby called it (a join): end this game, as
@@ -407,9 +325,7 @@ class Game:
         player = self.seats.get(old)
         if self.closed or player is None or self.players.get(player) is not old:
             return False
-        del self.seats[old]
-        self.players[player] = new
-        self.seats[new] = player
+        self.roster.move(player, old, new)
         self.audience.discard(old)
         if new.events:
             self.audience.add(new)
@@ -423,10 +339,7 @@ class Game:
         player = self.seats.pop(client, None)
         if player is None or self.players.get(player) is not client:
             return
-        del self.players[player]
-        name = self.names_of.pop(player, None)
-        if name is not None:
-            self.names.pop(name, None)
+        _, name = self.roster.unseat(player)
         who = label(name, player)
         if self.pacing.stays_for(player):
             # The action was made: it is played with its round, then the player leaves.
@@ -440,10 +353,7 @@ class Game:
     def remove(self, player: PlayerId, who: str, why: str) -> None:
         """Take ``player`` (shown as ``who``) out of the world, for ``why``."""
         self.pacing.forget(player)
-        self._tally_leave(player, why)
-        if self._replay is not None:
-            self._replay.leave(self.round, player, why)
-            self._replay.flush()
+        self.chronicle.left(self.round, player, why, self.world.status(player))
         try:
             events = self.world.leave(player)
         except Exception:
@@ -466,22 +376,12 @@ class Game:
 
     def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
         """``player``'s game is over (``outcome``): told ``final``, then out of the game."""
-        client = self.players.pop(player, None)
         self.pacing.forget(player)
+        client, name = self.roster.unseat(player, finished=True)
         if client is None:
             return
-        self.seats.pop(client, None)
-        name = self.names_of.pop(player, None)
-        if name is not None:
-            self.names.pop(name, None)
-            self.finished_names[player] = name
         self.audience.discard(client)
-        self.tally.left(
-            player,
-            "win" if outcome in ("escaped", "won") else "lose",
-            context.get("gold", 0),
-            context.get("moves"),
-        )
+        self.chronicle.finished(player, outcome, context.get("gold", 0), context.get("moves"))
         client.log.info(
             f"player {outcome}", game=self.name, player=player, world=self.world_name, **context
         )
@@ -494,14 +394,8 @@ class Game:
         if holder is not None and holder != player:
             client.send(Error(f"the name {name!r} is taken in this game; choose another"))
             return False
-        old = self.names_of.get(player)
-        if old is not None:
-            self.names.pop(old, None)
-        self.names[name] = player
-        self.names_of[player] = name
-        self.tally.named(player, name, claimed=client.login == name)
-        if self._replay is not None:
-            self._replay.name(self.round, player, name)
+        old = self.roster.rename(player, name)
+        self.chronicle.named(self.round, player, name, claimed=client.login == name)
         if self.audience:
             telling.renamed(self, client, label(old, player), name)
         return True
@@ -527,6 +421,12 @@ class Game:
         """Chat: to every player and spectator in the game who asked for it."""
         self.crowd.shout(Message(sender, text), self.players.values())
 
+    def lagging(self) -> bool:
+        return self.crowd.behind
+
+    def catch_up(self) -> None:
+        self.crowd.catch_up()
+
     def show(self) -> None:
         """Send spectators the whole map, if it changed since they last saw it."""
         self.crowd.show(partial(self.world.render, None))
@@ -539,47 +439,17 @@ class Game:
         play here yet joins first (``HELLO <name>``: under that name, if it is free)."""
         if self.slot.building and self.hold(client, partial(self.handle, client, command)):
             return
-        try:
-            player = self.seats.get(client)
-            if player is None:
-                player = self._arrive(client, command)
-                if player is None:
-                    return
-            COMMANDS.get(type(command), not_a_game_command)(self, client, player, command)
-        except WorldError as error:
-            client.send(Error(str(error)))
-        except Exception:
-            self.crash(command.verb)
-            if not client.closed:  # not a player (yet): still owed a reply
-                client.send(
-                    Error(f"the {self.world_name} game stopped because of an internal error")
-                )
-
-    def _arrive(self, client: Outbox, command: Command) -> PlayerId | None:
-        """Join ``client``, which sent ``command`` before it played here."""
-        if isinstance(command, Hello) and command.name is not None and command.name in self.names:
-            # Named before joining, so that others see the name from the start.
-            client.send(Error(f"the name {command.name!r} is taken in this game; choose another"))
-            return None
-        return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
+        commands.handle(self, client, command)
 
     def handle_watcher(self, client: Outbox, command: Command) -> None:
         """A spectator's command: it may read, never act."""
         if self.slot.building and self.hold(client, partial(self.handle_watcher, client, command)):
             return
-        answer_watcher(self, client, command)
+        commands.answer_watcher(self, client, command)
 
     def answer(self, client: Outbox, player: PlayerId, step: Look | Map) -> None:
         """Answer ``LOOK`` or ``MAP`` for ``player`` (one that waited, or one now)."""
-        if isinstance(step, Look):
-            client.send(self.look_reply(player))
-            return
-        refusal = self.too_big()
-        client.send(Error(refusal) if refusal is not None else MapReply(self.world.render(player)))
-
-    def look_reply(self, player: PlayerId) -> LookReply:
-        drawn = self.world.look_bytes(player)  # issue 19: no strings for the commonest reply
-        return LookReply(self.world.look(player)) if drawn is None else LookReply.drawn(drawn)
+        commands.answer(self, client, player, step)
 
     # -- playing: what the pacing calls ---------------------------------------------------
 
@@ -615,7 +485,7 @@ class Game:
     def settle(self) -> None:
         """End the game if it is over: everyone left, or nobody still here can win (then
         each is told ``LOSE`` and why, in join order: the 2013 conundrum's way out)."""
-        if self.lifecycle.state is not State.PLAYING or self.departing or self.pacing.busy():
+        if self.steward.state is not State.PLAYING or self.departing or self.pacing.busy():
             return
         if self.players:
             why = self.world.unwinnable()
@@ -625,63 +495,26 @@ class Game:
             final = Lose(f"{why}; the game is over")
             for player in sorted(self.players):
                 self.finish(player, final, "lost")
-            self.lifecycle.advance(Happened.NO_WIN_LEFT)
-            self._over("nobody could win any more")
+            self._over(Happened.NO_WIN_LEFT, "nobody could win any more")
         else:
-            self.lifecycle.advance(Happened.ALL_LEFT)
-            self._over("all players left")
+            self._over(Happened.ALL_LEFT, "all players left")
 
-    def _over(self, reason: str) -> None:
-        self._close_replay(reason)
-        self._log.info("game over", rounds=self.round)
-        for client in list(self.watchers):
-            client.push(GameOver(f"{self.name} is over after {self.round} rounds"))
-        if not self._on_over(self):
-            self.lifecycle.advance(Happened.NOT_KEPT)
-            self._stop(reason)
-            return
-        self._restart()
+    def _over(self, event: Happened, reason: str, *, kept: bool | None = None) -> None:
+        self.closing(reason)
+        if event is not Happened.WORLD_FAILED:
+            self._log.info("game over", rounds=self.round)
+            for client in list(self.watchers):
+                client.push(GameOver(f"{self.name} is over after {self.round} rounds"))
+        self.steward.ended(event, reason, kept=kept)
 
-    def _restart(self) -> None:
-        """A fresh world: built at once if it builds quickly, else by the game's task
-        off the loop, while commands wait for it (:meth:`hold`)."""
-        if not self.slot.quick:
-            self.lifecycle.advance(Happened.REBUILDING)
-            self.slot.start_building()
-            self.wake()
-            return
-        built = self.slot.build_now()
-        if built is None:
-            self._give_up()
-        else:
-            self._install(*built)
-
-    async def _rebuild(self) -> None:
-        """The game's task builds the fresh world off the loop."""
-        built = await self.slot.build()
-        if built is None:
-            self._give_up()
-            return
-        self._install(*built)
-        self.slot.release()
-
-    def _give_up(self) -> None:
-        """No fresh world: the game goes away; what waited for it is told so."""
-        self.lifecycle.advance(Happened.GAVE_UP)
-        self.slot.refuse_held(f"the game {self.name} could not restart; send GAMES for the others")
-        self._on_gone(self, "it could not restart")
-        self._stop("the world could not be restarted")
-
-    def _install(self, opened: Opened, kept: str | None) -> None:
-        self.lifecycle.advance(Happened.REBUILT)
-        self.slot.install(opened, kept)
+    def fresh(self, opened: Opened) -> None:
+        """``opened``'s world replaces the one that ended (the steward built it)."""
         self.world = opened.world
         self.round = 0
-        self.finished_names.clear()
+        self.roster.finished_names.clear()
         self.pacing.reset()  # the players it held are gone with the old world
         self.pacing = self._pacing()
         self.crowd.forget_view()
-        self._start_unjoined_clock()
         self.show()
 
     def _pacing(self) -> Pacing:
@@ -697,40 +530,9 @@ class Game:
             pacing = StartWhenFull(pacing, self.limit)
         return pacing
 
-    def _close_replay(self, reason: str) -> None:
-        replay, self._replay = self._replay, None
-        if replay is not None:
-            replay.close(self.round, reason)
-        self._record(reason, replay)
-
-    # -- records ------------------------------------------------------------------------
-
-    def _tally_leave(self, player: PlayerId, why: str) -> None:
-        """Tell the tally how a player who did not win or die left, with what it held."""
-        status = self.world.status(player)
-        outcome = why if why in ("quit", "disconnected", "unfinished") else "removed"
-        if status is None:
-            self.tally.left(player, outcome)
-        else:
-            self.tally.left(player, outcome, status.gold)
-
-    def _record(self, reason: str, replay: ReplayWriter | None) -> None:
-        """The game is over: hand its record to ``on_finished`` (never raises)."""
-        tally = self.tally
-        if tally.empty:
-            return
-        for player in list(self.players):
-            self._tally_leave(player, "unfinished")
-        record = tally.finish(
-            rounds=self.round,
-            end=reason,
-            replay=str(replay.path) if replay is not None else None,
-        )
-        if record is not None and self._on_finished is not None:
-            try:
-                self._on_finished(record)
-            except Exception:
-                self._log.exception("recording the game failed", record=record.id)
+    def _turn_timeout(self) -> float | None:
+        """``turn_timeout`` where it applies (to rounds, or to turns), else ``None``."""
+        return self.turn_timeout if self.pacing.timed else None
 
     def guarded(self, step: Callable[[], None], during: str) -> None:
         try:
@@ -741,7 +543,7 @@ class Game:
     def crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players, restart."""
         self._log.exception("world failed", during=during)
-        if self.lifecycle.state not in (State.OPEN, State.PLAYING):
+        if self.steward.state not in (State.OPEN, State.PLAYING):
             return  # over already: nothing is left to end
         for client in list(self.players.values()):
             client.finish(
@@ -751,15 +553,8 @@ class Game:
                 ),
                 reason="world failed",
             )
-        self.players.clear()
-        self.seats.clear()
-        self.names.clear()
-        self.names_of.clear()
+        self.roster.clear()
         self.audience.intersection_update(self.watchers)
-        self.departing.clear()
         self.pacing.reset()
-        if self._replay is not None:
-            self._replay.begin()  # a failure is worth its record, actions or not
-        self.lifecycle.advance(Happened.WORLD_FAILED)
-        self._close_replay(f"the world failed during {during}")
-        self._restart()
+        self.chronicle.failed()
+        self._over(Happened.WORLD_FAILED, f"the world failed during {during}", kept=True)

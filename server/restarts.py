@@ -68,6 +68,16 @@ class WorldSlot:
     def world(self) -> World:
         return self.opened.world
 
+    def too_big(self, game: str) -> str | None:
+        """Why the whole map of ``game`` may not be sent (``MAP``, ``VIEW``), or ``None``."""
+        size = self.opened.map_bytes
+        if size <= self.max_map_bytes:
+            return None
+        return (
+            f"the map of {game} is {size} bytes; this server sends whole maps of at "
+            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
+        )
+
     @property
     def quick(self) -> bool:
         """Whether a fresh world is built on the loop (see :data:`~server.builds.QUICK`)."""

@@ -14,7 +14,7 @@ from typing import Protocol
 from protocol.commands import Look, Map
 from protocol.replies import Lose, Win
 from records.model import Tally
-from worlds.api import Action, Event, PlayerId, World
+from worlds.api import Action, Event, PlayerId, PlayerKind, World
 
 from .audience import Audience
 from .outbox import Outbox
@@ -28,6 +28,7 @@ class Table(Protocol):
     world: World
     players: dict[PlayerId, Outbox]
     seats: dict[Outbox, PlayerId]
+    names: dict[str, PlayerId]
     names_of: dict[PlayerId, str]
     departing: dict[PlayerId, str]
     """Players who left with an action in a round, by how they are shown."""
@@ -95,6 +96,10 @@ class Table(Protocol):
         ...
 
     # -- players ------------------------------------------------------------------------
+
+    def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
+        """Put ``client`` in the world; raises what the world raises."""
+        ...
 
     def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
         """``player``'s game is over: told ``final``, then out of the game."""

@@ -1,0 +1,194 @@
+"""What keeps a game going: its own task, its lifecycle, its end and its restarts.
+
+A :class:`Steward` owns the game's :class:`~server.restarts.WorldSlot` and its
+:class:`~server.lifecycle.Lifecycle`, and runs the game's task. What a caller may
+rely on:
+
+* The task times out what the game's pacing timed (:attr:`Pacing.deadline`),
+  flushes the replay at least every :data:`FLUSH_INTERVAL`, sends lagging spectators
+  the latest map, removes a game nobody joined within ``unjoined_timeout``, and
+  builds fresh worlds off the loop, until the game is closed.
+* When a world's game ends (:meth:`Steward.ended`), a fresh world with the same
+  settings replaces it if ``on_over()`` says so (built at once when it builds
+  quickly, else by the task, while commands wait: :meth:`WorldSlot.hold`);
+  otherwise, or when no world opens, the game is closed and ``on_gone(why)`` told.
+* Every change of state goes through :data:`server.lifecycle.TRANSITIONS`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import partial
+from typing import Any, Protocol
+
+import trio
+
+from .builds import Opened
+from .lifecycle import Event, Lifecycle, State
+from .pacing import Pacing
+from .restarts import WorldSlot
+
+FLUSH_INTERVAL = 1.0
+"""Seconds between flushes of a replay that has unwritten lines (a backstop: every
+batch of commands and every round flushes it)."""
+BEHIND_TICK = 0.05
+"""Seconds between looks at spectators too far behind to be sent the latest map."""
+
+
+class Host(Protocol):
+    """What a steward needs of its game."""
+
+    name: str
+
+    @property
+    def pacing(self) -> Pacing: ...
+
+    def flush(self) -> None:
+        """Write the replay's unwritten lines."""
+        ...
+
+    def lagging(self) -> bool:
+        """Whether a spectator waits for the latest map (then :meth:`catch_up`)."""
+        ...
+
+    def catch_up(self) -> None: ...
+
+    def guarded(self, step: Callable[[], None], during: str) -> None:
+        """``step()``; a world that raises in it ends the game."""
+        ...
+
+    def fresh(self, opened: Opened) -> None:
+        """``opened``'s world replaces the one that ended: start over in it."""
+        ...
+
+    def closing(self, reason: str) -> None:
+        """The game is closed for ``reason``: its replay and record are closed."""
+        ...
+
+
+class Steward:
+    """Runs one game's task and its restarts; see the module docstring."""
+
+    def __init__(
+        self,
+        host: Host,
+        slot: WorldSlot,
+        *,
+        on_over: Callable[[], bool],
+        on_gone: Callable[[str], None],
+        unjoined_timeout: float | None,
+        log: Any,
+    ) -> None:
+        self._host = host
+        self.slot = slot
+        self.lifecycle = Lifecycle()
+        self._on_over = on_over
+        self._on_gone = on_gone
+        self._unjoined_timeout = unjoined_timeout
+        self._unjoined_deadline = math.inf
+        self._log = log
+        self._wakeup = trio.lowlevel.ParkingLot()
+        self._scope = trio.CancelScope()
+        self.start_unjoined_clock()
+
+    @property
+    def state(self) -> State:
+        return self.lifecycle.state
+
+    def wake(self) -> None:
+        """Make the game's task look at its deadlines again."""
+        self._wakeup.unpark_all()
+
+    async def run(self) -> None:
+        """The game's task, until :meth:`close` (module docstring)."""
+        host = self._host
+        with self._scope:
+            while True:
+                if self.slot.building:
+                    await self._rebuild()
+                    continue
+                deadline = min(host.pacing.deadline, self._unjoined_deadline)
+                soon = FLUSH_INTERVAL if not host.lagging() else BEHIND_TICK
+                with trio.move_on_at(min(deadline, trio.current_time() + soon)):
+                    await self._wakeup.park()
+                if self.slot.building:
+                    continue
+                now = trio.current_time()
+                pacing = host.pacing
+                if now >= pacing.deadline:
+                    host.guarded(partial(pacing.expire, now), pacing.expiry)
+                host.flush()
+                if host.lagging():
+                    host.catch_up()
+                if now >= self._unjoined_deadline and self.state is State.OPEN:
+                    self._unjoined_deadline = math.inf
+                    why = f"nobody joined within {self._unjoined_timeout:g} seconds"
+                    self.lifecycle.advance(Event.UNJOINED)
+                    self._stop(why)
+                    self._log.info("game removed", reason=why)
+                    self._on_gone(why)
+
+    def start_unjoined_clock(self) -> None:
+        timeout = self._unjoined_timeout
+        if timeout is not None:
+            self._unjoined_deadline = trio.current_time() + timeout
+            self.wake()
+
+    def joined(self) -> None:
+        """A player joined the world."""
+        self.lifecycle.advance(Event.JOINED)
+        self._unjoined_deadline = math.inf
+
+    def close(self, reason: str) -> None:
+        """Close the game for good (the server is stopping, or the lobby removed it)."""
+        self.lifecycle.advance(Event.STOPPED)
+        self._stop(reason)
+
+    def _stop(self, reason: str) -> None:
+        self._scope.cancel()
+        self._host.closing(reason)
+        self.slot.stop()
+
+    # -- the end of a world, and the next --------------------------------------------------
+
+    def ended(self, event: Event, reason: str, *, kept: bool | None = None) -> None:
+        """The world's game ended by ``event`` (its replay and record closed): renew the
+        world if ``on_over()`` (or ``kept``, when given) says so, else close the game."""
+        self.lifecycle.advance(event)
+        if not (self._on_over() if kept is None else kept):
+            self.lifecycle.advance(Event.NOT_KEPT)
+            self._stop(reason)
+            return
+        if not self.slot.quick:
+            self.lifecycle.advance(Event.REBUILDING)
+            self.slot.start_building()
+            self.wake()
+            return
+        built = self.slot.build_now()
+        if built is None:
+            self._give_up()
+        else:
+            self._install(*built)
+
+    async def _rebuild(self) -> None:
+        built = await self.slot.build()
+        if built is None:
+            self._give_up()
+            return
+        self._install(*built)
+        self.slot.release()
+
+    def _give_up(self) -> None:
+        """No fresh world: the game goes away; what waited for it is told so."""
+        self.lifecycle.advance(Event.GAVE_UP)
+        name = self._host.name
+        self.slot.refuse_held(f"the game {name} could not restart; send GAMES for the others")
+        self._on_gone("it could not restart")
+        self._stop("the world could not be restarted")
+
+    def _install(self, opened: Opened, kept: str | None) -> None:
+        self.lifecycle.advance(Event.REBUILT)
+        self.slot.install(opened, kept)
+        self.start_unjoined_clock()
+        self._host.fresh(opened)
