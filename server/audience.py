@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from protocol.replies import Message, Push, View
+from worlds.api import World
 
 from .outbox import Outbox
 
@@ -62,11 +63,11 @@ class Audience:
             if client.chat:
                 client.push(message)
 
-    def show(self, rows: Callable[[], tuple[str, ...]]) -> None:
-        """Send spectators the whole map (``rows()``), if it changed since they last saw it."""
+    def show(self, world: World) -> None:
+        """Send spectators the whole map of ``world``, if it changed since they last saw it."""
         if not self.watchers:
             return
-        drawn = rows()
+        drawn = world.render(None)
         if drawn == self._last_view:
             return
         self._last_view = drawn

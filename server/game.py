@@ -4,13 +4,11 @@ Commands are handled synchronously, straight into the world: trio runs one task
 at a time, so the client task that read a command can update the world and
 queue every reply without handing the work to another task.
 
-A :class:`Game` keeps membership, names, the replay and the record; beside it,
-one :class:`~server.pacing.Pacing` decides when actions are played (at once, in
-rounds, in turns; not before the game is full), an
-:class:`~server.audience.Audience` holds its spectators and listeners, a
-:class:`~server.restarts.WorldSlot` its world and the fresh ones that replace it,
-and a :class:`~server.lifecycle.Lifecycle` where it stands (the table is in
-docs/architecture.md). What a caller may rely on:
+A :class:`Game` keeps who plays (:class:`~server.roster.Roster`), who watches
+(:class:`~server.audience.Audience`), the replay and record
+(:class:`~server.chronicle.Chronicle`); one :class:`~server.pacing.Pacing` beside
+it decides when actions are played, and a :class:`~server.steward.Steward` runs its
+task, its end and its restarts. docs/architecture.md draws them. A caller may rely on:
 
 * **Leaving** removes the player from the world at once, like death (RULES §1),
   except a player whose action is waiting for its round: that action is played
@@ -40,13 +38,11 @@ from protocol.replies import (
     Bye,
     Error,
     GameInfo,
-    GameOver,
     HelpReply,
     Lose,
     Message,
     PlayerJoined,
     PlayerLeft,
-    RoundEnded,
     View,
     Win,
 )
@@ -68,7 +64,6 @@ from . import tell as telling
 from .audience import Audience
 from .builds import Opened, WorldBuilder
 from .chronicle import Chronicle
-from .lifecycle import Event as Happened
 from .lifecycle import State
 from .outbox import Outbox
 from .pacing import Pacing, StartWhenFull
@@ -77,10 +72,10 @@ from .replay import ReplayShelf, ReplayWriter
 from .restarts import WorldSlot
 from .roster import Roster, label
 from .rounds import Rounds
-from .steward import FLUSH_INTERVAL, Steward
+from .steward import Steward
 from .turns import Turns, plays_in_turns
 
-__all__ = ["FLUSH_INTERVAL", "Game", "label", "plays_in_turns"]
+__all__ = ["Game", "plays_in_turns"]
 
 log = structlog.get_logger("server.game")
 
@@ -189,8 +184,7 @@ class Game:
 
     @property
     def joined_any(self) -> bool:
-        """Whether anyone has joined this world since it was (re)built (while a fresh
-        one is being built, the world that ended is still this one)."""
+        """Whether anyone has joined this world (until a fresh one is in its place)."""
         return self.steward.state in (State.PLAYING, State.OVER, State.RESTARTING)
 
     @property
@@ -244,8 +238,6 @@ class Game:
     def log_removed(self, reason: str) -> None:
         self._log.info("game removed", reason=reason)
 
-    # -- the game's own task ----------------------------------------------------------
-
     async def run(self) -> None:
         """Time out rounds and turns, restart the world, remove an unjoined game and
         flush the replay, until :meth:`close`. Owned by the lobby."""
@@ -270,9 +262,7 @@ class Game:
         self.chronicle.close(self.round, reason, [(p, status(p)) for p in self.players])
 
     def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
-        """While the world restarts, keep ``step`` (a command of ``client``'s) for
-        when it is ready, and make the client read nothing more until then.
-        Returns whether it was held (``False``: the world is ready, do it now)."""
+        """Whether ``step`` waits for the fresh world (:meth:`WorldSlot.hold`)."""
         return self.slot.hold(client, step)
 
     # -- membership -------------------------------------------------------------------
@@ -311,8 +301,7 @@ class Game:
         return player
 
     def failed(self, during: str) -> None:
-        """The world raised where the lobby called it (a join): end this game, as
-        :meth:`handle` does for a command."""
+        """The world raised where the lobby called it (a join): end this game."""
         self.crash(during)
 
     def announce(self, text: str) -> None:
@@ -366,14 +355,6 @@ class Game:
         self.pacing.changed()
         self.show()
 
-    def remove_missing(self, player: PlayerId, count: int) -> None:
-        client = self.players[player]
-        client.finish(
-            Bye(f"removed from the game after missing {count} turns in a row"),
-            reason="missed turns",
-        )
-        self.leave(client, "removed")
-
     def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
         """``player``'s game is over (``outcome``): told ``final``, then out of the game."""
         self.pacing.forget(player)
@@ -421,15 +402,9 @@ class Game:
         """Chat: to every player and spectator in the game who asked for it."""
         self.crowd.shout(Message(sender, text), self.players.values())
 
-    def lagging(self) -> bool:
-        return self.crowd.behind
-
-    def catch_up(self) -> None:
-        self.crowd.catch_up()
-
     def show(self) -> None:
         """Send spectators the whole map, if it changed since they last saw it."""
-        self.crowd.show(partial(self.world.render, None))
+        self.crowd.show(self.world)
 
     # -- commands ---------------------------------------------------------------------
 
@@ -472,40 +447,11 @@ class Game:
     def played_in_time(self, player: PlayerId) -> None:
         self.pacing.played(player)
 
-    def round_played(self, number: int, acted: int, missed: int) -> None:
-        """A round was played: listeners are told, and who left during it is removed."""
-        if self.audience:
-            self.crowd.push(RoundEnded(number, acted, missed))
-        departing, self.departing = self.departing, {}
-        for player, who in departing.items():
-            self.remove(player, who, "disconnected")
-
     # -- ending and restarting -----------------------------------------------------------
 
     def settle(self) -> None:
-        """End the game if it is over: everyone left, or nobody still here can win (then
-        each is told ``LOSE`` and why, in join order: the 2013 conundrum's way out)."""
-        if self.steward.state is not State.PLAYING or self.departing or self.pacing.busy():
-            return
-        if self.players:
-            why = self.world.unwinnable()
-            if why is None:
-                return
-            self._log.info("game unwinnable", reason=why, players=len(self.players))
-            final = Lose(f"{why}; the game is over")
-            for player in sorted(self.players):
-                self.finish(player, final, "lost")
-            self._over(Happened.NO_WIN_LEFT, "nobody could win any more")
-        else:
-            self._over(Happened.ALL_LEFT, "all players left")
-
-    def _over(self, event: Happened, reason: str, *, kept: bool | None = None) -> None:
-        self.closing(reason)
-        if event is not Happened.WORLD_FAILED:
-            self._log.info("game over", rounds=self.round)
-            for client in list(self.watchers):
-                client.push(GameOver(f"{self.name} is over after {self.round} rounds"))
-        self.steward.ended(event, reason, kept=kept)
+        """End the game if it is over (:meth:`server.steward.Steward.settle`)."""
+        self.steward.settle()
 
     def fresh(self, opened: Opened) -> None:
         """``opened``'s world replaces the one that ended (the steward built it)."""
@@ -523,7 +469,7 @@ class Game:
         if plays_in_turns(world):
             pacing = Turns(self, self.label)
         elif world.has_rounds:
-            pacing = Rounds(self, self.round_played)
+            pacing = Rounds(self)
         else:
             pacing = Pacing(self)
         if self.start_full and self.limit is not None:
@@ -542,19 +488,13 @@ class Game:
 
     def crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players, restart."""
-        self._log.exception("world failed", during=during)
-        if self.steward.state not in (State.OPEN, State.PLAYING):
-            return  # over already: nothing is left to end
+        self.steward.crash(during)
+
+    def evict(self, final: Bye) -> None:
+        """Everyone out at once, told ``final`` (the world failed)."""
         for client in list(self.players.values()):
-            client.finish(
-                Bye(
-                    f"the {self.world_name} game stopped because of an internal error; "
-                    "please reconnect"
-                ),
-                reason="world failed",
-            )
+            client.finish(final, reason="world failed")
         self.roster.clear()
         self.audience.intersection_update(self.watchers)
         self.pacing.reset()
         self.chronicle.failed()
-        self._over(Happened.WORLD_FAILED, f"the world failed during {during}", kept=True)

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 import trio
 
 from protocol.commands import Look, Map
+from protocol.replies import Bye
 from worlds.api import Action, PlayerId
 
 from .outbox import Outbox
@@ -192,8 +193,13 @@ class Pacing:
     def missed(self, player: PlayerId) -> None:
         """``player`` missed a turn or a round; removed after ``max_missed_turns`` in a row."""
         count = self._missed[player] = self._missed.get(player, 0) + 1
-        if count >= self.table.max_missed_turns and player in self.table.players:
-            self.table.remove_missing(player, count)
+        client = self.table.players.get(player)
+        if client is not None and count >= self.table.max_missed_turns:
+            client.finish(
+                Bye(f"removed from the game after missing {count} turns in a row"),
+                reason="missed turns",
+            )
+            self.table.leave(client, "removed")
 
 
 Immediate = Pacing

@@ -19,12 +19,13 @@ What a caller may rely on:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import cast
 
 import trio
 
 from protocol.commands import Stay
+from protocol.replies import RoundEnded
 from worlds.api import Action, PlayerId, WorldError
 
 from .metrics import ROUND_SECONDS
@@ -53,12 +54,9 @@ class Rounds(Pacing):
     timed = True
     expiry = "round time-out"
 
-    def __init__(self, table: Table, on_round: Callable[[int, int, int], None]) -> None:
-        """``on_round(number, actions, missed)`` is told of each round played, after its
-        events and before the players who left during it are removed."""
+    def __init__(self, table: Table) -> None:
         super().__init__(table)
         self.current: Round | None = None
-        self._on_round = on_round
 
     def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
         table = self.table
@@ -125,7 +123,12 @@ class Rounds(Pacing):
                 return
             for player, _ in acted:
                 self.played(player)
-            self._on_round(current.number, len(ordered) - len(stays), len(missed))
+            if table.crowd.listeners:
+                table.crowd.push(RoundEnded(current.number, len(ordered) - len(stays), len(missed)))
+            departing = dict(table.departing)
+            table.departing.clear()
+            for player, who in departing.items():  # they left during the round: out now
+                table.remove(player, who, "disconnected")
             for player in missed:
                 self.missed(player)
             if replay is not None:

@@ -8,8 +8,10 @@ rely on:
   flushes the replay at least every :data:`FLUSH_INTERVAL`, sends lagging spectators
   the latest map, removes a game nobody joined within ``unjoined_timeout``, and
   builds fresh worlds off the loop, until the game is closed.
-* When a world's game ends (:meth:`Steward.ended`), a fresh world with the same
-  settings replaces it if ``on_over()`` says so (built at once when it builds
+* A world's game ends when everyone has left, when nobody still playing can win
+  (:meth:`Steward.settle`: each is told ``LOSE`` and why), or when the world fails
+  (:meth:`Steward.crash`). Then a fresh world with the same settings replaces it if
+  ``on_over()`` says so, or always after a failure (built at once when it builds
   quickly, else by the task, while commands wait: :meth:`WorldSlot.hold`);
   otherwise, or when no world opens, the game is closed and ``on_gone(why)`` told.
 * Every change of state goes through :data:`server.lifecycle.TRANSITIONS`.
@@ -24,8 +26,13 @@ from typing import Any, Protocol
 
 import trio
 
+from protocol.replies import Bye, GameOver, Lose, Win
+from worlds.api import PlayerId, World
+
+from .audience import Audience
 from .builds import Opened
 from .lifecycle import Event, Lifecycle, State
+from .outbox import Outbox
 from .pacing import Pacing
 from .restarts import WorldSlot
 
@@ -40,6 +47,14 @@ class Host(Protocol):
     """What a steward needs of its game."""
 
     name: str
+    world: World
+    round: int
+    players: dict[PlayerId, Outbox]
+    departing: dict[PlayerId, str]
+    crowd: Audience
+
+    @property
+    def world_name(self) -> str: ...
 
     @property
     def pacing(self) -> Pacing: ...
@@ -47,12 +62,6 @@ class Host(Protocol):
     def flush(self) -> None:
         """Write the replay's unwritten lines."""
         ...
-
-    def lagging(self) -> bool:
-        """Whether a spectator waits for the latest map (then :meth:`catch_up`)."""
-        ...
-
-    def catch_up(self) -> None: ...
 
     def guarded(self, step: Callable[[], None], during: str) -> None:
         """``step()``; a world that raises in it ends the game."""
@@ -63,7 +72,15 @@ class Host(Protocol):
         ...
 
     def closing(self, reason: str) -> None:
-        """The game is closed for ``reason``: its replay and record are closed."""
+        """The world's game ended for ``reason``: its replay and record are closed."""
+        ...
+
+    def finish(self, player: PlayerId, final: Win | Lose, outcome: str, **context: int) -> None:
+        """``player``'s game is over: told ``final``, then out of the game."""
+        ...
+
+    def evict(self, final: Bye) -> None:
+        """Everyone out at once, told ``final`` (the world failed)."""
         ...
 
 
@@ -109,7 +126,7 @@ class Steward:
                     await self._rebuild()
                     continue
                 deadline = min(host.pacing.deadline, self._unjoined_deadline)
-                soon = FLUSH_INTERVAL if not host.lagging() else BEHIND_TICK
+                soon = FLUSH_INTERVAL if not host.crowd.behind else BEHIND_TICK
                 with trio.move_on_at(min(deadline, trio.current_time() + soon)):
                     await self._wakeup.park()
                 if self.slot.building:
@@ -119,8 +136,8 @@ class Steward:
                 if now >= pacing.deadline:
                     host.guarded(partial(pacing.expire, now), pacing.expiry)
                 host.flush()
-                if host.lagging():
-                    host.catch_up()
+                if host.crowd.behind:
+                    host.crowd.catch_up()
                 if now >= self._unjoined_deadline and self.state is State.OPEN:
                     self._unjoined_deadline = math.inf
                     why = f"nobody joined within {self._unjoined_timeout:g} seconds"
@@ -152,7 +169,51 @@ class Steward:
 
     # -- the end of a world, and the next --------------------------------------------------
 
-    def ended(self, event: Event, reason: str, *, kept: bool | None = None) -> None:
+    def settle(self) -> None:
+        """End the world's game if it is over: everyone left, or nobody still here can
+        win (then each is told ``LOSE`` and why, in join order: the way out of the 2013
+        conundrum). Not while a player's action is still to be played."""
+        host = self._host
+        if self.state is not State.PLAYING or host.departing or host.pacing.busy():
+            return
+        players = host.players
+        if not players:
+            self._over(Event.ALL_LEFT, "all players left")
+            return
+        why = host.world.unwinnable()
+        if why is None:
+            return
+        self._log.info("game unwinnable", reason=why, players=len(players))
+        final = Lose(f"{why}; the game is over")
+        for player in sorted(players):
+            host.finish(player, final, "lost")
+        self._over(Event.NO_WIN_LEFT, "nobody could win any more")
+
+    def crash(self, during: str) -> None:
+        """The world raised something unexpected: log it, end the game for its players
+        (``BYE``), and restart it whatever ``on_over`` would say."""
+        self._log.exception("world failed", during=during)
+        if self.state not in (State.OPEN, State.PLAYING):
+            return  # over already: nothing is left to end
+        host = self._host
+        host.evict(
+            Bye(
+                f"the {host.world_name} game stopped because of an internal error; please reconnect"
+            )
+        )
+        self._over(Event.WORLD_FAILED, f"the world failed during {during}", kept=True)
+
+    def _over(self, event: Event, reason: str, *, kept: bool | None = None) -> None:
+        host = self._host
+        host.closing(reason)
+        if event is not Event.WORLD_FAILED:
+            self._log.info("game over", rounds=host.round)
+            notice = GameOver(f"{host.name} is over after {host.round} rounds")
+            for client in list(host.crowd.watchers):
+                client.push(notice)
+        self._ended(event, reason, kept=kept)
+
+    def _ended(self, event: Event, reason: str, *, kept: bool | None = None) -> None:
         """The world's game ended by ``event`` (its replay and record closed): renew the
         world if ``on_over()`` (or ``kept``, when given) says so, else close the game."""
         self.lifecycle.advance(event)

@@ -105,8 +105,12 @@ class Table(Protocol):
         """``player``'s game is over: told ``final``, then out of the game."""
         ...
 
-    def remove_missing(self, player: PlayerId, count: int) -> None:
-        """Remove ``player``, who missed ``count`` turns in a row."""
+    def leave(self, client: Outbox, why: str = "disconnected") -> None:
+        """Take ``client``'s player out of the game."""
+        ...
+
+    def remove(self, player: PlayerId, who: str, why: str) -> None:
+        """Take ``player`` (shown as ``who``), who has left the game, out of the world."""
         ...
 
     def rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
