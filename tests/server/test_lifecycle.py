@@ -1,0 +1,143 @@
+"""The game's state machine as a table (server/lifecycle.py), and games that follow it."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+import trio
+
+from protocol.commands import Command, parse_command
+from protocol.replies import Lose
+from server.builds import QUICK, WorldBuilder, open_world
+from server.game import Game
+from server.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
+from worlds.registry import load_plugin
+
+from .outboxes import MemoryOutbox
+from .test_game_unit import WINNING_MOVES, _SlowBrittleClassic
+
+S, E = State, Event
+
+EXPECTED = """
+open        JOINED        playing
+open        WORLD_FAILED  over
+open        UNJOINED      closed
+open        STOPPED       closed
+playing     JOINED        playing
+playing     ALL_LEFT      over
+playing     NO_WIN_LEFT   over
+playing     WORLD_FAILED  over
+playing     STOPPED       closed
+over        REBUILT       open
+over        REBUILDING    restarting
+over        NOT_KEPT      closed
+over        GAVE_UP       closed
+over        STOPPED       closed
+restarting  REBUILT       open
+restarting  GAVE_UP       closed
+restarting  STOPPED       closed
+closed      STOPPED       closed
+"""
+"""The table as docs/architecture.md draws it: state, event, next state."""
+
+
+def expected() -> dict[tuple[State, Event], State]:
+    rows = (line.split() for line in EXPECTED.strip().splitlines())
+    return {(State(state), Event[event]): State(after) for state, event, after in rows}
+
+
+def test_the_table_is_the_one_documented() -> None:
+    assert dict(TRANSITIONS) == expected()
+
+
+@pytest.mark.parametrize(("state", "event"), list(itertools.product(State, Event)))
+def test_every_pair_moves_as_the_table_says_or_is_refused(state: State, event: Event) -> None:
+    lifecycle = Lifecycle()
+    lifecycle.state = state
+    after = TRANSITIONS.get((state, event))
+    if after is None:
+        with pytest.raises(LifecycleError, match=f"{event.name} cannot happen to a game"):
+            lifecycle.advance(event)
+        assert lifecycle.state is state, "a refused event changes nothing"
+    else:
+        assert lifecycle.advance(event) is after
+        assert lifecycle.state is after
+
+
+def test_every_state_is_reached_from_open_and_closed_is_the_end() -> None:
+    reached, frontier = {S.OPEN}, [S.OPEN]
+    while frontier:
+        state = frontier.pop()
+        for (before, _), after in TRANSITIONS.items():
+            if before is state and after not in reached:
+                reached.add(after)
+                frontier.append(after)
+    assert reached == set(State)
+    assert {after for (before, _), after in TRANSITIONS.items() if before is S.CLOSED} == {S.CLOSED}
+    assert {event for _, event in TRANSITIONS} == set(Event), "no event is dead"
+
+
+def command(line: str) -> Command:
+    return parse_command(line)
+
+
+async def test_a_game_goes_open_playing_and_open_again_after_a_win() -> None:
+    game = Game("g", load_plugin("classic"), "tiny", 1)
+    assert game.steward.state is S.OPEN and not game.joined_any
+    ada = MemoryOutbox("Ada")
+    game.handle(ada, command("LOOK"))
+    assert game.steward.state is S.PLAYING and game.joined_any
+    for line in WINNING_MOVES:
+        game.handle(ada, command(line))
+    assert game.steward.state is S.OPEN, "over, then rebuilt at once (the tiny map is quick)"
+
+
+async def test_a_game_nobody_can_win_is_over_for_everyone() -> None:
+    game = Game("g", load_plugin("classic"), "tiny", 1, on_over=lambda game: False)
+    ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob")
+    game.handle(ada, command("LOOK"))
+    game.handle(bob, command("LOOK"))
+    game.handle(ada, command("PICKUP"))
+    game.leave(ada, "quit")
+    assert isinstance(bob.final, Lose)
+    assert game.steward.state is S.CLOSED and game.closed, "not kept: closed"
+
+
+async def test_a_game_nobody_joins_is_closed_when_its_time_runs_out() -> None:
+    gone: list[str] = []
+    told = trio.Event()
+
+    def on_gone(game: Game, why: str) -> None:
+        gone.append(why)
+        told.set()
+
+    game = Game("g", load_plugin("classic"), "tiny", 1, unjoined_timeout=0.01, on_gone=on_gone)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(game.run)
+        with trio.fail_after(10):
+            await told.wait()
+    assert gone == ["nobody joined within 0.01 seconds"]
+    assert game.steward.state is S.CLOSED
+
+
+async def test_a_slow_world_restarts_through_restarting() -> None:
+    plugin = _SlowBrittleClassic()
+    opened = open_world(plugin, "tiny", 1, 1 << 20)
+    assert opened.seconds >= QUICK
+    game = Game("g", plugin, "tiny", 1, builder=WorldBuilder(2, 30.0, 1 << 20), opened=opened)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(game.run)
+        ada = MemoryOutbox()
+        game.handle(ada, command("LOOK"))
+        game.leave(ada, "quit")
+        assert game.steward.state is S.RESTARTING and game.restarting
+        bob = MemoryOutbox()
+        game.handle(bob, command("LOOK"))  # waits for the fresh world
+        assert bob.waiting is not None
+        with trio.fail_after(10):
+            await bob.waiting.wait()
+        assert game.steward.state is S.PLAYING and game.player_of(bob) is not None
+        game.close("the test is over")
+        assert game.steward.state is S.CLOSED
+        nursery.cancel_scope.cancel()
