@@ -133,11 +133,12 @@ class Pacing:
         table = self.table
         table.tally.acted(player)
         table.round += 1
-        replay = table.replay
+        replay = table.chronicle.replay
         if replay is not None:
             replay.action(table.round, player, action)
         table.play(((player, action),))
-        table.show()
+        if table.crowd.watchers:
+            table.show()
         table.settle()
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:

@@ -43,6 +43,9 @@ BEHIND_TICK = 0.05
 """Seconds between looks at spectators too far behind to be sent the latest map."""
 
 
+_PLAYING = State.PLAYING  # an enum member read through its class is a descriptor call
+
+
 class Host(Protocol):
     """What a steward needs of its game."""
 
@@ -174,14 +177,15 @@ class Steward:
         win (then each is told ``LOSE`` and why, in join order: the way out of the 2013
         conundrum). Not while a player's action is still to be played."""
         host = self._host
-        if self.state is not State.PLAYING or host.departing or host.pacing.busy():
-            return
         players = host.players
-        if not players:
-            self._over(Event.ALL_LEFT, "all players left")
+        # After every action: the common case (players who can still win) first, cheaply.
+        why = host.world.unwinnable() if players else None
+        if players and why is None:
             return
-        why = host.world.unwinnable()
+        if self.lifecycle.state is not _PLAYING or host.departing or host.pacing.busy():
+            return
         if why is None:
+            self._over(Event.ALL_LEFT, "all players left")
             return
         self._log.info("game unwinnable", reason=why, players=len(players))
         final = Lose(f"{why}; the game is over")

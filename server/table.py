@@ -17,6 +17,7 @@ from records.model import Tally
 from worlds.api import Action, Event, PlayerId, PlayerKind, World
 
 from .audience import Audience
+from .chronicle import Chronicle
 from .outbox import Outbox
 from .replay import ReplayWriter
 
@@ -37,6 +38,7 @@ class Table(Protocol):
     max_missed_turns: int
     tally: Tally
     crowd: Audience
+    chronicle: Chronicle
     may_chat: Callable[[Outbox], bool]
 
     @property
