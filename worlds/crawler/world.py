@@ -61,10 +61,11 @@ from ..view import ByteRows, look_window
 from . import text
 from .dungeon import Dungeon
 from .grid import Grid, Status
-from .levelfile import DOOR, EXIT, MONSTER, OPEN, PILLAR, PLAYER
+from .levelfile import DOOR, EXIT, MONSTER, OPEN, PILLAR, PLAYER, TREASURE
 
 GOAL = 1
 """One treasure opens the exit."""
+_TREASURE_BYTE = TREASURE.encode("ascii")
 
 
 class _Adventurer:
@@ -114,6 +115,27 @@ class CrawlerWorld(World):
             grid = self._grids[level] = Grid.from_level(self.dungeon.levels[level])
             self._squares[level] = {}
         return grid
+
+    def unwinnable(self) -> str | None:
+        """A treasure opens the exit, and doors lead only down: a player holding none
+        can still win while a treasure lies on its level or a deeper one (an amulet's
+        copies of a level copy only what the level holds)."""
+        players = self._players.values()
+        if not players or any(me.treasure or self._treasure_from(me.level) for me in players):
+            return None
+        return (
+            "nobody can win any more: no treasure is left where anyone still here can "
+            "reach it, and one is needed to open the exit"
+        )
+
+    def _treasure_from(self, level: int) -> bool:
+        """Whether a treasure lies on ``level`` or below (levels not loaded: in their file)."""
+        levels = self.dungeon.levels
+        for number in range(level, len(levels)):
+            grid = self._grids.get(number)
+            if _TREASURE_BYTE in (grid.cells if grid is not None else levels[number].tiles):
+                return True
+        return False
 
     def level_of(self, player: PlayerId) -> int | None:
         """The level (from 1) the player is on, or ``None`` if they are not in the world."""

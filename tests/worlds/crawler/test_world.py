@@ -208,3 +208,25 @@ def test_a_player_sees_only_actions_on_their_own_level() -> None:
     assert game.witnesses(3, moved)
     (stayed,) = game.resolve([(1, Stay()), (2, Stay()), (3, Stay())])[:1]
     assert not game.witnesses(2, stayed) and not game.witnesses(3, stayed), "player 1 is on level 2"
+
+
+def test_no_win_is_possible_once_no_treasure_is_left_for_anyone_without_one() -> None:
+    game = world("1 4\n0 0\n- $ - !")
+    game.join(1)
+    game.join(2)
+    assert game.status(2).position == (0, 2)  # type: ignore[union-attr]
+    assert game.unwinnable() is None
+    game.resolve([(2, W)])  # takes the only treasure
+    assert game.unwinnable() is None, "player 2 holds a treasure: a win is possible"
+    game.resolve([(2, E)])
+    assert kinds(game.resolve([(2, E)]))[-1] == "Escaped"
+    assert game.unwinnable() == (
+        "nobody can win any more: no treasure is left where anyone still here can "
+        "reach it, and one is needed to open the exit"
+    )
+
+
+def test_a_treasure_on_a_deeper_level_keeps_a_win_possible() -> None:
+    game = world("1 3\n0 0\n- - ?", "1 3\n0 0\n- $ !")
+    game.join(1)
+    assert game.unwinnable() is None, "the second level, not loaded yet, holds one"
