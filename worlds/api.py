@@ -300,7 +300,9 @@ class World(abc.ABC):
     def unwinnable(self) -> str | None:
         """Why no player still in the world can win any more, as a sentence for them;
         ``None`` while a win is possible (the default: a world where each player can
-        always still win on their own, or with nobody in it).
+        always still win on their own, or with nobody in it). A world that could not
+        be won from the start (a dungeon made without treasure) answers ``None`` too:
+        that is its author's choice, and nothing anyone did made it so.
 
         The server asks after every change it makes (actions, joins, leaves), so it
         must be cheap when a win is plainly still possible. A world answering a

@@ -103,6 +103,7 @@ class CrawlerWorld(World):
         self._players: dict[PlayerId, _Adventurer] = {}  # in join order
         self._squares: dict[int, dict[Position, PlayerId]] = {}  # level -> who stands where
         self._acted_on: dict[PlayerId, int] = {}  # the level of each action of the last round
+        self._winnable = self._treasure_from(0)  # a dungeon may be made without treasure
 
     @property
     def goal(self) -> int:
@@ -121,7 +122,11 @@ class CrawlerWorld(World):
         can still win while a treasure lies on its level or a deeper one (an amulet's
         copies of a level copy only what the level holds)."""
         players = self._players.values()
-        if not players or any(me.treasure or self._treasure_from(me.level) for me in players):
+        if (
+            not players
+            or not self._winnable
+            or any(me.treasure or self._treasure_from(me.level) for me in players)
+        ):
             return None
         return (
             "nobody can win any more: no treasure is left where anyone still here can "

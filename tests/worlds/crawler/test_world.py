@@ -230,3 +230,9 @@ def test_a_treasure_on_a_deeper_level_keeps_a_win_possible() -> None:
     game = world("1 3\n0 0\n- - ?", "1 3\n0 0\n- $ !")
     game.join(1)
     assert game.unwinnable() is None, "the second level, not loaded yet, holds one"
+
+
+def test_a_dungeon_made_without_treasure_is_left_to_be_played() -> None:
+    game = world("1 3\n0 0\n- - ?")
+    game.join(1)
+    assert game.unwinnable() is None
