@@ -47,7 +47,9 @@ async def test_a_finished_game_is_recorded_with_its_players(
     ada = await named(server.port, "Ada")
     bob = await named(server.port, "Bob", "EXTEND bot")
     await ada.ask("LOOK")
-    await ada.ask("PICKUP")  # an action: the game's replay file is made
+    # An action: the game's replay file is made. Not PICKUP: Ada quitting with the only
+    # coin would leave Bob a game nobody can win, ended at once (issue 29).
+    await ada.ask("MOVE N")
     assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
     await bob.aclose()  # a lost connection
     store = await played(server, 1)
@@ -60,15 +62,16 @@ async def test_a_finished_game_is_recorded_with_its_players(
         4,
     )
     assert game["dialect"] == "2013" and game["end_reason"] == "all players left"
-    assert game["rounds"] == 1  # classic: each action is its own round (one PICKUP)
+    assert game["rounds"] == 1  # classic: each action is its own round (one MOVE)
     assert game["rated"] and Path(game["replay"]).parent == tmp_path
     assert game["ended_at"] >= game["started_at"]
     assert game["server"] == f"127.0.0.1:{server.port}"  # the bound port, not 0
     players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
     assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
     ada_row, bob_row = row.players
-    # Neither won: the gold held decides the places (the PICKUP may have found the gold).
-    assert (ada_row["place"], bob_row["place"]) == ((1, 2) if ada_row["gold"] else (1, 1))
+    # Neither won, neither holds gold: they share the place.
+    assert (ada_row["gold"], bob_row["gold"]) == (0, 0)
+    assert (ada_row["place"], bob_row["place"]) == (1, 1)
 
 
 async def test_leaderboard_answers_over_the_protocol_in_order(

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
+
+from server.replay import read_replay
 
 from ..helpers import Peer
 from .conftest import StartGameServer
@@ -19,7 +22,9 @@ async def position(peer: Peer) -> tuple[int, int]:
     return row, rows[row].index("@")
 
 
-def route(rows: list[str], start: tuple[int, int], goal: tuple[int, int], busy: set) -> list[str]:
+def route(
+    rows: list[str], start: tuple[int, int], goal: tuple[int, int], busy: set[tuple[int, int]]
+) -> list[str]:
     """The moves of a shortest way from ``start`` to ``goal`` around walls and ``busy``."""
     came: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {start: None}
     queue = deque([start])
@@ -41,7 +46,7 @@ def route(rows: list[str], start: tuple[int, int], goal: tuple[int, int], busy: 
 
 
 async def test_a_game_nobody_can_win_ends_for_every_player_with_lose(
-    start_game_server: StartGameServer, write_map: Callable[[str], str]
+    start_game_server: StartGameServer, write_map: Callable[[str], str], replay_dir: Path
 ) -> None:
     server = await start_game_server(map=write_map(FOUR), seed=11)
     peers = [await Peer.connect(server.port) for _ in range(4)]
@@ -64,3 +69,6 @@ async def test_a_game_nobody_can_win_ends_for_every_player_with_lose(
             "LOSE nobody can win any more: 0 gold is left in the dungeon, no player still "
             "here holds more than 0, and 2 is needed to escape; the game is over\n"
         )
+    # The replay says how the game ended; the next game is a fresh one.
+    (path,) = replay_dir.iterdir()
+    assert read_replay(path).records[-1]["end"] == "nobody could win any more"
