@@ -32,9 +32,10 @@ What a caller may rely on:
   ``LOOK`` waits for its turn too, so that it decides from the board as its turn
   begins (the same game plays the same way however fast the clients are). While two or more
   players are in the game, a turn not finished within ``turn_timeout`` seconds is
-  ended by the world's ``time_out`` and counts as a missed turn (``max_missed_turns``
-  in a row remove the player). ``STARTTURN``, ``ENDTURN``, ``TURN`` and ``HITMOD``
-  are pushed to clients that asked for events.
+  ended by the world's ``time_out`` and counts as a missed turn whatever the player
+  did in it; only a turn that ends in time (``ENDTURN``, points spent) clears the count
+  (``max_missed_turns`` in a row remove the player). ``STARTTURN``, ``ENDTURN``,
+  ``TURN`` and ``HITMOD`` are pushed to clients that asked for events.
 * **The end.** When the last player of a game has left, the game is over: its
   replay is closed, spectators get ``GAMEOVER``, and (if the owner wants it)
   a fresh world with the same settings takes its place. A world that raises is
@@ -807,7 +808,6 @@ class Game:
         # the game ends was never made (records: the same game, the same moves).
         self.tally.acted(player)
         self.round += 1
-        self._missed.pop(player, None)
         if self._replay is not None:
             self._replay.action(self.round, player, action)
         actions = ((player, action),)
@@ -865,6 +865,11 @@ class Game:
             if self.audience:
                 self._push(TurnOf(self._label(player)), but=client)
         elif isinstance(event, TurnEnded):
+            if not event.missed:
+                # Only a turn that ends before its time counts as played: an action that
+                # leaves the turn open (a PICKUP of nothing) must not reset the count, or
+                # a player could hold every turn to its limit for ever (issue 28).
+                self._missed.pop(player, None)
             if listener is not None:
                 listener.push(TurnOver(timed_out=event.missed))
         elif isinstance(event, HitPointsChanged):
