@@ -317,6 +317,13 @@ class ServerConfig:
     max_games_per_client: int = setting(
         4, "games one connection may have created and not yet ended", ge=1, le=100_000
     )
+    max_games_per_address: int = setting(
+        16,
+        "games one IP address may hold at once: created by its connections and not yet "
+        "ended, or played in or watched by them",
+        ge=1,
+        le=100_000,
+    )
     unjoined_game_timeout: float | None = setting(
         300.0,
         "seconds a created game may wait for its first player before it is removed; 0: never",

@@ -144,6 +144,11 @@ class Connection:
     # -- the outbox: all a game knows of the client ---------------------------------
 
     @property
+    def address(self) -> str:
+        """The client's IP address: ``peer`` without its port."""
+        return self.peer.rpartition(":")[0] or self.peer
+
+    @property
     def closed(self) -> bool:
         return self.transport.reason is not None
 

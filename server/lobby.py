@@ -14,8 +14,11 @@ What a caller may rely on:
   otherwise it is removed.
 * **Limits**, each refused with an ``ERROR`` that names the setting:
   ``max_games`` games at once; ``max_games_per_client`` games a client has
-  created that still exist; ``max_world_builds`` worlds being built at once
-  (``CREATE`` is refused, not queued); ``world_build_timeout`` seconds to build one;
+  created that still exist; ``max_games_per_address`` games the clients of one
+  address hold (created and not ended, played in or watched; checked on ``CREATE``,
+  ``JOIN`` and ``WATCH``), so one address cannot take every game;
+  ``max_world_builds`` worlds being built at once (``CREATE`` is refused, not
+  queued); ``world_build_timeout`` seconds to build one;
   ``max_players_per_game`` players (``players=``, also the limit when none is
   asked for); rounds from ``min_turn_timeout`` to ``max_turn_timeout`` seconds
   (``turn=``).
@@ -101,6 +104,7 @@ class Lobby:
         self._watching: dict[Outbox, Game] = {}
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
+        self._creators: dict[str, str] = {}  # created game (or one being built) -> address
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -181,6 +185,7 @@ class Lobby:
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
             del self.games[game.name]
+            self._creators.pop(game.name, None)
         for client in [client for client, place in self._playing.items() if place is game]:
             del self._playing[client]  # its players go back to the default game
         if game.owner is not None:
@@ -307,6 +312,30 @@ class Lobby:
             client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
+    def _held(self, address: str, *, but: Outbox | None = None) -> set[str]:
+        """The created games the clients of ``address`` hold (see the module docstring),
+        ``but``'s seat aside (a client that joins another game gives up its own)."""
+        held = {name for name, creator in self._creators.items() if creator == address}
+        for where in (self._playing, self._watching):
+            held.update(
+                game.name
+                for client, game in where.items()
+                if client.address == address and client is not but
+            )
+        return held
+
+    def _share_refusal(self, client: Outbox, game: str | None = None) -> str | None:
+        """Why ``client`` may not hold one game more (``game``, or a new one)."""
+        if game == DEFAULT_GAME:
+            return None
+        share = self.config.max_games_per_address
+        held = self._held(client.address, but=None if game is None else client)
+        if game in held or len(held) < share:
+            return None
+        return (
+            f"your address holds {len(held)} games already (max_games_per_address); leave one first"
+        )
+
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
@@ -314,6 +343,9 @@ class Lobby:
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
+        share = self._share_refusal(client)
+        if share is not None:
+            return share
         owned = len(self._owned.get(client.id, ()))
         if owned >= config.max_games_per_client:
             return (
@@ -358,6 +390,7 @@ class Lobby:
         done = trio.Event()
         self._building.add(command.game)
         self._owned.setdefault(client.id, set()).add(command.game)
+        self._creators[command.game] = client.address
         client.wait_for(done)
         assert self._nursery is not None
         self._nursery.start_soon(self._build_created, client, command, plugin, done)
@@ -390,9 +423,11 @@ class Lobby:
                 owned.discard(name)
             done.set()
         if reply is not None:
+            self._creators.pop(name, None)
             client.send(reply)
             return
         if client.closed:
+            self._creators.pop(name, None)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -421,6 +456,10 @@ class Lobby:
         if game.full():
             client.send(Error(f"the game {name} is full ({game.limit} players)"))
             return
+        share = self._share_refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
+            return
         if client.name is not None and client.name in game.names:
             client.send(Error(f"the name {client.name!r} is taken in {name}; choose another first"))
             return
@@ -445,6 +484,10 @@ class Lobby:
         refusal = game.too_big()
         if refusal is not None:
             client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
+            return
+        share = self._share_refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
             return
         self.leave(client, "moved")
         self._watching[client] = game

@@ -35,6 +35,11 @@ class Outbox(Protocol):
         ...
 
     @property
+    def address(self) -> str:
+        """The client's IP address (the per-address limits count by it)."""
+        ...
+
+    @property
     def name(self) -> str | None:
         """The name the client asked to go by (``HELLO <name>``), if any."""
         ...

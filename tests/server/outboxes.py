@@ -30,8 +30,10 @@ class MemoryOutbox:
         bot: bool = False,
         login: str | None = None,
         dialect: str = "2013",
+        address: str = "192.0.2.1",
     ) -> None:
         self._id = next(_ids)
+        self._address = address
         self._name = name
         self._events = events
         self._chat = chat
@@ -52,6 +54,7 @@ class MemoryOutbox:
 
     id = property(lambda self: self._id)
     name = property(lambda self: self._name)
+    address = property(lambda self: self._address)
     events = property(lambda self: self._events)
     chat = property(lambda self: self._chat)
     bot = property(lambda self: self._bot)
