@@ -416,6 +416,29 @@ class ServerConfig:
     )
     """How long a claimed, logged-in player is kept in its game after losing its
     connection (:mod:`server.ladder`); ``None``: not at all."""
+    hash_threads: int = setting(
+        1,
+        "argon2 hashes (REGISTER, LOGIN) computed at once, each in a worker thread "
+        "with 64 MiB of memory",
+        ge=1,
+        le=64,
+    )
+    max_hash_queue: int = setting(
+        8,
+        "REGISTERs and LOGINs that may wait for a hashing thread; more are refused",
+        ge=0,
+        le=10_000,
+    )
+    login_rate: float = setting(
+        1.0, "REGISTERs and LOGINs a second from one IP address, on average", gt=0, le=1e6
+    )
+    login_burst: int = setting(
+        10, "REGISTERs and LOGINs from one IP address at once", ge=1, le=1_000_000
+    )
+    register_per_hour: float = setting(
+        20.0, "names one IP address may claim an hour, on average", gt=0, le=1e9
+    )
+    register_burst: int = setting(5, "names one IP address may claim at once", ge=1, le=1_000_000)
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

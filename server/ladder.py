@@ -11,6 +11,14 @@ ladder's commands with an error; otherwise:
 * ``REGISTER <name>`` claims a name: the answer ``REGISTERED <name> <token>`` shows the
   token once, the store keeps its argon2 hash; the connection is then logged in.
   ``LOGIN <name> <token>`` logs in. Hashing and checking run in worker threads.
+* **Limits.** Each argon2 hash takes 64 MiB and a core for tens of milliseconds, so
+  hashes have threads of their own: at most ``hash_threads`` at once (the memory
+  hashing may take is ``hash_threads`` × 64 MiB), and at most ``max_hash_queue``
+  commands waiting for one; past that a ``REGISTER`` or ``LOGIN`` is refused at once
+  with an ``ERROR`` that says to retry. One address may send ``login_burst``
+  ``REGISTER``/``LOGIN`` at once and ``login_rate`` a second, and claim
+  ``register_burst`` names at once and ``register_per_hour`` an hour; each refusal is
+  an ``ERROR`` naming the setting. Nothing is hashed for a refused command.
 * ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it.
   Claimed names are known from a copy refreshed every :data:`CLAIMS_REFRESH` seconds
   (and at once on this server's own ``REGISTER``), so a name claimed on another
@@ -40,6 +48,7 @@ from records.writer import RecordWriter, StoreUnavailable
 from .config import ServerConfig
 from .lobby import Lobby
 from .outbox import Outbox
+from .ratelimit import TokenBucket
 
 __all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
 
@@ -53,6 +62,8 @@ AUTO: Final = "auto"
 records when there are no replays)."""
 FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
+FORGET_ADDRESSES_PAST: Final = 1024
+"""Addresses whose allowances are kept before those that refilled are forgotten."""
 
 log = structlog.get_logger("server.ladder")
 
@@ -66,6 +77,57 @@ class Claimant(Outbox, Protocol):
     def took_over(self, old: Claimant) -> None:
         """This client now plays ``old``'s player (it logged in as its name)."""
         ...
+
+
+class HashBusy(Exception):
+    """Every hashing thread is busy and ``max_hash_queue`` commands wait already."""
+
+
+class HashGate:
+    """The threads argon2 runs in: ``threads`` at once, ``queue`` more waiting, the rest
+    refused with :class:`HashBusy` (before anything is hashed)."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self.limiter = trio.CapacityLimiter(threads)
+        self.most = threads + queue
+        self.pending = 0
+        """Hashes running or waiting for a thread."""
+
+    def check(self) -> None:
+        """Raise :class:`HashBusy` if a hash asked for now would be refused."""
+        if self.pending >= self.most:
+            raise HashBusy
+
+    async def run(self, work: Callable[..., Any], *args: Any) -> Any:
+        """``work(*args)`` in a hashing thread, once one is free; raises :class:`HashBusy`
+        at once if ``queue`` calls wait already."""
+        self.check()
+        self.pending += 1
+        try:
+            return await trio.to_thread.run_sync(work, *args, limiter=self.limiter)
+        finally:
+            self.pending -= 1
+
+
+class Allowances:
+    """A token bucket per client address, forgotten once it has refilled."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def take(self, address: str) -> bool:
+        """Spend one of ``address``'s tokens if it has one."""
+        buckets = self._buckets
+        bucket = buckets.get(address)
+        if bucket is None:
+            if len(buckets) >= FORGET_ADDRESSES_PAST:
+                # Bounded by the addresses active lately, not by every address ever seen.
+                for known in [a for a, b in buckets.items() if b.full()]:
+                    del buckets[known]
+            bucket = buckets[address] = TokenBucket(self.rate, self.burst)
+        return bucket.take()
 
 
 def records_url(config: ServerConfig) -> str | None:
@@ -93,6 +155,10 @@ class Ladder:
             None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
         )
         self.claimed: set[str] = set()
+        self.hashes = HashGate(config.hash_threads, config.max_hash_queue)
+        self._attempts = Allowances(config.login_rate, config.login_burst)
+        self._claims = Allowances(config.register_per_hour / 3600, config.register_burst)
+        self.config = config
         self._nursery: trio.Nursery | None = None
         self._refresher = trio.CancelScope()
         self._timers: set[trio.CancelScope] = set()
@@ -204,10 +270,25 @@ class Ladder:
         if self.writer is None or self._nursery is None:
             connection.send(Error(f"{command.verb} needs a server that keeps records (--db)"))
             return
+        refusal = self._attempt_refusal(connection, command)
+        if refusal is not None:
+            connection.send(refusal)
+            return
         job = self._COMMANDS[type(command)](self, connection, command)
         done = trio.Event()
         connection.wait_for(done)
         self._nursery.start_soon(_answer, connection, job, done)
+
+    def _attempt_refusal(self, connection: Claimant, command: Command) -> Error | None:
+        """The error for a ``REGISTER`` or ``LOGIN`` past its address's rate."""
+        if isinstance(command, Leaderboard) or self._attempts.take(connection.address):
+            return None
+        config = self.config
+        return Error(
+            f"too many REGISTER and LOGIN commands from your address: at most "
+            f"{config.login_burst} at once and {config.login_rate:g} a second (login_rate); "
+            "retry in a moment"
+        )
 
     async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
@@ -237,8 +318,19 @@ class Ladder:
         if name in self.claimed:
             connection.send(Error(f"the name {name!r} is claimed already"))
             return
+        self.hashes.check()  # a refusal spends none of the address's names
+        if not self._claims.take(connection.address):
+            config = self.config
+            connection.send(
+                Error(
+                    f"your address has claimed names too fast: at most {config.register_burst} "
+                    f"at once and {config.register_per_hour:g} an hour (register_per_hour); "
+                    "retry later"
+                )
+            )
+            return
         token = tokens.new_token()
-        token_hash = await trio.to_thread.run_sync(tokens.hash_token, token)
+        token_hash = await self.hashes.run(tokens.hash_token, token)
         if not await self.writer.call(Store.claim, name, token_hash):
             self.claimed.add(name)
             connection.send(Error(f"the name {name!r} is claimed already"))
@@ -256,14 +348,15 @@ class Ladder:
         if token_hash is None:
             connection.send(Error(f"the name {name!r} is not claimed; REGISTER {name} claims it"))
             return
-        if not await trio.to_thread.run_sync(tokens.verify, token_hash, command.token):
+        if not await self.hashes.run(tokens.verify, token_hash, command.token):
             connection.log.info("login refused", name=name)
             await trio.sleep(FAILED_LOGIN_DELAY)
             connection.send(Error(f"wrong token for {name!r}"))
             return
         renewed = None
         if tokens.needs_rehash(token_hash):
-            renewed = await trio.to_thread.run_sync(tokens.hash_token, command.token)
+            with contextlib.suppress(HashBusy):  # renewed at a later login instead
+                renewed = await self.hashes.run(tokens.hash_token, command.token)
         await self.writer.call(Store.logged_in, name, renewed)
         self.claimed.add(name)
         connection.login = name
@@ -292,6 +385,13 @@ async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) 
         await job
     except StoreUnavailable as error:
         connection.send(Error(str(error)))
+    except HashBusy:
+        connection.send(
+            Error(
+                "the server is busy checking other logins (hash_threads, max_hash_queue); "
+                "retry in a moment"
+            )
+        )
     except Exception:
         log.exception("ladder command failed", conn=connection.id)
         connection.send(Error("the records could not be read; try again later"))
