@@ -33,6 +33,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from .model import GameRecord, now
+from .names import lookalike_keys
 from .ranking import Rating, rate_game
 from .schema import games, names, players, ratings
 
@@ -344,15 +345,40 @@ class Store:
     # -- claimed names ---------------------------------------------------------------
 
     def claim(self, name: str, token_hash: str) -> bool:
-        """Claim ``name`` with the hash of its token; False if it is claimed already."""
+        """Claim ``name`` with the hash of its token; False if it, or a name that looks
+        like it (:func:`records.names.lookalike_keys`), is claimed already."""
+        keys = lookalike_keys(name)
         with self.engine.begin() as connection:
+            if self._lookalike(connection, keys) is not None:
+                return False
             result = connection.execute(
                 self._insert(names)
-                .values(name=name, token_hash=token_hash, created_at=now())
-                .on_conflict_do_nothing(index_elements=["name"])
+                .values(
+                    name=name,
+                    token_hash=token_hash,
+                    created_at=now(),
+                    skeleton=keys[0],
+                    cased_skeleton=keys[1],
+                )
+                .on_conflict_do_nothing()  # the name, or its skeleton (a race with a lookalike)
                 .returning(names.c.name)
             ).first()
             return result is not None
+
+    def lookalike(self, name: str) -> str | None:
+        """The claimed name ``name`` is, or looks like; ``None`` if there is none."""
+        with self.engine.connect() as connection:
+            if connection.execute(sa.select(names.c.name).where(names.c.name == name)).first():
+                return name
+            return self._lookalike(connection, lookalike_keys(name))
+
+    def _lookalike(self, connection: Connection, keys: Sequence[str]) -> str | None:
+        return connection.execute(
+            sa.select(names.c.name)
+            .where(sa.or_(names.c.skeleton.in_(keys), names.c.cased_skeleton.in_(keys)))
+            .order_by(names.c.created_at)
+            .limit(1)
+        ).scalar()
 
     def token_hash(self, name: str) -> str | None:
         with self.engine.connect() as connection:

@@ -106,6 +106,7 @@ from protocol.replies import (
     Win,
 )
 from records.model import GameRecord, Tally
+from records.names import LookalikeNames, name_taken
 from worlds.api import (
     Action,
     Died,
@@ -222,7 +223,7 @@ class Game:
         """What the game's record will say (``on_finished`` gets it when the game ends)."""
         self.players: dict[PlayerId, Outbox] = {}
         self._seats: dict[Outbox, PlayerId] = {}  # the inverse of players
-        self.names: dict[str, PlayerId] = {}
+        self.names: LookalikeNames[PlayerId] = LookalikeNames()  # lookalikes are one name
         self._names_of: dict[PlayerId, str] = {}  # the inverse of names
         self.watchers: set[Outbox] = set()
         self.audience: set[Outbox] = set()
@@ -580,7 +581,7 @@ class Game:
         """Join ``client``, which sent ``command`` before it played here."""
         if isinstance(command, Hello) and command.name is not None and command.name in self.names:
             # Named before joining, so that others see the name from the start.
-            client.send(Error(f"the name {command.name!r} is taken in this game; choose another"))
+            client.send(Error(name_taken(command.name, self.names, "this game")))
             return None
         return self.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
@@ -687,7 +688,7 @@ class Game:
     def _rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
         holder = self.names.get(name)
         if holder is not None and holder != player:
-            client.send(Error(f"the name {name!r} is taken in this game; choose another"))
+            client.send(Error(name_taken(name, self.names, "this game")))
             return False
         old = self._names_of.get(player)
         if old is not None:

@@ -19,7 +19,10 @@ ladder's commands with an error; otherwise:
   ``REGISTER``/``LOGIN`` at once and ``login_rate`` a second, and claim
   ``register_burst`` names at once and ``register_per_hour`` an hour; each refusal is
   an ``ERROR`` naming the setting. Nothing is hashed for a refused command.
-* ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it.
+* ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it,
+  and so are ``HELLO`` and ``REGISTER`` of a name that only looks like a claimed one
+  (:func:`records.names.lookalike_keys`: case, confusable letters, compatibility
+  forms), whoever sends it; the error names the claimed name it looks like.
   Claimed names are known from a copy refreshed every :data:`CLAIMS_REFRESH` seconds
   (and at once on this server's own ``REGISTER``), so a name claimed on another
   server of a shared ladder is protected here within that time.
@@ -154,7 +157,9 @@ class Ladder:
         self.writer = (
             None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
         )
-        self.claimed: set[str] = set()
+        self.claimed: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
+        """Every claimed name, as the store had them at the last reading (a value of
+        ``True`` each); a lookup finds a name that only looks like one."""
         self.hashes = HashGate(config.hash_threads, config.max_hash_queue)
         self._attempts = Allowances(config.login_rate, config.login_burst)
         self._claims = Allowances(config.register_per_hour / 3600, config.register_burst)
@@ -204,7 +209,9 @@ class Ladder:
         with self._refresher:
             while True:
                 with contextlib.suppress(StoreUnavailable):
-                    self.claimed = await writer.call(Store.claimed_names)
+                    claimed = await writer.call(Store.claimed_names)
+                    # Keys for thousands of names: worth a thread, not the loop's time.
+                    self.claimed = await trio.to_thread.run_sync(_index, claimed)
                 await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
 
     # -- names -----------------------------------------------------------------------
@@ -212,9 +219,16 @@ class Ladder:
     def refusal(self, connection: Claimant, command: Hello) -> Error | None:
         """The error for a ``HELLO`` that would take a name claimed by someone else."""
         name = command.name
-        if name is None or name not in self.claimed or connection.login == name:
+        if name is None or connection.login == name:
             return None
-        return Error(f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another")
+        holder = self.claimed.holder(name)
+        if holder is None:
+            return None
+        if holder == name:
+            return Error(
+                f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another"
+            )
+        return Error(_looks_like(name, holder, "choose another"))
 
     # -- reconnecting ------------------------------------------------------------------
 
@@ -315,8 +329,9 @@ class Ladder:
     async def _register(self, connection: Claimant, command: Register) -> None:
         assert self.writer is not None
         name = command.name
-        if name in self.claimed:
-            connection.send(Error(f"the name {name!r} is claimed already"))
+        holder = self.claimed.holder(name)
+        if holder is not None:
+            connection.send(Error(_claimed_already(name, holder)))
             return
         self.hashes.check()  # a refusal spends none of the address's names
         if not self._claims.take(connection.address):
@@ -332,10 +347,12 @@ class Ladder:
         token = tokens.new_token()
         token_hash = await self.hashes.run(tokens.hash_token, token)
         if not await self.writer.call(Store.claim, name, token_hash):
-            self.claimed.add(name)
-            connection.send(Error(f"the name {name!r} is claimed already"))
+            # Claimed meanwhile, here or on another server of the ladder.
+            holder = await self.writer.call(Store.lookalike, name) or name
+            self.claimed[holder] = True
+            connection.send(Error(_claimed_already(name, holder)))
             return
-        self.claimed.add(name)
+        self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
@@ -346,7 +363,13 @@ class Ladder:
         name = command.name
         token_hash = await self.writer.call(Store.token_hash, name)
         if token_hash is None:
-            connection.send(Error(f"the name {name!r} is not claimed; REGISTER {name} claims it"))
+            holder = self.claimed.holder(name)
+            if holder is not None and holder != name:
+                connection.send(Error(_looks_like(name, holder, f"LOGIN {holder} <token>")))
+            else:
+                connection.send(
+                    Error(f"the name {name!r} is not claimed; REGISTER {name} claims it")
+                )
             return
         if not await self.hashes.run(tokens.verify, token_hash, command.token):
             connection.log.info("login refused", name=name)
@@ -358,7 +381,7 @@ class Ladder:
             with contextlib.suppress(HashBusy):  # renewed at a later login instead
                 renewed = await self.hashes.run(tokens.hash_token, command.token)
         await self.writer.call(Store.logged_in, name, renewed)
-        self.claimed.add(name)
+        self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
         connection.log.info("logged in", name=name)
@@ -378,6 +401,23 @@ class Ladder:
         Login: _login,
     }
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
+
+
+def _index(names: set[str]) -> tokens.LookalikeNames[bool]:
+    index: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
+    for name in names:
+        index[name] = True
+    return index
+
+
+def _looks_like(name: str, holder: str, then: str) -> str:
+    return f"the name {name!r} looks too much like {holder!r}, which is claimed; {then}"
+
+
+def _claimed_already(name: str, holder: str) -> str:
+    if holder == name:
+        return f"the name {name!r} is claimed already"
+    return _looks_like(name, holder, "choose another")
 
 
 async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) -> None:

@@ -48,6 +48,7 @@ import trio
 from protocol.commands import Command, Create, Games, Join, Watch
 from protocol.replies import Error, GameOver, GamesReply
 from records.model import GameRecord
+from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
@@ -461,7 +462,7 @@ class Lobby:
             client.send(Error(share))
             return
         if client.name is not None and client.name in game.names:
-            client.send(Error(f"the name {client.name!r} is taken in {name}; choose another first"))
+            client.send(Error(name_taken(client.name, game.names, name, "choose another first")))
             return
         self.leave(client, "moved")
         try:
