@@ -10,12 +10,15 @@ after; its CPU seconds; the other client's ``LOOK`` latency (median, p99, max) w
 quiet and under the flood; and how the flood's commands were answered.
 
 Extra server flags follow ``--``: ``python -m bench.login_flood -- --hash-threads 2``.
+``--server-tree DIR`` runs the server of another checkout (``python -m server`` there),
+to measure a version before a change.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import os
 import socket
 import sys
 import tempfile
@@ -119,8 +122,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--warmup", type=float, default=2.0)
     parser.add_argument("--interval", type=float, default=0.02)
+    parser.add_argument("--server-tree", metavar="DIR", help="run the server from this checkout")
     parser.add_argument("server_args", nargs="*", help="extra dod-server flags, after --")
     args = parser.parse_args(argv)
+    if args.server_tree is not None:
+        os.chdir(args.server_tree)  # ``python -m server`` finds the package there first
     with tempfile.TemporaryDirectory() as folder:
         server = start_server(
             "game",
@@ -165,7 +171,9 @@ def main(argv: list[str] | None = None) -> None:
             ]
             for thread in threads:
                 thread.start()
+            began = time.monotonic()
             answers = trio.run(_flood, server.port, args.connections, args.duration)
+            lasted = time.monotonic() - began
             stop.set()
             for thread in threads:
                 thread.join()
@@ -181,7 +189,7 @@ def main(argv: list[str] | None = None) -> None:
         f"server RSS: {rss_before / 1024:.0f} MiB before, {peak[0] / 1024:.0f} MiB at peak "
         f"(+{(peak[0] - rss_before) / 1024:.0f} MiB), {rss_after / 1024:.0f} MiB after"
     )
-    print(f"server CPU during the flood: {cpu:.1f} s in {args.duration:g} s")
+    print(f"server CPU during the flood: {cpu:.1f} s in {lasted:.1f} s (the last answers included)")
     print(f"another client's LOOK, quiet:   {_figures(quiet)}")
     print(f"another client's LOOK, flooded: {_figures(flooded)}")
     for kind, count in sorted(answers.items()):
