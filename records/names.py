@@ -33,7 +33,6 @@ __all__ = [
     "LookalikeNames",
     "hash_token",
     "lookalike_keys",
-    "memory_kib",
     "name_taken",
     "needs_rehash",
     "new_token",
@@ -63,11 +62,6 @@ def verify(token_hash: str, token: str) -> bool:
 
 def needs_rehash(token_hash: str) -> bool:
     return _HASHER.check_needs_rehash(token_hash)
-
-
-def memory_kib() -> int:
-    """KiB of memory one hash or check takes (argon2's memory cost)."""
-    return int(_HASHER.memory_cost)
 
 
 def _skeleton(text: str) -> str:
