@@ -37,6 +37,7 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+import collections
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -103,6 +104,9 @@ class Lobby:
         self._playing: dict[Outbox, Game] = {}
         """Who plays in a game other than the default one (see :meth:`game_for`)."""
         self._watching: dict[Outbox, Game] = {}
+        self._seated: dict[str, collections.Counter[str]] = {}
+        """For each client address, how many of its clients play in or watch each game
+        (by name): what ``max_games_per_address`` counts, without a look at every client."""
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
         self._creators: dict[str, str] = {}  # created game (or one being built) -> address
@@ -188,7 +192,7 @@ class Lobby:
             del self.games[game.name]
             self._creators.pop(game.name, None)
         for client in [client for client, place in self._playing.items() if place is game]:
-            del self._playing[client]  # its players go back to the default game
+            self._unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
             owned = self._owned.get(game.owner)
             if owned is not None:
@@ -290,8 +294,8 @@ class Lobby:
     def leave(self, client: Outbox, why: str) -> None:
         """``client`` stops playing or watching, whichever it does (``why``: for the
         others and the record: ``quit``, ``disconnected``, ``moved``...)."""
-        (self._playing.pop(client, None) or self.default).leave(client, why)
-        watched = self._watching.pop(client, None)
+        (self._unseat(self._playing, client) or self.default).leave(client, why)
+        watched = self._unseat(self._watching, client)
         if watched is not None:
             watched.unwatch(client)
 
@@ -302,9 +306,9 @@ class Lobby:
         self.leave(new, "moved")
         if not game.resume(old, new):
             return None
-        self._playing.pop(old, None)
+        self._unseat(self._playing, old)
         if game is not self.default:
-            self._playing[new] = game
+            self._seat(self._playing, new, game)
         return game
 
     def _find(self, client: Outbox, name: str) -> Game | None:
@@ -313,16 +317,33 @@ class Lobby:
             client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
+    def _seat(self, where: dict[Outbox, Game], client: Outbox, game: Game) -> None:
+        """``client`` plays in (``where`` is ``_playing``) or watches ``game``."""
+        self._unseat(where, client)
+        where[client] = game
+        self._seated.setdefault(client.address, collections.Counter())[game.name] += 1
+
+    def _unseat(self, where: dict[Outbox, Game], client: Outbox) -> Game | None:
+        """``client`` no longer plays in (or watches) the game it did; that game."""
+        game = where.pop(client, None)
+        if game is not None:
+            seated = self._seated[client.address]
+            seated[game.name] -= 1
+            if not seated[game.name]:
+                del seated[game.name]
+                if not seated:
+                    del self._seated[client.address]
+        return game
+
     def _held(self, address: str, *, but: Outbox | None = None) -> set[str]:
         """The created games the clients of ``address`` hold (see the module docstring),
         ``but``'s seat aside (a client that joins another game gives up its own)."""
-        held = {name for name, creator in self._creators.items() if creator == address}
-        for where in (self._playing, self._watching):
-            held.update(
-                game.name
-                for client, game in where.items()
-                if client.address == address and client is not but
-            )
+        created = {name for name, creator in self._creators.items() if creator == address}
+        seated = self._seated.get(address, collections.Counter())
+        held = created | {name for name in seated if name != DEFAULT_GAME}
+        own = None if but is None else self._watching.get(but) or self._playing.get(but)
+        if own is not None and seated[own.name] == 1 and own.name not in created:
+            held.discard(own.name)
         return held
 
     def _share_refusal(self, client: Outbox, game: str | None = None) -> str | None:
@@ -475,7 +496,7 @@ class Lobby:
             client.send(Error(f"the game {name} failed as you joined (a server bug)"))
             return
         if game is not self.default:
-            self._playing[client] = game
+            self._seat(self._playing, client, game)
         client.send(game.info())
 
     def _watch(self, client: Outbox, name: str) -> None:
@@ -491,5 +512,5 @@ class Lobby:
             client.send(Error(share))
             return
         self.leave(client, "moved")
-        self._watching[client] = game
+        self._seat(self._watching, client, game)
         game.watch(client)
