@@ -50,6 +50,7 @@ __all__ = [
     "LOOK_SIZE",
     "LOOK_SIZES",
     "ActionPoints",
+    "Board",
     "Bye",
     "Done",
     "Error",
@@ -66,6 +67,7 @@ __all__ = [
     "HitMod",
     "HitPoints",
     "LeaderboardReply",
+    "LevelView",
     "LoggedIn",
     "LookReply",
     "Lose",
@@ -176,7 +178,7 @@ def _single_lines(lines: tuple[str, ...]) -> None:
             raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
-def _rectangle(reply: MapReply | View) -> None:
+def _rectangle(reply: MapReply | View | LevelView) -> None:
     """Check a whole map: rows of one length, at least one (then the declarations)."""
     if not reply.rows or len({len(row) for row in reply.rows}) != 1:
         raise LocalProtocolError(f"a {reply.form.keyword} reply needs rows of one length")
@@ -652,6 +654,60 @@ class View(Push):
 
 
 @dataclass(frozen=True, slots=True)
+class LevelView(Push):
+    """Extension (``board``): ``LEVEL <n> <rows> <cols>`` and the rows of level n (from 2)
+    of a world of several levels, as a spectator sees it; ``VIEW`` is level 1."""
+
+    form: ClassVar[Form] = Form(
+        "LEVEL {level} {height} {width}", level=COUNT, height=COUNT, width=COUNT
+    )
+    body: ClassVar[Rows] = Rows(LINE, "rows")
+    level: int
+    rows: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _rectangle(self)
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> LevelView:
+        return cls(header["level"], items)
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Push):
+    """Extension (``board``): ``BOARD <n> cell=<w>`` and one line per player in the game,
+    ``<name>: level=<l> row=<r> col=<c> gold=<g> moves=<m>`` and whatever else the world
+    tells (``hp=3 ap=6``), sent to a spectator after the views. A square of the views is
+    ``w`` characters wide (1 but in worlds that draw squares as numbers)."""
+
+    form: ClassVar[Form] = Form("BOARD {count} cell={cell}", count=COUNT, cell=COUNT)
+    body: ClassVar[Rows] = Rows(LINE, "players")
+    cell: int
+    players: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.players)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> Board:
+        return cls(header["cell"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Push):
     """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
 
@@ -780,7 +836,16 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
 
 _MULTI_LINE: Final[dict[str, type[Reply]]] = {
     cls.form.keyword: cls
-    for cls in (LookReply, HelpReply, MapReply, View, GamesReply, LeaderboardReply)
+    for cls in (
+        LookReply,
+        HelpReply,
+        MapReply,
+        View,
+        LevelView,
+        Board,
+        GamesReply,
+        LeaderboardReply,
+    )
 }
 """Every multi-line reply, by the keyword of its header."""
 

@@ -130,6 +130,7 @@ from worlds.turns import (
     TurnStarted,
 )
 
+from .board import Scene, scene_of
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
 from .outbox import Outbox
@@ -236,6 +237,7 @@ class Game:
         self._missed: dict[PlayerId, int] = {}
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
+        self._last_scene: Scene | None = None
         # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
         # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
@@ -535,6 +537,8 @@ class Game:
             self.audience.add(client)
         client.send(self.info())
         client.send(View(self.world.render(None)))
+        for line in self._scene().pushes():  # (dropped unless it asked for the board)
+            client.push(line)
 
     def unwatch(self, client: Outbox) -> None:
         self.watchers.discard(client)
@@ -1031,10 +1035,12 @@ class Game:
         if not self.watchers:
             return
         rows = self.world.render(None)
-        if rows == self._last_view:
+        scene = self._scene()
+        if rows == self._last_view and scene == self._last_scene:
             return
-        self._last_view = rows
-        view = View(rows)
+        lines: list[Push] = [] if rows == self._last_view else [View(rows)]
+        self._last_view, self._last_scene = rows, scene
+        lines += scene.pushes()
         for client in list(self.watchers):
             if client.backlogged:
                 if not self._behind:
@@ -1042,7 +1048,13 @@ class Game:
                 self._behind.add(client)
             else:
                 self._behind.discard(client)
-                client.push(view)
+                for line in lines:
+                    client.push(line)
+
+    def _scene(self) -> Scene:
+        """The board a spectator with the ``board`` capability is shown (server.board)."""
+        names = {player: label(self._names_of.get(player), player) for player in self.players}
+        return scene_of(self.world, names)
 
     def _catch_up(self) -> None:
         """Send the latest map to each spectator that missed one and has caught up."""
@@ -1056,6 +1068,8 @@ class Game:
             elif not client.backlogged:
                 self._behind.discard(client)
                 client.push(View(rows))
+                for line in self._last_scene.pushes() if self._last_scene else ():
+                    client.push(line)
 
     # -- ending and restarting -----------------------------------------------------------
 
@@ -1160,6 +1174,7 @@ class Game:
         self._filled = False
         self._fill_deadline = math.inf
         self._last_view = None
+        self._last_scene = None
         self._start_unjoined_clock()
         self._show()
 

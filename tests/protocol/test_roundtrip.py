@@ -23,6 +23,7 @@ from protocol.errors import LocalProtocolError
 from protocol.framing import NEED_DATA
 from protocol.replies import (
     ActionPoints,
+    Board,
     Bye,
     Done,
     Error,
@@ -38,6 +39,7 @@ from protocol.replies import (
     HitMod,
     HitPoints,
     LeaderboardReply,
+    LevelView,
     LoggedIn,
     LookReply,
     Lose,
@@ -127,6 +129,8 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     ),
     RoundEnded: st.builds(RoundEnded, number, number, number),
     View: rectangle.map(View),
+    LevelView: st.builds(LevelView, count, rectangle),
+    Board: st.builds(Board, count, st.lists(text, max_size=4).map(tuple)),
     GameOver: st.builds(GameOver, text),
     ActionPoints: st.builds(ActionPoints, number),
     HitPoints: st.builds(HitPoints, number),
