@@ -50,6 +50,8 @@ __all__ = [
     "LOOK_SIZE",
     "LOOK_SIZES",
     "ActionPoints",
+    "Best",
+    "BestsReply",
     "Board",
     "Bye",
     "Done",
@@ -497,6 +499,62 @@ class LeaderboardReply(Reply):
 
 
 @dataclass(frozen=True, slots=True)
+class Best:
+    """One line of a ``BESTS`` reply: ``<rank> <moves> <gold> <health> <map> <name>``.
+
+    ``rank`` is within the map (from 1); ``health`` the starting health the map spec set
+    (the knight world's ``health=``), 0 where it set none (the least that can win); ``map``
+    is one word (a space in it is written ``%20``); the name comes last, as it may hold spaces.
+    """
+
+    form: ClassVar[Form] = Form(
+        "{rank} {moves} {gold} {health} {map} {name}",
+        rank=INT,
+        moves=INT,
+        gold=INT,
+        health=INT,
+        map=WORD,
+        name=LINE,
+    )
+    rank: int
+    moves: int
+    gold: int
+    health: int
+    map: str
+    name: str
+
+    def __post_init__(self) -> None:
+        self.form.check(self)
+
+    @classmethod
+    def parse(cls, line: str) -> Best:
+        """The result ``line`` holds; :class:`LocalProtocolError` if it holds none."""
+        values = cls.form.read(line)
+        if values is None:
+            raise LocalProtocolError(f"not a best-results line: {line[:80]!r}")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class BestsReply(Reply):
+    """Extension: ``BESTS <world> <n>`` followed by n :class:`Best` lines, map by map, best
+    first within each: the answer to ``LEADERBOARD <world> best``."""
+
+    form: ClassVar[Form] = Form("BESTS {world} {count}", world=WORD, count=COUNT)
+    body: ClassVar[Rows] = Rows(Best.form.field(Best.parse), "results")
+    world: str
+    results: tuple[Best, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.results)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> BestsReply:
+        return cls(header["world"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
@@ -845,6 +903,7 @@ _MULTI_LINE: Final[dict[str, type[Reply]]] = {
         Board,
         GamesReply,
         LeaderboardReply,
+        BestsReply,
     )
 }
 """Every multi-line reply, by the keyword of its header."""

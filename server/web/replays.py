@@ -17,7 +17,7 @@ from worlds.registry import UnknownWorld, load_plugin
 
 from ..replay import SUFFIX, ReplayError, open_world, read_replay, rerun
 from ..replay_cli import describe
-from .views import FrameTeller
+from .telling import FrameTeller
 
 MAX_FRAME_BYTES: Final = 32 << 20
 """Bytes of drawn maps one replay's frames may hold; past that, frames carry no map."""
@@ -128,6 +128,7 @@ def frames(path: Path) -> dict[str, Any]:
         "seed": header.get("seed"),
         "started": header.get("started"),
         "players": {str(player): name for player, name in names.items()},
+        "notes": list(world.help_notes),
         "frames": result,
         "complete": budget > 0,
     }

@@ -1,126 +1,110 @@
-"""What the web page's viewer is given of a replay, beyond the map: who is where, on
-which level, and what happened in words.
-
-A replay frame gets from :class:`FrameTeller` the same facts a live spectator with the
-``board`` capability is pushed (:mod:`server.board`: players by name with level, square,
-gold, moves and what the world adds; levels past the first), and its events told as
-sentences ("Ada picked up gold (2 of 3)"), each naming the player it is about. Only the
-world API and its generic events are read, so every world plugin is told the same way.
-"""
+"""The web page's API beyond games and replays: leaderboards (ratings and best results per
+map), a player's page, and replay files to download. Each builder returns a Starlette
+endpoint for :func:`server.web.app.create_app` to route."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
 
-from worlds.api import (
-    Blocked,
-    Died,
-    Escaped,
-    Event,
-    Joined,
-    Left,
-    Moved,
-    NothingToPickUp,
-    Notice,
-    PickedUp,
-    PlayerId,
-    Stayed,
-    World,
-)
-from worlds.turns import Attacked, Defeated, HitPointsChanged
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
 
-from ..board import scene_of
-from ..replay import Step
+from records.bests import bests, player_bests
+from records.store import Store
+from records.writer import StoreUnavailable
+from worlds.registry import world_names
 
-__all__ = ["FrameTeller", "tell"]
+from . import replays
 
-_WHY = {
-    "escaped": "escaped",
-    "died": "died",
-    "quit": "quit",
-    "disconnected": "disconnected",
-    "moved": "moved to another game",
-    "removed": "was removed for missing turns",
-}
+if TYPE_CHECKING:
+    from ..app import Server
+
+__all__ = ["download_route", "leaderboard_route", "player_route"]
+
+LEADERBOARD_LINES: Final = 100
+"""Standings the leaderboard page shows per world."""
+BESTS_PER_MAP: Final = 10
+"""Best results the leaderboard page shows per map."""
+HISTORY_LINES: Final = 100
+"""Games a player's page lists, newest first."""
+NAME_LENGTH: Final = 64
+"""The longest name a player's page is asked about (the records' column)."""
 
 
-def tell(event: Event, who: Callable[[PlayerId], str], goal: int) -> str:
-    """``event`` as a sentence, or ``""`` for one not worth telling (a blocked move is)."""
-    if isinstance(event, Moved):
-        return ""  # the board shows it; a log of steps would drown the rest
-    if isinstance(event, Blocked):
-        return f"{who(event.player)} bumped into {event.reason}" if event.reason else ""
-    if isinstance(event, PickedUp):
-        if event.is_gold:
-            of = f" of {goal}" if goal > 0 else ""
-            return f"{who(event.player)} picked up gold ({event.gold}{of})"
-        return f"{who(event.player)} picked up {event.item}"
-    if isinstance(event, NothingToPickUp):
-        return f"{who(event.player)} found nothing to pick up"
-    if isinstance(event, Stayed):
-        return ""
-    if isinstance(event, Joined):
-        return f"{who(event.player)} entered the dungeon"
-    if isinstance(event, Left):
-        return f"{who(event.player)} left"
-    if isinstance(event, Escaped):
-        return f"{who(event.player)} won: {event.text}"
-    if isinstance(event, Died):
-        return f"{who(event.player)} died: {event.text}"
-    if isinstance(event, Attacked):
-        if event.target is None:
-            return f"{who(event.player)} attacked thin air"
-        blow = f"hit for {event.damage}" if event.hit else "missed"
-        return f"{who(event.player)} attacked {who(event.target)} and {blow}"
-    if isinstance(event, HitPointsChanged):
-        return f"{who(event.player)} has {event.points} HP"
-    if isinstance(event, Defeated):
-        return f"{who(event.player)} lost: {who(event.winner)} won"
-    if isinstance(event, Notice):
-        return event.text
-    return ""
+def _unkept() -> JSONResponse:
+    return JSONResponse({"error": "this server keeps no records (--db)", "standings": []}, 404)
 
 
-class FrameTeller:
-    """Tells each frame of one replay: call :meth:`frame` after the world ran each step."""
+def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+    """``/api/leaderboard?world=W``: the world's ratings and its best results per map,
+    and the worlds there are (installed, or with records)."""
 
-    def __init__(self, names: dict[int, str]) -> None:
-        self.names = names
-        self._in: dict[PlayerId, str] = {}  # players in the world now, by join order
+    async def leaderboard(request: Request) -> Response:
+        writer = server.ladder.writer
+        if writer is None:
+            return _unkept()
+        world = request.query_params.get("world") or server.lobby.default.world_name
+        try:  # (a store still opening is waited for: RecordWriter.call)
+            table = await writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
+            solo = await writer.call(bests, world, BESTS_PER_MAP)
+            recorded = await writer.call(Store.worlds)
+        except StoreUnavailable as error:
+            return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
+        return JSONResponse(
+            {
+                "world": world,
+                "worlds": sorted({*world_names(), *recorded, world}),
+                "standings": [line.as_dict() for line in table],
+                "bests": [group.as_dict() for group in solo],
+            }
+        )
 
-    def who(self, player: PlayerId) -> str:
-        return self.names.get(player, f"#{player}")
+    return leaderboard
 
-    def frame(self, world: World, step: Step | None, *, draw: bool) -> dict[str, Any]:
-        """The board fields of the frame after ``step`` (``None``: the start): ``players``
-        (as ``BOARD`` tells them), ``cell``, ``events`` (sentences, each with the name of
-        its player), and ``levels`` (levels 2 and on) when ``draw``."""
-        events: list[dict[str, Any]] = []
-        if step is not None:
-            record = step.record
-            if "join" in record:
-                self._in[int(record["join"])] = ""
-            for event in step.events:
-                text = tell(event, self.who, world.goal)
-                if text:
-                    player = event.player
-                    events.append(
-                        {"player": None if player is None else self.who(player), "text": text}
-                    )
-            if "leave" in record:
-                player = int(record["leave"])
-                why = _WHY.get(str(record.get("why", "")), str(record.get("why", "left")))
-                if not any(e["text"].startswith(f"{self.who(player)} ") for e in events):
-                    events.append({"player": self.who(player), "text": f"{self.who(player)} {why}"})
-            elif "end" in record:
-                events.append({"player": None, "text": f"game over: {record['end']}"})
-        scene = scene_of(world, {player: self.who(player) for player in self._in})
-        told: dict[str, Any] = {
-            "players": [seat.as_json() for seat in scene.seats],
-            "cell": scene.cell,
-            "events": events,
-        }
-        if draw:
-            told["levels"] = [list(rows) for rows in scene.levels[1:]]
-        return told
+
+def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+    """``/api/players/{name}``: a name's ratings (with its rank), best results and games."""
+
+    async def player(request: Request) -> Response:
+        writer = server.ladder.writer
+        if writer is None:
+            return _unkept()
+        name = request.path_params["name"]
+        if not name or len(name) > NAME_LENGTH:
+            return JSONResponse({"error": f"a name is 1 to {NAME_LENGTH} characters"}, 400)
+        try:
+            standings = await writer.call(Store.leaderboard, None, None)
+            solo = await writer.call(player_bests, name)
+            games = await writer.call(Store.history, name, None, HISTORY_LINES)
+        except StoreUnavailable as error:
+            return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
+        ratings = [line.as_dict() for line in standings if line.name == name]
+        if not ratings and not solo and not games:
+            return JSONResponse({"error": f"no games recorded for {name!r}"}, 404)
+        return JSONResponse(
+            {
+                "name": name,
+                "ratings": ratings,
+                "bests": [group.as_dict() for group in solo],
+                "games": games,
+            }
+        )
+
+    return player
+
+
+def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+    """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it)."""
+    directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
+
+    async def download(request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            path = replays.replay_path(directory, name)
+        except replays.NoSuchReplay:
+            return JSONResponse({"error": f"no replay called {name}"}, status_code=404)
+        return FileResponse(path, media_type="application/x-ndjson", filename=name)
+
+    return download

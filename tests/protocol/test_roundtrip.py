@@ -23,6 +23,8 @@ from protocol.errors import LocalProtocolError
 from protocol.framing import NEED_DATA
 from protocol.replies import (
     ActionPoints,
+    Best,
+    BestsReply,
     Board,
     Bye,
     Done,
@@ -130,6 +132,11 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     RoundEnded: st.builds(RoundEnded, number, number, number),
     View: rectangle.map(View),
     LevelView: st.builds(LevelView, count, rectangle),
+    BestsReply: st.builds(
+        BestsReply,
+        word,
+        st.lists(st.builds(Best, number, count, number, count, word, text), max_size=3).map(tuple),
+    ),
     Board: st.builds(Board, count, st.lists(text, max_size=4).map(tuple)),
     GameOver: st.builds(GameOver, text),
     ActionPoints: st.builds(ActionPoints, number),
