@@ -66,12 +66,14 @@ class Scene:
     cell: int
     seats: tuple[Seat, ...]
 
-    def pushes(self) -> list[Push]:
-        """The ``LEVEL`` lines of levels 2 and on, then the ``BOARD`` (``VIEW`` is level 1)."""
+    def pushes(self, since: Scene | None = None) -> list[Push]:
+        """The ``LEVEL`` lines of levels 2 and on (those that changed ``since`` a scene
+        already sent), then the ``BOARD`` (``VIEW`` is level 1)."""
+        before = since.levels if since is not None else ()
         lines: list[Push] = [
             LevelView(number, rows)
             for number, rows in enumerate(self.levels[1:], start=2)
-            if rows and rows[0]
+            if rows and rows[0] and (number > len(before) or before[number - 1] != rows)
         ]
         lines.append(Board(self.cell, tuple(player_line(seat) for seat in self.seats)))
         return lines

@@ -702,6 +702,8 @@ class Game:
             self._replay.name(self.round, player, name)
         if self.audience:
             self._push(Notice(f"{label(old, player)} is now called {name}"), but=client)
+        if self.watchers:
+            self._show()  # the board names the player anew
         return True
 
     def shout(self, sender: str, text: str) -> None:
@@ -1039,8 +1041,8 @@ class Game:
         if rows == self._last_view and scene == self._last_scene:
             return
         lines: list[Push] = [] if rows == self._last_view else [View(rows)]
+        lines += scene.pushes(since=self._last_scene)
         self._last_view, self._last_scene = rows, scene
-        lines += scene.pushes()
         for client in list(self.watchers):
             if client.backlogged:
                 if not self._behind:

@@ -75,8 +75,8 @@ def tell(event: Event, who: Callable[[PlayerId], str], goal: int) -> str:
         return f"{who(event.player)} has {event.points} HP"
     if isinstance(event, Defeated):
         return f"{who(event.player)} lost: {who(event.winner)} won"
-    if isinstance(event, Notice):
-        return event.text
+    if isinstance(event, Notice):  # told to its player, if it has one: say whose
+        return event.text if event.player is None else f"{who(event.player)}: {event.text}"
     return ""
 
 

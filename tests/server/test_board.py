@@ -46,6 +46,13 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     assert level_two[-1].rows[1][0] == "P", "Ada drawn where she arrived on level 2"
     assert seen[-1] == Board(1, ("Ada: level=2 row=1 col=0 gold=0 moves=8",))
 
+    # A new name is told at once, though the map did not change.
+    await ada.send("HELLO Ada Lovelace\n")
+    assert await ada.read_line() == "GOLD 1"
+    assert await read_push(watcher, parser) == Board(
+        1, ("Ada Lovelace: level=2 row=1 col=0 gold=0 moves=8",)
+    )
+
     # A spectator that did not ask for the board gets VIEWs only, as before.
     lines = []
     while len(lines) < 4 or not await nothing_received(plain):

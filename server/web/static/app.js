@@ -280,7 +280,8 @@ function showPlay(name) {
   const showMine = (seats) => {
     const me = seats.find((s) => s.name === player);
     if (!me) return;
-    const extras = Object.entries(me).filter(([k]) => !["name", "row", "col", "gold", "moves"].includes(k))
+    const extras = Object.entries(me)
+      .filter(([k]) => !["name", "row", "col", "gold", "moves"].includes(k) && (k !== "level" || viewer.players.levels > 1))
       .map(([k, v]) => ` · ${escapeHtml(k)} <b>${v}</b>`).join("");
     mine.innerHTML = `<span class="swatch round" style="background:${colourOf(player)}"></span> you: gold <b id="my-gold">${me.gold}${goal > 0 ? ` of ${goal}` : ""}</b>
       · moves <b>${me.moves}</b>${extras}`;
@@ -478,9 +479,11 @@ async function showReplay(file, query) {
   if (names.length) loadRatings(viewer, replay.world);
 
   let told = 0; // frames whose events are in the list and the chart
+  let levelled = false; // whether the world has shown more than one level
   const tellUpTo = (end) => {
     for (; told < end && source.frames[told]; told++) {
       const frame = source.frames[told];
+      if (frame.levels && frame.levels.length) levelled = true;
       for (const event of frame.events || []) viewer.events.add(told, event);
       viewer.chart.add(told, frame.players || []);
     }
@@ -516,7 +519,7 @@ async function showReplay(file, query) {
     jump.value = String(index);
     const followed = viewer.board.follow ? viewer.board.seatOf(viewer.board.follow) : null;
     where.textContent = `step ${index} of ${last} · round ${frame.round}` +
-      (followed && viewer.board.levels.length > 1 ? ` · ${viewer.board.follow} on level ${followed.level}` : "") +
+      (followed && (levelled || viewer.board.levels.length > 1) ? ` · ${viewer.board.follow} on level ${followed.level}` : "") +
       (source.total === null ? " · reading…" : "");
     where.dataset.step = String(index);
     updateLink();

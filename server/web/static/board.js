@@ -101,6 +101,11 @@ export class Board {
     this.schedule();
   }
 
+  /** Whether everything given has been drawn and no step is still moving. */
+  settled() {
+    return this.frame === null && performance.now() - this.animStart >= this.duration;
+  }
+
   seatOf(name) {
     return this.seats.find((seat) => seat.name === name) || null;
   }
@@ -114,7 +119,11 @@ export class Board {
   showTabs() {
     const count = this.levels.length;
     this.levelTabs.hidden = count < 2;
-    if (count < 2) return;
+    if (count < 2) {
+      this.levelTabs.innerHTML = "";
+      this.levelTabs.dataset.key = "";
+      return;
+    }
     const shown = this.levelShown();
     const people = (level) => this.seats.filter((s) => (s.level || 1) === level).length;
     const key = `${count}:${shown}:${this.seats.map((s) => s.level).join()}`;

@@ -30,7 +30,7 @@ export function tellLine(line, goal) {
   }
   if ((m = /^JOINED (.+)$/.exec(line))) return { player: m[1], text: `${m[1]} entered the dungeon` };
   if ((m = /^LEFT (.+?): (.+)$/.exec(line))) return { player: m[1], text: `${m[1]} ${WHY[m[2]] || m[2]}` };
-  if ((m = /^NOTICE (.+)$/.exec(line))) return { player: null, text: m[1] };
+  if ((m = /^NOTICE (.+)$/.exec(line))) return { player: null, text: m[1] }; // (pushed to all: no "you")
   if ((m = /^GAMEOVER (.+)$/.exec(line))) return { player: null, text: `game over: ${m[1]}` };
   if ((m = /^TURN (.+)$/.exec(line))) return { player: m[1], text: `${m[1]}'s turn` };
   return null;
