@@ -129,6 +129,7 @@ def frames(path: Path) -> dict[str, Any]:
         "started": header.get("started"),
         "players": {str(player): name for player, name in names.items()},
         "notes": list(world.help_notes),
+        "goal": world.goal,
         "frames": result,
         "complete": budget > 0,
     }

@@ -476,6 +476,7 @@ async function showReplay(file, query) {
     ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}`;
   select.innerHTML = `<option value="">nobody</option>` + names.map((n) => `<option>${escapeHtml(n)}</option>`).join("");
   viewer.board.setTiles(tilesFromHelp(replay.notes || [])); // the world's HELP notes
+  viewer.players.goal = replay.goal || 0;
   if (names.length) loadRatings(viewer, replay.world);
 
   let told = 0; // frames whose events are in the list and the chart

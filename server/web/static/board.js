@@ -310,7 +310,7 @@ export class Board {
     const px = this.px;
     const x0 = Math.max(0, at.c - SIGHT) * px, y0 = Math.max(0, at.r - SIGHT) * px;
     const x1 = Math.min(cols, at.c + SIGHT + 1) * px, y1 = Math.min(rows, at.r + SIGHT + 1) * px;
-    ctx.fillStyle = "rgba(5,8,12,0.5)";
+    ctx.fillStyle = "rgba(5,8,12,0.38)";
     ctx.beginPath();
     ctx.rect(0, 0, cols * px, rows * px);
     ctx.rect(x0, y0, x1 - x0, y1 - y0);
