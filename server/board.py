@@ -66,14 +66,18 @@ class Scene:
     cell: int
     seats: tuple[Seat, ...]
 
-    def pushes(self, since: Scene | None = None) -> list[Push]:
+    def pushes(self, since: Scene | None = None, *, max_bytes: int | None = None) -> list[Push]:
         """The ``LEVEL`` lines of levels 2 and on (those that changed ``since`` a scene
-        already sent), then the ``BOARD`` (``VIEW`` is level 1)."""
+        already sent; none larger than ``max_bytes``, the server's ``max_map_bytes``),
+        then the ``BOARD`` (``VIEW`` is level 1)."""
         before = since.levels if since is not None else ()
         lines: list[Push] = [
             LevelView(number, rows)
             for number, rows in enumerate(self.levels[1:], start=2)
-            if rows and rows[0] and (number > len(before) or before[number - 1] != rows)
+            if rows
+            and rows[0]
+            and (number > len(before) or before[number - 1] != rows)
+            and (max_bytes is None or len(rows) * (len(rows[0]) + 1) <= max_bytes)
         ]
         lines.append(Board(self.cell, tuple(player_line(seat) for seat in self.seats)))
         return lines

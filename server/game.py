@@ -537,7 +537,7 @@ class Game:
             self.audience.add(client)
         client.send(self.info())
         client.send(View(self.world.render(None)))
-        for line in self._scene().pushes():  # (dropped unless it asked for the board)
+        for line in self._scene().pushes(max_bytes=self.max_map_bytes):  # (board asked for)
             client.push(line)
 
     def unwatch(self, client: Outbox) -> None:
@@ -1041,7 +1041,7 @@ class Game:
         if rows == self._last_view and scene == self._last_scene:
             return
         lines: list[Push] = [] if rows == self._last_view else [View(rows)]
-        lines += scene.pushes(since=self._last_scene)
+        lines += scene.pushes(since=self._last_scene, max_bytes=self.max_map_bytes)
         self._last_view, self._last_scene = rows, scene
         for client in list(self.watchers):
             if client.backlogged:
@@ -1070,7 +1070,8 @@ class Game:
             elif not client.backlogged:
                 self._behind.discard(client)
                 client.push(View(rows))
-                for line in self._last_scene.pushes() if self._last_scene else ():
+                scene = self._last_scene
+                for line in scene.pushes(max_bytes=self.max_map_bytes) if scene else ():
                     client.push(line)
 
     # -- ending and restarting -----------------------------------------------------------

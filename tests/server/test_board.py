@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from protocol.replies import Board, LevelView, ReplyParser, View
+from server.board import Scene
 
 from ..helpers import Peer
 from .conftest import StartGameServer, nothing_received
@@ -75,3 +76,14 @@ async def test_board_lines_tell_what_the_world_adds(start_game_server: StartGame
         board = await read_push(watcher, parser)
     assert board.players[0].startswith("Ada: level=1 row=")
     assert board.players[0].endswith(" ap=6 hp=3")
+
+
+def test_a_level_larger_than_the_whole_map_limit_is_not_sent() -> None:
+    small, large = ("..", ".."), ("." * 100,) * 100
+    scene = Scene(((".",), small, large), 1, ())
+    pushes = scene.pushes(max_bytes=1000)
+    assert pushes == [LevelView(2, small), Board(1, ())]
+    assert len(scene.pushes()) == 3
+    # Only the levels that changed since a scene already sent are sent again.
+    moved = Scene(((".",), ("P.", ".."), large), 1, ())
+    assert moved.pushes(since=scene) == [LevelView(2, ("P.", "..")), Board(1, ())]
