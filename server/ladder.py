@@ -251,7 +251,7 @@ class Ladder:
         """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
         assert self.writer is not None
         groups = await self.writer.call(bests, world, BESTS_PER_MAP)
-        lines = []
+        lines: list[Best] = []
         for group in groups:
             shown = group.map.replace(" ", "%20")
             for best in group.results:
