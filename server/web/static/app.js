@@ -282,7 +282,7 @@ function showPlay(name) {
     if (!me) return;
     const extras = Object.entries(me)
       .filter(([k]) => !["name", "row", "col", "gold", "moves"].includes(k) && (k !== "level" || viewer.players.levels > 1))
-      .map(([k, v]) => ` · ${escapeHtml(k)} <b>${v}</b>`).join("");
+      .map(([k, v]) => ` · ${escapeHtml(k.length === 2 ? k.toUpperCase() : k)} <b>${v}</b>`).join("");
     mine.innerHTML = `<span class="swatch round" style="background:${colourOf(player)}"></span> you: gold <b id="my-gold">${me.gold}${goal > 0 ? ` of ${goal}` : ""}</b>
       · moves <b>${me.moves}</b>${extras}`;
   };
