@@ -81,6 +81,8 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
         except StoreUnavailable as error:
             return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
         ratings = [line.as_dict() for line in standings if line.name == name]
+        for game in games:  # a map named by a path is shown by its file name, never its folder
+            game["map"] = replays.shown_map(game.get("map"))
         if not ratings and not solo and not games:
             return JSONResponse({"error": f"no games recorded for {name!r}"}, 404)
         return JSONResponse(

@@ -125,7 +125,8 @@ def test_a_live_game_shows_three_named_players_each_in_its_colour(
     moved = players["Bob"].read_line()
     bob = own_square(players["Bob"])
     page.wait_for_function(
-        "(at) => { const s = window.dodViewer.seatOf('Bob'); return s && s.row === at[0] && s.col === at[1]; }",
+        """(at) => { const s = window.dodViewer.seatOf('Bob');
+                     return s && s.row === at[0] && s.col === at[1]; }""",
         arg=list(bob),
     )
     wait_settled(page)
@@ -264,6 +265,8 @@ def test_a_solo_win_appears_among_the_best_results(
     shoot(page, tmp_path, "leaderboard-solo-best")
     row.locator("a", has_text="erin").click()
     page.locator("#history tbody tr").first.wait_for()
-    assert "win" in page.locator("#history tbody tr").first.inner_text()
+    game = page.locator("#history tbody tr").first.inner_text()
+    assert "win" in game and "sprint.map" in game
+    assert str(tmp_path) not in game  # the server's folders are not shown
     assert "sprint.map" in page.inner_text("#bests")
     shoot(page, tmp_path, "player-erin")
