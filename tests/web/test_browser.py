@@ -38,6 +38,7 @@ def test_the_list_shows_every_game_with_its_world_and_map(
     text = row.inner_text()
     assert "classic" in text and "default" in text
     assert re.search(r"\b1\b", text)  # ada plays
+    assert "0 moves" in text and "round" not in text  # classic has no rounds: moves made
     assert "watch" in text and "play" in text
     _screenshot(page, tmp_path, "list")
     player.close()

@@ -355,6 +355,7 @@ export class Board {
       }
       tag.style.borderColor = colourOf(name);
       tag.classList.toggle("me", name === this.me);
+      tag.classList.toggle("small", px < 24); // a small board: a smaller label hides less
       tag.style.left = `${this.canvas.offsetLeft + at.c * px + px / 2}px`;
       tag.style.top = `${this.canvas.offsetTop + at.r * px - 2}px`;
     }
