@@ -537,8 +537,9 @@ class Game:
             self.audience.add(client)
         client.send(self.info())
         client.send(View(self.world.render(None)))
-        for line in self._scene().pushes(max_bytes=self.max_map_bytes):  # (board asked for)
-            client.push(line)
+        if client.board:
+            for line in self._scene().pushes(max_bytes=self.max_map_bytes):
+                client.push(line)
 
     def unwatch(self, client: Outbox) -> None:
         self.watchers.discard(client)
@@ -1037,11 +1038,13 @@ class Game:
         if not self.watchers:
             return
         rows = self.world.render(None)
-        scene = self._scene()
+        # Who is where costs a line per player: told only if a spectator asked for it.
+        scene = self._scene() if any(client.board for client in self.watchers) else None
         if rows == self._last_view and scene == self._last_scene:
             return
         lines: list[Push] = [] if rows == self._last_view else [View(rows)]
-        lines += scene.pushes(since=self._last_scene, max_bytes=self.max_map_bytes)
+        if scene is not None:
+            lines += scene.pushes(since=self._last_scene, max_bytes=self.max_map_bytes)
         self._last_view, self._last_scene = rows, scene
         for client in list(self.watchers):
             if client.backlogged:

@@ -99,7 +99,7 @@ def frames(path: Path) -> dict[str, Any]:
     budget = MAX_FRAME_BYTES
     first = list(world.render(None))
     budget -= sum(map(len, first))
-    teller = FrameTeller(names)  # the board's fields (server.web.views)
+    teller = FrameTeller(names)  # the board's fields (server.web.telling)
     result: list[dict[str, Any]] = [
         {
             "round": 0,

@@ -56,6 +56,7 @@ class MemoryOutbox:
     name = property(lambda self: self._name)
     events = property(lambda self: self._events)
     chat = property(lambda self: self._chat)
+    board = property(lambda self: self._board)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)
