@@ -270,3 +270,41 @@ def test_a_solo_win_appears_among_the_best_results(
     assert str(tmp_path) not in game  # the server's folders are not shown
     assert "sprint.map" in page.inner_text("#bests")
     shoot(page, tmp_path, "player-erin")
+
+
+def test_tiles_come_from_each_worlds_help_and_a_world_naming_none_is_drawn_plainly(
+    web_server: WebServer, page: Any
+) -> None:
+    from worlds.registry import load_plugin, world_names
+
+    page.goto(web_server.url)
+    page.locator("#games").wait_for()
+    kinds = {}
+    for name in world_names():
+        notes = list(type(load_plugin(name).open(None, seed=0)).help_notes)
+        kinds[name] = page.evaluate(
+            """async (lines) => {
+                 const tiles = (await import('/static/tiles.js')).tilesFromHelp(lines);
+                 const kinds = Object.entries(tiles || {}).map(([g, t]) => [g, t.kind]);
+                 return tiles && Object.fromEntries(kinds);
+               }""",
+            notes,
+        )
+    assert {kinds["classic"][g] for g in "#.GE"} == {"wall", "floor", "gold", "exit"}
+    assert kinds["classic"]["L"] == kinds["classic"]["H"] == "item"
+    assert (kinds["crawler"]["$"], kinds["crawler"]["?"], kinds["crawler"]["M"]) == (
+        "gold",
+        "door",
+        "foe",
+    )
+    assert (kinds["baddies"]["#"], kinds["baddies"]["*"], kinds["baddies"]["~"]) == (
+        "abyss",
+        "exit",
+        "foe",
+    )
+    assert kinds["knight"] is None  # its squares are numbers (BOARD's cell=), no glyphs
+    # A world whose HELP names no glyphs: every character drawn as it is, on a square.
+    page.goto(web_server.url + "#/watch/default")
+    page.wait_for_function("() => window.dodViewer && window.dodViewer.rows().length > 0")
+    page.evaluate("() => window.dodViewer.setTiles(null)")
+    page.locator(".legend", has_text="drawn as they are").wait_for()
