@@ -252,13 +252,20 @@ class HpGet(Command):
 
 @dataclass(frozen=True, slots=True)
 class Leaderboard(Command):
-    """Extension: ``LEADERBOARD [world]``, the ratings of a world (the player's own by default)."""
+    """Extension: ``LEADERBOARD [world] [best]``, the ratings of a world (the player's own
+    by default); with ``best``, its best results per map instead (``BESTS``)."""
 
     verb: ClassVar[str] = "LEADERBOARD"
     world: str | None = None
+    best: bool = False
 
     def to_line(self) -> str:
-        return f"LEADERBOARD {self.world}" if self.world else "LEADERBOARD"
+        words = [
+            "LEADERBOARD",
+            *([self.world] if self.world else []),
+            *(["best"] if self.best else []),
+        ]
+        return " ".join(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -328,9 +335,14 @@ def _player_name(args: list[str]) -> str:
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
+    best = bool(args) and args[-1].lower() == "best"
+    if best:
+        args = args[:-1]
     if len(args) > 1:
-        raise RemoteProtocolError(f"LEADERBOARD takes at most one world's name; {HELP_HINT}")
-    return Leaderboard(args[0].lower() if args else None)
+        raise RemoteProtocolError(
+            f"LEADERBOARD takes at most one world's name, then 'best'; {HELP_HINT}"
+        )
+    return Leaderboard(args[0].lower() if args else None, best)
 
 
 def _parse_register(args: list[str]) -> Command:

@@ -50,6 +50,9 @@ __all__ = [
     "LOOK_SIZE",
     "LOOK_SIZES",
     "ActionPoints",
+    "Best",
+    "BestsReply",
+    "Board",
     "Bye",
     "Done",
     "Error",
@@ -66,6 +69,7 @@ __all__ = [
     "HitMod",
     "HitPoints",
     "LeaderboardReply",
+    "LevelView",
     "LoggedIn",
     "LookReply",
     "Lose",
@@ -176,7 +180,7 @@ def _single_lines(lines: tuple[str, ...]) -> None:
             raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
-def _rectangle(reply: MapReply | View) -> None:
+def _rectangle(reply: MapReply | View | LevelView) -> None:
     """Check a whole map: rows of one length, at least one (then the declarations)."""
     if not reply.rows or len({len(row) for row in reply.rows}) != 1:
         raise LocalProtocolError(f"a {reply.form.keyword} reply needs rows of one length")
@@ -495,6 +499,62 @@ class LeaderboardReply(Reply):
 
 
 @dataclass(frozen=True, slots=True)
+class Best:
+    """One line of a ``BESTS`` reply: ``<rank> <moves> <gold> <health> <map> <name>``.
+
+    ``rank`` is within the map (from 1); ``health`` the starting health the map spec set
+    (the knight world's ``health=``), 0 where it set none (the least that can win); ``map``
+    is one word (a space in it is written ``%20``); the name comes last, as it may hold spaces.
+    """
+
+    form: ClassVar[Form] = Form(
+        "{rank} {moves} {gold} {health} {map} {name}",
+        rank=INT,
+        moves=INT,
+        gold=INT,
+        health=INT,
+        map=WORD,
+        name=LINE,
+    )
+    rank: int
+    moves: int
+    gold: int
+    health: int
+    map: str
+    name: str
+
+    def __post_init__(self) -> None:
+        self.form.check(self)
+
+    @classmethod
+    def parse(cls, line: str) -> Best:
+        """The result ``line`` holds; :class:`LocalProtocolError` if it holds none."""
+        values = cls.form.read(line)
+        if values is None:
+            raise LocalProtocolError(f"not a best-results line: {line[:80]!r}")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class BestsReply(Reply):
+    """Extension: ``BESTS <world> <n>`` followed by n :class:`Best` lines, map by map, best
+    first within each: the answer to ``LEADERBOARD <world> best``."""
+
+    form: ClassVar[Form] = Form("BESTS {world} {count}", world=WORD, count=COUNT)
+    body: ClassVar[Rows] = Rows(Best.form.field(Best.parse), "results")
+    world: str
+    results: tuple[Best, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.results)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> BestsReply:
+        return cls(header["world"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
@@ -652,6 +712,60 @@ class View(Push):
 
 
 @dataclass(frozen=True, slots=True)
+class LevelView(Push):
+    """Extension (``board``): ``LEVEL <n> <rows> <cols>`` and the rows of level n (from 2)
+    of a world of several levels, as a spectator sees it; ``VIEW`` is level 1."""
+
+    form: ClassVar[Form] = Form(
+        "LEVEL {level} {height} {width}", level=COUNT, height=COUNT, width=COUNT
+    )
+    body: ClassVar[Rows] = Rows(LINE, "rows")
+    level: int
+    rows: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _rectangle(self)
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> LevelView:
+        return cls(header["level"], items)
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Push):
+    """Extension (``board``): ``BOARD <n> cell=<w>`` and one line per player in the game,
+    ``<name>: level=<l> row=<r> col=<c> gold=<g> moves=<m>`` and whatever else the world
+    tells (``hp=3 ap=6``), sent to a spectator after the views. A square of the views is
+    ``w`` characters wide (1 but in worlds that draw squares as numbers)."""
+
+    form: ClassVar[Form] = Form("BOARD {count} cell={cell}", count=COUNT, cell=COUNT)
+    body: ClassVar[Rows] = Rows(LINE, "players")
+    cell: int
+    players: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.players)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> Board:
+        return cls(header["cell"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Push):
     """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
 
@@ -780,7 +894,17 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
 
 _MULTI_LINE: Final[dict[str, type[Reply]]] = {
     cls.form.keyword: cls
-    for cls in (LookReply, HelpReply, MapReply, View, GamesReply, LeaderboardReply)
+    for cls in (
+        LookReply,
+        HelpReply,
+        MapReply,
+        View,
+        LevelView,
+        Board,
+        GamesReply,
+        LeaderboardReply,
+        BestsReply,
+    )
 }
 """Every multi-line reply, by the keyword of its header."""
 

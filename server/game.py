@@ -132,6 +132,7 @@ from worlds.turns import (
     TurnStarted,
 )
 
+from .board import Scene, scene_of
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
 from .outbox import Outbox
@@ -238,6 +239,7 @@ class Game:
         self._missed: dict[PlayerId, int] = {}
         self._replay: ReplayWriter | None = None
         self._last_view: tuple[str, ...] | None = None
+        self._last_scene: Scene | None = None
         # Turn-based worlds: whose turn the clock is timing, when it runs out, and the
         # actions (and looks) of clients without events that wait for their player's turn.
         self._turn_holder: PlayerId | None = None
@@ -537,6 +539,9 @@ class Game:
             self.audience.add(client)
         client.send(self.info())
         client.send(View(self.world.render(None)))
+        if client.board:
+            for line in self._scene().pushes(max_bytes=self.max_map_bytes):
+                client.push(line)
 
     def unwatch(self, client: Outbox) -> None:
         self.watchers.discard(client)
@@ -700,6 +705,8 @@ class Game:
             self._replay.name(self.round, player, name)
         if self.audience:
             self._push(Notice(f"{label(old, player)} is now called {name}"), but=client)
+        if self.watchers:
+            self._show()  # the board names the player anew
         return True
 
     def shout(self, sender: str, text: str) -> None:
@@ -1037,10 +1044,14 @@ class Game:
         if not self.watchers:
             return
         rows = self.world.render(None)
-        if rows == self._last_view:
+        # Who is where costs a line per player: told only if a spectator asked for it.
+        scene = self._scene() if any(client.board for client in self.watchers) else None
+        if rows == self._last_view and scene == self._last_scene:
             return
-        self._last_view = rows
-        view = View(rows)
+        lines: list[Push] = [] if rows == self._last_view else [View(rows)]
+        if scene is not None:
+            lines += scene.pushes(since=self._last_scene, max_bytes=self.max_map_bytes)
+        self._last_view, self._last_scene = rows, scene
         for client in list(self.watchers):
             if client.backlogged:
                 if not self._behind:
@@ -1048,7 +1059,13 @@ class Game:
                 self._behind.add(client)
             else:
                 self._behind.discard(client)
-                client.push(view)
+                for line in lines:
+                    client.push(line)
+
+    def _scene(self) -> Scene:
+        """The board a spectator with the ``board`` capability is shown (server.board)."""
+        names = {player: label(self._names_of.get(player), player) for player in self.players}
+        return scene_of(self.world, names)
 
     def _catch_up(self) -> None:
         """Send the latest map to each spectator that missed one and has caught up."""
@@ -1062,6 +1079,9 @@ class Game:
             elif not client.backlogged:
                 self._behind.discard(client)
                 client.push(View(rows))
+                scene = self._last_scene
+                for line in scene.pushes(max_bytes=self.max_map_bytes) if scene else ():
+                    client.push(line)
 
     # -- ending and restarting -----------------------------------------------------------
 
@@ -1166,6 +1186,7 @@ class Game:
         self._filled = False
         self._fill_deadline = math.inf
         self._last_view = None
+        self._last_scene = None
         self._start_unjoined_clock()
         self._show()
 

@@ -42,8 +42,17 @@ import structlog
 import trio
 
 from protocol.commands import Command, Hello, Leaderboard, Login, Register
-from protocol.replies import Error, LeaderboardReply, LoggedIn, Registered, Standing
+from protocol.replies import (
+    Best,
+    BestsReply,
+    Error,
+    LeaderboardReply,
+    LoggedIn,
+    Registered,
+    Standing,
+)
 from records import names as tokens
+from records.bests import bests
 from records.model import GameRecord
 from records.store import Store
 from records.writer import RecordWriter, StoreUnavailable
@@ -60,6 +69,10 @@ CLAIMS_REFRESH: Final = 15.0
 """Seconds between two readings of the claimed names from the store."""
 LEADERBOARD_LINES: Final = 50
 """Players a ``LEADERBOARD`` reply lists at most."""
+BESTS_PER_MAP: Final = 10
+"""Results per map a ``BESTS`` reply lists at most."""
+BESTS_LINES: Final = 500
+"""Lines a ``BESTS`` reply holds at most (maps past it are left out)."""
 AUTO: Final = "auto"
 """The ``db`` value that means SQLite in ``records.db`` beside the replays (and no
 records when there are no replays)."""
@@ -307,6 +320,9 @@ class Ladder:
     async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
         world = command.world or self.lobby.game_for(connection).world_name
+        if command.best:
+            await self._bests(connection, world)
+            return
         table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
@@ -325,6 +341,20 @@ class Ladder:
                 ),
             )
         )
+
+    async def _bests(self, connection: Claimant, world: str) -> None:
+        """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
+        assert self.writer is not None
+        groups = await self.writer.call(bests, world, BESTS_PER_MAP)
+        lines: list[Best] = []
+        for group in groups:
+            shown = group.map.replace(" ", "%20")
+            for best in group.results:
+                if len(lines) < BESTS_LINES:
+                    lines.append(
+                        Best(best.rank, best.moves, best.gold, best.health or 0, shown, best.name)
+                    )
+        connection.send(BestsReply(world, tuple(lines)))
 
     async def _register(self, connection: Claimant, command: Register) -> None:
         assert self.writer is not None

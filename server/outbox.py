@@ -65,6 +65,11 @@ class Outbox(Protocol):
         ...
 
     @property
+    def board(self) -> bool:
+        """Whether the client asked to be told who is where (``LEVEL``, ``BOARD``)."""
+        ...
+
+    @property
     def dialect(self) -> str:
         """The name of the dialect the client speaks (for the game's record)."""
         ...

@@ -5,7 +5,10 @@ Routes (what each promises is in ``docs/operating.md``):
 * ``/`` and ``/static/...``: the single-page site (package data, no CDN);
 * ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
 * ``/api/replays`` and ``/api/replays/{file}``: the replay files and one re-run into frames;
-* ``/api/leaderboard?world=W``: the ratings of a world, best first (servers with records);
+* ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
+  per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
+  records; :mod:`server.web.views`);
+* ``/replays/{file}``: a replay file to download;
 * ``/ws``: a WebSocket that speaks the game's line protocol through the same
   :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
   with ``HELLO``, ``JOIN``, ``MOVE``, ``WATCH``, ...);
@@ -33,11 +36,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from records.store import Store
-from records.writer import StoreUnavailable
-
 from ..replay import ReplayError
-from . import replays
+from . import replays, views
 from .metrics import ServerMetrics
 from .stream import WebSocketStream
 
@@ -46,8 +46,6 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
-LEADERBOARD_LINES = 100
-"""Standings the leaderboard page shows per world."""
 
 
 def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
@@ -84,19 +82,6 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             return JSONResponse({"error": str(error)}, status_code=422)
         return JSONResponse(body)
 
-    async def leaderboard(request: Request) -> Response:
-        writer = server.ladder.writer
-        if writer is None:
-            return JSONResponse(
-                {"error": "this server keeps no records (--db)", "standings": []}, status_code=404
-            )
-        world = request.query_params.get("world") or server.lobby.default.world_name
-        try:  # (a store still opening is waited for: RecordWriter.call)
-            table = await writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
-        except StoreUnavailable as error:
-            return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
-        return JSONResponse({"world": world, "standings": [line.as_dict() for line in table]})
-
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
@@ -120,7 +105,9 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Route("/api/games", games),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay_frames),
-            Route("/api/leaderboard", leaderboard),
+            Route("/api/leaderboard", views.leaderboard_route(server)),
+            Route("/api/players/{name}", views.player_route(server)),
+            Route("/replays/{name}", views.download_route(server)),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_page),

@@ -17,6 +17,7 @@ from worlds.registry import UnknownWorld, load_plugin
 
 from ..replay import SUFFIX, ReplayError, open_world, read_replay, rerun
 from ..replay_cli import describe
+from .telling import FrameTeller
 
 MAX_FRAME_BYTES: Final = 32 << 20
 """Bytes of drawn maps one replay's frames may hold; past that, frames carry no map."""
@@ -98,15 +99,26 @@ def frames(path: Path) -> dict[str, Any]:
     budget = MAX_FRAME_BYTES
     first = list(world.render(None))
     budget -= sum(map(len, first))
-    result: list[dict[str, Any]] = [{"round": 0, "text": "the game begins", "view": first}]
+    teller = FrameTeller(names)  # the board's fields (server.web.telling)
+    result: list[dict[str, Any]] = [
+        {
+            "round": 0,
+            "text": "the game begins",
+            "view": first,
+            **teller.frame(world, None, draw=True),
+        }
+    ]
     for step in rerun(replay, world):
         record = step.record
         view = None
-        if budget > 0 and ("actions" in record or "join" in record or "leave" in record):
+        draw = budget > 0 and ("actions" in record or "join" in record or "leave" in record)
+        if draw:
             view = list(world.render(None))
             budget -= sum(map(len, view))
+        told = teller.frame(world, step, draw=draw)
+        budget -= sum(len(row) for level in told.get("levels", ()) for row in level)
         result.append(
-            {"round": record.get("round", 0), "text": describe(step, names), "view": view}
+            {"round": record.get("round", 0), "text": describe(step, names), "view": view, **told}
         )
     return {
         "file": path.name,
@@ -116,6 +128,8 @@ def frames(path: Path) -> dict[str, Any]:
         "seed": header.get("seed"),
         "started": header.get("started"),
         "players": {str(player): name for player, name in names.items()},
+        "notes": list(world.help_notes),
+        "goal": world.goal,
         "frames": result,
         "complete": budget > 0,
     }

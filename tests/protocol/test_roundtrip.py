@@ -23,6 +23,9 @@ from protocol.errors import LocalProtocolError
 from protocol.framing import NEED_DATA
 from protocol.replies import (
     ActionPoints,
+    Best,
+    BestsReply,
+    Board,
     Bye,
     Done,
     Error,
@@ -38,6 +41,7 @@ from protocol.replies import (
     HitMod,
     HitPoints,
     LeaderboardReply,
+    LevelView,
     LoggedIn,
     LookReply,
     Lose,
@@ -127,6 +131,13 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     ),
     RoundEnded: st.builds(RoundEnded, number, number, number),
     View: rectangle.map(View),
+    LevelView: st.builds(LevelView, count, rectangle),
+    BestsReply: st.builds(
+        BestsReply,
+        word,
+        st.lists(st.builds(Best, number, count, number, count, word, text), max_size=3).map(tuple),
+    ),
+    Board: st.builds(Board, count, st.lists(text, max_size=4).map(tuple)),
     GameOver: st.builds(GameOver, text),
     ActionPoints: st.builds(ActionPoints, number),
     HitPoints: st.builds(HitPoints, number),

@@ -13,7 +13,7 @@ from typing import Any
 import structlog
 import trio
 
-from protocol.replies import Bye, FinalReply, Lose, Push, Reply, Win
+from protocol.replies import Board, Bye, FinalReply, LevelView, Lose, Push, Reply, Win
 
 _ids = itertools.count(1)
 
@@ -28,6 +28,7 @@ class MemoryOutbox:
         events: bool = False,
         chat: bool = False,
         bot: bool = False,
+        board: bool = False,
         login: str | None = None,
         dialect: str = "2013",
         address: str = "192.0.2.1",
@@ -38,6 +39,7 @@ class MemoryOutbox:
         self._events = events
         self._chat = chat
         self._bot = bot
+        self._board = board
         self._login = login
         self._dialect = dialect
         self.replies: list[Reply] = []
@@ -57,6 +59,7 @@ class MemoryOutbox:
     address = property(lambda self: self._address)
     events = property(lambda self: self._events)
     chat = property(lambda self: self._chat)
+    board = property(lambda self: self._board)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)
@@ -71,6 +74,8 @@ class MemoryOutbox:
 
     def push(self, line: Push) -> None:
         assert isinstance(line, Push), f"{line!r} pushed: it is a reply"
+        if isinstance(line, Board | LevelView) and not self._board:
+            return  # as a connection drops what its client did not ask for (EXTEND board)
         self.send(line)
 
     def finish(self, final: FinalReply, *, reason: str) -> None:

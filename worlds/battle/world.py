@@ -140,6 +140,12 @@ class BattleWorld(TurnBasedWorld):
     def action_points(self, player: PlayerId) -> int:
         return self._ap if player == self._turn else 0
 
+    def details(self, player: PlayerId) -> dict[str, int]:
+        """Hit points and action points (a spectator's ``BOARD`` says them)."""
+        if player not in self._fighters:
+            return {}
+        return {"hp": self.hit_points(player), "ap": self.action_points(player)}
+
     def hit_points(self, player: PlayerId) -> int:
         fighter = self._fighters.get(player)
         return fighter.hp if fighter is not None else 0

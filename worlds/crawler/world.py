@@ -346,6 +346,13 @@ class CrawlerWorld(World):
         rows = ByteRows(grid.cells, grid.cols)
         return look_window(rows, me.row, me.col, self._marks(me.level, None))
 
+    def levels(self) -> tuple[tuple[str, ...], ...]:
+        """Every level opened so far (level 1 always), as a spectator sees it."""
+        opened = max(self._grids, default=0) + 1
+        return tuple(
+            tuple(self.grid(level).text_rows(self._marks(level, None))) for level in range(opened)
+        )
+
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The viewer's level (level 1 for a spectator): ``o`` the viewer, ``P``/``B`` others."""
         me = self._players.get(viewer) if viewer is not None else None

@@ -103,6 +103,7 @@ class KnightWorld(World):
             )
         self._glyphs = glyph_rows(grid)
         self._numbers = number_rows(grid)
+        self.cell_width = len(self._numbers[0]) // grid.width
         size = sum(len(row) + 1 for row in self._numbers) + len("MAP 0000 000000\n")
         if size > MAX_MAP_BYTES:
             raise ValueError(
@@ -141,6 +142,11 @@ class KnightWorld(World):
         """The knight's health now, or ``None`` if they are not in the world."""
         knight = self._knights.get(player)
         return None if knight is None else knight.health
+
+    def details(self, player: PlayerId) -> dict[str, int]:
+        """The knight's health (a spectator's ``BOARD`` says it)."""
+        knight = self._knights.get(player)
+        return {} if knight is None else {"health": knight.health}
 
     def path(self, player: PlayerId) -> tuple[Position, ...]:
         """The squares the knight has stood on, from (0, 0) to where they are."""
