@@ -17,6 +17,8 @@
   with ``403`` before it opens: a page on another site cannot play as its visitor.
   A client that sends no ``Origin`` (not a browser: ``websocat``, a bot) is let in.
 * **/metrics** answers only clients in ``metrics_from`` (by default this machine).
+* **Request bodies** no route read are read and dropped once the response is sent
+  (see :func:`_serve_draining`).
 
 Every refusal is a ``403`` whose plain-text body says which rule refused and which
 setting admits it.
@@ -28,7 +30,8 @@ import ipaddress
 from typing import TYPE_CHECKING, Final
 from urllib.parse import urlsplit
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+import trio
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..access import ANY, Networks, host_name, parse_names
 
@@ -120,7 +123,9 @@ class Gate:
             scope[PROXIED] = real != client[0] or self.proxies.holds(str(client[0]))
             scope["client"] = (real, client[1] if real == client[0] else 0)
         refusal = self.refusal(scope, headers)
-        if refusal is None:
+        if refusal is None and scope["type"] == "http":
+            await _serve_draining(self.app, scope, receive, send)
+        elif refusal is None:
             await self.app(scope, receive, send)
         elif scope["type"] == "http":
             await _deny(send, "http.response", refusal)
@@ -172,6 +177,35 @@ def _with_port(authority: str, default: int) -> tuple[str, int]:
         except ValueError:
             return name, -1
     return name, default
+
+
+async def _serve_draining(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """Serve an HTTP request; a request body the route did not read is read (and dropped)
+    once the response is complete. Hypercorn queues a few pieces of a body for the app
+    and then waits: a route that reads none would wait with it, its socket held for
+    ever, the client gone or not."""
+    read_all = False
+
+    async def receive_noting() -> Message:
+        nonlocal read_all
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body", False):
+            read_all = True
+        return message
+
+    async def drain() -> None:
+        while not read_all:
+            await receive_noting()
+
+    async with trio.open_nursery() as nursery:
+
+        async def send_then_drain(message: Message) -> None:
+            ends = message["type"] == "http.response.body" and not message.get("more_body")
+            if ends and not read_all:
+                nursery.start_soon(drain)
+            await send(message)
+
+        await app(scope, receive_noting, send_then_drain)
 
 
 async def _deny(send: Send, kind: str, why: str) -> None:

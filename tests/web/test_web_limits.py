@@ -6,6 +6,7 @@ them with real sockets: HTTP/1.1 by hand, WebSockets through ``wsclient`` (wspro
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import socket
@@ -236,6 +237,24 @@ async def test_http_max_connections_bounds_the_web_face_alone(
     player = await Peer.connect(server.port)  # the game port is not the web face's
     await player.send("HELLO\n")
     assert (await player.read_line()).startswith("GOLD")
+
+
+async def test_a_request_body_no_route_reads_does_not_hold_its_connection(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    """Hypercorn queued a few pieces of an unread body and then waited with the route,
+    whose response never finished: the socket was held for ever, client gone or not."""
+    server, web = await _web(start_server, nursery)
+    stream = await trio.open_tcp_stream("127.0.0.1", web.port)
+    body = b"x" * 200_000
+    head = f"GET /api/games HTTP/1.1\r\nHost: 127.0.0.1:{web.port}\r\n"
+    head += f"Content-Length: {len(body)}\r\n\r\n"
+    with contextlib.suppress(trio.BrokenResourceError):
+        await stream.send_all(head.encode() + body)
+    with trio.fail_after(BOUND):
+        while server.admission.sockets:
+            await trio.sleep(0.01)
+    await stream.aclose()
 
 
 # -- 9. Origin and Host --------------------------------------------------------------
