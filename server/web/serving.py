@@ -15,9 +15,10 @@ Hypercorn's per-connection server inside a :class:`GuardedStream`:
   refused at once (more are closed at once);
 * a write the client does not take within ``send_timeout`` seconds (``linger`` once
   the server stops) aborts the socket, whatever Hypercorn shields;
-* Hypercorn is handed at most :data:`RECEIVE_SIZE` bytes a read, and none once a
-  WebSocket's close frame has been sent (but the few a close reply needs): the bytes
-  a client sends after it is told to go are dropped, never buffered;
+* Hypercorn is handed at most :data:`RECEIVE_SIZE` bytes a read (it inflates a
+  compressed WebSocket message a read at a time), and none once a WebSocket's close
+  frame has been sent (but the few a close reply needs): the bytes a client sends after
+  it is told to go are dropped, never buffered;
 * only HTTP/1.1 is spoken: cleartext HTTP/2 (``PRI *`` or ``Upgrade: h2c``), which
   browsers never use, would carry many streams on one admitted socket, and is refused.
 
@@ -50,8 +51,12 @@ from ..access import Networks
 if TYPE_CHECKING:
     from ..app import Server
 
-RECEIVE_SIZE: Final = 16384
-"""Bytes handed to Hypercorn a read at most (it asks for 64 KiB)."""
+RECEIVE_SIZE: Final = 2048
+"""Bytes handed to Hypercorn a read at most (it asks for 64 KiB): a compressed WebSocket
+message (``permessage-deflate``, which Hypercorn always offers) is inflated a read at a
+time, to up to about a thousand times its size, before its length is checked; and a
+read may begin before the socket is known to be a WebSocket, so every read is small.
+Requests are small (the page's are a few hundred bytes)."""
 AFTER_CLOSE: Final = 256
 """Bytes handed to Hypercorn after a WebSocket close frame was sent: a close reply fits."""
 REQUEST_HEAD: Final = 16384

@@ -12,12 +12,14 @@ import signal
 import socket
 import threading
 import time
+import tracemalloc
 from pathlib import Path
 
 import pytest
 import trio
 from wsproto import ConnectionType, WSConnection
-from wsproto.events import Request
+from wsproto.events import AcceptConnection, Request, TextMessage
+from wsproto.extensions import PerMessageDeflate
 
 from server.app import Server
 from server.web import WebService, serve_web
@@ -87,7 +89,7 @@ async def test_a_websocket_message_over_the_limit_ends_the_websocket(
     await client.send("HELLO")
     assert (await client.read_line()).startswith("GOLD")
     await client.send("LOOK\n" * 2000)  # 10,000 bytes: more than a message may hold
-    with pytest.raises(Closed) as closed:
+    with pytest.raises(Closed) as closed, trio.fail_after(BOUND):
         while True:
             await client.read_line()
     assert closed.value.code == 1009  # "message too big"
@@ -124,6 +126,33 @@ async def test_a_client_sending_after_a_close_frame_is_not_buffered(
     grown = resident_bytes() - before
     assert grown < 30 << 20, f"the server kept {grown >> 20} MiB of what came after its close"
     await client.aclose()
+
+
+async def test_a_compressed_message_is_refused_before_it_inflates_far(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    """16 MiB of one letter compress (permessage-deflate) to 16 KiB: a message within
+    the limit on the wire, inflated whole it was 16 MiB of text, 64 MiB in memory."""
+    _, web = await _web(start_server, nursery)
+    stream = await trio.open_tcp_stream("127.0.0.1", web.port)
+    ws = WSConnection(ConnectionType.CLIENT)
+    request = Request(host=f"127.0.0.1:{web.port}", target="/ws", extensions=[PerMessageDeflate()])
+    await stream.send_all(ws.send(request))
+    ws.receive_data(await stream.receive_some(4096))
+    assert any(isinstance(event, AcceptConnection) for event in ws.events())
+    bomb = ws.send(TextMessage(data="a" * (16 << 20)))
+    assert len(bomb) < 20_000
+    tracemalloc.start()
+    try:
+        await stream.send_all(bomb)
+        with trio.fail_after(BOUND):
+            answer = await stream.receive_some(100)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert answer.startswith(b"\x88\x02\x03\xf1")  # closed: 1009, message too big
+    assert peak < 16 << 20, f"{peak >> 20} MiB held while refusing a 16 KiB message"
+    await stream.aclose()
 
 
 # -- 2. a WebSocket that never reads is cut off, and shutdown finishes ------------------
