@@ -183,6 +183,20 @@ async def test_a_websocket_client_that_never_reads_is_cut_off_after_send_timeout
     await client.aclose()
 
 
+async def test_an_idle_websocket_player_is_told_and_disconnected_as_over_tcp(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    _, web = await _web(start_server, nursery, idle_timeout=0.5)
+    client = await WebSocketClient.open(web.port)
+    await client.send("HELLO")
+    assert (await client.read_line()).startswith("GOLD")
+    with trio.fail_after(BOUND):
+        assert await client.read_line() == "BYE no command for 0.5 seconds; closing the connection"
+        with pytest.raises(Closed):
+            await client.read_line()
+    await client.aclose()
+
+
 def test_sigterm_stops_a_server_whose_websocket_client_never_reads(tmp_path: Path) -> None:
     """Issue 28: with a WebSocket client that never reads, SIGTERM had not stopped the
     server after 45 s. The send time-out is out of reach here: only shutdown may end it."""
