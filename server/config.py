@@ -39,6 +39,7 @@ from worlds.api import WorldPlugin
 from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
 
+from .access import parse_names, parse_networks
 from .listening import parse_listens
 
 DEFAULT_PORT: Final = 40004
@@ -406,6 +407,54 @@ class ServerConfig:
     )
     """The web face's port; ``None``: none (``dod-server`` serves it on 8004 unless told
     ``--no-http``; a server built in code has none unless asked)."""
+    # The web face's own limits (docs/security.md, "The web face").
+    http_max_connections: int = setting(
+        1024,
+        "HTTP and WebSocket connections at once (each also counts against "
+        "--max-connections and, per address, --max-connections-per-address)",
+        ge=1,
+        le=1_000_000,
+    )
+    http_keep_alive_timeout: float = setting(
+        5.0, "seconds an HTTP connection may wait between requests", gt=0, le=3600
+    )
+    websocket_max_message: int = setting(
+        16384,
+        "bytes in one WebSocket message; a larger one ends the WebSocket",
+        ge=256,
+        le=1 << 24,
+    )
+    http_allowed_hosts: str = setting(
+        "",
+        "host names the web face answers to (the Host header), comma-separated, '*' for "
+        "any; empty: --http-host, localhost, 127.0.0.1 and ::1",
+        metavar="NAMES",
+        repeat=True,
+        validate=parse_names,
+    )
+    http_allowed_origins: str = setting(
+        "",
+        "origins of other sites whose pages may open /ws (https://example.org), "
+        "comma-separated, '*' for any; the web face's own pages always may",
+        metavar="ORIGINS",
+        repeat=True,
+        validate=parse_names,
+    )
+    metrics_from: str = setting(
+        "127.0.0.0/8,::1",
+        "client networks (CIDR) that may read /metrics; empty: none",
+        metavar="CIDRS",
+        repeat=True,
+        validate=parse_networks,
+    )
+    trusted_proxies: str = setting(
+        "",
+        "reverse proxies (CIDR) whose X-Forwarded-For or Forwarded header names the "
+        "web client; empty: trust none",
+        metavar="CIDRS",
+        repeat=True,
+        validate=parse_networks,
+    )
     reconnect_grace: float | None = setting(
         30.0,
         "seconds a logged-in player whose connection dropped may take to LOGIN again "

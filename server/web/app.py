@@ -13,7 +13,10 @@ Routes (what each promises is in ``docs/operating.md``):
   :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
   with ``HELLO``, ``JOIN``, ``MOVE``, ``WATCH``, ...);
 * ``/healthz`` (the process answers), ``/readyz`` (listening, accepting players),
-  ``/metrics`` (Prometheus text format).
+  ``/metrics`` (Prometheus text format, to the operator's addresses only).
+
+Every route is behind the :class:`~server.web.gate.Gate` (the client's address behind
+a trusted proxy, the ``Host`` and ``Origin`` checks, who may read ``/metrics``).
 
 Every HTTP request and WebSocket session is one structlog event (``http request``).
 """
@@ -38,6 +41,7 @@ from starlette.websockets import WebSocket
 
 from ..replay import ReplayError
 from . import replays, views
+from .gate import PROXIED, Gate
 from .metrics import ServerMetrics
 from .stream import WebSocketStream
 
@@ -97,7 +101,16 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         await websocket.accept()
         client = websocket.client
         host, port = (client.host, client.port) if client is not None else ("?", 0)
-        await server.serve_stream(WebSocketStream(websocket), host=host, port=port)
+        # The socket is counted already (server.web.serving), and so is its address's
+        # share unless a proxy's socket carries it: then the browser's address counts.
+        proxied = bool(websocket.scope.get(PROXIED))
+        await server.serve_stream(
+            WebSocketStream(websocket),
+            host=host,
+            port=port,
+            count_socket=False,
+            count_address=proxied,
+        )
 
     app = Starlette(
         routes=[
@@ -115,7 +128,7 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )
-    return AccessLog(app)
+    return AccessLog(Gate(app, server.config))
 
 
 class AccessLog:
@@ -138,10 +151,10 @@ class AccessLog:
                 status.append(101)
             await send(message)
 
-        client = scope.get("client") or ("?", 0)
         try:
             await self.app(scope, receive, send_and_note)
         finally:
+            client = scope.get("client") or ("?", 0)  # as the gate found it (a proxy's client)
             log.info(
                 "http request",
                 kind=scope["type"],
