@@ -40,9 +40,8 @@ from .core import (
     DEFAULT_TIMEOUT,
     RECEIVE_SIZE,
     Answer,
-    AwaitedCommand,
+    AwaitingClient,
     ClientCore,
-    ClientState,
     Request,
 )
 from .errors import ClientTimeout
@@ -52,7 +51,7 @@ __all__ = ["AsyncClient"]
 T = TypeVar("T")
 
 
-class AsyncClient(ClientState):
+class AsyncClient(AwaitingClient):
     """A trio Dungeon of Doom client; make one with :meth:`connect`."""
 
     def __init__(
@@ -122,27 +121,6 @@ class AsyncClient(ClientState):
             if error is group:
                 raise
             raise error from None
-
-    # -- commands: each is ClientCore's, carried by this transport ---------------------------
-
-    hello = AwaitedCommand(ClientCore.hello)
-    move = AwaitedCommand(ClientCore.move)
-    stay = AwaitedCommand(ClientCore.stay)
-    pickup = AwaitedCommand(ClientCore.pickup)
-    attack = AwaitedCommand(ClientCore.attack)
-    end_turn = AwaitedCommand(ClientCore.end_turn)
-    action_points = AwaitedCommand(ClientCore.action_points)
-    hit_points = AwaitedCommand(ClientCore.hit_points)
-    look = AwaitedCommand(ClientCore.look)
-    map = AwaitedCommand(ClientCore.map)
-    help = AwaitedCommand(ClientCore.help)
-    extend = AwaitedCommand(ClientCore.extend)
-    shout = AwaitedCommand(ClientCore.shout)
-    games = AwaitedCommand(ClientCore.games)
-    create = AwaitedCommand(ClientCore.create)
-    join = AwaitedCommand(ClientCore.join)
-    watch = AwaitedCommand(ClientCore.watch)
-    quit = AwaitedCommand(ClientCore.quit)
 
     # -- waiting for the server -------------------------------------------------------------
 

@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
 from protocol.commands import (
+    DECLARED_VERBS,
     ApGet,
     Attack,
     Command,
@@ -78,6 +79,7 @@ from protocol.commands import (
     Look,
     Map,
     Move,
+    Origin,
     Pickup,
     Quit,
     Shout,
@@ -135,8 +137,10 @@ __all__ = [
     "DEFAULT_PORT",
     "QUIET",
     "Answer",
-    "AwaitedCommand",
-    "BlockingCommand",
+    "AwaitingClient",
+    "BlockingClient",
+    "ClientCommand",
+    "ClientCommands",
     "ClientCore",
     "Closed",
     "PickupResult",
@@ -224,10 +228,10 @@ class PickupResult:
         return self.picked
 
 
-# Commands a server of another dialect may not know: refused in any words, they
-# fail alone and the game goes on.
+# Commands a server of another dialect may not know (our extensions, as the verbs
+# declare): refused in any words, they fail alone and the game goes on.
 _OPTIONAL_VERBS: Final = frozenset(
-    {"EXTEND", "MAP", "HELP", "GAMES", "CREATE", "JOIN", "WATCH", "SHOUT"}
+    verb.word for verb in DECLARED_VERBS if verb.origin is Origin.OURS
 )
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
 _ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
@@ -707,9 +711,11 @@ class ClientState:
 P = ParamSpec("P")
 
 
-class _Command(Generic[P, T]):
+class ClientCommand(Generic[P, T]):
     """A client method made from a :class:`ClientCore` command: each command is written
-    once, in the core, and each transport only says how a request is carried."""
+    once, in the core, and each transport only says how a request is carried (a
+    :class:`BlockingClient` returns the answer, an :class:`AwaitingClient` what to
+    ``await`` for it)."""
 
     def __init__(self, make: Callable[Concatenate[ClientCore, P], Request[T]]) -> None:
         self._make = make
@@ -724,11 +730,19 @@ class _Command(Generic[P, T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
-    def _bind(self, client: Any) -> Callable[..., Any]:
+    @overload
+    def __get__(self, client: None, owner: type) -> ClientCommand[P, T]: ...
+    @overload
+    def __get__(self, client: BlockingClient, owner: type) -> Callable[P, T]: ...
+    @overload
+    def __get__(self, client: AwaitingClient, owner: type) -> Callable[P, Awaitable[T]]: ...
+    def __get__(self, client: object | None, owner: type) -> Any:
+        if client is None:
+            return self
         make = self._make
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            return client._call(make(client._core, *args, **kwargs))
+            return client._call(make(client._core, *args, **kwargs))  # type: ignore[attr-defined]
 
         call.__name__ = self._name
         call.__doc__ = self.__doc__
@@ -736,23 +750,39 @@ class _Command(Generic[P, T]):
         return call
 
 
-class BlockingCommand(_Command[P, T]):
-    """A command of :class:`clients.sync.Client`: waits for the answer and returns it."""
+class ClientCommands(ClientState):
+    """Every command of the client library: one method per verb that declares a client
+    method (:attr:`protocol.commands.Verb.client`; a test holds the two lists equal)."""
 
-    @overload
-    def __get__(self, client: None, owner: type) -> BlockingCommand[P, T]: ...
-    @overload
-    def __get__(self, client: object, owner: type) -> Callable[P, T]: ...
-    def __get__(self, client: object | None, owner: type) -> Any:
-        return self if client is None else self._bind(client)
+    hello = ClientCommand(ClientCore.hello)
+    move = ClientCommand(ClientCore.move)
+    stay = ClientCommand(ClientCore.stay)
+    pickup = ClientCommand(ClientCore.pickup)
+    attack = ClientCommand(ClientCore.attack)
+    end_turn = ClientCommand(ClientCore.end_turn)
+    action_points = ClientCommand(ClientCore.action_points)
+    hit_points = ClientCommand(ClientCore.hit_points)
+    look = ClientCommand(ClientCore.look)
+    map = ClientCommand(ClientCore.map)
+    help = ClientCommand(ClientCore.help)
+    extend = ClientCommand(ClientCore.extend)
+    shout = ClientCommand(ClientCore.shout)
+    games = ClientCommand(ClientCore.games)
+    create = ClientCommand(ClientCore.create)
+    join = ClientCommand(ClientCore.join)
+    watch = ClientCommand(ClientCore.watch)
+    quit = ClientCommand(ClientCore.quit)
 
 
-class AwaitedCommand(_Command[P, T]):
-    """A command of :class:`clients.aio.AsyncClient`: returns what to ``await``."""
+class BlockingClient(ClientCommands):
+    """A client whose commands wait for their answer and return it (:mod:`clients.sync`)."""
 
-    @overload
-    def __get__(self, client: None, owner: type) -> AwaitedCommand[P, T]: ...
-    @overload
-    def __get__(self, client: object, owner: type) -> Callable[P, Awaitable[T]]: ...
-    def __get__(self, client: object | None, owner: type) -> Any:
-        return self if client is None else self._bind(client)
+    def _call(self, request: Request[T]) -> T:
+        raise NotImplementedError
+
+
+class AwaitingClient(ClientCommands):
+    """A client whose commands return what to ``await`` (:mod:`clients.aio`)."""
+
+    async def _call(self, request: Request[T]) -> T:
+        raise NotImplementedError

@@ -549,7 +549,7 @@ class Game:
     # -- commands ---------------------------------------------------------------------
 
     def help(self) -> HelpReply:
-        return help_reply(self.world, self.world_name)
+        return help_reply(self.world, self.world_name, in_turns=plays_in_turns(self.world))
 
     def handle(self, client: Outbox, command: Command) -> None:
         """Apply one game command from ``client`` and queue every reply it causes

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
+from protocol.commands import DECLARED_VERBS, Shown
 from protocol.direction import Direction
 from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
 from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
@@ -68,40 +69,36 @@ def _failure(event: ResultEvent) -> str:
     return ""
 
 
-def help_reply(world: World, world_name: str) -> HelpReply:
-    """``HELP``: the commands that work in this world, one line each."""
+_TURN_NOTES: Final = (
+    "With EXTEND events: STARTTURN <ap> (your turn), ENDTURN [timeout] (it ended),",
+    "  TURN <player> (another's turn), HITMOD <change> (your hit points changed).",
+    "Off your turn, an action waits for your turn; with EXTEND events it is an ERROR.",
+)
+
+
+def help_reply(world: World, world_name: str, *, in_turns: bool) -> HelpReply:
+    """``HELP``: the commands that work in this world, one line each, as the verbs
+    declare them (:data:`protocol.commands.DECLARED_VERBS`); ``in_turns``: the world
+    is played in turns."""
     directions = " ".join(d.name for d in sorted(world.directions, key=_compass_order))
-    lines = [
-        f"You are in the {world_name} world. Commands (any letter case):",
-        "HELLO [name]   the gold you need to win; with a name, also sets your name",
-        f"MOVE <dir>     move one square; directions here: {directions}",
-        "PICKUP         pick up what lies on your square (see the notes below)",
-        "LOOK           the 5x5 view around you (X marks the corners, # is off the map)",
-    ]
-    if world.allows_stay:
-        lines.append("STAY           let one turn pass without moving")
-    if getattr(world, "has_turns", False):
-        lines += [
-            "ATTACK <dir>   strike the player on the next square: SUCCESS a hit, FAIL a miss",
-            "ENDTURN        end your turn now (SUCCESS)",
-            "APGET          AP <n>: your action points left this turn (0 off your turn)",
-            "HPGET          HP <n>: your hit points",
-            "With EXTEND events: STARTTURN <ap> (your turn), ENDTURN [timeout] (it ended),",
-            "  TURN <player> (another's turn), HITMOD <change> (your hit points changed).",
-            "Off your turn, an action waits for your turn; with EXTEND events it is an ERROR.",
-        ]
-    lines += [
-        "MAP            the whole map",
-        "QUIT           leave the game",
-        "HELP           this list",
-        "Extensions (see the protocol document):",
-        "EXTEND [caps]  receive pushed lines: events, chat; bot marks you as a bot",
-        "SHOUT <text>   a message to everyone in your game",
-        "GAMES          list the games on this server",
-        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
-        "JOIN <game>    play in another game",
-        "WATCH <game>   follow a game as a spectator",
-    ]
+    shown = {
+        Shown.ALWAYS: True,
+        Shown.EXTENSION: True,
+        Shown.STAY: world.allows_stay,
+        Shown.TURNS: in_turns,
+    }
+    lines = [f"You are in the {world_name} world. Commands (any letter case):"]
+    extensions = ["Extensions (see the protocol document):"]
+    after_turns = False
+    for verb in DECLARED_VERBS:
+        if not shown[verb.shown]:
+            continue
+        if after_turns and verb.shown is not Shown.TURNS:
+            lines += _TURN_NOTES
+        after_turns = verb.shown is Shown.TURNS
+        section = extensions if verb.shown is Shown.EXTENSION else lines
+        section.append(verb.help_line(directions))
+    lines += extensions
     if world.help_notes:
         lines.append(f"About the {world_name} world:")
         lines += world.help_notes
