@@ -63,6 +63,7 @@ from .reading import (
     Unasked,
 )
 from .replies import (
+    ActionPoints,
     Bye,
     Done,
     Error,
@@ -71,6 +72,7 @@ from .replies import (
     Gold,
     GoldCoins,
     HitMod,
+    HitPoints,
     LookReply,
     Lose,
     Message,
@@ -111,7 +113,15 @@ def _says(kind: type[_R], words: _Words[_R]) -> tuple[type[Reply], _AnyWords]:
 
 
 def _table(*entries: tuple[type[Reply], _AnyWords]) -> Mapping[type[Reply], _AnyWords]:
-    return dict(entries)
+    table = dict(entries)
+    if len(table) != len(entries):
+        raise ValueError("a reply declared twice in one dialect")
+    return table
+
+
+def _same(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    """Said in this dialect as in 2013: the reply's own line(s)."""
+    return (reply,)
 
 
 class UnknownDialect(ValueError):
@@ -139,6 +149,13 @@ class Dialect:
         form (``()``: the dialect has no word for it). In 2013, the reply itself."""
         return (reply,)
 
+    @classmethod
+    def declares(cls, kind: type[Reply]) -> bool:
+        """Whether this dialect says in so many words how it writes replies of ``kind``
+        (2013 writes every reply as it is; a test holds every other dialect to declaring
+        each reply, so that none leaks out in 2013 words by omission)."""
+        return True
+
     def render(self, reply: Reply) -> bytes:
         """The bytes of ``reply`` for a client of this dialect (``b""``: nothing)."""
         return reply.to_bytes()
@@ -161,6 +178,12 @@ class _Rendered(Dialect):
     """
 
     _forms: ClassVar[Mapping[type[Reply], _AnyWords]]
+    """How each reply is said, by its exact class; a reply that is :attr:`Reply.ours`
+    and not listed is said as in 2013."""
+
+    @classmethod
+    def declares(cls, kind: type[Reply]) -> bool:
+        return kind in cls._forms or kind.ours
 
     def __init__(self) -> None:
         self._cache: dict[type[Reply], _AnyWords | None] = {}
@@ -170,9 +193,10 @@ class _Rendered(Dialect):
         try:
             return self._cache[kind]
         except KeyError:
-            words = self._cache[kind] = next(
-                (self._forms[base] for base in kind.__mro__ if base in self._forms), None
-            )
+            # The nearest declared class (a drawn LookReply is a LookReply); "as in 2013"
+            # is cached as None, the fast path of render().
+            words = next((self._forms[base] for base in kind.__mro__ if base in self._forms), None)
+            self._cache[kind] = words = None if words is _same else words
             return words
 
     def words(self, reply: Reply) -> tuple[Reply, ...]:
@@ -276,6 +300,10 @@ class Dialect2015(_Rendered):
         _says(PlayerLeft, _nothing),
         _says(RoundEnded, _nothing),
         _says(TurnOf, _nothing),
+        _says(Success, _same),
+        _says(HitMod, _same),
+        _says(ActionPoints, _same),
+        _says(HitPoints, _same),
     )
 
     def parse(self, line: str) -> Command | None:
@@ -368,6 +396,14 @@ class Dialect2016(_Rendered):
         _says(TurnOver, _nothing),
         _says(TurnOf, _nothing),
         _says(HitMod, _nothing),
+        _says(Success, _same),
+        _says(Done, _same),
+        _says(GoldCoins, _same),
+        _says(NotYourTurn, lambda dialect, reply: (Fail(),)),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Fail(),)),
+        _says(GameWon, _nothing),
+        _says(ActionPoints, _same),
+        _says(HitPoints, _same),
     )
 
     def parse(self, line: str) -> Command | None:

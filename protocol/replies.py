@@ -109,6 +109,10 @@ class Reply:
     """The grammar of the reply's line (of its header, in a multi-line reply)."""
     body: ClassVar[Rows | None] = None
     """The grammar of each line after the header (``None``: a one-line reply)."""
+    ours: ClassVar[bool] = False
+    """Our extension, the answer to a command of ours (``MAP``, ``GAMES``...): every
+    dialect writes it in our words, since a client that asked for it knows them. Every
+    other reply is declared by each dialect (:mod:`protocol.dialects`)."""
 
     def __post_init__(self) -> None:
         self.form.check(self)
@@ -328,6 +332,7 @@ class NotYourTurnToEnd(NotYourTurn):
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("HELP {count}", count=COUNT)
     body: ClassVar[Rows] = Rows(TEXT, "text")
     text: tuple[str, ...]
@@ -341,6 +346,7 @@ class HelpReply(Reply):
 class MapReply(Reply):
     """Extension: ``MAP <rows> <cols>`` followed by the rows of the whole map."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("MAP {height} {width}", height=COUNT, width=COUNT)
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
@@ -366,6 +372,7 @@ class MapReply(Reply):
 class Extended(Reply):
     """Extension: ``EXTENDED <capability> ...``, what ``EXTEND`` turned on (all of it so far)."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("EXTENDED{capabilities}", capabilities=WORDS)
     capabilities: tuple[str, ...]
 
@@ -380,6 +387,7 @@ class GameInfo(Reply):
     ``map`` ``default`` is the world's own default map.
     """
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form(
         "GAME {name} world={world} map={map} seed={seed} players={players} limit={limit} "
         "watchers={watchers} turn={turn}",
@@ -423,6 +431,7 @@ def _read_game(line: str) -> GameInfo:
 class GamesReply(Reply):
     """Extension: ``GAMES <n>`` followed by n ``GAME`` lines."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("GAMES {count}", count=COUNT)
     body: ClassVar[Rows] = Rows(GameInfo.form.field(_read_game), "games")
     games: tuple[GameInfo, ...]
@@ -480,6 +489,7 @@ class Standing:
 class LeaderboardReply(Reply):
     """Extension: ``LEADERBOARD <world> <n>`` followed by n :class:`Standing` lines, best first."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("LEADERBOARD {world} {count}", world=WORD, count=COUNT)
     body: ClassVar[Rows] = Rows(Standing.form.field(Standing.parse), "standings")
     world: str
@@ -499,6 +509,7 @@ class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("REGISTERED {name} {token}", name=LINE, token=WORD)
     name: str
     token: str
@@ -511,6 +522,7 @@ class Registered(Reply):
 class LoggedIn(Reply):
     """Extension: ``LOGGEDIN <name>``, the answer to a ``LOGIN`` whose token was right."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("LOGGEDIN {name}", name=LINE)
     name: str
 
@@ -630,6 +642,7 @@ class RoundEnded(Push):
 class View(Push):
     """Extension: ``VIEW <rows> <cols>`` and the rows of the whole map, as a spectator sees it."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("VIEW {height} {width}", height=COUNT, width=COUNT)
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
@@ -655,6 +668,7 @@ class View(Push):
 class GameOver(Push):
     """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("GAMEOVER {text}", text=TEXT)
     text: str
 
