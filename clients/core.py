@@ -85,6 +85,7 @@ from protocol.commands import (
     Shout,
     Stay,
     Watch,
+    WhoAmI,
 )
 from protocol.connection import ClientProtocol
 from protocol.direction import Direction
@@ -103,6 +104,7 @@ from protocol.replies import (
     GoldCoins,
     HelpReply,
     HitPoints,
+    Identity,
     LookReply,
     MapReply,
     Push,
@@ -613,6 +615,11 @@ class ClientCore:
         """``WATCH <game>``: follow a game as a spectator (``View`` lines are pushed)."""
         return Request(Watch(game), lambda reply: _expect(reply, GameInfo, "WATCH"))
 
+    def whoami(self) -> Request[Identity]:
+        """``WHOAMI``: how the player is shown in its game (``who``: its name, ``#<n>``
+        without one, ``#`` when it does not play there) and the game's name (``game``)."""
+        return Request(WhoAmI(), lambda reply: _expect(reply, Identity, "WHOAMI"))
+
     def quit(self) -> Request[FinalReply]:
         """``QUIT``: the server's ``BYE``; the connection is then over.
 
@@ -771,6 +778,7 @@ class ClientCommands(ClientState):
     create = ClientCommand(ClientCore.create)
     join = ClientCommand(ClientCore.join)
     watch = ClientCommand(ClientCore.watch)
+    whoami = ClientCommand(ClientCore.whoami)
     quit = ClientCommand(ClientCore.quit)
 
 

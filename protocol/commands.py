@@ -32,7 +32,7 @@ from typing import ClassVar, Final, Protocol
 
 from .direction import Direction
 from .errors import RemoteProtocolError
-from .replies import GameInfo, Reply
+from .replies import GameInfo, Identity, Reply
 
 __all__ = [
     "DECLARED_VERBS",
@@ -65,6 +65,7 @@ __all__ = [
     "Stay",
     "Verb",
     "Watch",
+    "WhoAmI",
     "parse_command",
     "printable",
 ]
@@ -302,6 +303,13 @@ class Login(Command):
 
     def __repr__(self) -> str:  # the token is a secret: never in a log or a traceback
         return f"Login(name={self.name!r}, token='***')"
+
+
+@dataclass(frozen=True, slots=True)
+class WhoAmI(Command):
+    """Extension: ``WHOAMI``, the name the player goes by and its game (``Identity``)."""
+
+    verb: ClassVar[str] = "WHOAMI"
 
 
 def printable(text: str) -> bool:
@@ -714,6 +722,16 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         "follow a game as a spectator",
         client="watch",
         shown=Shown.EXTENSION,
+    ),
+    _verb(
+        WhoAmI,
+        _no_arguments(WhoAmI()),
+        Route.ASK,
+        "WHOAMI",
+        "your name here (#<n> without one) and your game",
+        client="whoami",
+        shown=Shown.EXTENSION,
+        answer=lambda asker: Identity(asker.label, asker.game.name),
     ),
     _verb(
         Leaderboard,

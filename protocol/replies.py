@@ -65,6 +65,7 @@ __all__ = [
     "HelpReply",
     "HitMod",
     "HitPoints",
+    "Identity",
     "LeaderboardReply",
     "LoggedIn",
     "LookReply",
@@ -527,6 +528,19 @@ class LoggedIn(Reply):
     name: str
 
 
+@dataclass(frozen=True, slots=True)
+class Identity(Reply):
+    """Extension: ``WHOAMI <who> <game>``, the answer to ``WHOAMI``: how the player is
+    shown in its game (its name; ``#<n>`` without one; ``#`` when it does not play
+    there, not yet or as a spectator) and the game's name (the last word: names may
+    hold spaces, games may not)."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form("WHOAMI {who} {game}", who=LINE, game=Field(r"[A-Za-z0-9_-]+"))
+    who: str
+    game: str
+
+
 class Push(Reply):
     """Base class of lines the server sends on its own, not in answer to a command.
 
@@ -772,6 +786,7 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
         GameInfo,
         Registered,
         LoggedIn,
+        Identity,
         Notice,
         Message,
         PlayerJoined,

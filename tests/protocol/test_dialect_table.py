@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 import protocol.replies as replies
-from protocol.commands import ApGet, Command, Hello, HpGet, Look
+from protocol.commands import ApGet, Command, Hello, HpGet, Look, WhoAmI
 from protocol.connection import ClientProtocol
 from protocol.dialects import DIALECTS, dialect_named
 from protocol.framing import NEED_DATA
@@ -30,6 +30,7 @@ from protocol.replies import (
     HelpReply,
     HitMod,
     HitPoints,
+    Identity,
     LeaderboardReply,
     LoggedIn,
     LookReply,
@@ -78,6 +79,7 @@ SAMPLES: dict[type[Reply], tuple[Reply, Command | None]] = {
     ),
     Registered: (Registered("Ada", "t0k3n"), None),
     LoggedIn: (LoggedIn("Ada"), None),
+    Identity: (Identity("Ada Lovelace", "g"), WhoAmI()),
     Notice: (Notice("a door opens"), None),
     GameWon: (GameWon("Ada has won the game"), None),
     Message: (Message("Ada", "hi: there"), None),
