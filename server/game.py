@@ -81,10 +81,8 @@ from protocol.replies import (
     Error,
     GameInfo,
     GameOver,
-    GameWon,
     Gold,
     HelpReply,
-    HitMod,
     HitPoints,
     LookReply,
     Lose,
@@ -98,17 +96,13 @@ from protocol.replies import (
     Push,
     RoundEnded,
     Seen,
-    TurnBegins,
     TurnOf,
-    TurnOver,
     View,
     Win,
 )
 from records.model import GameRecord, Tally
 from worlds.api import (
     Action,
-    Died,
-    Escaped,
     Event,
     Joined,
     Left,
@@ -120,20 +114,14 @@ from worlds.api import (
     WorldFull,
     WorldPlugin,
 )
-from worlds.api import Notice as WorldNotice
 from worlds.turns import (
-    Defeated,
-    HitPointsChanged,
     TurnBasedWorld,
-    TurnEnded,
-    TurnEvent,
-    TurnStarted,
 )
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
 from .outbox import Outbox
-from .render import help_reply, result_reply
+from .render import help_reply, telling
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
 
@@ -422,7 +410,7 @@ class Game:
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
         self._dispatch([e for e in events if not isinstance(e, Joined)], ())
-        holder = getattr(self.world, "turn", None)
+        holder = self.world.turn if plays_in_turns(self.world) else None
         if holder is not None and holder != player and client.events:
             client.push(TurnOf(self._label(holder)))  # whose turn it is, on arrival
         self._turn_moved()
@@ -853,29 +841,6 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
-    def _turn_event(self, event: TurnEvent) -> None:
-        """Tell the players about a turn-based world's event (pushes need ``EXTEND events``)."""
-        player = event.player
-        assert player is not None
-        client = self.players.get(player)
-        listener = client if client is not None and client in self.audience else None
-        if isinstance(event, TurnStarted):
-            if listener is not None:
-                listener.push(TurnBegins(event.points))
-            if self.audience:
-                self._push(TurnOf(self._label(player)), but=client)
-        elif isinstance(event, TurnEnded):
-            if listener is not None:
-                listener.push(TurnOver(timed_out=event.missed))
-        elif isinstance(event, HitPointsChanged):
-            if listener is not None:
-                listener.push(HitMod(event.change))
-        elif isinstance(event, Defeated):
-            winner = self._label(event.winner)
-            if listener is not None:
-                listener.push(GameWon(f"{winner} has won the game"))
-            self._finish(player, Lose(f"{winner} won the game."), "lost")
-
     def _label(self, player: PlayerId) -> str:
         name = self._names_of.get(player)
         if name is None:
@@ -947,24 +912,33 @@ class Game:
         audience = self.audience
         index = 0
         for event in events:
-            if isinstance(event, ResultEvent):
-                reply = result_reply(event)
+            told = telling(event)  # what it becomes, and who hears it (server.render)
+            answer = told.answer
+            if answer is not None:  # the result of an action
+                assert isinstance(event, ResultEvent)
+                reply = answer(event)
                 target = players.get(event.player)
                 if target is not None and event.player not in unasked:
                     target.send(reply)
                 if audience:
                     self._witness(event, actions[index][1], reply.lines()[0])
                 index += 1
-            elif isinstance(event, Escaped):
-                self._finish(
-                    event.player, Win(event.text), "escaped", gold=event.gold, moves=event.moves
-                )
-            elif isinstance(event, Died):
-                self._finish(event.player, Lose(event.text), "died")
-            elif isinstance(event, WorldNotice):
-                self._notify(event.player, event.text)
-            elif isinstance(event, TurnEvent):
-                self._turn_event(event)
+                continue
+            player = event.player
+            if told.to_player is not None:
+                line = told.to_player(event, self._label)
+                if player is None:
+                    self._push(line)
+                else:
+                    client = players.get(player)
+                    if client is not None and client in audience:
+                        client.push(line)
+            if told.to_others is not None and audience:
+                actor = players.get(player) if player is not None else None
+                self._push(told.to_others(event, self._label), but=actor)
+            if told.ends is not None and player is not None:
+                ending = told.ends(event, self._label)
+                self._finish(player, ending.final, ending.outcome, **ending.details())
 
     def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
         """``SAW`` for everyone in the audience who could see the actor (the world decides)."""
@@ -1260,4 +1234,4 @@ else, such as ``removed`` for missed turns or ``moved`` to another game, is ``re
 
 def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
     """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
-    return getattr(world, "has_turns", False)
+    return world.has_turns

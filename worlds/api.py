@@ -224,6 +224,14 @@ class World(abc.ABC):
     has_rounds: ClassVar[bool] = False
     #: What ``HELP`` says about this world: its glyphs, and what its commands mean here.
     help_notes: ClassVar[tuple[str, ...]] = ()
+    #: Whether the world is played in turns (a :class:`worlds.turns.TurnBasedWorld`).
+    has_turns: ClassVar[bool] = False
+    #: Every kind of event the world may report; the server knows how to tell each
+    #: (``server/render.py``), and a test holds both to it. The default is the shared
+    #: events of this module.
+    emits: ClassVar[frozenset[type[Event]]] = frozenset(
+        {Moved, Blocked, Stayed, PickedUp, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
 
     @property
     @abc.abstractmethod
