@@ -49,6 +49,7 @@ from .forms import (
 __all__ = [
     "LOOK_SIZE",
     "LOOK_SIZES",
+    "OWN_REPLIES",
     "ActionPoints",
     "Bye",
     "Done",
@@ -812,6 +813,9 @@ _MULTI_LINE: Final[dict[str, type[Reply]]] = {
     for cls in (LookReply, HelpReply, MapReply, View, GamesReply, LeaderboardReply)
 }
 """Every multi-line reply, by the keyword of its header."""
+
+OWN_REPLIES: Final = frozenset((*_ONE_LINE.values(), *_MULTI_LINE.values()))
+"""Every reply :class:`ReplyParser` reads: the lines of our own 2013 protocol."""
 
 
 class ReplyParser:
