@@ -55,7 +55,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Final, TypeGuard
+from typing import ClassVar, Final, TypeGuard, TypeVar, cast
 
 import structlog
 import trio
@@ -138,6 +138,19 @@ _DONE = Done()
 def label(name: str | None, player: PlayerId) -> str:
     """How a player is shown to others: their name, or ``#<number>``."""
     return name if name is not None else f"#{player}"
+
+
+_C = TypeVar("_C", bound=Command)
+_Play = Callable[["Game", Outbox, PlayerId, Command], None]
+"""What a player's command does in its game."""
+
+
+def _plays(
+    kind: type[_C], handler: Callable[[Game, Outbox, PlayerId, _C], None]
+) -> tuple[type[Command], _Play]:
+    """One entry of :attr:`Game._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Play, handler)
 
 
 class Game:
@@ -637,19 +650,23 @@ class Game:
     def _not_a_game_command(self, client: Outbox, player: PlayerId, command: Command) -> None:
         client.send(Error(f"{command.verb} is not a game command"))
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Game, Outbox, PlayerId, Any], None]]] = {
-        Look: _look,
-        Move: _move,
-        Pickup: lambda game, client, player, command: game._act(client, player, command),
-        Stay: _stay,
-        Hello: _hello,
-        Map: _map,
-        Shout: _shout,
-        Attack: _turn_command,
-        EndTurn: _turn_command,
-        ApGet: _turn_command,
-        HpGet: _turn_command,
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Play]] = dict(
+        (
+            _plays(Look, _look),
+            _plays(Move, _move),
+            _plays(
+                Pickup, lambda game, client, player, command: game._act(client, player, command)
+            ),
+            _plays(Stay, _stay),
+            _plays(Hello, _hello),
+            _plays(Map, _map),
+            _plays(Shout, _shout),
+            _plays(Attack, _turn_command),
+            _plays(EndTurn, _turn_command),
+            _plays(ApGet, _turn_command),
+            _plays(HpGet, _turn_command),
+        )
+    )
     """What a player's command does, by its kind."""
 
     def handle_watcher(self, client: Outbox, command: Command) -> None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar, Final, Protocol
+from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import structlog
 import trio
@@ -81,6 +81,18 @@ def records_url(config: ServerConfig) -> str | None:
         # Beside the replays' folder, not in it: that folder holds replays only.
         return f"sqlite:///{Path(config.replay_dir).parent / 'records.db'}"
     return db
+
+
+_C = TypeVar("_C", bound=Command)
+_Job = Callable[["Ladder", "Claimant", Command], Awaitable[None]]
+
+
+def _jobs(
+    kind: type[_C], handler: Callable[[Ladder, Claimant, _C], Awaitable[None]]
+) -> tuple[type[Command], _Job]:
+    """One entry of :attr:`Ladder._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Job, handler)
 
 
 class Ladder:
@@ -279,11 +291,13 @@ class Ladder:
         if seat is not None and seat[0].name_of(seat[1]) == name:
             seat[0].tally.named(seat[1], name, claimed=True)
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Ladder, Any, Any], Awaitable[None]]]] = {
-        Leaderboard: _leaderboard,
-        Register: _register,
-        Login: _login,
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Job]] = dict(
+        (
+            _jobs(Leaderboard, _leaderboard),
+            _jobs(Register, _register),
+            _jobs(Login, _login),
+        )
+    )
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
 
 
