@@ -551,7 +551,8 @@ class Verb:
         return self.command.verb
 
     def help_line(self, directions: str) -> str:
-        """The verb's line in ``HELP``: usage, then what it does from column 16."""
+        """The verb's line in ``HELP``: usage, then what it does from column 16 (a usage
+        of 15 characters or more has no description: it says it all)."""
         does = self.does.replace("{directions}", directions)
         return f"{self.usage:<14} {does}".rstrip() if does else self.usage
 
@@ -570,6 +571,8 @@ def _verb(
 ) -> Verb:
     if (route is Route.ASK) != (answer is not None):
         raise ValueError(f"{command.verb}: a read-only verb, and only one, has an answer")
+    if does and len(usage) > 14:
+        raise ValueError(f"{command.verb}: a usage this long leaves no room to say what it does")
     return Verb(command, parse, route, usage, does, client, origin, shown, answer)
 
 
@@ -737,8 +740,8 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         Leaderboard,
         _parse_leaderboard,
         Route.LADDER,
-        "LEADERBOARD [w]",
-        "the ratings of a world (a server that keeps records)",
+        "LEADERBOARD",
+        "[world]: the ratings of a world (servers that keep records)",
         client=None,
         shown=Shown.EXTENSION,
     ),
@@ -746,8 +749,8 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         Register,
         _parse_register,
         Route.LADDER,
-        "REGISTER <name>",
-        "claim a name; the answer holds its secret token, once",
+        "REGISTER <n>",
+        "claim the name n; the answer holds its secret token, once",
         client=None,
         shown=Shown.EXTENSION,
     ),
@@ -756,7 +759,7 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         _parse_login,
         Route.LADDER,
         "LOGIN <n> <t>",
-        "play as a name you claimed, with its token",
+        "play as the name n you claimed, with its token t",
         client=None,
         shown=Shown.EXTENSION,
     ),

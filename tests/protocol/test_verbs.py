@@ -83,3 +83,6 @@ def test_help_lists_what_each_world_allows_as_declared(name: str) -> None:
         elif verb.help_line(directions) in lines:
             assert lines.index(verb.help_line(directions)) < extensions
     assert lines[0] == f"You are in the {name} world. Commands (any letter case):"
+    for verb in DECLARED_VERBS:  # one column for what each verb does
+        if verb.does:
+            assert verb.help_line(directions)[15:].startswith(verb.does[:10]), verb.word
