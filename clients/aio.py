@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -65,8 +65,8 @@ class AsyncClient(AwaitingClient):
         self.timeout = timeout
         self._core = ClientCore(on_push=on_push)
         self._send_lock = trio.Lock()
-        self._awaited: set[Request] = set()
-        self._answers: dict[Request, Answer] = {}
+        self._awaited: set[Request[Any]] = set()
+        self._answers: dict[Request[Any], Answer[Any]] = {}
         self._progress = trio.Event()  # set (and replaced) whenever the server said something
         self._pushed = trio.lowlevel.ParkingLot()
         self._ended = trio.Event()
@@ -168,7 +168,8 @@ class AsyncClient(AwaitingClient):
                     self._deliver()
                     continue
                 raise self._core.timed_out(request)
-            return self._answers.pop(request).result()
+            result: T = self._answers.pop(request).result()
+            return result
         finally:
             self._awaited.discard(request)
             self._answers.pop(request, None)
@@ -189,7 +190,7 @@ class AsyncClient(AwaitingClient):
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     core.connection_lost()
                 else:
-                    core.receive_data(data)
+                    core.receive_data(data if isinstance(data, bytes) else bytes(data))
                 self._deliver()
                 if again := core.data_to_send():
                     async with self._send_lock:

@@ -247,13 +247,13 @@ class ClientCore:
     ) -> None:
         self._protocol = ClientProtocol(max_line_length=MAX_LINE_LENGTH, tolerant=True)
         self._input_open = True
-        self._waiting: deque[Request] = deque()
-        self._parked: list[Request] = []
+        self._waiting: deque[Request[Any]] = deque()
+        self._parked: list[Request[Any]] = []
         self._outgoing = bytearray()
-        self._answers: deque[Answer] = deque()
+        self._answers: deque[Answer[Any]] = deque()
         self._on_push = on_push
         self._failure: ClientError | None = None
-        self._echoed: Request | None = None
+        self._echoed: Request[Any] | None = None
         self._puzzling: list[str] = []
         self.unasked: list[str] = []
         """The first lines the server sent that no dialect explains (a greeting, say)."""
@@ -313,7 +313,7 @@ class ClientCore:
         """The transport failed (reset, broken pipe): end of input, whatever was buffered."""
         self.receive_data(b"")
 
-    def next_answer(self) -> Answer | NeedData | Closed:
+    def next_answer(self) -> Answer[Any] | NeedData | Closed:
         """The next answer, ``NEED_DATA`` (read more), or ``CLOSED`` (all is over)."""
         while not self._answers:
             if self._failure is not None:
@@ -335,7 +335,7 @@ class ClientCore:
 
     # -- silence ------------------------------------------------------------------------
 
-    def quiet_limit(self, request: Request) -> float | None:
+    def quiet_limit(self, request: Request[Any]) -> float | None:
         """Seconds of silence after which ``request`` gets no answer, or ``None``."""
         if request not in self._waiting:
             return None
@@ -345,7 +345,7 @@ class ClientCore:
             return QUIET
         return None
 
-    def silence(self, request: Request) -> None:
+    def silence(self, request: Request[Any]) -> None:
         """The server said nothing for ``quiet_limit(request)`` seconds: answer it."""
         if request not in self._waiting:
             return
@@ -356,7 +356,7 @@ class ClientCore:
             error = CommandError(request.line, "no answer (the server does not know it)")
         self._answers.append(Answer(request, error=error))
 
-    def timed_out(self, request: Request) -> ClientError:
+    def timed_out(self, request: Request[Any]) -> ClientError:
         """The error for a transport that waited its whole time-out for ``request``."""
         if isinstance(request.command, Hello) and self.unasked:
             return UnsupportedServer(self._unplayable())

@@ -31,7 +31,7 @@ import socket
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from protocol.replies import FinalReply, Push
 
@@ -142,14 +142,15 @@ class Client(BlockingClient):
                     self._absorb()
                     if self._core.closed:
                         self._sock.close()
-                    return answer.result()
+                    result: T = answer.result()
+                    return result
             elif answer is CLOSED:
                 self._sock.close()
                 raise self._core.failure()
             else:
                 self._await(request, deadline)
 
-    def _await(self, request: Request, deadline: float | None) -> None:
+    def _await(self, request: Request[Any], deadline: float | None) -> None:
         """Read once for ``request``; a silence the core reads as an answer is passed on."""
         quiet = self._core.quiet_limit(request)
         wake = deadline
