@@ -10,7 +10,9 @@ import pytest
 import protocol.commands as commands
 from protocol.commands import DECLARED_VERBS, VERBS, Command, Route, Shown, parse_command
 from server.connection import _OWN, Connection
-from server.game import plays_in_turns
+from server.game import Game, plays_in_turns
+from server.ladder import Ladder
+from server.lobby import Lobby
 from server.render import help_reply
 from worlds.registry import load_plugin, world_names
 
@@ -86,3 +88,14 @@ def test_help_lists_what_each_world_allows_as_declared(name: str) -> None:
     for verb in DECLARED_VERBS:  # one column for what each verb does
         if verb.does:
             assert verb.help_line(directions)[15:].startswith(verb.does[:10]), verb.word
+
+
+def test_who_a_verb_is_routed_to_answers_it() -> None:
+    # Each server part answers exactly the verbs routed to it (HELLO is checked by the
+    # session for a claimed name, then answered by the game).
+    def routed(route: Route) -> set[type[Command]]:
+        return {verb.command for verb in DECLARED_VERBS if verb.route is route}
+
+    assert set(Game._COMMANDS) == routed(Route.GAME) | {commands.Hello}
+    assert set(Lobby._COMMANDS) == routed(Route.LOBBY)
+    assert set(Ladder._COMMANDS) == routed(Route.LADDER)
