@@ -156,7 +156,6 @@ class _Client:
         self.sent.append(dialect_named("2015").render(line))
 
 
-
 def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
     client = _Client()
     world = _World()
