@@ -121,7 +121,7 @@ from worlds.turns import (
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
 from .outbox import Outbox
-from .render import help_reply, telling
+from .render import TELLINGS, help_reply, telling
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
 
@@ -927,13 +927,14 @@ class Game:
         action was a stay for lack of one) get no reply, for they sent no command."""
         players = self.players
         audience = self.audience
+        tellings = TELLINGS
         index = 0
         for event in events:
-            told = telling(event)  # what it becomes, and who hears it (server.render)
-            answer = told.answer
-            if answer is not None:  # the result of an action
-                assert isinstance(event, ResultEvent)
-                reply = answer(event)
+            # What it becomes, and who hears it (server.render); a world's own subclass
+            # of a declared event is found by telling().
+            told = tellings.get(type(event)) or telling(event)
+            if isinstance(event, ResultEvent):  # the result of an action
+                reply = told.answer(event)
                 target = players.get(event.player)
                 if target is not None and event.player not in unasked:
                     target.send(reply)

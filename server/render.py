@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Generic, TypeVar, cast
+from typing import Final, Generic, NoReturn, TypeVar, cast
 
 from protocol.commands import DECLARED_VERBS, Shown
 from protocol.direction import Direction
@@ -81,6 +81,10 @@ class Ending:
         return {} if self.moves is None else {"gold": self.gold, "moves": self.moves}
 
 
+def _unanswered(event: Event) -> NoReturn:
+    raise TypeError(f"{event!r} is not the result of an action")
+
+
 @dataclass(frozen=True, slots=True)
 class Telling(Generic[_E]):
     """What one kind of world event becomes, and who hears it, in this order:
@@ -93,13 +97,19 @@ class Telling(Generic[_E]):
     * ``ends``: the player's game is over, with this final line.
 
     An event that declares nothing (``Joined``, ``Left``: the game tells joins and
-    leaves itself) is told to nobody.
+    leaves itself) is told to nobody. Exactly the results of actions
+    (:class:`~worlds.api.ResultEvent`) have an ``answer``: :attr:`answers`.
     """
 
-    answer: Callable[[_E], Reply] | None = None
+    answer: Callable[[_E], Reply] = _unanswered
     to_player: Callable[[_E, Labels], Push] | None = None
     to_others: Callable[[_E, Labels], Push] | None = None
     ends: Callable[[_E, Labels], Ending] | None = None
+
+    @property
+    def answers(self) -> bool:
+        """Whether the event is the result of an action, with a reply to its actor."""
+        return self.answer is not _unanswered
 
 
 def _tells(kind: type[_E], telling: Telling[_E]) -> tuple[type[Event], Telling[Event]]:
@@ -190,10 +200,7 @@ def telling(event: Event) -> Telling[Event]:
 
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
-    answer = telling(event).answer
-    if answer is None:
-        raise TypeError(f"{event!r} is not the result of an action")
-    return answer(event)
+    return telling(event).answer(event)
 
 
 _TURN_NOTES: Final = (
