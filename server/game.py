@@ -56,7 +56,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Final, TypeGuard
+from typing import ClassVar, Final, TypeGuard, TypeVar, cast
 
 import structlog
 import trio
@@ -82,10 +82,8 @@ from protocol.replies import (
     Error,
     GameInfo,
     GameOver,
-    GameWon,
     Gold,
     HelpReply,
-    HitMod,
     HitPoints,
     LookReply,
     Lose,
@@ -99,9 +97,7 @@ from protocol.replies import (
     Push,
     RoundEnded,
     Seen,
-    TurnBegins,
     TurnOf,
-    TurnOver,
     View,
     Win,
 )
@@ -109,8 +105,6 @@ from records.model import GameRecord, Tally
 from records.names import LookalikeNames, name_taken
 from worlds.api import (
     Action,
-    Died,
-    Escaped,
     Event,
     Joined,
     Left,
@@ -122,21 +116,13 @@ from worlds.api import (
     WorldFull,
     WorldPlugin,
 )
-from worlds.api import Notice as WorldNotice
-from worlds.turns import (
-    Defeated,
-    HitPointsChanged,
-    TurnBasedWorld,
-    TurnEnded,
-    TurnEvent,
-    TurnStarted,
-)
+from worlds.turns import TurnBasedWorld, TurnEnded
 
 from .board import Scene, scene_of
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .metrics import ROUND_SECONDS
 from .outbox import Outbox
-from .render import help_reply, result_reply
+from .render import TELLINGS, help_reply, telling
 from .replay import ReplayShelf, ReplayWriter, header_for
 from .rounds import Round
 
@@ -153,6 +139,19 @@ _DONE = Done()
 def label(name: str | None, player: PlayerId) -> str:
     """How a player is shown to others: their name, or ``#<number>``."""
     return name if name is not None else f"#{player}"
+
+
+_C = TypeVar("_C", bound=Command)
+_Play = Callable[["Game", Outbox, PlayerId, Command], None]
+"""What a player's command does in its game."""
+
+
+def _plays(
+    kind: type[_C], handler: Callable[[Game, Outbox, PlayerId, _C], None]
+) -> tuple[type[Command], _Play]:
+    """One entry of :attr:`Game._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Play, handler)
 
 
 class Game:
@@ -426,7 +425,7 @@ class Game:
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
         self._dispatch([e for e in events if not isinstance(e, Joined)], ())
-        holder = getattr(self.world, "turn", None)
+        holder = self.world.turn if plays_in_turns(self.world) else None
         if holder is not None and holder != player and client.events:
             client.push(TurnOf(self._label(holder)))  # whose turn it is, on arrival
         self._turn_moved()
@@ -556,7 +555,7 @@ class Game:
     # -- commands ---------------------------------------------------------------------
 
     def help(self) -> HelpReply:
-        return help_reply(self.world, self.world_name)
+        return help_reply(self.world, self.world_name, in_turns=plays_in_turns(self.world))
 
     def handle(self, client: Outbox, command: Command) -> None:
         """Apply one game command from ``client`` and queue every reply it causes
@@ -656,19 +655,23 @@ class Game:
     def _not_a_game_command(self, client: Outbox, player: PlayerId, command: Command) -> None:
         client.send(Error(f"{command.verb} is not a game command"))
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Game, Outbox, PlayerId, Any], None]]] = {
-        Look: _look,
-        Move: _move,
-        Pickup: lambda game, client, player, command: game._act(client, player, command),
-        Stay: _stay,
-        Hello: _hello,
-        Map: _map,
-        Shout: _shout,
-        Attack: _turn_command,
-        EndTurn: _turn_command,
-        ApGet: _turn_command,
-        HpGet: _turn_command,
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Play]] = dict(
+        (
+            _plays(Look, _look),
+            _plays(Move, _move),
+            _plays(
+                Pickup, lambda game, client, player, command: game._act(client, player, command)
+            ),
+            _plays(Stay, _stay),
+            _plays(Hello, _hello),
+            _plays(Map, _map),
+            _plays(Shout, _shout),
+            _plays(Attack, _turn_command),
+            _plays(EndTurn, _turn_command),
+            _plays(ApGet, _turn_command),
+            _plays(HpGet, _turn_command),
+        )
+    )
     """What a player's command does, by its kind."""
 
     def handle_watcher(self, client: Outbox, command: Command) -> None:
@@ -861,34 +864,6 @@ class Game:
         self._turn_moved()
         self._end_if_over()
 
-    def _turn_event(self, event: TurnEvent) -> None:
-        """Tell the players about a turn-based world's event (pushes need ``EXTEND events``)."""
-        player = event.player
-        assert player is not None
-        client = self.players.get(player)
-        listener = client if client is not None and client in self.audience else None
-        if isinstance(event, TurnStarted):
-            if listener is not None:
-                listener.push(TurnBegins(event.points))
-            if self.audience:
-                self._push(TurnOf(self._label(player)), but=client)
-        elif isinstance(event, TurnEnded):
-            if not event.missed:
-                # Only a turn that ends before its time counts as played: an action that
-                # leaves the turn open (a PICKUP of nothing) must not reset the count, or
-                # a player could hold every turn to its limit for ever (issue 28).
-                self._missed.pop(player, None)
-            if listener is not None:
-                listener.push(TurnOver(timed_out=event.missed))
-        elif isinstance(event, HitPointsChanged):
-            if listener is not None:
-                listener.push(HitMod(event.change))
-        elif isinstance(event, Defeated):
-            winner = self._label(event.winner)
-            if listener is not None:
-                listener.push(GameWon(f"{winner} has won the game"))
-            self._finish(player, Lose(f"{winner} won the game."), "lost")
-
     def _label(self, player: PlayerId) -> str:
         name = self._names_of.get(player)
         if name is None:
@@ -958,26 +933,41 @@ class Game:
         action was a stay for lack of one) get no reply, for they sent no command."""
         players = self.players
         audience = self.audience
+        tellings = TELLINGS
         index = 0
         for event in events:
-            if isinstance(event, ResultEvent):
-                reply = result_reply(event)
+            # What it becomes, and who hears it (server.render); a world's own subclass
+            # of a declared event is found by telling().
+            told = tellings.get(type(event)) or telling(event)
+            if isinstance(event, ResultEvent):  # the result of an action
+                reply = told.answer(event)
                 target = players.get(event.player)
                 if target is not None and event.player not in unasked:
                     target.send(reply)
                 if audience:
                     self._witness(event, actions[index][1], reply.lines()[0])
                 index += 1
-            elif isinstance(event, Escaped):
-                self._finish(
-                    event.player, Win(event.text), "escaped", gold=event.gold, moves=event.moves
-                )
-            elif isinstance(event, Died):
-                self._finish(event.player, Lose(event.text), "died")
-            elif isinstance(event, WorldNotice):
-                self._notify(event.player, event.text)
-            elif isinstance(event, TurnEvent):
-                self._turn_event(event)
+                continue
+            player = event.player
+            if isinstance(event, TurnEnded) and not event.missed and player is not None:
+                # Only a turn that ends before its time counts as played: an action that
+                # leaves the turn open (a PICKUP of nothing) must not reset the count, or
+                # a player could hold every turn to its limit for ever (issue 28).
+                self._missed.pop(player, None)
+            if told.to_player is not None:
+                line = told.to_player(event, self._label)
+                if player is None:
+                    self._push(line)
+                else:
+                    client = players.get(player)
+                    if client is not None and client in audience:
+                        client.push(line)
+            if told.to_others is not None and audience:
+                actor = players.get(player) if player is not None else None
+                self._push(told.to_others(event, self._label), but=actor)
+            if told.ends is not None and player is not None:
+                ending = told.ends(event, self._label)
+                self._finish(player, ending.final, ending.outcome, **ending.details())
 
     def _witness(self, event: ResultEvent, action: Action, result: str) -> None:
         """``SAW`` for everyone in the audience who could see the actor (the world decides)."""
@@ -1287,4 +1277,4 @@ else, such as ``removed`` for missed turns or ``moved`` to another game, is ``re
 
 def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
     """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
-    return getattr(world, "has_turns", False)
+    return world.has_turns

@@ -36,7 +36,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar, Final, Protocol
+from typing import ClassVar, Final, Protocol, TypeVar, TypeVarTuple, cast
 
 import structlog
 import trio
@@ -99,6 +99,10 @@ class HashBusy(Exception):
     """Every hashing thread is busy and ``max_hash_queue`` commands wait already."""
 
 
+_Args = TypeVarTuple("_Args")
+_Result = TypeVar("_Result")
+
+
 class HashGate:
     """The threads argon2 runs in: ``threads`` at once, ``queue`` more waiting, the rest
     refused with :class:`HashBusy` (before anything is hashed)."""
@@ -114,7 +118,7 @@ class HashGate:
         if self.pending >= self.most:
             raise HashBusy
 
-    async def run(self, work: Callable[..., Any], *args: Any) -> Any:
+    async def run(self, work: Callable[[*_Args], _Result], *args: *_Args) -> _Result:
         """``work(*args)`` in a hashing thread, once one is free; raises :class:`HashBusy`
         at once if ``queue`` calls wait already."""
         self.check()
@@ -159,6 +163,18 @@ def records_url(config: ServerConfig) -> str | None:
         # Beside the replays' folder, not in it: that folder holds replays only.
         return f"sqlite:///{Path(config.replay_dir).parent / 'records.db'}"
     return db
+
+
+_C = TypeVar("_C", bound=Command)
+_Job = Callable[["Ladder", "Claimant", Command], Awaitable[None]]
+
+
+def _jobs(
+    kind: type[_C], handler: Callable[[Ladder, Claimant, _C], Awaitable[None]]
+) -> tuple[type[Command], _Job]:
+    """One entry of :attr:`Ladder._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Job, handler)
 
 
 class Ladder:
@@ -425,11 +441,13 @@ class Ladder:
         if seat is not None and seat[0].name_of(seat[1]) == name:
             seat[0].tally.named(seat[1], name, claimed=True)
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Ladder, Any, Any], Awaitable[None]]]] = {
-        Leaderboard: _leaderboard,
-        Register: _register,
-        Login: _login,
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Job]] = dict(
+        (
+            _jobs(Leaderboard, _leaderboard),
+            _jobs(Register, _register),
+            _jobs(Login, _login),
+        )
+    )
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
 
 

@@ -41,7 +41,7 @@ import collections
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, TypeVar, cast
 
 import structlog
 import trio
@@ -64,6 +64,18 @@ from .replay import ReplayShelf
 
 DEFAULT_GAME = "default"
 log = structlog.get_logger("server.lobby")
+
+
+_C = TypeVar("_C", bound=Command)
+_Answer = Callable[["Lobby", Outbox, Command], None]
+
+
+def _answers(
+    kind: type[_C], handler: Callable[[Lobby, Outbox, _C], None]
+) -> tuple[type[Command], _Answer]:
+    """One entry of :attr:`Lobby._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Answer, handler)
 
 
 class Lobby:
@@ -252,12 +264,14 @@ class Lobby:
     def _games(self, client: Outbox, command: Games) -> None:
         client.send(GamesReply(tuple(game.info() for game in self.games.values())))
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Lobby, Outbox, Any], None]]] = {
-        Games: _games,
-        Create: lambda lobby, client, command: lobby._create(client, command),
-        Join: lambda lobby, client, command: lobby._join(client, command.game),
-        Watch: lambda lobby, client, command: lobby._watch(client, command.game),
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
+        (
+            _answers(Games, _games),
+            _answers(Create, lambda lobby, client, command: lobby._create(client, command)),
+            _answers(Join, lambda lobby, client, command: lobby._join(client, command.game)),
+            _answers(Watch, lambda lobby, client, command: lobby._watch(client, command.game)),
+        )
+    )
     """The lobby's commands, by kind; the session sends it no other."""
 
     # -- where each client is ----------------------------------------------------------

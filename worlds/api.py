@@ -228,6 +228,14 @@ class World(abc.ABC):
     #: as numbers pads them to one width); a square's column ``c`` is the characters
     #: from ``c * cell_width``.
     cell_width: int = 1
+    #: Whether the world is played in turns (a :class:`worlds.turns.TurnBasedWorld`).
+    has_turns: ClassVar[bool] = False
+    #: Every kind of event the world may report; the server knows how to tell each
+    #: (``server/render.py``), and a test holds both to it. The default is the shared
+    #: events of this module.
+    emits: ClassVar[frozenset[type[Event]]] = frozenset(
+        {Moved, Blocked, Stayed, PickedUp, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
 
     @property
     @abc.abstractmethod

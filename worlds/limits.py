@@ -164,4 +164,3 @@ OPERATOR_LIMITS: Final = Limits(
     files=MapFiles(anywhere=True),
 )
 """The operator's own maps: 100 million squares, 4 million generated, any file."""
-

@@ -40,6 +40,7 @@ from protocol.replies import (
     HelpReply,
     HitMod,
     HitPoints,
+    Identity,
     LeaderboardReply,
     LevelView,
     LoggedIn,
@@ -121,6 +122,9 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     LeaderboardReply: st.builds(LeaderboardReply, word, st.lists(standings, max_size=3).map(tuple)),
     Registered: st.builds(Registered, text, word),
     LoggedIn: st.builds(LoggedIn, text),
+    Identity: st.builds(
+        Identity, text, st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True) | word
+    ),
     Notice: st.builds(Notice, text),
     GameWon: st.builds(GameWon, text),
     Message: st.builds(Message, st.just("") | text, text),
@@ -214,6 +218,8 @@ def test_built_written_read_back_equal(kind: type[Reply], data: st.DataObject) -
         lambda: Standing(1, float("inf"), 0.0, 0.0, 0, 0, "Ada"),
         lambda: Registered("Ada", "two words"),
         lambda: LoggedIn(""),
+        lambda: Identity("", "g"),
+        lambda: Identity("Ada", "two words"),
         lambda: LeaderboardReply("two words", ()),
         lambda: View(()),
         lambda: LookReply(("X...X",) * 4),

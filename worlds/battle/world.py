@@ -91,6 +91,28 @@ class Fighter:
 class BattleWorld(TurnBasedWorld):
     """A battle on one classic map; see the module docstring."""
 
+    emits = frozenset(
+        {
+            Moved,
+            Blocked,
+            PickedUp,
+            NothingToPickUp,
+            Joined,
+            Left,
+            Escaped,
+            Died,
+            Notice,
+            Attacked,
+            TurnPassed,
+            PickupRefused,
+            TurnStarted,
+            TurnEnded,
+            HitPointsChanged,
+            Defeated,
+        }
+    )
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     help_notes = (
         "Tiles: . floor, # wall, G gold, E exit, L lantern, S sword, A armour, H health potion.",
         "Others show as P (people) or B (bots); X is out of sight; in MAP you are @.",

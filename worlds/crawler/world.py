@@ -85,6 +85,11 @@ class _Adventurer:
 class CrawlerWorld(World):
     """A dungeon shared by its players; see the module docstring."""
 
+    emits = frozenset(
+        {Moved, Blocked, Stayed, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     allows_stay = True
     has_rounds = True
     help_notes = (

@@ -81,6 +81,9 @@ class KnightWorld(World):
     :data:`MAX_MAP_BYTES`.
     """
 
+    emits = frozenset({Moved, Blocked, NothingToPickUp, Joined, Left, Escaped, Died, Notice})
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     directions = frozenset({Direction.S, Direction.E})
     help_notes = (
         "Cross from the top-left to the bottom-right moving only S and E; health at 0 ends you.",
