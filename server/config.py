@@ -366,6 +366,13 @@ class ServerConfig:
         le=1e6,
     )
     replay_burst: int = setting(30, "new replay files at once", ge=1, le=10**6)
+    max_replay_bytes: int = setting(
+        16 << 20,
+        "bytes one replay file may hold (at most replay_keep_bytes); a longer game's "
+        "replay is cut short with a truncated line and the game plays on",
+        ge=4096,
+        le=1 << 50,
+    )
     client_log_rate: float = setting(
         2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
     )

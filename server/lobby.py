@@ -94,6 +94,7 @@ class Lobby:
                 keep_bytes=config.replay_keep_bytes,
                 rate=config.replay_rate,
                 burst=config.replay_burst,
+                max_bytes=config.max_replay_bytes,
             )
         )
         self._playing: dict[Outbox, Game] = {}
