@@ -36,7 +36,7 @@ from .model import GameRecord, now
 from .ranking import Rating, rate_game
 from .schema import games, names, players, ratings
 
-__all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url"]
+__all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url", "sqlite_file"]
 
 
 class StoreError(Exception):
@@ -49,6 +49,21 @@ def normalise_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite database on disk (``None``: another kind of store, or
+    SQLite in memory)."""
+    try:
+        parsed = make_url(normalise_url(url))
+    except Exception:
+        return None
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None
+    return Path(database)
 
 
 def safe_url(url: str) -> str:
@@ -102,7 +117,12 @@ class Store:
     """One database of records; see the module docstring. Not thread-safe per call:
     use it from one thread at a time (the writer's worker thread)."""
 
-    def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
+    def __init__(
+        self, url: str, *, connect_timeout: float = 5.0, busy_timeout: float = 30.0
+    ) -> None:
+        """``busy_timeout``: seconds one statement waits for a lock another connection
+        or program holds before it fails (SQLite's busy timeout, PostgreSQL's
+        ``lock_timeout``): a server gives a short one, and retries."""
         self.url = normalise_url(url)
         try:
             parsed = make_url(self.url)
@@ -117,13 +137,16 @@ class Store:
             if database and database != ":memory:" and not database.startswith("file:"):
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             self.engine = sa.create_engine(
-                self.url, connect_args={"timeout": 30.0}, poolclass=sa.pool.NullPool
+                self.url, connect_args={"timeout": busy_timeout}, poolclass=sa.pool.NullPool
             )
-            _sqlite_immediate_transactions(self.engine)
+            _sqlite_immediate_transactions(self.engine, busy_timeout)
         else:
             self.engine = sa.create_engine(
                 self.url,
-                connect_args={"connect_timeout": max(1, int(connect_timeout))},
+                connect_args={
+                    "connect_timeout": max(1, int(connect_timeout)),
+                    "options": f"-c lock_timeout={max(1, round(busy_timeout * 1000))}",
+                },
                 pool_pre_ping=True,
                 pool_size=2,
             )
@@ -477,7 +500,7 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _sqlite_immediate_transactions(engine: Engine) -> None:
+def _sqlite_immediate_transactions(engine: Engine, busy_timeout: float) -> None:
     """SQLite: take the write lock when a transaction begins (``BEGIN IMMEDIATE``), so
     two writers never both read a rating and then both update it; the documented
     recipe for pysqlite, whose own transaction handling would begin late."""
@@ -488,7 +511,7 @@ def _sqlite_immediate_transactions(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={max(1, round(busy_timeout * 1000))}")
         cursor.close()
 
     @sa.event.listens_for(engine, "begin")

@@ -392,6 +392,29 @@ class ServerConfig:
         metavar="URL",
     )
     """Where finished games and ratings are kept (:mod:`server.ladder`); ``None``: nowhere."""
+    records_journal: str | None = setting(
+        "auto",
+        "folder where finished games wait on disk until the database has them (a crash "
+        "loses none; the next start writes them): a path, or auto (beside an SQLite "
+        "database, else beside the replays); '': none",
+        off="",
+        metavar="DIR",
+    )
+    max_unwritten_games: int | None = setting(
+        1000,
+        "finished games that may wait for the database; while as many wait, new games "
+        "are refused; 0: no limit",
+        ge=1,
+        le=10**7,
+        off=0,
+    )
+    store_busy_timeout: float = setting(
+        1.0,
+        "seconds one database statement waits for a lock another program holds before "
+        "it fails (writes are retried; LEADERBOARD answers ERROR)",
+        gt=0,
+        le=600,
+    )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
     )

@@ -34,14 +34,14 @@ from protocol.commands import Command, Hello, Leaderboard, Login, Register
 from protocol.replies import Error, LeaderboardReply, LoggedIn, Registered, Standing
 from records import names as tokens
 from records.model import GameRecord
-from records.store import Store
+from records.store import Store, sqlite_file
 from records.writer import RecordWriter, StoreUnavailable
 
 from .config import ServerConfig
 from .lobby import Lobby
 from .outbox import Outbox
 
-__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
+__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
 
 LADDER_COMMANDS: Final = frozenset({Leaderboard, Register, Login})
 CLAIMS_REFRESH: Final = 15.0
@@ -83,6 +83,23 @@ def records_url(config: ServerConfig) -> str | None:
     return db
 
 
+def journal_folder(config: ServerConfig, url: str) -> Path | None:
+    """Where finished games wait on disk for the store (:mod:`records.journal`):
+    ``records_journal`` as given, ``auto`` made concrete (beside an SQLite file, else
+    beside the replays' folder; none for a store elsewhere and no replays)."""
+    folder = config.records_journal
+    if folder is None:
+        return None
+    if folder != AUTO:
+        return Path(folder)
+    database = sqlite_file(url)
+    if database is not None:
+        return database.with_name(f"{database.stem}-unwritten")
+    if config.replay_dir is not None:
+        return Path(config.replay_dir).parent / "records-unwritten"
+    return None
+
+
 class Ladder:
     """Records, ratings and claimed names for one server; see the module docstring."""
 
@@ -90,8 +107,18 @@ class Ladder:
         self.lobby = lobby
         url = records_url(config)
         self.writer = (
-            None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
+            None
+            if url is None
+            else RecordWriter(
+                url,
+                server=f"{config.host}:{config.port}",
+                journal=journal_folder(config, url),
+                max_unwritten=config.max_unwritten_games,
+                busy_timeout=config.store_busy_timeout,
+            )
         )
+        if self.writer is not None:
+            lobby.may_begin_game = self.writer.refusal
         self.claimed: set[str] = set()
         self._nursery: trio.Nursery | None = None
         self._refresher = trio.CancelScope()
