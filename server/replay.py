@@ -63,7 +63,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -92,6 +92,7 @@ __all__ = [
     "header_for",
     "open_world",
     "read_replay",
+    "replay_steps",
     "rerun",
 ]
 
@@ -560,7 +561,12 @@ def _action(text: str) -> Action:
 
 def rerun(replay: Replay, world: World) -> Iterator[Step]:
     """Feed every record to ``world`` (from :func:`open_world`), one step at a time."""
-    for record in replay.records:
+    return replay_steps(replay.records, world)
+
+
+def replay_steps(records: Iterable[dict[str, Any]], world: World) -> Iterator[Step]:
+    """Feed ``records`` (a replay's, after its header, read as they come) to ``world``."""
+    for record in records:
         if "actions" in record:
             actions = [(int(player), _action(text)) for player, text in record["actions"]]
             yield Step(record, world.resolve(actions))

@@ -379,9 +379,12 @@ async function showReplay(file) {
     <div class="layout"><pre class="map" id="map"></pre>
       <div class="panel"><h2>What happened</h2><pre class="log" id="log"></pre></div></div>`;
   page.querySelector("#name").textContent = file;
+  // The server sends a replay a page of frames at a time (docs/operating.md); the
+  // first page shows at once and the rest are fetched one after another behind it.
+  const address = `/api/replays/${encodeURIComponent(file)}`;
   let replay;
   try {
-    replay = await getJSON(`/api/replays/${encodeURIComponent(file)}`);
+    replay = await getJSON(address);
   } catch (error) {
     page.querySelector("#status").textContent = `cannot show this replay: ${error.message}`;
     return;
@@ -390,10 +393,33 @@ async function showReplay(file) {
   const map = page.querySelector("#map"), log = page.querySelector("#log");
   const slider = page.querySelector("#slider"), where = page.querySelector("#where");
   const playButton = page.querySelector("#play");
-  page.querySelector("#status").innerHTML = `<b>${escapeHtml(String(replay.world))}</b> world · map
+  const status = page.querySelector("#status");
+  const showStatus = (note) => {
+    status.innerHTML = `<b>${escapeHtml(String(replay.world))}</b> world · map
     <b>${escapeHtml(String(replay.map))}</b> · seed ${escapeHtml(String(replay.seed))} · players:
-    ${escapeHtml(Object.values(replay.players).join(", ") || "none named")}`;
+    ${escapeHtml(Object.values(replay.players).join(", ") || "none named")}${note}`;
+  };
+  showStatus(replay.next === null ? "" : " · loading…");
   slider.max = String(frames.length - 1);
+  const shown = page.firstElementChild;
+  (async () => {
+    let next = replay.next;
+    while (next !== null && page.firstElementChild === shown) {
+      let more;
+      try {
+        more = await getJSON(`${address}?from=${next}`);
+      } catch (error) {
+        showStatus(` · the rest could not be loaded: ${error.message}`);
+        return;
+      }
+      if (page.firstElementChild !== shown) return; // the page was left meanwhile
+      frames.push(...more.frames);
+      replay.players = more.players;
+      slider.max = String(frames.length - 1);
+      next = more.next;
+      showStatus(next === null ? "" : " · loading…");
+    }
+  })();
   let index = 0, timer = null;
   const show = (at) => {
     index = Math.max(0, Math.min(frames.length - 1, at));
