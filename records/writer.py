@@ -99,6 +99,7 @@ class RecordWriter:
         self.pending: deque[tuple[GameRecord, Segment | None]] = deque()
         """Records the store does not have yet, oldest first, with their journal segment."""
         self._refusing = False
+        self._wrote_last = True  # whether the last write reached the store
         self._unreached: str | None = None  # why the store could not be opened, if it failed
         self.written = 0
         """Games the store took from this writer (new ones; repeats are not counted)."""
@@ -249,8 +250,11 @@ class RecordWriter:
         if not await self._reach():
             return False
         batch = list(itertools.islice(self.pending, MAX_BATCH))
-        if self.journal is not None:
-            self.journal.seal()  # games ending meanwhile go to a fresh segment
+        if self.journal is not None and self._wrote_last:
+            # Games ending meanwhile go to a fresh segment, so that this one can go once
+            # written. Not while writes fail: then one segment (one descriptor) takes
+            # every game until the store is back.
+            self.journal.seal()
         store = self.store
         assert store is not None
         records = [record for record, _ in batch]
@@ -260,8 +264,10 @@ class RecordWriter:
             )
         except Exception as error:
             self.failures += 1
+            self._wrote_last = False
             self._log.warning("store write failed", error=_brief(error), queued=len(self.pending))
             return False
+        self._wrote_last = True
         for _ in batch:
             _, segment = self.pending.popleft()
             if segment is not None and self.journal is not None:

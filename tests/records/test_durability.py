@@ -232,3 +232,38 @@ async def test_a_locked_database_answers_promptly_and_shutdown_keeps_the_record(
     (line,) = segment.read_text().splitlines()
     assert json.loads(line)["id"] == kept["ids"][0]  # type: ignore[index]
     assert Store(url).games() == []
+
+
+async def test_the_journal_holds_one_file_while_the_store_fails_and_none_after(
+    tmp_path: Path,
+) -> None:
+    from .test_store import finished
+
+    database = tmp_path / "r.db"
+    journal = tmp_path / "journal"
+    Store(f"sqlite:///{database}").migrate()
+    writer = RecordWriter(
+        f"sqlite:///{database}",
+        journal=journal,
+        retry_min=0.01,
+        retry_max=0.02,
+        busy_timeout=0.01,
+    )
+    async with trio.open_nursery() as nursery:
+        await nursery.start(writer.run)
+        await writer.ready()
+        async with locked(database):
+            for seed in range(20):
+                writer.submit(finished([("a", "win", 1), ("b", "lose", 0)], seed=seed))
+                failures = writer.failures
+                with trio.fail_after(TIMEOUT):
+                    while writer.failures == failures:  # a failed attempt between games
+                        await trio.sleep(0.01)
+            # The file sealed as the first write failed, then one for the rest of the
+            # outage: not a file (and a descriptor) per attempt.
+            assert len(list(journal.iterdir())) == 2
+        with trio.fail_after(TIMEOUT):
+            await writer.drained()
+        assert writer.written == 20
+        assert not list(journal.iterdir())
+        writer.close()
