@@ -278,6 +278,8 @@ class RecordWriter:
         self._log.info("games recorded", games=len(batch), new=new)
         self._backlog_shrank()
         if not self.pending:
+            if self.journal is not None:
+                self.journal.seal()  # everything is written: no file is left behind
             self._idle.set()
         return True
 
