@@ -150,6 +150,9 @@ class Store:
                 pool_pre_ping=True,
                 pool_size=2,
             )
+        self.reader = self.engine.execution_options(**{READS_ONLY: True})
+        """The engine for reads: on SQLite their transactions take no write lock, so they
+        go on while another connection or program writes."""
 
     def close(self) -> None:
         self.engine.dispose()
@@ -167,7 +170,7 @@ class Store:
             command.upgrade(config, "head")
 
     def revision(self) -> str | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             try:
                 row = connection.execute(sa.text("SELECT version_num FROM alembic_version"))
             except sa.exc.DBAPIError:
@@ -378,13 +381,13 @@ class Store:
             return result is not None
 
     def token_hash(self, name: str) -> str | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return connection.execute(
                 sa.select(names.c.token_hash).where(names.c.name == name)
             ).scalar()
 
     def claimed_names(self) -> set[str]:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return set(connection.execute(sa.select(names.c.name)).scalars())
 
     def logged_in(self, name: str, token_hash: str | None = None) -> None:
@@ -403,7 +406,7 @@ class Store:
         query = sa.select(ratings).order_by(ratings.c.world, ordinal.desc(), ratings.c.name)
         if world is not None:
             query = query.where(ratings.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             rows = connection.execute(query).all()
         table: list[Standing] = []
         rank: dict[str, int] = {}
@@ -416,7 +419,7 @@ class Store:
         return table
 
     def worlds(self) -> list[str]:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return list(
                 connection.execute(
                     sa.select(ratings.c.world).distinct().order_by(ratings.c.world)
@@ -449,14 +452,14 @@ class Store:
         )
         if world is not None:
             query = query.where(games.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return [
                 {k: _plain(v) for k, v in row._mapping.items()} for row in connection.execute(query)
             ]
 
     def game(self, game_id: str) -> GameRow:
         """One game by its id, or by the start of its id when only one matches."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             found = connection.execute(
                 sa.select(games).where(games.c.id.like(_escape_like(game_id) + "%", escape="\\"))
             ).all()
@@ -471,7 +474,7 @@ class Store:
         query = sa.select(games).order_by(games.c.ended_at, games.c.id)
         if world is not None:
             query = query.where(games.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             found = connection.execute(query).all()
             all_players = connection.execute(
                 sa.select(players).order_by(players.c.game_id, players.c.player)
@@ -487,6 +490,9 @@ class Store:
         ).all()
         return GameRow(dict(row._mapping), [dict(r._mapping) for r in rows])
 
+
+READS_ONLY = "dod_reads_only"
+"""The execution option of :attr:`Store.reader`'s connections."""
 
 _LOCK = 0x646F_6400  # "dod\0": the migration lock
 """PostgreSQL advisory lock keys: one for migrations, one per world's ratings."""
@@ -516,4 +522,7 @@ def _sqlite_immediate_transactions(engine: Engine, busy_timeout: float) -> None:
 
     @sa.event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        if connection.get_execution_options().get(READS_ONLY):
+            connection.exec_driver_sql("BEGIN")  # a reader never waits for a writer (WAL)
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -7,6 +7,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -176,18 +177,30 @@ async def test_a_full_backlog_refuses_new_games_with_a_clear_line(tmp_path: Path
     assert len(Store(url).games()) == 4
 
 
+class SignallingStore(Store):
+    """A store that says when a write has begun."""
+
+    writing = threading.Event()
+
+    def record(self, records):  # type: ignore[no-untyped-def]
+        SignallingStore.writing.set()
+        return super().record(records)
+
+
 async def test_a_read_waits_for_one_batch_not_the_whole_backlog(tmp_path: Path) -> None:
     from .test_store import finished
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
-    writer = RecordWriter(url, max_unwritten=None)
+    writer = RecordWriter(url, max_unwritten=None, open_store=SignallingStore)
     async with trio.open_nursery() as nursery:
         await nursery.start(writer.run)
         await writer.ready()
+        await writer.call(Store.worlds)  # the store's first reads are done
         for seed in range(MAX_BATCH * 3):
             writer.submit(finished([("a", "win", 1), ("b", "lose", 0)], seed=seed))
-        await trio.testing.wait_all_tasks_blocked()  # the writer is in its first batch
-        await writer.call(Store.leaderboard, "classic", 10)
+        with trio.fail_after(TIMEOUT):
+            await trio.to_thread.run_sync(SignallingStore.writing.wait, abandon_on_cancel=True)
+        await writer.call(Store.leaderboard, "classic", 10)  # queued behind the first batch
         assert writer.written == MAX_BATCH, "answered after the first batch, not the backlog"
         await writer.drained()
         assert writer.written == MAX_BATCH * 3
@@ -267,3 +280,31 @@ async def test_the_journal_holds_one_file_while_the_store_fails_and_none_after(
         assert writer.written == 20
         assert not list(journal.iterdir())
         writer.close()
+
+
+async def test_leaderboard_answers_while_another_program_holds_the_write_lock(
+    tmp_path: Path,
+) -> None:
+    """Readers may read while another program writes: ``LEADERBOARD`` answers with the
+    table between two of the writer's attempts, not after a 30-second busy wait."""
+    database = tmp_path / "records.db"
+    url = f"sqlite:///{database}"
+    Store(url).migrate()
+    server = Server(ServerConfig(port=0, map="tiny", db=url, store_busy_timeout=0.5))
+    async with trio.open_nursery() as nursery:
+        await nursery.start(server.run)
+        writer = server.ladder.writer
+        assert writer is not None
+        with trio.fail_after(TIMEOUT):
+            await writer.ready()
+        async with locked(database):
+            await _one_game(server.port)  # its record now waits for the lock
+            with trio.fail_after(TIMEOUT):
+                while not writer.failures:
+                    await trio.sleep(0.01)
+            ada = await named(server.port, "Ada")
+            with trio.fail_after(TIMEOUT):  # before: behind the writer's 30 s wait
+                assert await ada.ask("LEADERBOARD") == ["LEADERBOARD classic 0"]
+        with trio.fail_after(TIMEOUT * 3):
+            await writer.drained()
+        server.shutdown()
