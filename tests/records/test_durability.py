@@ -308,3 +308,35 @@ async def test_leaderboard_answers_while_another_program_holds_the_write_lock(
         with trio.fail_after(TIMEOUT * 3):
             await writer.drained()
         server.shutdown()
+
+
+async def test_sigterm_ends_a_real_server_within_its_bound_while_the_database_is_locked(
+    tmp_path: Path,
+) -> None:
+    """The issue's case: another program holds the database (readers kept out too);
+    ``SIGTERM`` stops ``dod-server`` after its 10-second flush, not never, and says
+    where the game it could not write is kept."""
+    database = tmp_path / "records.db"
+    url = f"sqlite:///{database}"
+    Store(url).migrate()
+    command = [SCRIPT, "--port", "0", "--map", "tiny", "--no-http", "--db", url]
+    command += ["--no-replays", "--log-format", "json", "--store-busy-timeout", "0.2"]
+    server = await trio.lowlevel.open_process(
+        command, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
+    )
+    try:
+        port, start = await _started(server)
+        async with locked(database, "readers-too"):
+            await _one_game(port)
+            server.send_signal(signal.SIGTERM)
+            stopping = trio.current_time()
+            seen = await _events(server, start, "records kept for the next start", 1)
+            with trio.fail_after(TIMEOUT):
+                assert await server.wait() == 0
+            assert trio.current_time() - stopping < 10 + TIMEOUT
+    finally:
+        server.kill()
+    [kept] = [e for e in seen if e["event"] == "records kept for the next start"]
+    assert kept["games"] == 1
+    (segment,) = (tmp_path / "records-unwritten").iterdir()
+    assert json.loads(segment.read_text())["id"] == kept["ids"][0]  # type: ignore[index]
