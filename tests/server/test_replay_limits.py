@@ -13,6 +13,7 @@ import trio.testing
 
 from protocol.commands import Stay
 from server.replay import ReplayShelf, ReplayWriter, open_world, read_replay, rerun
+from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
 from ..helpers import TIMEOUT, Peer
@@ -174,3 +175,19 @@ def test_replays_being_written_together_stay_within_the_folder_bytes(tmp_path: P
     reasons = sorted(str(writer.truncated) for writer in writers)
     assert "--replay-keep-bytes" in reasons[0] or "--replay-keep-bytes" in reasons[1]
     assert shelf.live_bytes == 0, "both files closed when they stopped"
+
+
+def test_records_before_the_first_action_are_held_to_the_cap_too(tmp_path: Path) -> None:
+    """Joins and leaves wait in memory until the first action makes the file: a client
+    that joins and leaves for ever beside an idle player cannot grow them without end."""
+    shelf = ReplayShelf(tmp_path, max_bytes=4096)
+    writer = ReplayWriter(shelf, {"replay": 1, "game": "g"})
+    with structlog.testing.capture_logs() as logs:
+        for player in range(2, 2000):
+            writer.join(0, player, PlayerKind.HUMAN)
+            writer.leave(0, player, "quit")
+    assert sum(map(len, writer._early)) <= 4096
+    assert [e["event"] for e in logs] == ["replay not recorded"]
+    writer.action(1, 1, Stay())
+    writer.close(1, "all players left")
+    assert not list(tmp_path.iterdir()), "a game whose start was not kept is not recorded"
