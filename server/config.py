@@ -374,6 +374,13 @@ class ServerConfig:
         le=1e6,
     )
     replay_burst: int = setting(30, "new replay files at once", ge=1, le=10**6)
+    max_replay_bytes: int = setting(
+        16 << 20,
+        "bytes one replay file may hold (at most replay_keep_bytes); a longer game's "
+        "replay is cut short with a truncated line and the game plays on",
+        ge=4096,
+        le=1 << 50,
+    )
     client_log_rate: float = setting(
         2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
     )
@@ -393,6 +400,29 @@ class ServerConfig:
         metavar="URL",
     )
     """Where finished games and ratings are kept (:mod:`server.ladder`); ``None``: nowhere."""
+    records_journal: str | None = setting(
+        "auto",
+        "folder where finished games wait on disk until the database has them (a crash "
+        "loses none; the next start writes them): a path, or auto (beside an SQLite "
+        "database, else beside the replays); '': none",
+        off="",
+        metavar="DIR",
+    )
+    max_unwritten_games: int | None = setting(
+        1000,
+        "finished games that may wait for the database; while as many wait, new games "
+        "are refused; 0: no limit",
+        ge=1,
+        le=10**7,
+        off=0,
+    )
+    store_busy_timeout: float = setting(
+        1.0,
+        "seconds one database statement waits for a lock another program holds before "
+        "it fails (writes are retried; LEADERBOARD answers ERROR)",
+        gt=0,
+        le=600,
+    )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
     )

@@ -179,6 +179,7 @@ class Game:
         on_gone: Callable[[Game, str], None] = lambda game, why: None,
         may_chat: Callable[[Outbox], bool] = lambda client: True,
         max_map_bytes: int = 1 << 20,
+        may_begin: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.name = name
         self.plugin = plugin
@@ -199,6 +200,8 @@ class Game:
         self._on_over = on_over
         self._on_gone = on_gone
         self._may_chat = may_chat
+        self._may_begin = may_begin
+        """Why a fresh world may not take its first player now (the records' backlog)."""
         self._builder = builder
         self._unjoined_timeout = unjoined_timeout
         if opened is None:
@@ -369,12 +372,15 @@ class Game:
 
     def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
         """Put ``client`` in the world, under its name unless a player here has it;
-        raises :class:`WorldFull`, or what the world raises (the world is then as it
+        raises :class:`WorldFull`, :class:`WorldError` when ``may_begin`` refuses a
+        fresh world its first player, or what the world raises (the world is then as it
         was: nobody joined). Never called while the world restarts (:meth:`hold`)."""
         if self.restarting:
             raise RuntimeError("a player may not join a world that is being replaced")
         if self.full():
             raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
+        if not self._joined_any and (refusal := self._may_begin()) is not None:
+            raise WorldError(refusal)
         name = client.name
         if name is not None and name in self.names:
             name = None  # taken here; the player may choose another with HELLO

@@ -54,7 +54,7 @@ from protocol.replies import (
 from records import names as tokens
 from records.bests import bests
 from records.model import GameRecord
-from records.store import Store
+from records.store import Store, sqlite_file
 from records.writer import RecordWriter, StoreUnavailable
 
 from .config import ServerConfig
@@ -62,7 +62,7 @@ from .lobby import Lobby
 from .outbox import Outbox
 from .ratelimit import TokenBucket
 
-__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
+__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
 
 LADDER_COMMANDS: Final = frozenset({Leaderboard, Register, Login})
 CLAIMS_REFRESH: Final = 15.0
@@ -177,6 +177,23 @@ def _jobs(
     return kind, cast(_Job, handler)
 
 
+def journal_folder(config: ServerConfig, url: str) -> Path | None:
+    """Where finished games wait on disk for the store (:mod:`records.journal`):
+    ``records_journal`` as given, ``auto`` made concrete (beside an SQLite file, else
+    beside the replays' folder; none for a store elsewhere and no replays)."""
+    folder = config.records_journal
+    if folder is None:
+        return None
+    if folder != AUTO:
+        return Path(folder)
+    database = sqlite_file(url)
+    if database is not None:
+        return database.with_name(f"{database.stem}-unwritten")
+    if config.replay_dir is not None:
+        return Path(config.replay_dir).parent / "records-unwritten"
+    return None
+
+
 class Ladder:
     """Records, ratings and claimed names for one server; see the module docstring."""
 
@@ -184,8 +201,18 @@ class Ladder:
         self.lobby = lobby
         url = records_url(config)
         self.writer = (
-            None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
+            None
+            if url is None
+            else RecordWriter(
+                url,
+                server=f"{config.host}:{config.port}",
+                journal=journal_folder(config, url),
+                max_unwritten=config.max_unwritten_games,
+                busy_timeout=config.store_busy_timeout,
+            )
         )
+        if self.writer is not None:
+            lobby.may_begin_game = self.writer.refusal
         self.claimed: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
         """Every claimed name, as the store had them at the last reading (a value of
         ``True`` each); a lookup finds a name that only looks like one."""

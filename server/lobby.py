@@ -90,6 +90,9 @@ class Lobby:
         self.config = config
         self.on_game_finished = on_game_finished
         """Called with the record of every game that ends (see :mod:`records.writer`)."""
+        self.may_begin_game: Callable[[], str | None] = lambda: None
+        """Why no game may begin now (``None``: they may); the ladder sets it
+        (:meth:`records.writer.RecordWriter.refusal`)."""
         self.client_limits = Limits(
             cells=config.max_map_cells,
             generated_cells=config.max_generated_cells,
@@ -111,6 +114,7 @@ class Lobby:
                 keep_bytes=config.replay_keep_bytes,
                 rate=config.replay_rate,
                 burst=config.replay_burst,
+                max_bytes=config.max_replay_bytes,
             )
         )
         self._playing: dict[Outbox, Game] = {}
@@ -163,6 +167,7 @@ class Lobby:
             replays=self.replays,
             on_over=self._over,
             on_finished=self.on_game_finished,
+            may_begin=lambda: self.may_begin_game(),
             start_full=start_full,
             opened=opened,
             builder=self.builder,

@@ -4,7 +4,8 @@ Routes (what each promises is in ``docs/operating.md``):
 
 * ``/`` and ``/static/...``: the single-page site (package data, no CDN);
 * ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
-* ``/api/replays`` and ``/api/replays/{file}``: the replay files and one re-run into frames;
+* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
+  page of one re-run into frames (:class:`~server.web.replays.ReplayPages`);
 * ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
   per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
   records; :mod:`server.web.views`);
@@ -55,7 +56,8 @@ log = structlog.get_logger("server.web")
 def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
     """The ASGI app serving ``server``'s web face."""
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
-    rerun_limiter = trio.CapacityLimiter(1)
+    rerun_limiter = trio.CapacityLimiter(1)  # one replay page made at a time
+    replay_pages = replays.ReplayPages()
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -79,12 +81,17 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         except replays.NoSuchReplay:
             return JSONResponse({"error": f"no replay called {name}"}, status_code=404)
         try:
+            start, count = replays.page_bounds(request.query_params)
+        except ValueError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        try:
+            # Re-run and encoded in a thread, one page at a time (server.web.replays).
             body = await trio.to_thread.run_sync(
-                replays.frames, path, limiter=rerun_limiter, abandon_on_cancel=True
+                replay_pages.page, path, start, count, limiter=rerun_limiter, abandon_on_cancel=True
             )
         except ReplayError as error:
             return JSONResponse({"error": str(error)}, status_code=422)
-        return JSONResponse(body)
+        return Response(body, media_type="application/json")
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})

@@ -168,3 +168,29 @@ def test_the_leaderboard_page_shows_the_ratings_of_a_finished_game(
     assert shown == {"ada", "bob"}
     assert page.inner_text("#world") == "classic"
     _screenshot(page, tmp_path, "leaderboard")
+
+
+def test_the_replay_viewer_pages_through_a_long_replay(web_server: WebServer, page: Any) -> None:
+    """The server sends 200 frames a page (``/api/replays/<file>?from=N``): the viewer
+    shows the first at once and fetches the rest behind it, up to the game's end."""
+    player = web_server.player()
+    player.send("HELLO Ada")
+    moves = 450
+    for step in range(moves):
+        player.send("MOVE E" if step % 2 else "MOVE W")
+    player.send("QUIT")
+    while not player.read_line().startswith("BYE"):
+        pass
+    player.close()
+    (replay,) = web_server.replay_dir.iterdir()
+    page.goto(f"{web_server.url}#/replay/{replay.name}")
+    last = 2 + moves + 2  # the join, the name, the moves, the leave and the end
+    page.wait_for_function(
+        f"document.querySelector('#slider') && document.querySelector('#slider').max === '{last}'"
+    )
+    page.fill("#slider", str(last))
+    page.wait_for_function(
+        f"(document.querySelector('#where') || {{}}).textContent?.includes('step {last} of {last}')"
+    )
+    assert "game over" in page.inner_text("#log")
+    assert "loading" not in page.inner_text("#status")

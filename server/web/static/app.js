@@ -412,16 +412,18 @@ class ReplayFrames {
     return `/api/replays/${encodeURIComponent(this.file)}?from=${from}&count=${REPLAY_PAGE}`;
   }
 
-  /** Read the frames from `from` (one page). A server that does not page (no `total` in
-   * its answer) gives every frame at once, from the first. */
+  /** Read the frames from `from` (one page). A paging server says where the next page
+   * starts (`next`, `null` after the last frame), so the count is known once the last
+   * page is read; a server that does not page (no `next`) gives every frame at once. */
   async load(from) {
     const body = await getJSON(this.url(from));
     if (!this.meta) this.meta = body;
     const frames = body.frames || [];
-    const paged = body.total !== undefined;
+    const paged = body.next !== undefined;
     const start = paged ? (Number.isInteger(body.from) ? body.from : from) : 0;
     for (let i = 0; i < frames.length; i++) this.frames[start + i] = frames[i];
-    this.total = paged ? body.total : frames.length;
+    if (!paged) this.total = frames.length;
+    else if (body.next === null) this.total = start + frames.length;
     return frames.length;
   }
 
