@@ -185,12 +185,9 @@ def test_the_replay_viewer_pages_through_a_long_replay(web_server: WebServer, pa
     (replay,) = web_server.replay_dir.iterdir()
     page.goto(f"{web_server.url}#/replay/{replay.name}")
     last = 2 + moves + 2  # the join, the name, the moves, the leave and the end
-    page.wait_for_function(
-        f"document.querySelector('#slider') && document.querySelector('#slider').max === '{last}'"
-    )
+    page.locator(f"#slider[max='{last}']").wait_for()  # every page read, the count known
     page.fill("#slider", str(last))
-    page.wait_for_function(
-        f"(document.querySelector('#where') || {{}}).textContent?.includes('step {last} of {last}')"
-    )
-    assert "game over" in page.inner_text("#log")
-    assert "loading" not in page.inner_text("#status")
+    page.locator(f"#where[data-step='{last}']").wait_for()
+    assert f"step {last} of {last}" in page.inner_text("#where")
+    assert "reading" not in page.inner_text("#where")
+    page.locator("#events", has_text="game over").wait_for()
