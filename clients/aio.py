@@ -29,7 +29,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import trio
 
@@ -40,9 +40,8 @@ from .core import (
     DEFAULT_TIMEOUT,
     RECEIVE_SIZE,
     Answer,
-    AwaitedCommand,
+    AwaitingClient,
     ClientCore,
-    ClientState,
     Request,
 )
 from .errors import ClientTimeout
@@ -52,7 +51,7 @@ __all__ = ["AsyncClient"]
 T = TypeVar("T")
 
 
-class AsyncClient(ClientState):
+class AsyncClient(AwaitingClient):
     """A trio Dungeon of Doom client; make one with :meth:`connect`."""
 
     def __init__(
@@ -66,8 +65,8 @@ class AsyncClient(ClientState):
         self.timeout = timeout
         self._core = ClientCore(on_push=on_push)
         self._send_lock = trio.Lock()
-        self._awaited: set[Request] = set()
-        self._answers: dict[Request, Answer] = {}
+        self._awaited: set[Request[Any]] = set()
+        self._answers: dict[Request[Any], Answer[Any]] = {}
         self._progress = trio.Event()  # set (and replaced) whenever the server said something
         self._pushed = trio.lowlevel.ParkingLot()
         self._ended = trio.Event()
@@ -123,27 +122,6 @@ class AsyncClient(ClientState):
                 raise
             raise error from None
 
-    # -- commands: each is ClientCore's, carried by this transport ---------------------------
-
-    hello = AwaitedCommand(ClientCore.hello)
-    move = AwaitedCommand(ClientCore.move)
-    stay = AwaitedCommand(ClientCore.stay)
-    pickup = AwaitedCommand(ClientCore.pickup)
-    attack = AwaitedCommand(ClientCore.attack)
-    end_turn = AwaitedCommand(ClientCore.end_turn)
-    action_points = AwaitedCommand(ClientCore.action_points)
-    hit_points = AwaitedCommand(ClientCore.hit_points)
-    look = AwaitedCommand(ClientCore.look)
-    map = AwaitedCommand(ClientCore.map)
-    help = AwaitedCommand(ClientCore.help)
-    extend = AwaitedCommand(ClientCore.extend)
-    shout = AwaitedCommand(ClientCore.shout)
-    games = AwaitedCommand(ClientCore.games)
-    create = AwaitedCommand(ClientCore.create)
-    join = AwaitedCommand(ClientCore.join)
-    watch = AwaitedCommand(ClientCore.watch)
-    quit = AwaitedCommand(ClientCore.quit)
-
     # -- waiting for the server -------------------------------------------------------------
 
     async def next_event(self, timeout: float | None = None) -> Push:
@@ -190,7 +168,8 @@ class AsyncClient(ClientState):
                     self._deliver()
                     continue
                 raise self._core.timed_out(request)
-            return self._answers.pop(request).result()
+            result: T = self._answers.pop(request).result()
+            return result
         finally:
             self._awaited.discard(request)
             self._answers.pop(request, None)
@@ -211,7 +190,7 @@ class AsyncClient(ClientState):
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     core.connection_lost()
                 else:
-                    core.receive_data(data)
+                    core.receive_data(data if isinstance(data, bytes) else bytes(data))
                 self._deliver()
                 if again := core.data_to_send():
                     async with self._send_lock:

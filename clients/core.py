@@ -64,6 +64,7 @@ from dataclasses import dataclass
 from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
 from protocol.commands import (
+    DECLARED_VERBS,
     ApGet,
     Attack,
     Command,
@@ -78,11 +79,13 @@ from protocol.commands import (
     Look,
     Map,
     Move,
+    Origin,
     Pickup,
     Quit,
     Shout,
     Stay,
     Watch,
+    WhoAmI,
 )
 from protocol.connection import ClientProtocol
 from protocol.direction import Direction
@@ -101,6 +104,7 @@ from protocol.replies import (
     GoldCoins,
     HelpReply,
     HitPoints,
+    Identity,
     LookReply,
     MapReply,
     Push,
@@ -135,8 +139,10 @@ __all__ = [
     "DEFAULT_PORT",
     "QUIET",
     "Answer",
-    "AwaitedCommand",
-    "BlockingCommand",
+    "AwaitingClient",
+    "BlockingClient",
+    "ClientCommand",
+    "ClientCommands",
     "ClientCore",
     "Closed",
     "PickupResult",
@@ -224,10 +230,10 @@ class PickupResult:
         return self.picked
 
 
-# Commands a server of another dialect may not know: refused in any words, they
-# fail alone and the game goes on.
+# Commands a server of another dialect may not know (our extensions, as the verbs
+# declare): refused in any words, they fail alone and the game goes on.
 _OPTIONAL_VERBS: Final = frozenset(
-    {"EXTEND", "MAP", "HELP", "GAMES", "CREATE", "JOIN", "WATCH", "SHOUT"}
+    verb.word for verb in DECLARED_VERBS if verb.origin is Origin.OURS
 )
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
 _ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
@@ -241,13 +247,13 @@ class ClientCore:
     ) -> None:
         self._protocol = ClientProtocol(max_line_length=MAX_LINE_LENGTH, tolerant=True)
         self._input_open = True
-        self._waiting: deque[Request] = deque()
-        self._parked: list[Request] = []
+        self._waiting: deque[Request[Any]] = deque()
+        self._parked: list[Request[Any]] = []
         self._outgoing = bytearray()
-        self._answers: deque[Answer] = deque()
+        self._answers: deque[Answer[Any]] = deque()
         self._on_push = on_push
         self._failure: ClientError | None = None
-        self._echoed: Request | None = None
+        self._echoed: Request[Any] | None = None
         self._puzzling: list[str] = []
         self.unasked: list[str] = []
         """The first lines the server sent that no dialect explains (a greeting, say)."""
@@ -307,7 +313,7 @@ class ClientCore:
         """The transport failed (reset, broken pipe): end of input, whatever was buffered."""
         self.receive_data(b"")
 
-    def next_answer(self) -> Answer | NeedData | Closed:
+    def next_answer(self) -> Answer[Any] | NeedData | Closed:
         """The next answer, ``NEED_DATA`` (read more), or ``CLOSED`` (all is over)."""
         while not self._answers:
             if self._failure is not None:
@@ -329,7 +335,7 @@ class ClientCore:
 
     # -- silence ------------------------------------------------------------------------
 
-    def quiet_limit(self, request: Request) -> float | None:
+    def quiet_limit(self, request: Request[Any]) -> float | None:
         """Seconds of silence after which ``request`` gets no answer, or ``None``."""
         if request not in self._waiting:
             return None
@@ -339,7 +345,7 @@ class ClientCore:
             return QUIET
         return None
 
-    def silence(self, request: Request) -> None:
+    def silence(self, request: Request[Any]) -> None:
         """The server said nothing for ``quiet_limit(request)`` seconds: answer it."""
         if request not in self._waiting:
             return
@@ -350,7 +356,7 @@ class ClientCore:
             error = CommandError(request.line, "no answer (the server does not know it)")
         self._answers.append(Answer(request, error=error))
 
-    def timed_out(self, request: Request) -> ClientError:
+    def timed_out(self, request: Request[Any]) -> ClientError:
         """The error for a transport that waited its whole time-out for ``request``."""
         if isinstance(request.command, Hello) and self.unasked:
             return UnsupportedServer(self._unplayable())
@@ -609,6 +615,11 @@ class ClientCore:
         """``WATCH <game>``: follow a game as a spectator (``View`` lines are pushed)."""
         return Request(Watch(game), lambda reply: _expect(reply, GameInfo, "WATCH"))
 
+    def whoami(self) -> Request[Identity]:
+        """``WHOAMI``: how the player is shown in its game (``who``: its name, ``#<n>``
+        without one, ``#`` when it does not play there) and the game's name (``game``)."""
+        return Request(WhoAmI(), lambda reply: _expect(reply, Identity, "WHOAMI"))
+
     def quit(self) -> Request[FinalReply]:
         """``QUIT``: the server's ``BYE``; the connection is then over.
 
@@ -707,9 +718,11 @@ class ClientState:
 P = ParamSpec("P")
 
 
-class _Command(Generic[P, T]):
+class ClientCommand(Generic[P, T]):
     """A client method made from a :class:`ClientCore` command: each command is written
-    once, in the core, and each transport only says how a request is carried."""
+    once, in the core, and each transport only says how a request is carried (a
+    :class:`BlockingClient` returns the answer, an :class:`AwaitingClient` what to
+    ``await`` for it)."""
 
     def __init__(self, make: Callable[Concatenate[ClientCore, P], Request[T]]) -> None:
         self._make = make
@@ -724,11 +737,19 @@ class _Command(Generic[P, T]):
     def __set_name__(self, owner: type, name: str) -> None:
         self._name = name
 
-    def _bind(self, client: Any) -> Callable[..., Any]:
+    @overload
+    def __get__(self, client: None, owner: type) -> ClientCommand[P, T]: ...
+    @overload
+    def __get__(self, client: BlockingClient, owner: type) -> Callable[P, T]: ...
+    @overload
+    def __get__(self, client: AwaitingClient, owner: type) -> Callable[P, Awaitable[T]]: ...
+    def __get__(self, client: object | None, owner: type) -> Any:
+        if client is None:
+            return self
         make = self._make
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            return client._call(make(client._core, *args, **kwargs))
+            return client._call(make(client._core, *args, **kwargs))  # type: ignore[attr-defined]
 
         call.__name__ = self._name
         call.__doc__ = self.__doc__
@@ -736,23 +757,40 @@ class _Command(Generic[P, T]):
         return call
 
 
-class BlockingCommand(_Command[P, T]):
-    """A command of :class:`clients.sync.Client`: waits for the answer and returns it."""
+class ClientCommands(ClientState):
+    """Every command of the client library: one method per verb that declares a client
+    method (:attr:`protocol.commands.Verb.client`; a test holds the two lists equal)."""
 
-    @overload
-    def __get__(self, client: None, owner: type) -> BlockingCommand[P, T]: ...
-    @overload
-    def __get__(self, client: object, owner: type) -> Callable[P, T]: ...
-    def __get__(self, client: object | None, owner: type) -> Any:
-        return self if client is None else self._bind(client)
+    hello = ClientCommand(ClientCore.hello)
+    move = ClientCommand(ClientCore.move)
+    stay = ClientCommand(ClientCore.stay)
+    pickup = ClientCommand(ClientCore.pickup)
+    attack = ClientCommand(ClientCore.attack)
+    end_turn = ClientCommand(ClientCore.end_turn)
+    action_points = ClientCommand(ClientCore.action_points)
+    hit_points = ClientCommand(ClientCore.hit_points)
+    look = ClientCommand(ClientCore.look)
+    map = ClientCommand(ClientCore.map)
+    help = ClientCommand(ClientCore.help)
+    extend = ClientCommand(ClientCore.extend)
+    shout = ClientCommand(ClientCore.shout)
+    games = ClientCommand(ClientCore.games)
+    create = ClientCommand(ClientCore.create)
+    join = ClientCommand(ClientCore.join)
+    watch = ClientCommand(ClientCore.watch)
+    whoami = ClientCommand(ClientCore.whoami)
+    quit = ClientCommand(ClientCore.quit)
 
 
-class AwaitedCommand(_Command[P, T]):
-    """A command of :class:`clients.aio.AsyncClient`: returns what to ``await``."""
+class BlockingClient(ClientCommands):
+    """A client whose commands wait for their answer and return it (:mod:`clients.sync`)."""
 
-    @overload
-    def __get__(self, client: None, owner: type) -> AwaitedCommand[P, T]: ...
-    @overload
-    def __get__(self, client: object, owner: type) -> Callable[P, Awaitable[T]]: ...
-    def __get__(self, client: object | None, owner: type) -> Any:
-        return self if client is None else self._bind(client)
+    def _call(self, request: Request[T]) -> T:
+        raise NotImplementedError
+
+
+class AwaitingClient(ClientCommands):
+    """A client whose commands return what to ``await`` (:mod:`clients.aio`)."""
+
+    async def _call(self, request: Request[T]) -> T:
+        raise NotImplementedError

@@ -118,7 +118,7 @@ def play(stdin: TextIO, stdout: TextIO, stderr: TextIO) -> int:
     write(say.INTRO + say.ASK_DUNGEON)
     name = keyboard.word()
     count = keyboard.integer() if name is not None else None
-    if count is None:
+    if name is None or count is None:
         write("\n")
         return 0
     treasure = moves = 0

@@ -1,6 +1,7 @@
 """The replies of every known dialect, as the client library reads them.
 
-The reading itself is the protocol's (:mod:`protocol.reading`, used by a tolerant
+The reading itself is the protocol's (:mod:`protocol.reading`, by the lines the
+dialects of :mod:`protocol.dialects` declare they write, used by a tolerant
 :class:`~protocol.connection.ClientProtocol`); this module gives the client library's
 callers the names they match pushes and replies against.
 """

@@ -45,7 +45,7 @@ class Grid:
         if not (isinstance(position, tuple) and len(position) == 2):
             return False
         row, column = position
-        return 0 <= row < self.height and 0 <= column < self.width
+        return bool(0 <= row < self.height and 0 <= column < self.width)
 
     def __getitem__(self, position: Position) -> str:
         if position not in self:

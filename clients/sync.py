@@ -31,7 +31,7 @@ import socket
 import time
 from collections.abc import Callable
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from protocol.replies import FinalReply, Push
 
@@ -41,9 +41,8 @@ from .core import (
     DEFAULT_TIMEOUT,
     RECEIVE_SIZE,
     Answer,
-    BlockingCommand,
+    BlockingClient,
     ClientCore,
-    ClientState,
     Request,
 )
 from .errors import ClientTimeout
@@ -53,7 +52,7 @@ __all__ = ["Client"]
 T = TypeVar("T")
 
 
-class Client(ClientState):
+class Client(BlockingClient):
     """A blocking Dungeon of Doom client; see the module docstring."""
 
     def __init__(
@@ -95,27 +94,6 @@ class Client(ClientState):
     def close(self) -> None:
         """Close the socket (without ``QUIT``; the server treats it as leaving)."""
         self._sock.close()
-
-    # -- commands: each is ClientCore's, carried by this transport ---------------------------
-
-    hello = BlockingCommand(ClientCore.hello)
-    move = BlockingCommand(ClientCore.move)
-    stay = BlockingCommand(ClientCore.stay)
-    pickup = BlockingCommand(ClientCore.pickup)
-    attack = BlockingCommand(ClientCore.attack)
-    end_turn = BlockingCommand(ClientCore.end_turn)
-    action_points = BlockingCommand(ClientCore.action_points)
-    hit_points = BlockingCommand(ClientCore.hit_points)
-    look = BlockingCommand(ClientCore.look)
-    map = BlockingCommand(ClientCore.map)
-    help = BlockingCommand(ClientCore.help)
-    extend = BlockingCommand(ClientCore.extend)
-    shout = BlockingCommand(ClientCore.shout)
-    games = BlockingCommand(ClientCore.games)
-    create = BlockingCommand(ClientCore.create)
-    join = BlockingCommand(ClientCore.join)
-    watch = BlockingCommand(ClientCore.watch)
-    quit = BlockingCommand(ClientCore.quit)
 
     # -- waiting for the server -------------------------------------------------------------
 
@@ -164,14 +142,15 @@ class Client(ClientState):
                     self._absorb()
                     if self._core.closed:
                         self._sock.close()
-                    return answer.result()
+                    result: T = answer.result()
+                    return result
             elif answer is CLOSED:
                 self._sock.close()
                 raise self._core.failure()
             else:
                 self._await(request, deadline)
 
-    def _await(self, request: Request, deadline: float | None) -> None:
+    def _await(self, request: Request[Any], deadline: float | None) -> None:
         """Read once for ``request``; a silence the core reads as an answer is passed on."""
         quiet = self._core.quiet_limit(request)
         wake = deadline

@@ -4,8 +4,12 @@ Bytes in, events out; events in, bytes out (the ``h11`` shape). The server, the
 client library, the bots and the conformance suite all speak through this package:
 
 * :mod:`protocol.framing`: bytes to lines (line endings, telnet, length limit);
-* :mod:`protocol.commands`: lines to typed commands, and back;
+* :mod:`protocol.commands`: lines to typed commands, and back; every verb declared
+  once (:data:`~protocol.commands.DECLARED_VERBS`), from which the parser, the
+  server's routes, ``HELP`` and the client's methods are derived;
 * :mod:`protocol.replies`: typed replies to bytes, and lines back to replies;
+* :mod:`protocol.dialects`: each era's words, declared once per dialect, rendered by
+  the server and read by the client (:mod:`protocol.lines`, :mod:`protocol.reading`);
 * :mod:`protocol.connection`: both ends as small state machines;
 * :mod:`protocol.errors`: :class:`RemoteProtocolError` (the peer's fault) and
   :class:`LocalProtocolError` (ours).

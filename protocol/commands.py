@@ -9,6 +9,14 @@ for the person who typed it (never fatal: the next line is read normally).
 The 2013 commands are ``HELLO``, ``MOVE``, ``PICKUP``, ``LOOK`` and ``QUIT``; every
 other verb here is one of our extensions (see ``docs/protocol.md``).
 
+Each verb is declared once, in :data:`DECLARED_VERBS` (a :class:`Verb`): its command
+class, its parser, who answers it on the server (:class:`Route`), its ``HELP`` line and
+the name of its client method. The parser table here, the server's routes
+(:mod:`server.connection`), ``HELP`` (:mod:`server.render`) and the client library
+(:mod:`clients.core`) are derived from it, and tests hold each to it. A read-only
+verb (:attr:`Route.ASK`) also declares its answer, from what the session knows of its
+client (:class:`Asker`), and needs no server code of its own.
+
 Untrusted text is checked here, once: a player name or a chat message holding a
 control character (and so any terminal escape sequence) is refused, so every
 name and message a command carries is printable.
@@ -16,17 +24,22 @@ name and message a command carries is printable.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import ClassVar, Final, Protocol
 
 from .direction import Direction
 from .errors import RemoteProtocolError
+from .replies import GameInfo, Identity, Reply
 
 __all__ = [
+    "DECLARED_VERBS",
     "MAX_NAME_LENGTH",
+    "VERBS",
     "ApGet",
+    "Asker",
     "Attack",
     "Command",
     "Create",
@@ -42,12 +55,17 @@ __all__ = [
     "Look",
     "Map",
     "Move",
+    "Origin",
     "Pickup",
     "Quit",
     "Register",
+    "Route",
     "Shout",
+    "Shown",
     "Stay",
+    "Verb",
     "Watch",
+    "WhoAmI",
     "parse_command",
     "printable",
 ]
@@ -252,13 +270,20 @@ class HpGet(Command):
 
 @dataclass(frozen=True, slots=True)
 class Leaderboard(Command):
-    """Extension: ``LEADERBOARD [world]``, the ratings of a world (the player's own by default)."""
+    """Extension: ``LEADERBOARD [world] [best]``, the ratings of a world (the player's own
+    by default); with ``best``, its best results per map instead (``BESTS``)."""
 
     verb: ClassVar[str] = "LEADERBOARD"
     world: str | None = None
+    best: bool = False
 
     def to_line(self) -> str:
-        return f"LEADERBOARD {self.world}" if self.world else "LEADERBOARD"
+        words = [
+            "LEADERBOARD",
+            *([self.world] if self.world else []),
+            *(["best"] if self.best else []),
+        ]
+        return " ".join(words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,6 +310,13 @@ class Login(Command):
 
     def __repr__(self) -> str:  # the token is a secret: never in a log or a traceback
         return f"Login(name={self.name!r}, token='***')"
+
+
+@dataclass(frozen=True, slots=True)
+class WhoAmI(Command):
+    """Extension: ``WHOAMI``, the name the player goes by and its game (``Identity``)."""
+
+    verb: ClassVar[str] = "WHOAMI"
 
 
 def printable(text: str) -> bool:
@@ -328,9 +360,14 @@ def _player_name(args: list[str]) -> str:
 
 
 def _parse_leaderboard(args: list[str]) -> Command:
+    best = bool(args) and args[-1].lower() == "best"
+    if best:
+        args = args[:-1]
     if len(args) > 1:
-        raise RemoteProtocolError(f"LEADERBOARD takes at most one world's name; {HELP_HINT}")
-    return Leaderboard(args[0].lower() if args else None)
+        raise RemoteProtocolError(
+            f"LEADERBOARD takes at most one world's name, then 'best'; {HELP_HINT}"
+        )
+    return Leaderboard(args[0].lower() if args else None, best)
 
 
 def _parse_register(args: list[str]) -> Command:
@@ -440,31 +477,312 @@ def _parse_attack(args: list[str]) -> Command:
     return Attack(_direction("ATTACK", args))
 
 
-_PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
-    "HELLO": _parse_hello,
-    "MOVE": _parse_move,
-    "PICKUP": _no_arguments(Pickup()),
-    "LOOK": _no_arguments(Look()),
-    "QUIT": _no_arguments(Quit()),
-    "HELP": _no_arguments(Help()),
-    "STAY": _no_arguments(Stay()),
-    "MAP": _no_arguments(Map()),
-    "EXTEND": _parse_extend,
-    "SHOUT": _parse_shout,
-    "GAMES": _no_arguments(Games()),
-    "CREATE": _parse_create,
-    "JOIN": lambda args: Join(_game_name("JOIN", args)),
-    "WATCH": lambda args: Watch(_game_name("WATCH", args)),
-    "LEADERBOARD": _parse_leaderboard,
-    "REGISTER": _parse_register,
-    "LOGIN": _parse_login,
-    "ATTACK": _parse_attack,
-    "ENDTURN": _no_arguments(EndTurn()),
-    "APGET": _no_arguments(ApGet()),
-    "HPGET": _no_arguments(HpGet()),
-}
+# -- the verbs, each declared once ---------------------------------------------------
 
+
+class Route(enum.Enum):
+    """Who answers a verb on the server."""
+
+    SESSION = "session"
+    """The client's own session (``QUIT``, ``HELP``, ``EXTEND``; ``HELLO`` checks a
+    claimed name there before its game answers it)."""
+    ASK = "ask"
+    """A read-only question answered from what the session knows of its client
+    (:class:`Asker`), by the verb's :attr:`Verb.answer`: no server code of its own."""
+    LOBBY = "lobby"
+    """The lobby: the games on the server."""
+    LADDER = "ladder"
+    """The ladder: ratings and claimed names (a server that keeps records)."""
+    GAME = "game"
+    """The game the client plays or watches."""
+
+
+class Origin(enum.Enum):
+    """Where a verb comes from, which says whether every server knows it."""
+
+    SPEC = "spec"
+    """The 2013 specification: every server knows it."""
+    TURNS = "turns"
+    """The 2013 multiplayer rules (turns), as the 2015 servers also spoke them."""
+    OURS = "ours"
+    """Our extension: a server of another era may not know it (``docs/protocol.md``)."""
+
+
+class Shown(enum.Enum):
+    """When ``HELP`` lists a verb."""
+
+    ALWAYS = "always"
+    """Among the game's commands."""
+    EXTENSION = "extension"
+    """Among the extensions about more than the game (the server, chat, games, ratings)."""
+    STAY = "stay"
+    """In a world that allows ``STAY``."""
+    TURNS = "turns"
+    """In a world played in turns."""
+
+
+class Asker(Protocol):
+    """What a read-only verb (:attr:`Route.ASK`) may read of the client that asks; the
+    server's session is one."""
+
+    @property
+    def label(self) -> str:
+        """How the client is shown in its game: its name, ``#<n>`` for a player without
+        one, ``#`` when it does not play there (not yet, or it watches)."""
+        ...
+
+    @property
+    def game(self) -> GameInfo:
+        """The game the client plays or watches, as ``GAMES`` lists it."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Verb:
+    """One verb, declared once: from these declarations the parser (:func:`parse_command`),
+    the server's routes, ``HELP`` and the client library's methods are derived."""
+
+    command: type[Command]
+    """The command class; its ``verb`` is the word on the wire."""
+    parse: Callable[[list[str]], Command]
+    """The command the words after the verb make; :class:`RemoteProtocolError` if none."""
+    route: Route
+    usage: str
+    """How ``HELP`` writes the verb and its arguments (``MOVE <dir>``)."""
+    does: str
+    """What ``HELP`` says it does; ``{directions}`` stands for the world's directions."""
+    client: str | None
+    """The name of the client library's method for it (``None``: it has none)."""
+    origin: Origin = Origin.OURS
+    shown: Shown = Shown.ALWAYS
+    answer: Callable[[Asker], Reply] | None = None
+    """The reply to a read-only verb (:attr:`Route.ASK`), from what its client is."""
+
+    @property
+    def word(self) -> str:
+        return self.command.verb
+
+    def help_line(self, directions: str) -> str:
+        """The verb's line in ``HELP``: usage, then what it does from column 16 (a usage
+        of 15 characters or more has no description: it says it all)."""
+        does = self.does.replace("{directions}", directions)
+        return f"{self.usage:<14} {does}".rstrip() if does else self.usage
+
+
+def _verb(
+    command: type[Command],
+    parse: Callable[[list[str]], Command],
+    route: Route,
+    usage: str,
+    does: str = "",
+    *,
+    client: str | None,
+    origin: Origin = Origin.OURS,
+    shown: Shown = Shown.ALWAYS,
+    answer: Callable[[Asker], Reply] | None = None,
+) -> Verb:
+    if (route is Route.ASK) != (answer is not None):
+        raise ValueError(f"{command.verb}: a read-only verb, and only one, has an answer")
+    if does and len(usage) > 14:
+        raise ValueError(f"{command.verb}: a usage this long leaves no room to say what it does")
+    return Verb(command, parse, route, usage, does, client, origin, shown, answer)
+
+
+DECLARED_VERBS: Final[tuple[Verb, ...]] = (
+    _verb(
+        Hello,
+        _parse_hello,
+        Route.SESSION,
+        "HELLO [name]",
+        "the gold you need to win; with a name, also sets your name",
+        client="hello",
+        origin=Origin.SPEC,
+    ),
+    _verb(
+        Move,
+        _parse_move,
+        Route.GAME,
+        "MOVE <dir>",
+        "move one square; directions here: {directions}",
+        client="move",
+        origin=Origin.SPEC,
+    ),
+    _verb(
+        Pickup,
+        _no_arguments(Pickup()),
+        Route.GAME,
+        "PICKUP",
+        "pick up what lies on your square (see the notes below)",
+        client="pickup",
+        origin=Origin.SPEC,
+    ),
+    _verb(
+        Look,
+        _no_arguments(Look()),
+        Route.GAME,
+        "LOOK",
+        "the 5x5 view around you (X marks the corners, # is off the map)",
+        client="look",
+        origin=Origin.SPEC,
+    ),
+    _verb(
+        Stay,
+        _no_arguments(Stay()),
+        Route.GAME,
+        "STAY",
+        "let one turn pass without moving",
+        client="stay",
+        shown=Shown.STAY,
+    ),
+    _verb(
+        Attack,
+        _parse_attack,
+        Route.GAME,
+        "ATTACK <dir>",
+        "strike the player on the next square: SUCCESS a hit, FAIL a miss",
+        client="attack",
+        origin=Origin.TURNS,
+        shown=Shown.TURNS,
+    ),
+    _verb(
+        EndTurn,
+        _no_arguments(EndTurn()),
+        Route.GAME,
+        "ENDTURN",
+        "end your turn now (SUCCESS)",
+        client="end_turn",
+        origin=Origin.TURNS,
+        shown=Shown.TURNS,
+    ),
+    _verb(
+        ApGet,
+        _no_arguments(ApGet()),
+        Route.GAME,
+        "APGET",
+        "AP <n>: your action points left this turn (0 off your turn)",
+        client="action_points",
+        origin=Origin.TURNS,
+        shown=Shown.TURNS,
+    ),
+    _verb(
+        HpGet,
+        _no_arguments(HpGet()),
+        Route.GAME,
+        "HPGET",
+        "HP <n>: your hit points",
+        client="hit_points",
+        origin=Origin.TURNS,
+        shown=Shown.TURNS,
+    ),
+    _verb(Map, _no_arguments(Map()), Route.GAME, "MAP", "the whole map", client="map"),
+    _verb(
+        Quit,
+        _no_arguments(Quit()),
+        Route.SESSION,
+        "QUIT",
+        "leave the game",
+        client="quit",
+        origin=Origin.SPEC,
+    ),
+    _verb(Help, _no_arguments(Help()), Route.SESSION, "HELP", "this list", client="help"),
+    _verb(
+        Extend,
+        _parse_extend,
+        Route.SESSION,
+        "EXTEND [caps]",
+        "receive pushed lines: events, chat; bot marks you as a bot",
+        client="extend",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Shout,
+        _parse_shout,
+        Route.GAME,
+        "SHOUT <text>",
+        "a message to everyone in your game",
+        client="shout",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Games,
+        _no_arguments(Games()),
+        Route.LOBBY,
+        "GAMES",
+        "list the games on this server",
+        client="games",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Create,
+        _parse_create,
+        Route.LOBBY,
+        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
+        client="create",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Join,
+        lambda args: Join(_game_name("JOIN", args)),
+        Route.LOBBY,
+        "JOIN <game>",
+        "play in another game",
+        client="join",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Watch,
+        lambda args: Watch(_game_name("WATCH", args)),
+        Route.LOBBY,
+        "WATCH <game>",
+        "follow a game as a spectator",
+        client="watch",
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        WhoAmI,
+        _no_arguments(WhoAmI()),
+        Route.ASK,
+        "WHOAMI",
+        "your name here (#<n> without one) and your game",
+        client="whoami",
+        shown=Shown.EXTENSION,
+        answer=lambda asker: Identity(asker.label, asker.game.name),
+    ),
+    _verb(
+        Leaderboard,
+        _parse_leaderboard,
+        Route.LADDER,
+        "LEADERBOARD",
+        "[world] [best]: a world's ratings, or its best solo results per map",
+        client=None,
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Register,
+        _parse_register,
+        Route.LADDER,
+        "REGISTER <n>",
+        "claim the name n; the answer holds its secret token, once",
+        client=None,
+        shown=Shown.EXTENSION,
+    ),
+    _verb(
+        Login,
+        _parse_login,
+        Route.LADDER,
+        "LOGIN <n> <t>",
+        "play as the name n you claimed, with its token t",
+        client=None,
+        shown=Shown.EXTENSION,
+    ),
+)
+"""Every verb, in the order ``HELP`` lists them (the 2013 ones and the game's first)."""
+
+_PARSERS: Final[dict[str, Callable[[list[str]], Command]]] = {
+    verb.word: verb.parse for verb in DECLARED_VERBS
+}
 VERBS: Final = frozenset(_PARSERS)
+"""Every verb's word on the wire."""
 
 
 def _parse_words(line: str) -> Command | None:

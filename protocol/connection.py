@@ -35,11 +35,13 @@ from .errors import LocalProtocolError, RemoteProtocolError
 from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
 from .reading import TolerantReader
 from .replies import (
+    Board,
     Bye,
     Extended,
     FinalReply,
     GameInfo,
     GameOver,
+    LevelView,
     Message,
     Push,
     Reply,
@@ -55,7 +57,7 @@ __all__ = [
     "ServerState",
 ]
 
-CAPABILITIES: Final = ("events", "chat", "bot")
+CAPABILITIES: Final = ("events", "chat", "bot", "board")
 """Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
 DEFAULT_CAPABILITIES: Final = ("events", "chat")
 """What a bare ``EXTEND`` turns on."""
@@ -80,6 +82,7 @@ class _Kind(enum.IntEnum):
     EXTENDED = 4
     GAME = 5
     FINAL = 6
+    BOARD = 7
 
 
 def _kind_of(cls: type[Reply]) -> _Kind:
@@ -87,6 +90,8 @@ def _kind_of(cls: type[Reply]) -> _Kind:
         return _Kind.FINAL
     if issubclass(cls, Message):
         return _Kind.CHAT
+    if issubclass(cls, Board | LevelView):
+        return _Kind.BOARD
     if issubclass(cls, View | GameOver):
         return _Kind.SPECTATOR
     if issubclass(cls, Push):
@@ -228,6 +233,8 @@ class ServerProtocol:
             return "chat" in self.capabilities
         if kind is _Kind.SPECTATOR:
             return self.watching
+        if kind is _Kind.BOARD:
+            return self.watching and "board" in self.capabilities
         return True
 
     def extend(self, command: Extend, *, bot_allowed: bool = True) -> Extended:
@@ -276,6 +283,9 @@ class ServerProtocol:
             asked, needs = "events" in self.capabilities, "EXTEND events"
         elif kind is _Kind.CHAT:
             asked, needs = "chat" in self.capabilities, "EXTEND chat"
+        elif kind is _Kind.BOARD:
+            asked = self.watching and "board" in self.capabilities
+            needs = "EXTEND board and WATCH"
         else:
             asked, needs = self.watching, "WATCH"
         if not asked:

@@ -28,6 +28,21 @@ The dialects (``docs/dialects.md`` has the table, reply by reply):
 * ``2015``: the Bath skeleton server of the multiplayer coursework, turns and chat.
 * ``2016``: the forms the 2016 clients parse (``GOLD: n``, a headerless ``LOOK``).
 
+Each dialect is declared once, as a table (``_forms``): for every reply the server may
+send, the lines that say it (each a reply class with its own declared
+:class:`~protocol.forms.Form`, :mod:`protocol.lines`) and the kinds of those lines.
+The server renders from it, and the client reads by it: the client's
+:class:`~protocol.reading.TolerantReader` knows the other eras' lines from what these
+tables declare they write (:meth:`Dialect.writes`), read with the same forms. A test
+holds every dialect to declaring every reply (a reply no entry names, and not marked
+:attr:`~protocol.replies.Reply.ours`, fails it rather than going out in 2013 words),
+and renders every reply in every dialect and reads it back.
+
+Adding a dialect is one class here, listed in :data:`DIALECTS`: its table (reusing the
+line classes of :mod:`protocol.lines`, or adding its own there, each with a form) and
+its :meth:`Dialect.parse`. Nothing else changes: the server's ``--dialect`` and
+``--listen`` know it by name, and the client reads its new lines by their forms.
+
 Each :class:`Dialect` object serves one connection: the 2015 ``TREASUREMOD`` line
 says how much gold a pickup added, which the dialect works out from the totals it
 has rendered to that client before.
@@ -36,7 +51,7 @@ has rendered to that client before.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import ClassVar, Final, TypeVar, cast
+from typing import ClassVar, Final, NamedTuple, TypeVar, cast
 
 from .commands import (
     Attack,
@@ -46,7 +61,7 @@ from .commands import (
 )
 from .direction import Direction
 from .errors import RemoteProtocolError
-from .reading import (
+from .lines import (
     Blank,
     Changed,
     Chat,
@@ -63,6 +78,8 @@ from .reading import (
     Unasked,
 )
 from .replies import (
+    OWN_REPLIES,
+    ActionPoints,
     Bye,
     Done,
     Error,
@@ -71,6 +88,7 @@ from .replies import (
     Gold,
     GoldCoins,
     HitMod,
+    HitPoints,
     LookReply,
     Lose,
     Message,
@@ -96,22 +114,54 @@ DEFAULT_DIALECT: Final = "2013"
 _R = TypeVar("_R", bound=Reply)
 _Words = Callable[["_Rendered", _R], tuple[Reply, ...]]
 """One kind of reply in one dialect: the lines that say it, each a reply with its own
-declared form (:mod:`protocol.reading` holds the other eras' lines); ``()`` when the
+declared form (:mod:`protocol.lines` holds the other eras' lines); ``()`` when the
 dialect has no word for it. The dialect object is passed for the state a rendering
 keeps (the gold a 2015 client was last told of)."""
 _AnyWords = Callable[["_Rendered", Reply], tuple[Reply, ...]]
 
 
-def _says(kind: type[_R], words: _Words[_R]) -> tuple[type[Reply], _AnyWords]:
-    """One entry of a dialect's table: ``words`` for replies of ``kind``.
+class _Said(NamedTuple):
+    """One entry of a dialect's table: how replies of ``kind`` are said (``words``), and
+    the kinds of line that says them (``writes``), which the client reads back by."""
+
+    kind: type[Reply]
+    words: _AnyWords
+    writes: tuple[type[Reply], ...]
+
+
+def _says(kind: type[_R], words: _Words[_R], *writes: type[Reply]) -> _Said:
+    """One entry of a dialect's table: ``words`` for replies of ``kind``, in lines of the
+    kinds ``writes``.
 
     The table is looked up by the reply's own class (or its nearest listed ancestor),
     so ``words`` only ever receives a ``kind``; the cast records that invariant."""
-    return kind, cast(_AnyWords, words)
+    return _Said(kind, cast(_AnyWords, words), writes)
 
 
-def _table(*entries: tuple[type[Reply], _AnyWords]) -> Mapping[type[Reply], _AnyWords]:
-    return dict(entries)
+def _same(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    """Said in this dialect as in 2013: the reply's own line(s)."""
+    return (reply,)
+
+
+def _as_2013(kind: type[Reply]) -> _Said:
+    """An entry saying replies of ``kind`` as 2013 does."""
+    return _Said(kind, _same, (kind,))
+
+
+def _nothing(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    return ()
+
+
+def _silent(kind: type[Reply]) -> _Said:
+    """An entry for a reply the dialect has no word for: its clients are not sent it."""
+    return _Said(kind, _nothing, ())
+
+
+def _table(*entries: _Said) -> Mapping[type[Reply], _Said]:
+    table = {entry.kind: entry for entry in entries}
+    if len(table) != len(entries):
+        raise ValueError("a reply declared twice in one dialect")
+    return table
 
 
 class UnknownDialect(ValueError):
@@ -139,6 +189,18 @@ class Dialect:
         form (``()``: the dialect has no word for it). In 2013, the reply itself."""
         return (reply,)
 
+    @classmethod
+    def declares(cls, kind: type[Reply]) -> bool:
+        """Whether this dialect says in so many words how it writes replies of ``kind``
+        (2013 writes every reply as it is; a test holds every other dialect to declaring
+        each reply, so that none leaks out in 2013 words by omission)."""
+        return True
+
+    @classmethod
+    def writes(cls) -> frozenset[type[Reply]]:
+        """Every kind of line this dialect writes (2013: our own replies, as they are)."""
+        return OWN_REPLIES
+
     def render(self, reply: Reply) -> bytes:
         """The bytes of ``reply`` for a client of this dialect (``b""``: nothing)."""
         return reply.to_bytes()
@@ -153,14 +215,25 @@ class Dialect:
 class _Rendered(Dialect):
     """A dialect that says some replies in its own lines and the rest as 2013 does.
 
-    ``_forms`` maps a reply class to its lines (:meth:`words`); a subclass of a listed
-    class (``Win`` of ``FinalReply``, the clients' ``Failed`` of ``Fail``) takes the
-    nearest listed ancestor's. Every line is a reply with a declared form, so what a
+    ``_forms`` maps a reply class to its lines (:meth:`words`) and their kinds; a
+    subclass of a listed class that is not listed itself (a drawn ``LookReply``) takes
+    the nearest listed ancestor's. Every line is a reply with a declared form, so what a
     dialect writes is read back by :class:`~protocol.reading.TolerantReader` with the
     same declarations.
     """
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyWords]]
+    _forms: ClassVar[Mapping[type[Reply], _Said]]
+    """How each reply is said, by its exact class; a reply that is :attr:`Reply.ours`
+    and not listed is said as in 2013."""
+
+    @classmethod
+    def declares(cls, kind: type[Reply]) -> bool:
+        return kind in cls._forms or kind.ours
+
+    @classmethod
+    def writes(cls) -> frozenset[type[Reply]]:
+        ours = {kind for kind in OWN_REPLIES if kind.ours}
+        return frozenset(kind for said in cls._forms.values() for kind in said.writes) | ours
 
     def __init__(self) -> None:
         self._cache: dict[type[Reply], _AnyWords | None] = {}
@@ -170,9 +243,11 @@ class _Rendered(Dialect):
         try:
             return self._cache[kind]
         except KeyError:
-            words = self._cache[kind] = next(
-                (self._forms[base] for base in kind.__mro__ if base in self._forms), None
-            )
+            # The nearest declared class (a drawn LookReply is a LookReply); "as in 2013"
+            # is cached as None, the fast path of render().
+            said = next((self._forms[base] for base in kind.__mro__ if base in self._forms), None)
+            words = None if said is None or said.words is _same else said.words
+            self._cache[kind] = words
             return words
 
     def words(self, reply: Reply) -> tuple[Reply, ...]:
@@ -194,10 +269,6 @@ class _Rendered(Dialect):
 
 
 # -- 2015: the Bath skeleton (zss-git/DungeonOfDoom) ----------------------------------
-
-
-def _nothing(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
-    return ()
 
 
 def _moved(change: Reply) -> _Words[Seen]:
@@ -253,29 +324,38 @@ class Dialect2015(_Rendered):
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyWords]] = _table(
-        _says(Gold, _2015_gold),
-        _says(GoldCoins, _2015_picked_gold),
-        _says(Fail, lambda dialect, reply: (_failed(reply.reason),)),
-        _says(Done, _nothing),
-        _says(LookReply, _2015_look),
-        _says(Error, lambda dialect, reply: (_failed(reply.message),)),
-        _says(NotYourTurn, lambda dialect, reply: (Failed("not your turn"),)),
-        _says(NotYourTurnToEnd, lambda dialect, reply: (Failed("it is not your turn."),)),
-        _says(Message, _2015_message),
+    _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
+        _says(Gold, _2015_gold, Greeted, Gold),
+        _says(GoldCoins, _2015_picked_gold, Success, TreasureChanged),
+        _says(Fail, lambda dialect, reply: (_failed(reply.reason),), Failed, Fail),
+        _silent(Done),
+        _says(LookReply, _2015_look, LookReply, Blank),
+        _says(Error, lambda dialect, reply: (_failed(reply.message),), Failed, Fail),
+        _says(NotYourTurn, lambda dialect, reply: (Failed("not your turn"),), Failed),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Failed("it is not your turn."),), Failed),
+        _says(Message, _2015_message, FromSender, Said),
         # The 2015 server told nothing in words but the end of the game.
-        _says(Notice, _nothing),
-        _says(GameWon, lambda dialect, reply: _server_says("Someone has won the game!!")),
-        _says(Seen, _moved(Changed())),
-        _says(TurnBegins, lambda dialect, reply: (TurnStarted(),)),
-        _says(TurnOver, lambda dialect, reply: (TurnOver(),)),
-        _says(Win, lambda dialect, reply: (Win(""),)),
-        _says(Lose, lambda dialect, reply: (Lose(""),)),
-        _says(Bye, lambda dialect, reply: _server_says(reply.text)),
-        _says(PlayerJoined, _nothing),
-        _says(PlayerLeft, _nothing),
-        _says(RoundEnded, _nothing),
-        _says(TurnOf, _nothing),
+        _silent(Notice),
+        _says(
+            GameWon,
+            lambda dialect, reply: _server_says("Someone has won the game!!"),
+            FromSender,
+            Said,
+        ),
+        _says(Seen, _moved(Changed()), Changed),
+        _says(TurnBegins, lambda dialect, reply: (TurnStarted(),), TurnStarted),
+        _says(TurnOver, lambda dialect, reply: (TurnOver(),), TurnOver),
+        _says(Win, lambda dialect, reply: (Win(""),), Win),
+        _says(Lose, lambda dialect, reply: (Lose(""),), Lose),
+        _says(Bye, lambda dialect, reply: _server_says(reply.text), FromSender, Said),
+        _silent(PlayerJoined),
+        _silent(PlayerLeft),
+        _silent(RoundEnded),
+        _silent(TurnOf),
+        _as_2013(Success),
+        _as_2013(HitMod),
+        _as_2013(ActionPoints),
+        _as_2013(HitPoints),
     )
 
     def parse(self, line: str) -> Command | None:
@@ -350,24 +430,37 @@ class Dialect2016(_Rendered):
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
 
-    _forms: ClassVar[Mapping[type[Reply], _AnyWords]] = _table(
-        _says(Gold, _2016_gold),
-        _says(Fail, lambda dialect, reply: (Fail(),)),
-        _says(Error, lambda dialect, reply: (Fail(),)),
-        _says(LookReply, _2016_look),
-        _says(Message, lambda dialect, reply: (Chat(reply.sender, reply.text),)),
-        _says(Seen, _moved(ServerChanged())),
-        _says(Win, lambda dialect, reply: (*_2016_WIN, _game_over(reply.text))),
-        _says(Lose, lambda dialect, reply: (_game_over(reply.text),)),
-        _says(Bye, lambda dialect, reply: (_game_over(reply.text),)),
-        _says(Notice, _nothing),
-        _says(PlayerJoined, _nothing),
-        _says(PlayerLeft, _nothing),
-        _says(RoundEnded, _nothing),
-        _says(TurnBegins, _nothing),
-        _says(TurnOver, _nothing),
-        _says(TurnOf, _nothing),
-        _says(HitMod, _nothing),
+    _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
+        _says(Gold, _2016_gold, GoldLeft),
+        _says(Fail, lambda dialect, reply: (Fail(),), Fail),
+        _says(Error, lambda dialect, reply: (Fail(),), Fail),
+        _says(NotYourTurn, lambda dialect, reply: (Fail(),), Fail),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Fail(),), Fail),
+        _says(LookReply, _2016_look, PlayerView, Blank),
+        _says(Message, lambda dialect, reply: (Chat(reply.sender, reply.text),), Chat),
+        _says(Seen, _moved(ServerChanged()), ServerChanged),
+        _says(
+            Win,
+            lambda dialect, reply: (*_2016_WIN, _game_over(reply.text)),
+            Congratulated,
+            Unasked,
+        ),
+        _says(Lose, lambda dialect, reply: (_game_over(reply.text),), Unasked),
+        _says(Bye, lambda dialect, reply: (_game_over(reply.text),), Unasked),
+        _silent(Notice),
+        _silent(GameWon),
+        _silent(PlayerJoined),
+        _silent(PlayerLeft),
+        _silent(RoundEnded),
+        _silent(TurnBegins),
+        _silent(TurnOver),
+        _silent(TurnOf),
+        _silent(HitMod),
+        _as_2013(Success),
+        _as_2013(Done),
+        _as_2013(GoldCoins),
+        _as_2013(ActionPoints),
+        _as_2013(HitPoints),
     )
 
     def parse(self, line: str) -> Command | None:

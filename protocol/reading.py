@@ -28,21 +28,37 @@ What a caller may rely on:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, ClassVar, Final, TypeVar
+from typing import Final, TypeVar
 
 from .commands import Command, Hello, Look
+from .dialects import DIALECTS
 from .errors import RemoteProtocolError
-from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, Field, Form, Rows
+from .lines import (
+    Blank,
+    Changed,
+    Chat,
+    Congratulated,
+    Failed,
+    FromSender,
+    GoalIs,
+    GoldLeft,
+    Greeted,
+    PlayerView,
+    Said,
+    ServerChanged,
+    TreasureChanged,
+    TurnStarted,
+    Unasked,
+    ViewChanged,
+)
 from .replies import (
     LOOK_SIZE,
     LOOK_SIZES,
+    OWN_REPLIES,
     Fail,
     Gold,
     GoldCoins,
     LookReply,
-    Message,
-    Push,
     Reply,
     ReplyParser,
     Success,
@@ -50,10 +66,19 @@ from .replies import (
 )
 
 __all__ = [
+    "DECLARED_LINES",
     "Blank",
+    "Changed",
+    "Chat",
+    "Congratulated",
     "Failed",
+    "FromSender",
     "GoalIs",
+    "GoldLeft",
     "Greeted",
+    "PlayerView",
+    "Said",
+    "ServerChanged",
     "TolerantReader",
     "TreasureChanged",
     "TurnStarted",
@@ -61,161 +86,6 @@ __all__ = [
     "ViewChanged",
     "not_your_turn",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Failed(Fail):
-    """``FAIL <reason>`` (2015, 2016) as read: a ``FAIL`` that says why, and writes it."""
-
-    form: ClassVar[Form] = Form("FAIL{reason}", reason=OPTIONAL_TEXT)
-
-    def lines(self) -> list[str]:
-        return [self.form.write(self)]
-
-    def to_bytes(self) -> bytes:
-        return (self.form.write(self) + "\n").encode()
-
-
-@dataclass(frozen=True, slots=True)
-class Blank(Reply):
-    """An empty line where an answer was due (how some 2013 servers refuse a command)."""
-
-    form: ClassVar[Form] = Form("")
-
-
-@dataclass(frozen=True, slots=True)
-class Greeted(Reply):
-    """``HELLO <name>``: a server echoing the name it took (2015, 2013 networked, 2016)."""
-
-    form: ClassVar[Form] = Form("HELLO {name}", name=LINE)
-    name: str
-
-
-@dataclass(frozen=True, slots=True)
-class GoalIs(Push):
-    """``GOAL <n>``: the gold needed to win, as the 2013 networked and 2016 servers say it."""
-
-    form: ClassVar[Form] = Form("GOAL {amount}", amount=INT)
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
-class TurnStarted(Push):
-    """``STARTTURN`` (2015, 2016): the player may act now.
-
-    Our own battle world says how many actions it may take
-    (:class:`~protocol.replies.TurnBegins`, ``STARTTURN <n>``).
-    """
-
-    form: ClassVar[Form] = Form("STARTTURN")
-
-
-@dataclass(frozen=True, slots=True)
-class TreasureChanged(Push):
-    """``TREASUREMOD <n>``: the player's gold changed by n."""
-
-    form: ClassVar[Form] = Form("TREASUREMOD {amount}", amount=INT)
-    amount: int
-
-
-@dataclass(frozen=True, slots=True)
-class ViewChanged(Push):
-    """``CHANGE`` and five rows (2016): a new view, pushed."""
-
-    form: ClassVar[Form] = Form("CHANGE ")
-    body: ClassVar[Rows] = Rows(LINE, "rows")
-    rows: tuple[str, ...]
-
-    @classmethod
-    def count_of(cls, header: dict[str, Any]) -> int | None:
-        return None  # the first row says
-
-
-@dataclass(frozen=True, slots=True)
-class Changed(Push):
-    """``CHANGE`` alone (2015): someone moved within sight; a client may ``LOOK`` again.
-    Not ``CHANGE `` with a space, which a view of five rows follows (:class:`ViewChanged`)."""
-
-    form: ClassVar[Form] = Form("CHANGE")
-
-
-@dataclass(frozen=True, slots=True)
-class ServerChanged(Push):
-    """``SERVERCHANGE`` (2016): the map changed; its GUI sends ``LOOK`` again."""
-
-    form: ClassVar[Form] = Form("SERVERCHANGE")
-
-
-@dataclass(frozen=True, slots=True)
-class FromSender(Push):
-    """``FROM <sender>`` (2015): the ``MESSAGE`` line after it is ``sender``'s
-    (``SERVER``: the server's own words)."""
-
-    form: ClassVar[Form] = Form("FROM {sender}", sender=LINE)
-    sender: str
-
-
-@dataclass(frozen=True, slots=True)
-class Said(Message):
-    """``MESSAGE <text>`` after a ``FROM <sender>`` line (2015): ``sender``'s text, whole (it
-    may hold ``": "``, since the sender is named on the line before, not on this one)."""
-
-    form: ClassVar[Form] = Form("MESSAGE {text}", text=TEXT)
-
-    def __post_init__(self) -> None:
-        self.form.check(self)
-
-    def lines(self) -> list[str]:
-        return [self.form.write(self)]
-
-
-@dataclass(frozen=True, slots=True)
-class GoldLeft(Gold):
-    """``GOLD: <n>`` (2016): the answer to ``HELLO``, the gold still needed (its bot walks
-    to the exit at 0)."""
-
-    form: ClassVar[Form] = Form("GOLD: {amount}", amount=INT)
-
-
-@dataclass(frozen=True, slots=True)
-class Chat(Message):
-    """``CHAT <sender>: <text>`` (2016): chat."""
-
-    form: ClassVar[Form] = Form(
-        "CHAT {sender}: {text}", sender=Field(r"(?:(?!: )[^\r\n])*"), text=TEXT
-    )
-
-    def __post_init__(self) -> None:
-        self.form.check(self)
-
-    def lines(self) -> list[str]:
-        return [self.form.write(self)]
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerView(LookReply):
-    """A ``LOOK`` answered without a header, the player shown as ``P`` in the centre (2016)."""
-
-    def lines(self) -> list[str]:
-        return list(self.rows)
-
-    def to_bytes(self) -> bytes:
-        return ("\n".join(self.rows) + "\n").encode()
-
-
-@dataclass(frozen=True, slots=True)
-class Congratulated(Win):
-    """``Congratulations<text>`` (2016): the first line of lib's words to a winner."""
-
-    form: ClassVar[Form] = Form("Congratulations{text}", text=TEXT)
-
-
-@dataclass(frozen=True, slots=True)
-class Unasked(Push):
-    """A line no command asked for and no dialect explains (a greeting, a reason, chatter)."""
-
-    form: ClassVar[Form] = Form("{line}", line=TEXT)
-    line: str
 
 
 _R = TypeVar("_R", bound=Reply)
@@ -316,33 +186,47 @@ class TolerantReader:
             raise RemoteProtocolError(f"malformed LOOK reply: {error}") from None
 
     def _single(self, line: str, text: str, asking: Command | None) -> Reply | None:
-        if text == "STARTTURN":
-            self._seen("2015", repr(line))
-            return TurnStarted()
-        if text == "ENDGAME":
-            return Win(text)
-        if text.startswith("Congratulations") and (won := _read(Congratulated, line)):
-            return won
-        if text == "SERVERCHANGE":
-            self._seen("2016", repr(line))
-            return ServerChanged()
-        if (sender_line := _read(FromSender, line)) is not None:
-            self._seen("2015", repr(line))
-            self._from = sender_line.sender
-            return sender_line
-        if (chat := _read(Chat, line)) is not None:
-            self._seen("2016", repr(line))
-            return chat
-        if text == "UPDATE":
-            return Success()
         if text == "FAIL" and line != "FAIL":
             return Fail()  # ``FAIL `` with the reason on the next line (2013 networked)
-        if text.startswith("FAIL ") and (failed := _read(Failed, line)) is not None:
-            self._seen("2015", repr(line))
-            return failed
-        if (left := _read(GoldLeft, line)) is not None or (match := _GOLD_COLON.fullmatch(text)):
+        if isinstance(asking, Hello):
+            if text == "null":
+                return Failed("null")
+            if (greeted := _read(Greeted, line)) is not None:
+                return greeted
+        try:  # our own protocol first
+            reply = self._parser.feed(line)
+        except RemoteProtocolError:
+            pass
+        else:
+            if isinstance(reply, Gold):
+                if isinstance(asking, Hello):
+                    self._seen("2013", f"{line!r} in answer to HELLO")
+                else:
+                    self._seen("2015", f"{line!r} sent unasked")
+            return reply
+        # Then the lines our own dialects write for the other eras, read with the same
+        # declarations that write them (protocol.dialects).
+        for kind, era in DECLARED_LINES:
+            read = _read(kind, line)
+            if read is None and text != line:
+                read = _read(kind, text)
+            if read is not None:
+                if era is not None:
+                    self._seen(era, repr(line))
+                if isinstance(read, FromSender):
+                    self._from = read.sender
+                return read
+        return self._elsewhere(line, text)
+
+    def _elsewhere(self, line: str, text: str) -> Reply:
+        """Lines that other servers of the eras sent and our dialects never write."""
+        if text == "ENDGAME":
+            return Win(text)
+        if text == "UPDATE":
+            return Success()
+        if match := _GOLD_COLON.fullmatch(text):
             self._seen("2016", repr(line))
-            return left if left is not None else GoldLeft(int(match[1]))  # type: ignore[index]
+            return GoldLeft(int(match[1]))
         if match := _TOTAL_GOLD.fullmatch(text):
             self._seen("2013", repr(line))
             return GoldCoins(int(match[1]))
@@ -352,23 +236,26 @@ class TolerantReader:
         if (goal := _read(GoalIs, text)) is not None:
             self._seen("2013", repr(line))
             return goal
-        if (treasure := _read(TreasureChanged, text)) is not None:
-            self._seen("2015", repr(line))
-            return treasure
-        if isinstance(asking, Hello):
-            if text == "null":
-                return Failed("null")
-            if (greeted := _read(Greeted, line)) is not None:
-                return greeted
-        if line == "":
-            return Blank()
-        try:
-            reply = self._parser.feed(line)
-        except RemoteProtocolError:
-            return Unasked(line)
-        if isinstance(reply, Gold):
-            if isinstance(asking, Hello):
-                self._seen("2013", f"{line!r} in answer to HELLO")
-            else:
-                self._seen("2015", f"{line!r} sent unasked")
-        return reply
+        return Unasked(line)
+
+
+_CONTEXTUAL: Final = frozenset({Greeted, Said, PlayerView, Unasked})
+"""Lines whose meaning depends on what came before (the command asked, a ``FROM``
+line): the reader takes them where it knows that, never from the line alone."""
+
+
+def _declared_lines() -> tuple[tuple[type[Reply], str | None], ...]:
+    """Every kind of line the dialects write that our own parser does not read, with the
+    era that writes it (``None``: more than one does, so it shows no era)."""
+    eras: dict[type[Reply], list[str]] = {}
+    for name, dialect in DIALECTS.items():
+        for kind in sorted(dialect.writes(), key=lambda kind: kind.__name__):
+            # Lines our own parser reads (Done is a SUCCESS line) come to it first.
+            if kind in _CONTEXTUAL or any(kind.form is own.form for own in OWN_REPLIES):
+                continue
+            eras.setdefault(kind, []).append(name)
+    return tuple((kind, names[0] if len(names) == 1 else None) for kind, names in eras.items())
+
+
+DECLARED_LINES: Final = _declared_lines()
+"""The lines of the other eras the reader knows from the dialects' own declarations."""

@@ -49,7 +49,11 @@ from .forms import (
 __all__ = [
     "LOOK_SIZE",
     "LOOK_SIZES",
+    "OWN_REPLIES",
     "ActionPoints",
+    "Best",
+    "BestsReply",
+    "Board",
     "Bye",
     "Done",
     "Error",
@@ -65,7 +69,9 @@ __all__ = [
     "HelpReply",
     "HitMod",
     "HitPoints",
+    "Identity",
     "LeaderboardReply",
+    "LevelView",
     "LoggedIn",
     "LookReply",
     "Lose",
@@ -109,6 +115,10 @@ class Reply:
     """The grammar of the reply's line (of its header, in a multi-line reply)."""
     body: ClassVar[Rows | None] = None
     """The grammar of each line after the header (``None``: a one-line reply)."""
+    ours: ClassVar[bool] = False
+    """Our extension, the answer to a command of ours (``MAP``, ``GAMES``...): every
+    dialect writes it in our words, since a client that asked for it knows them. Every
+    other reply is declared by each dialect (:mod:`protocol.dialects`)."""
 
     def __post_init__(self) -> None:
         self.form.check(self)
@@ -176,7 +186,7 @@ def _single_lines(lines: tuple[str, ...]) -> None:
             raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
-def _rectangle(reply: MapReply | View) -> None:
+def _rectangle(reply: MapReply | View | LevelView) -> None:
     """Check a whole map: rows of one length, at least one (then the declarations)."""
     if not reply.rows or len({len(row) for row in reply.rows}) != 1:
         raise LocalProtocolError(f"a {reply.form.keyword} reply needs rows of one length")
@@ -328,6 +338,7 @@ class NotYourTurnToEnd(NotYourTurn):
 class HelpReply(Reply):
     """Extension: ``HELP <n>`` followed by n lines of text."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("HELP {count}", count=COUNT)
     body: ClassVar[Rows] = Rows(TEXT, "text")
     text: tuple[str, ...]
@@ -341,6 +352,7 @@ class HelpReply(Reply):
 class MapReply(Reply):
     """Extension: ``MAP <rows> <cols>`` followed by the rows of the whole map."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("MAP {height} {width}", height=COUNT, width=COUNT)
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
@@ -366,6 +378,7 @@ class MapReply(Reply):
 class Extended(Reply):
     """Extension: ``EXTENDED <capability> ...``, what ``EXTEND`` turned on (all of it so far)."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("EXTENDED{capabilities}", capabilities=WORDS)
     capabilities: tuple[str, ...]
 
@@ -380,6 +393,7 @@ class GameInfo(Reply):
     ``map`` ``default`` is the world's own default map.
     """
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form(
         "GAME {name} world={world} map={map} seed={seed} players={players} limit={limit} "
         "watchers={watchers} turn={turn}",
@@ -423,6 +437,7 @@ def _read_game(line: str) -> GameInfo:
 class GamesReply(Reply):
     """Extension: ``GAMES <n>`` followed by n ``GAME`` lines."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("GAMES {count}", count=COUNT)
     body: ClassVar[Rows] = Rows(GameInfo.form.field(_read_game), "games")
     games: tuple[GameInfo, ...]
@@ -480,6 +495,7 @@ class Standing:
 class LeaderboardReply(Reply):
     """Extension: ``LEADERBOARD <world> <n>`` followed by n :class:`Standing` lines, best first."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("LEADERBOARD {world} {count}", world=WORD, count=COUNT)
     body: ClassVar[Rows] = Rows(Standing.form.field(Standing.parse), "standings")
     world: str
@@ -495,10 +511,68 @@ class LeaderboardReply(Reply):
 
 
 @dataclass(frozen=True, slots=True)
+class Best:
+    """One line of a ``BESTS`` reply: ``<rank> <moves> <gold> <health> <map> <name>``.
+
+    ``rank`` is within the map (from 1); ``health`` the starting health the map spec set
+    (the knight world's ``health=``), 0 where it set none (the least that can win); ``map``
+    is one word (a space in it is written ``%20``); the name comes last, as it may hold spaces.
+    """
+
+    form: ClassVar[Form] = Form(
+        "{rank} {moves} {gold} {health} {map} {name}",
+        rank=INT,
+        moves=INT,
+        gold=INT,
+        health=INT,
+        map=WORD,
+        name=LINE,
+    )
+    rank: int
+    moves: int
+    gold: int
+    health: int
+    map: str
+    name: str
+
+    def __post_init__(self) -> None:
+        self.form.check(self)
+
+    @classmethod
+    def parse(cls, line: str) -> Best:
+        """The result ``line`` holds; :class:`LocalProtocolError` if it holds none."""
+        values = cls.form.read(line)
+        if values is None:
+            raise LocalProtocolError(f"not a best-results line: {line[:80]!r}")
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class BestsReply(Reply):
+    """Extension: ``BESTS <world> <n>`` followed by n :class:`Best` lines, map by map, best
+    first within each: the answer to ``LEADERBOARD <world> best``."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form("BESTS {world} {count}", world=WORD, count=COUNT)
+    body: ClassVar[Rows] = Rows(Best.form.field(Best.parse), "results")
+    world: str
+    results: tuple[Best, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.results)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> BestsReply:
+        return cls(header["world"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("REGISTERED {name} {token}", name=LINE, token=WORD)
     name: str
     token: str
@@ -511,8 +585,22 @@ class Registered(Reply):
 class LoggedIn(Reply):
     """Extension: ``LOGGEDIN <name>``, the answer to a ``LOGIN`` whose token was right."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("LOGGEDIN {name}", name=LINE)
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Identity(Reply):
+    """Extension: ``WHOAMI <who> <game>``, the answer to ``WHOAMI``: how the player is
+    shown in its game (its name; ``#<n>`` without one; ``#`` when it does not play
+    there, not yet or as a spectator) and the game's name (the last word: names may
+    hold spaces, games may not)."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form("WHOAMI {who} {game}", who=LINE, game=Field(r"[A-Za-z0-9_-]+"))
+    who: str
+    game: str
 
 
 class Push(Reply):
@@ -630,6 +718,7 @@ class RoundEnded(Push):
 class View(Push):
     """Extension: ``VIEW <rows> <cols>`` and the rows of the whole map, as a spectator sees it."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("VIEW {height} {width}", height=COUNT, width=COUNT)
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
@@ -652,9 +741,66 @@ class View(Push):
 
 
 @dataclass(frozen=True, slots=True)
+class LevelView(Push):
+    """Extension (``board``): ``LEVEL <n> <rows> <cols>`` and the rows of level n (from 2)
+    of a world of several levels, as a spectator sees it; ``VIEW`` is level 1."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form(
+        "LEVEL {level} {height} {width}", level=COUNT, height=COUNT, width=COUNT
+    )
+    body: ClassVar[Rows] = Rows(LINE, "rows")
+    level: int
+    rows: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        _rectangle(self)
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> LevelView:
+        return cls(header["level"], items)
+
+
+@dataclass(frozen=True, slots=True)
+class Board(Push):
+    """Extension (``board``): ``BOARD <n> cell=<w>`` and one line per player in the game,
+    ``<name>: level=<l> row=<r> col=<c> gold=<g> moves=<m>`` and whatever else the world
+    tells (``hp=3 ap=6``), sent to a spectator after the views. A square of the views is
+    ``w`` characters wide (1 but in worlds that draw squares as numbers)."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form("BOARD {count} cell={cell}", count=COUNT, cell=COUNT)
+    body: ClassVar[Rows] = Rows(LINE, "players")
+    cell: int
+    players: tuple[str, ...]
+
+    @property
+    def count(self) -> int:
+        return len(self.players)
+
+    @classmethod
+    def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> Board:
+        return cls(header["cell"], items)
+
+
+@dataclass(frozen=True, slots=True)
 class GameOver(Push):
     """Extension: ``GAMEOVER <text>``: the game you watch ended; a fresh one begins."""
 
+    ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("GAMEOVER {text}", text=TEXT)
     text: str
 
@@ -758,6 +904,7 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
         GameInfo,
         Registered,
         LoggedIn,
+        Identity,
         Notice,
         Message,
         PlayerJoined,
@@ -780,9 +927,22 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
 
 _MULTI_LINE: Final[dict[str, type[Reply]]] = {
     cls.form.keyword: cls
-    for cls in (LookReply, HelpReply, MapReply, View, GamesReply, LeaderboardReply)
+    for cls in (
+        LookReply,
+        HelpReply,
+        MapReply,
+        View,
+        LevelView,
+        Board,
+        GamesReply,
+        LeaderboardReply,
+        BestsReply,
+    )
 }
 """Every multi-line reply, by the keyword of its header."""
+
+OWN_REPLIES: Final = frozenset((*_ONE_LINE.values(), *_MULTI_LINE.values()))
+"""Every reply :class:`ReplyParser` reads: the lines of our own 2013 protocol."""
 
 
 class ReplyParser:

@@ -84,4 +84,14 @@ names = Table(
     Column("token_hash", Text, nullable=False, comment="argon2id; the token itself is never kept"),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("last_login", DateTime(timezone=True), nullable=True),
+    Column(
+        "skeleton",
+        Text,
+        nullable=True,
+        comment="records.names.lookalike_keys[0], unique: names that look alike are one; "
+        "NULL for a lookalike claimed before the 0002 migration",
+    ),
+    Column("cased_skeleton", Text, nullable=True, comment="records.names.lookalike_keys[1]"),
 )
+Index("ix_names_skeleton", names.c.skeleton, unique=True)
+Index("ix_names_cased_skeleton", names.c.cased_skeleton)

@@ -33,10 +33,11 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
 from .model import GameRecord, now
+from .names import lookalike_keys
 from .ranking import Rating, rate_game
 from .schema import games, names, players, ratings
 
-__all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url"]
+__all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url", "sqlite_file"]
 
 
 class StoreError(Exception):
@@ -49,6 +50,21 @@ def normalise_url(url: str) -> str:
         if url.startswith(prefix):
             return "postgresql+psycopg://" + url[len(prefix) :]
     return url
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of an SQLite database on disk (``None``: another kind of store, or
+    SQLite in memory)."""
+    try:
+        parsed = make_url(normalise_url(url))
+    except Exception:
+        return None
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return None
+    if database.startswith("file:"):
+        return None
+    return Path(database)
 
 
 def safe_url(url: str) -> str:
@@ -102,7 +118,12 @@ class Store:
     """One database of records; see the module docstring. Not thread-safe per call:
     use it from one thread at a time (the writer's worker thread)."""
 
-    def __init__(self, url: str, *, connect_timeout: float = 5.0) -> None:
+    def __init__(
+        self, url: str, *, connect_timeout: float = 5.0, busy_timeout: float = 30.0
+    ) -> None:
+        """``busy_timeout``: seconds one statement waits for a lock another connection
+        or program holds before it fails (SQLite's busy timeout, PostgreSQL's
+        ``lock_timeout``): a server gives a short one, and retries."""
         self.url = normalise_url(url)
         try:
             parsed = make_url(self.url)
@@ -117,16 +138,22 @@ class Store:
             if database and database != ":memory:" and not database.startswith("file:"):
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             self.engine = sa.create_engine(
-                self.url, connect_args={"timeout": 30.0}, poolclass=sa.pool.NullPool
+                self.url, connect_args={"timeout": busy_timeout}, poolclass=sa.pool.NullPool
             )
-            _sqlite_immediate_transactions(self.engine)
+            _sqlite_immediate_transactions(self.engine, busy_timeout)
         else:
             self.engine = sa.create_engine(
                 self.url,
-                connect_args={"connect_timeout": max(1, int(connect_timeout))},
+                connect_args={
+                    "connect_timeout": max(1, int(connect_timeout)),
+                    "options": f"-c lock_timeout={max(1, round(busy_timeout * 1000))}",
+                },
                 pool_pre_ping=True,
                 pool_size=2,
             )
+        self.reader = self.engine.execution_options(**{READS_ONLY: True})
+        """The engine for reads: on SQLite their transactions take no write lock, so they
+        go on while another connection or program writes."""
 
     def close(self) -> None:
         self.engine.dispose()
@@ -144,7 +171,7 @@ class Store:
             command.upgrade(config, "head")
 
     def revision(self) -> str | None:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             try:
                 row = connection.execute(sa.text("SELECT version_num FROM alembic_version"))
             except sa.exc.DBAPIError:
@@ -344,24 +371,49 @@ class Store:
     # -- claimed names ---------------------------------------------------------------
 
     def claim(self, name: str, token_hash: str) -> bool:
-        """Claim ``name`` with the hash of its token; False if it is claimed already."""
+        """Claim ``name`` with the hash of its token; False if it, or a name that looks
+        like it (:func:`records.names.lookalike_keys`), is claimed already."""
+        keys = lookalike_keys(name)
         with self.engine.begin() as connection:
+            if self._lookalike(connection, keys) is not None:
+                return False
             result = connection.execute(
                 self._insert(names)
-                .values(name=name, token_hash=token_hash, created_at=now())
-                .on_conflict_do_nothing(index_elements=["name"])
+                .values(
+                    name=name,
+                    token_hash=token_hash,
+                    created_at=now(),
+                    skeleton=keys[0],
+                    cased_skeleton=keys[1],
+                )
+                .on_conflict_do_nothing()  # the name, or its skeleton (a race with a lookalike)
                 .returning(names.c.name)
             ).first()
             return result is not None
 
-    def token_hash(self, name: str) -> str | None:
+    def lookalike(self, name: str) -> str | None:
+        """The claimed name ``name`` is, or looks like; ``None`` if there is none."""
         with self.engine.connect() as connection:
+            if connection.execute(sa.select(names.c.name).where(names.c.name == name)).first():
+                return name
+            return self._lookalike(connection, lookalike_keys(name))
+
+    def _lookalike(self, connection: Connection, keys: Sequence[str]) -> str | None:
+        return connection.execute(
+            sa.select(names.c.name)
+            .where(sa.or_(names.c.skeleton.in_(keys), names.c.cased_skeleton.in_(keys)))
+            .order_by(names.c.created_at)
+            .limit(1)
+        ).scalar()
+
+    def token_hash(self, name: str) -> str | None:
+        with self.reader.connect() as connection:
             return connection.execute(
                 sa.select(names.c.token_hash).where(names.c.name == name)
             ).scalar()
 
     def claimed_names(self) -> set[str]:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return set(connection.execute(sa.select(names.c.name)).scalars())
 
     def logged_in(self, name: str, token_hash: str | None = None) -> None:
@@ -380,7 +432,7 @@ class Store:
         query = sa.select(ratings).order_by(ratings.c.world, ordinal.desc(), ratings.c.name)
         if world is not None:
             query = query.where(ratings.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             rows = connection.execute(query).all()
         table: list[Standing] = []
         rank: dict[str, int] = {}
@@ -393,7 +445,7 @@ class Store:
         return table
 
     def worlds(self) -> list[str]:
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return list(
                 connection.execute(
                     sa.select(ratings.c.world).distinct().order_by(ratings.c.world)
@@ -426,14 +478,14 @@ class Store:
         )
         if world is not None:
             query = query.where(games.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             return [
                 {k: _plain(v) for k, v in row._mapping.items()} for row in connection.execute(query)
             ]
 
     def game(self, game_id: str) -> GameRow:
         """One game by its id, or by the start of its id when only one matches."""
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             found = connection.execute(
                 sa.select(games).where(games.c.id.like(_escape_like(game_id) + "%", escape="\\"))
             ).all()
@@ -448,7 +500,7 @@ class Store:
         query = sa.select(games).order_by(games.c.ended_at, games.c.id)
         if world is not None:
             query = query.where(games.c.world == world)
-        with self.engine.connect() as connection:
+        with self.reader.connect() as connection:
             found = connection.execute(query).all()
             all_players = connection.execute(
                 sa.select(players).order_by(players.c.game_id, players.c.player)
@@ -465,6 +517,9 @@ class Store:
         return GameRow(dict(row._mapping), [dict(r._mapping) for r in rows])
 
 
+READS_ONLY = "dod_reads_only"
+"""The execution option of :attr:`Store.reader`'s connections."""
+
 _LOCK = 0x646F_6400  # "dod\0": the migration lock
 """PostgreSQL advisory lock keys: one for migrations, one per world's ratings."""
 
@@ -477,7 +532,7 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _sqlite_immediate_transactions(engine: Engine) -> None:
+def _sqlite_immediate_transactions(engine: Engine, busy_timeout: float) -> None:
     """SQLite: take the write lock when a transaction begins (``BEGIN IMMEDIATE``), so
     two writers never both read a rating and then both update it; the documented
     recipe for pysqlite, whose own transaction handling would begin late."""
@@ -488,9 +543,12 @@ def _sqlite_immediate_transactions(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=30000")
+        cursor.execute(f"PRAGMA busy_timeout={max(1, round(busy_timeout * 1000))}")
         cursor.close()
 
     @sa.event.listens_for(engine, "begin")
     def _begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        if connection.get_execution_options().get(READS_ONLY):
+            connection.exec_driver_sql("BEGIN")  # a reader never waits for a writer (WAL)
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -12,7 +12,6 @@ every :func:`watchdog_tick` seconds; see :mod:`server.transport`.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import itertools
 from functools import partial
@@ -24,6 +23,7 @@ from protocol.connection import ServerProtocol
 from protocol.replies import Bye
 from records.model import GameRecord
 
+from .admission import Admission
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
@@ -67,7 +67,8 @@ class Server:
         self.listening: list[Listen] = []
         """Every port bound and the dialect it speaks, once :meth:`run` has started."""
         self._ids = itertools.count(1)
-        self._per_address: collections.Counter[str] = collections.Counter()
+        self.admission = Admission(config)
+        """Open connections by address, every way in (TCP, HTTP, WebSocket) together."""
         self._log_allowances: dict[str, LogAllowance] = {}
         """Each client address's allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
@@ -175,7 +176,7 @@ class Server:
         reporting what was suppressed first."""
         now = trio.current_time()
         for host, allowance in list(self._log_allowances.items()):
-            if host in self._per_address:
+            if host in self.admission:
                 continue
             if allowance.suppressed:
                 RateLimitedLogger(self.log.bind(peer=host), allowance).flush_suppressed()
@@ -209,26 +210,33 @@ class Server:
         await self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
 
     async def serve_stream(
-        self, stream: trio.abc.Stream, *, host: str, port: int = 0, dialect: str | None = None
+        self,
+        stream: trio.abc.Stream,
+        *,
+        host: str,
+        port: int = 0,
+        dialect: str | None = None,
+        count_socket: bool = True,
+        count_address: bool = True,
     ) -> None:
         """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
         until it leaves; ``host`` is its address, which the per-address limit counts;
         ``dialect`` what its client speaks (default: the ``dialect`` setting).
 
+        ``count_socket=False``: the stream's socket is counted already (the web face
+        counts its HTTP sockets, :mod:`server.admission`); ``count_address=False``: so
+        is its address's share.
+
         Returns when the connection has ended and ``stream`` is closed.
         """
         connection_id = next(self._ids)
         config = self.config
+        counts = {"socket": count_socket, "address": count_address}
         refusal: str | None = None
         if self._stopping:
             refusal = "the server is shutting down; goodbye"
-        elif len(self.connections) >= config.max_connections:
-            refusal = f"the server is full ({config.max_connections} connections); try again later"
-        elif self._per_address[host] >= config.max_connections_per_address:
-            refusal = (
-                f"too many connections from your address "
-                f"({config.max_connections_per_address}); try again later"
-            )
+        else:
+            refusal = self.admission.refusal(host, **counts)
         log = self.client_log(host).bind(conn=connection_id, peer=f"{host}:{port}")
         if refusal is not None:
             self.counts.refused += 1
@@ -245,14 +253,11 @@ class Server:
         )
         self.counts.connections += 1
         self.connections.add(connection)
-        self._per_address[host] += 1
         try:
-            await connection.run()
+            with self.admission.held(host, **counts):
+                await connection.run()
         finally:
             self.connections.discard(connection)
-            self._per_address[host] -= 1
-            if not self._per_address[host]:
-                del self._per_address[host]
 
     async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:
         # In the client's own dialect, through the protocol like every other byte.

@@ -10,7 +10,7 @@ handed to the game's pacing (:meth:`~server.table.Table.act`).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final, TypeVar, cast
 
 from protocol.commands import (
     ApGet,
@@ -26,14 +26,37 @@ from protocol.commands import (
     Shout,
     Stay,
 )
-from protocol.replies import ActionPoints, Done, Error, Gold, HitPoints, LookReply, MapReply
+from protocol.replies import (
+    ActionPoints,
+    Done,
+    Error,
+    Gold,
+    HitPoints,
+    LookReply,
+    MapReply,
+    Notice,
+)
+from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError
 
 from .outbox import Outbox
+from .roster import label
 from .table import Table
 from .turns import plays_in_turns
 
 _DONE = Done()
+
+_C = TypeVar("_C", bound=Command)
+_Play = Callable[[Table, Outbox, PlayerId, Command], None]
+"""What a player's command does in its game."""
+
+
+def _plays(
+    kind: type[_C], handler: Callable[[Table, Outbox, PlayerId, _C], None]
+) -> tuple[type[Command], _Play]:
+    """One entry of :data:`COMMANDS`. It is looked up by the command's exact class, so
+    ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Play, handler)
 
 
 def handle(game: Table, client: Outbox, command: Command) -> None:
@@ -59,7 +82,7 @@ def _arrive(game: Table, client: Outbox, command: Command) -> PlayerId | None:
     """Join ``client``, which sent ``command`` before it played here."""
     if isinstance(command, Hello) and command.name is not None and command.name in game.names:
         # Named before joining, so that others see the name from the start.
-        client.send(Error(f"the name {command.name!r} is taken in this game; choose another"))
+        client.send(Error(name_taken(command.name, game.names, "this game")))
         return None
     return game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
 
@@ -111,13 +134,29 @@ def _hello(game: Table, client: Outbox, player: PlayerId, command: Hello) -> Non
     if (
         name is not None
         and name != game.names_of.get(player)
-        and not game.rename(client, player, name)
+        and not rename(game, client, player, name)
     ):
         return
     world = game.world
     status = world.status(player)
     held = status.gold if status is not None else 0
     client.send(Gold(world.goal, name=game.names_of.get(player), held=held))
+
+
+def rename(game: Table, client: Outbox, player: PlayerId, name: str) -> bool:
+    """Call ``player`` ``name``; refused (``ERROR``, ``False``) if another player here
+    has it, or a name that looks like it. Listeners are told, spectators' boards redrawn."""
+    holder = game.names.get(name)
+    if holder is not None and holder != player:
+        client.send(Error(name_taken(name, game.names, "this game")))
+        return False
+    old = game.roster.rename(player, name)
+    game.chronicle.named(game.round, player, name, claimed=client.login == name)
+    if game.crowd.listeners:
+        game.crowd.push(Notice(f"{label(old, player)} is now called {name}"), but=client)
+    if game.crowd.watchers:
+        game.show()  # the board names the player anew
+    return True
 
 
 def _shout(game: Table, client: Outbox, player: PlayerId, command: Shout) -> None:
@@ -149,19 +188,21 @@ def not_a_game_command(game: Table, client: Outbox, player: PlayerId, command: C
     client.send(Error(f"{command.verb} is not a game command"))
 
 
-COMMANDS: Final[dict[type[Command], Callable[[Table, Outbox, PlayerId, Any], None]]] = {
-    Look: _look,
-    Move: _move,
-    Pickup: _pickup,
-    Stay: _stay,
-    Hello: _hello,
-    Map: _map,
-    Shout: _shout,
-    Attack: _turn_command,
-    EndTurn: _turn_command,
-    ApGet: _turn_command,
-    HpGet: _turn_command,
-}
+COMMANDS: Final[dict[type[Command], _Play]] = dict(
+    (
+        _plays(Look, _look),
+        _plays(Move, _move),
+        _plays(Pickup, _pickup),
+        _plays(Stay, _stay),
+        _plays(Hello, _hello),
+        _plays(Map, _map),
+        _plays(Shout, _shout),
+        _plays(Attack, _turn_command),
+        _plays(EndTurn, _turn_command),
+        _plays(ApGet, _turn_command),
+        _plays(HpGet, _turn_command),
+    )
+)
 """What a player's command does, by its kind."""
 
 

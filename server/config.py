@@ -38,6 +38,7 @@ from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
 
 from . import settings as _reading
+from .access import parse_names, parse_networks
 from .listening import parse_listens
 from .settings import CONFIG_ENV, ENV_PREFIX, ConfigError, LoadedConfig, Setting, setting
 
@@ -171,6 +172,13 @@ class ServerConfig:
     max_games_per_client: int = setting(
         4, "games one connection may have created and not yet ended", ge=1, le=100_000
     )
+    max_games_per_address: int = setting(
+        16,
+        "games one IP address may hold at once: created by its connections and not yet "
+        "ended, or played in or watched by them",
+        ge=1,
+        le=100_000,
+    )
     unjoined_game_timeout: float | None = setting(
         300.0,
         "seconds a created game may wait for its first player before it is removed; 0: never",
@@ -220,6 +228,13 @@ class ServerConfig:
         le=1e6,
     )
     replay_burst: int = setting(30, "new replay files at once", ge=1, le=10**6)
+    max_replay_bytes: int = setting(
+        16 << 20,
+        "bytes one replay file may hold (at most replay_keep_bytes); a longer game's "
+        "replay is cut short with a truncated line and the game plays on",
+        ge=4096,
+        le=1 << 50,
+    )
     client_log_rate: float = setting(
         2.0, "log events a second about one client address, after a burst", gt=0, le=1e6
     )
@@ -239,6 +254,29 @@ class ServerConfig:
         metavar="URL",
     )
     """Where finished games and ratings are kept (:mod:`server.ladder`); ``None``: nowhere."""
+    records_journal: str | None = setting(
+        "auto",
+        "folder where finished games wait on disk until the database has them (a crash "
+        "loses none; the next start writes them): a path, or auto (beside an SQLite "
+        "database, else beside the replays); '': none",
+        off="",
+        metavar="DIR",
+    )
+    max_unwritten_games: int | None = setting(
+        1000,
+        "finished games that may wait for the database; while as many wait, new games "
+        "are refused; 0: no limit",
+        ge=1,
+        le=10**7,
+        off=0,
+    )
+    store_busy_timeout: float = setting(
+        1.0,
+        "seconds one database statement waits for a lock another program holds before "
+        "it fails (writes are retried; LEADERBOARD answers ERROR)",
+        gt=0,
+        le=600,
+    )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
     )
@@ -253,6 +291,54 @@ class ServerConfig:
     )
     """The web face's port; ``None``: none (``dod-server`` serves it on 8004 unless told
     ``--no-http``; a server built in code has none unless asked)."""
+    # The web face's own limits (docs/security.md, "The web face").
+    http_max_connections: int = setting(
+        1024,
+        "HTTP and WebSocket connections at once (each also counts against "
+        "--max-connections and, per address, --max-connections-per-address)",
+        ge=1,
+        le=1_000_000,
+    )
+    http_keep_alive_timeout: float = setting(
+        5.0, "seconds an HTTP connection may wait between requests", gt=0, le=3600
+    )
+    websocket_max_message: int = setting(
+        16384,
+        "bytes in one WebSocket message; a larger one ends the WebSocket",
+        ge=256,
+        le=1 << 24,
+    )
+    http_allowed_hosts: str = setting(
+        "",
+        "host names the web face answers to (the Host header), comma-separated, '*' for "
+        "any; empty: --http-host, localhost, 127.0.0.1 and ::1",
+        metavar="NAMES",
+        repeat=True,
+        validate=parse_names,
+    )
+    http_allowed_origins: str = setting(
+        "",
+        "origins of other sites whose pages may open /ws (https://example.org), "
+        "comma-separated, '*' for any; the web face's own pages always may",
+        metavar="ORIGINS",
+        repeat=True,
+        validate=parse_names,
+    )
+    metrics_from: str = setting(
+        "127.0.0.0/8,::1",
+        "client networks (CIDR) that may read /metrics; empty: none",
+        metavar="CIDRS",
+        repeat=True,
+        validate=parse_networks,
+    )
+    trusted_proxies: str = setting(
+        "",
+        "reverse proxies (CIDR) whose X-Forwarded-For or Forwarded header names the "
+        "web client; empty: trust none",
+        metavar="CIDRS",
+        repeat=True,
+        validate=parse_networks,
+    )
     reconnect_grace: float | None = setting(
         30.0,
         "seconds a logged-in player whose connection dropped may take to LOGIN again "
@@ -263,6 +349,29 @@ class ServerConfig:
     )
     """How long a claimed, logged-in player is kept in its game after losing its
     connection (:mod:`server.ladder`); ``None``: not at all."""
+    hash_threads: int = setting(
+        1,
+        "argon2 hashes (REGISTER, LOGIN) computed at once, each in a worker thread "
+        "with 64 MiB of memory",
+        ge=1,
+        le=64,
+    )
+    max_hash_queue: int = setting(
+        8,
+        "REGISTERs and LOGINs that may wait for a hashing thread; more are refused",
+        ge=0,
+        le=10_000,
+    )
+    login_rate: float = setting(
+        1.0, "REGISTERs and LOGINs a second from one IP address, on average", gt=0, le=1e6
+    )
+    login_burst: int = setting(
+        10, "REGISTERs and LOGINs from one IP address at once", ge=1, le=1_000_000
+    )
+    register_per_hour: float = setting(
+        20.0, "names one IP address may claim an hour, on average", gt=0, le=1e9
+    )
+    register_burst: int = setting(5, "names one IP address may claim at once", ge=1, le=1_000_000)
     log_format: str = setting(
         "console", "log output on standard error", choices=("console", "json")
     )

@@ -15,11 +15,13 @@ hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
 and the connection reads no further command until it is set, so replies always
 come in the order of the commands.
 
-Each command goes where a table says (:attr:`Connection._ROUTES`): ``QUIT``,
-``HELP`` and ``EXTEND`` are answered here, ``GAMES``, ``CREATE``, ``JOIN`` and ``WATCH``
-by the lobby, ``LEADERBOARD``, ``REGISTER`` and ``LOGIN`` by the ladder
-(:mod:`server.ladder`, which also refuses a ``HELLO`` of someone else's claimed name),
-everything else by the game the client plays or watches (the lobby knows which).
+Each command goes where its verb's declaration says (:class:`protocol.commands.Route`;
+the table :attr:`Connection.ROUTES` is derived from them): ``QUIT``, ``HELP`` and
+``EXTEND`` are answered here, read-only questions (``WHOAMI``) by their declared answer
+from what the session knows (:class:`protocol.commands.Asker`), ``GAMES``, ``CREATE``,
+``JOIN`` and ``WATCH`` by the lobby, ``LEADERBOARD``, ``REGISTER`` and ``LOGIN`` by the
+ladder (:mod:`server.ladder`, which also refuses a ``HELLO`` of someone else's claimed
+name), everything else by the game the client plays or watches (the lobby knows which).
 
 The session owns who the client is: its name (``HELLO <name>``), its claimed name,
 its capabilities, its dialect. Games and the lobby see it only as an
@@ -36,29 +38,26 @@ reads them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
 
 import trio
 
 from protocol.commands import (
+    DECLARED_VERBS,
+    Asker,
     Command,
-    Create,
     Extend,
-    Games,
     Hello,
     Help,
-    Join,
-    Leaderboard,
-    Login,
     Quit,
-    Register,
-    Watch,
+    Route,
+    Verb,
 )
 from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, FinalReply, Lose, Push, Reply, Win
+from protocol.replies import Bye, Error, FinalReply, GameInfo, Lose, Push, Reply, Win
 
 from .config import ServerConfig
 from .dialects import GAME_OVER, TurnReminder, greet, turn_points
@@ -66,6 +65,7 @@ from .ladder import Claimant, Ladder
 from .lobby import Lobby
 from .metrics import Counts
 from .poller import Poller
+from .roster import label
 from .transport import CUT_OFF, Input, Transport
 
 __all__ = ["CUT_OFF", "Connection", "Host"]
@@ -94,7 +94,12 @@ class Host(Protocol):
 class Connection:
     """The server's end of one client connection; ``run()`` serves it to the end.
 
-    It is the :class:`~server.outbox.Outbox` its games know it by."""
+    It is the :class:`~server.outbox.Outbox` its games know it by, and the
+    :class:`~protocol.commands.Asker` of the read-only verbs."""
+
+    ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Command], None]]]
+    """Where each command goes, by its class: derived from the verbs' declarations
+    (:data:`protocol.commands.DECLARED_VERBS`) below the class."""
 
     def __init__(
         self,
@@ -142,6 +147,11 @@ class Connection:
         return self.transport.reason
 
     # -- the outbox: all a game knows of the client ---------------------------------
+
+    @property
+    def address(self) -> str:
+        """The client's IP address: ``peer`` without its port."""
+        return self.peer.rpartition(":")[0] or self.peer
 
     @property
     def closed(self) -> bool:
@@ -205,6 +215,11 @@ class Connection:
         """Whether the client asked for ``MESSAGE`` lines (the protocol's say)."""
         return self.protocol.chat
 
+    @property
+    def board(self) -> bool:
+        """Whether the client asked for ``LEVEL`` and ``BOARD`` (the protocol's say)."""
+        return "board" in self.protocol.capabilities
+
     def took_over(self, old: Claimant) -> None:
         """This connection plays ``old``'s player from now on (a logged-in player came
         back, :mod:`server.ladder`): it goes by the same name, as the same kind."""
@@ -255,20 +270,23 @@ class Connection:
             self.over = False
         self.lobby.command(self, command)
 
-    _ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Any], None]]] = {
-        Quit: _quit,
-        Extend: _extend,
-        Help: _help,
-        Games: _to_lobby,
-        Create: _to_lobby,
-        Join: _to_lobby,
-        Watch: _to_lobby,
-        Leaderboard: _to_ladder,
-        Register: _to_ladder,
-        Login: _to_ladder,
-        Hello: _hello,
-    }
-    """Where each kind of command goes; the game's commands (MOVE, LOOK, ...) are not here."""
+    # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
+
+    @property
+    def label(self) -> str:
+        """How the client is shown in its game: its name there, ``#<n>`` for a player
+        without one; when it does not play (yet, or it watches), the name it asked for
+        by ``HELLO``, else ``#``."""
+        seat = self.lobby.seat(self)
+        if seat is None:
+            return self.name if self.name is not None else "#"
+        game, player = seat
+        return label(game.name_of(player), player)
+
+    @property
+    def game(self) -> GameInfo:
+        """The game the client plays or watches, as ``GAMES`` lists it."""
+        return self.lobby.game_for(self).info()
 
     # -- the connection's life ------------------------------------------------------
 
@@ -355,7 +373,7 @@ class Connection:
             kind = type(event)
             commands[kind] += 1
             try:
-                self._ROUTES.get(kind, Connection._to_game)(self, event)
+                self.ROUTES[kind](self, event)
             except Exception as error:
                 self._failed(event, error)
         return Input.ENDED
@@ -375,3 +393,51 @@ class Connection:
         else:
             self.log.exception("command failed", command=command.verb)
             self.send(Error(f"the server failed to handle {command.verb} (a server bug)"))
+
+
+_Handler = Callable[[Connection, Command], None]
+"""What the session does with one command."""
+_C = TypeVar("_C", bound=Command)
+
+
+def _handles(
+    kind: type[_C], handler: Callable[[Connection, _C], None]
+) -> tuple[type[Command], _Handler]:
+    """The session's own handler of ``kind``. Routes are looked up by the command's exact
+    class, so ``handler`` only ever receives a ``kind``; the cast records that invariant."""
+    return kind, cast(_Handler, handler)
+
+
+_OWN: Final[dict[type[Command], _Handler]] = dict(
+    (
+        _handles(Quit, Connection._quit),
+        _handles(Extend, Connection._extend),
+        _handles(Help, Connection._help),
+        _handles(Hello, Connection._hello),
+    )
+)
+"""The session's own verbs (:attr:`Route.SESSION`)."""
+
+_TO: Final[dict[Route, _Handler]] = {
+    Route.LOBBY: Connection._to_lobby,
+    Route.LADDER: Connection._to_ladder,
+    Route.GAME: Connection._to_game,
+}
+
+
+def _asked(answer: Callable[[Asker], Reply]) -> _Handler:
+    def handle(connection: Connection, command: Command) -> None:
+        connection.send(answer(connection))
+
+    return handle
+
+
+def _route(verb: Verb) -> _Handler:
+    if verb.answer is not None:
+        return _asked(verb.answer)
+    if verb.route is Route.SESSION:
+        return _OWN[verb.command]
+    return _TO[verb.route]
+
+
+Connection.ROUTES = {verb.command: _route(verb) for verb in DECLARED_VERBS}

@@ -36,14 +36,12 @@ import structlog
 from protocol.commands import Command, Look, Map
 from protocol.replies import (
     Bye,
-    Error,
     GameInfo,
     HelpReply,
     Lose,
     Message,
     PlayerJoined,
     PlayerLeft,
-    View,
     Win,
 )
 from records.model import GameRecord
@@ -55,6 +53,7 @@ from worlds.api import (
     PlayerId,
     PlayerKind,
     World,
+    WorldError,
     WorldFull,
     WorldPlugin,
 )
@@ -105,6 +104,7 @@ class Game:
         on_gone: Callable[[Game, str], None] = lambda game, why: None,
         may_chat: Callable[[Outbox], bool] = lambda client: True,
         max_map_bytes: int = 1 << 20,
+        may_begin: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.name = name
         self.plugin = plugin
@@ -126,6 +126,8 @@ class Game:
         """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
         (``CREATE ... start=full``)."""
         self.may_chat = may_chat
+        self.may_begin = may_begin
+        """Why a fresh world may not take its first player now (the records' backlog)."""
         self._log = log.bind(game=name, world=plugin.name)
         self.slot = WorldSlot(
             plugin,
@@ -146,7 +148,8 @@ class Game:
             unjoined_timeout=unjoined_timeout,
             log=self._log,
         )
-        self.crowd = Audience(self.wake)
+        self.roster = roster = Roster()
+        self.crowd = Audience(self.wake, roster.shown, max_map_bytes)
         self.chronicle = Chronicle(
             name,
             plugin,
@@ -158,7 +161,6 @@ class Game:
             log=self._log,
         )
         self.tally = self.chronicle.tally
-        self.roster = roster = Roster()
         # The roster's own tables, under the names the lobby and the game's parts use.
         self.players, self.seats, self.names = roster.players, roster.seats, roster.names
         self.names_of, self.departing = roster.names_of, roster.departing
@@ -233,7 +235,7 @@ class Game:
         return self.slot.too_big(self.name)
 
     def help(self) -> HelpReply:
-        return help_reply(self.world, self.world_name)
+        return help_reply(self.world, self.world_name, in_turns=plays_in_turns(self.world))
 
     def log_removed(self, reason: str) -> None:
         self._log.info("game removed", reason=reason)
@@ -269,12 +271,15 @@ class Game:
 
     def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
         """Put ``client`` in the world, under its name unless a player here has it;
-        raises :class:`WorldFull`, or what the world raises (the world is then as it
+        raises :class:`WorldFull`, :class:`WorldError` when ``may_begin`` refuses a
+        fresh world its first player, or what the world raises (the world is then as it
         was: nobody joined). Never called while the world restarts (:meth:`hold`)."""
         if self.slot.building:
             raise RuntimeError("a player may not join a world that is being replaced")
         if self.full():
             raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
+        if not self.joined_any and (refusal := self.may_begin()) is not None:
+            raise WorldError(refusal)
         name = client.name
         if name is not None and name in self.names:
             name = None  # taken here; the player may choose another with HELLO
@@ -370,25 +375,15 @@ class Game:
         if self.audience:
             self.crowd.push(PlayerLeft(label(name, player), outcome))
 
-    def rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
-        holder = self.names.get(name)
-        if holder is not None and holder != player:
-            client.send(Error(f"the name {name!r} is taken in this game; choose another"))
-            return False
-        old = self.roster.rename(player, name)
-        self.chronicle.named(self.round, player, name, claimed=client.login == name)
-        if self.audience:
-            telling.renamed(self, client, label(old, player), name)
-        return True
-
     # -- spectators and chat ------------------------------------------------------------
 
     def watch(self, client: Outbox) -> None:
-        """Add a spectator: it is answered with this game's line, then the whole map,
-        which is sent again after every change (the latest only, to one that lags)."""
+        """Add a spectator: it is answered with this game's line, then the whole map
+        (and the board, ``EXTEND board``), sent again after every change (the latest
+        only, to one that lags)."""
         self.crowd.watch(client)
         client.send(self.info())
-        client.send(View(self.world.render(None)))
+        self.crowd.greet(client, self.world)
 
     def unwatch(self, client: Outbox) -> None:
         self.crowd.unwatch(client)

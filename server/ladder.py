@@ -11,7 +11,18 @@ ladder's commands with an error; otherwise:
 * ``REGISTER <name>`` claims a name: the answer ``REGISTERED <name> <token>`` shows the
   token once, the store keeps its argon2 hash; the connection is then logged in.
   ``LOGIN <name> <token>`` logs in. Hashing and checking run in worker threads.
-* ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it.
+* **Limits.** Each argon2 hash takes 64 MiB and a core for tens of milliseconds, so
+  hashes have threads of their own: at most ``hash_threads`` at once (the memory
+  hashing may take is ``hash_threads`` × 64 MiB), and at most ``max_hash_queue``
+  commands waiting for one; past that a ``REGISTER`` or ``LOGIN`` is refused at once
+  with an ``ERROR`` that says to retry. One address may send ``login_burst``
+  ``REGISTER``/``LOGIN`` at once and ``login_rate`` a second, and claim
+  ``register_burst`` names at once and ``register_per_hour`` an hour; each refusal is
+  an ``ERROR`` naming the setting. Nothing is hashed for a refused command.
+* ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it,
+  and so are ``HELLO`` and ``REGISTER`` of a name that only looks like a claimed one
+  (:func:`records.names.lookalike_keys`: case, confusable letters, compatibility
+  forms), whoever sends it; the error names the claimed name it looks like.
   Claimed names are known from a copy refreshed every :data:`CLAIMS_REFRESH` seconds
   (and at once on this server's own ``REGISTER``), so a name claimed on another
   server of a shared ladder is protected here within that time.
@@ -25,34 +36,50 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import Any, ClassVar, Final, Protocol
+from typing import ClassVar, Final, Protocol, TypeVar, TypeVarTuple, cast
 
 import structlog
 import trio
 
 from protocol.commands import Command, Hello, Leaderboard, Login, Register
-from protocol.replies import Error, LeaderboardReply, LoggedIn, Registered, Standing
+from protocol.replies import (
+    Best,
+    BestsReply,
+    Error,
+    LeaderboardReply,
+    LoggedIn,
+    Registered,
+    Standing,
+)
 from records import names as tokens
+from records.bests import bests
 from records.model import GameRecord
-from records.store import Store
+from records.store import Store, sqlite_file
 from records.writer import RecordWriter, StoreUnavailable
 
 from .config import ServerConfig
 from .lobby import Lobby
 from .outbox import Outbox
+from .ratelimit import TokenBucket
 
-__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "records_url"]
+__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
 
 LADDER_COMMANDS: Final = frozenset({Leaderboard, Register, Login})
 CLAIMS_REFRESH: Final = 15.0
 """Seconds between two readings of the claimed names from the store."""
 LEADERBOARD_LINES: Final = 50
 """Players a ``LEADERBOARD`` reply lists at most."""
+BESTS_PER_MAP: Final = 10
+"""Results per map a ``BESTS`` reply lists at most."""
+BESTS_LINES: Final = 500
+"""Lines a ``BESTS`` reply holds at most (maps past it are left out)."""
 AUTO: Final = "auto"
 """The ``db`` value that means SQLite in ``records.db`` beside the replays (and no
 records when there are no replays)."""
 FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
+FORGET_ADDRESSES_PAST: Final = 1024
+"""Addresses whose allowances are kept before those that refilled are forgotten."""
 
 log = structlog.get_logger("server.ladder")
 
@@ -66,6 +93,61 @@ class Claimant(Outbox, Protocol):
     def took_over(self, old: Claimant) -> None:
         """This client now plays ``old``'s player (it logged in as its name)."""
         ...
+
+
+class HashBusy(Exception):
+    """Every hashing thread is busy and ``max_hash_queue`` commands wait already."""
+
+
+_Args = TypeVarTuple("_Args")
+_Result = TypeVar("_Result")
+
+
+class HashGate:
+    """The threads argon2 runs in: ``threads`` at once, ``queue`` more waiting, the rest
+    refused with :class:`HashBusy` (before anything is hashed)."""
+
+    def __init__(self, threads: int, queue: int) -> None:
+        self.limiter = trio.CapacityLimiter(threads)
+        self.most = threads + queue
+        self.pending = 0
+        """Hashes running or waiting for a thread."""
+
+    def check(self) -> None:
+        """Raise :class:`HashBusy` if a hash asked for now would be refused."""
+        if self.pending >= self.most:
+            raise HashBusy
+
+    async def run(self, work: Callable[[*_Args], _Result], *args: *_Args) -> _Result:
+        """``work(*args)`` in a hashing thread, once one is free; raises :class:`HashBusy`
+        at once if ``queue`` calls wait already."""
+        self.check()
+        self.pending += 1
+        try:
+            return await trio.to_thread.run_sync(work, *args, limiter=self.limiter)
+        finally:
+            self.pending -= 1
+
+
+class Allowances:
+    """A token bucket per client address, forgotten once it has refilled."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self._buckets: dict[str, TokenBucket] = {}
+
+    def take(self, address: str) -> bool:
+        """Spend one of ``address``'s tokens if it has one."""
+        buckets = self._buckets
+        bucket = buckets.get(address)
+        if bucket is None:
+            if len(buckets) >= FORGET_ADDRESSES_PAST:
+                # Bounded by the addresses active lately, not by every address ever seen.
+                for known in [a for a, b in buckets.items() if b.full()]:
+                    del buckets[known]
+            bucket = buckets[address] = TokenBucket(self.rate, self.burst)
+        return bucket.take()
 
 
 def records_url(config: ServerConfig) -> str | None:
@@ -83,6 +165,35 @@ def records_url(config: ServerConfig) -> str | None:
     return db
 
 
+_C = TypeVar("_C", bound=Command)
+_Job = Callable[["Ladder", "Claimant", Command], Awaitable[None]]
+
+
+def _jobs(
+    kind: type[_C], handler: Callable[[Ladder, Claimant, _C], Awaitable[None]]
+) -> tuple[type[Command], _Job]:
+    """One entry of :attr:`Ladder._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Job, handler)
+
+
+def journal_folder(config: ServerConfig, url: str) -> Path | None:
+    """Where finished games wait on disk for the store (:mod:`records.journal`):
+    ``records_journal`` as given, ``auto`` made concrete (beside an SQLite file, else
+    beside the replays' folder; none for a store elsewhere and no replays)."""
+    folder = config.records_journal
+    if folder is None:
+        return None
+    if folder != AUTO:
+        return Path(folder)
+    database = sqlite_file(url)
+    if database is not None:
+        return database.with_name(f"{database.stem}-unwritten")
+    if config.replay_dir is not None:
+        return Path(config.replay_dir).parent / "records-unwritten"
+    return None
+
+
 class Ladder:
     """Records, ratings and claimed names for one server; see the module docstring."""
 
@@ -90,9 +201,25 @@ class Ladder:
         self.lobby = lobby
         url = records_url(config)
         self.writer = (
-            None if url is None else RecordWriter(url, server=f"{config.host}:{config.port}")
+            None
+            if url is None
+            else RecordWriter(
+                url,
+                server=f"{config.host}:{config.port}",
+                journal=journal_folder(config, url),
+                max_unwritten=config.max_unwritten_games,
+                busy_timeout=config.store_busy_timeout,
+            )
         )
-        self.claimed: set[str] = set()
+        if self.writer is not None:
+            lobby.may_begin_game = self.writer.refusal
+        self.claimed: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
+        """Every claimed name, as the store had them at the last reading (a value of
+        ``True`` each); a lookup finds a name that only looks like one."""
+        self.hashes = HashGate(config.hash_threads, config.max_hash_queue)
+        self._attempts = Allowances(config.login_rate, config.login_burst)
+        self._claims = Allowances(config.register_per_hour / 3600, config.register_burst)
+        self.config = config
         self._nursery: trio.Nursery | None = None
         self._refresher = trio.CancelScope()
         self._timers: set[trio.CancelScope] = set()
@@ -138,7 +265,9 @@ class Ladder:
         with self._refresher:
             while True:
                 with contextlib.suppress(StoreUnavailable):
-                    self.claimed = await writer.call(Store.claimed_names)
+                    claimed = await writer.call(Store.claimed_names)
+                    # Keys for thousands of names: worth a thread, not the loop's time.
+                    self.claimed = await trio.to_thread.run_sync(_index, claimed)
                 await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
 
     # -- names -----------------------------------------------------------------------
@@ -146,9 +275,16 @@ class Ladder:
     def refusal(self, connection: Claimant, command: Hello) -> Error | None:
         """The error for a ``HELLO`` that would take a name claimed by someone else."""
         name = command.name
-        if name is None or name not in self.claimed or connection.login == name:
+        if name is None or connection.login == name:
             return None
-        return Error(f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another")
+        holder = self.claimed.holder(name)
+        if holder is None:
+            return None
+        if holder == name:
+            return Error(
+                f"the name {name!r} is claimed; LOGIN {name} <token> first, or choose another"
+            )
+        return Error(_looks_like(name, holder, "choose another"))
 
     # -- reconnecting ------------------------------------------------------------------
 
@@ -204,14 +340,32 @@ class Ladder:
         if self.writer is None or self._nursery is None:
             connection.send(Error(f"{command.verb} needs a server that keeps records (--db)"))
             return
+        refusal = self._attempt_refusal(connection, command)
+        if refusal is not None:
+            connection.send(refusal)
+            return
         job = self._COMMANDS[type(command)](self, connection, command)
         done = trio.Event()
         connection.wait_for(done)
         self._nursery.start_soon(_answer, connection, job, done)
 
+    def _attempt_refusal(self, connection: Claimant, command: Command) -> Error | None:
+        """The error for a ``REGISTER`` or ``LOGIN`` past its address's rate."""
+        if isinstance(command, Leaderboard) or self._attempts.take(connection.address):
+            return None
+        config = self.config
+        return Error(
+            f"too many REGISTER and LOGIN commands from your address: at most "
+            f"{config.login_burst} at once and {config.login_rate:g} a second (login_rate); "
+            "retry in a moment"
+        )
+
     async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
         world = command.world or self.lobby.game_for(connection).world_name
+        if command.best:
+            await self._bests(connection, world)
+            return
         table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
@@ -231,19 +385,47 @@ class Ladder:
             )
         )
 
+    async def _bests(self, connection: Claimant, world: str) -> None:
+        """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
+        assert self.writer is not None
+        groups = await self.writer.call(bests, world, BESTS_PER_MAP)
+        lines: list[Best] = []
+        for group in groups:
+            shown = group.map.replace(" ", "%20")
+            for best in group.results:
+                if len(lines) < BESTS_LINES:
+                    lines.append(
+                        Best(best.rank, best.moves, best.gold, best.health or 0, shown, best.name)
+                    )
+        connection.send(BestsReply(world, tuple(lines)))
+
     async def _register(self, connection: Claimant, command: Register) -> None:
         assert self.writer is not None
         name = command.name
-        if name in self.claimed:
-            connection.send(Error(f"the name {name!r} is claimed already"))
+        holder = self.claimed.holder(name)
+        if holder is not None:
+            connection.send(Error(_claimed_already(name, holder)))
+            return
+        self.hashes.check()  # a refusal spends none of the address's names
+        if not self._claims.take(connection.address):
+            config = self.config
+            connection.send(
+                Error(
+                    f"your address has claimed names too fast: at most {config.register_burst} "
+                    f"at once and {config.register_per_hour:g} an hour (register_per_hour); "
+                    "retry later"
+                )
+            )
             return
         token = tokens.new_token()
-        token_hash = await trio.to_thread.run_sync(tokens.hash_token, token)
+        token_hash = await self.hashes.run(tokens.hash_token, token)
         if not await self.writer.call(Store.claim, name, token_hash):
-            self.claimed.add(name)
-            connection.send(Error(f"the name {name!r} is claimed already"))
+            # Claimed meanwhile, here or on another server of the ladder.
+            holder = await self.writer.call(Store.lookalike, name) or name
+            self.claimed[holder] = True
+            connection.send(Error(_claimed_already(name, holder)))
             return
-        self.claimed.add(name)
+        self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
@@ -254,18 +436,25 @@ class Ladder:
         name = command.name
         token_hash = await self.writer.call(Store.token_hash, name)
         if token_hash is None:
-            connection.send(Error(f"the name {name!r} is not claimed; REGISTER {name} claims it"))
+            holder = self.claimed.holder(name)
+            if holder is not None and holder != name:
+                connection.send(Error(_looks_like(name, holder, f"LOGIN {holder} <token>")))
+            else:
+                connection.send(
+                    Error(f"the name {name!r} is not claimed; REGISTER {name} claims it")
+                )
             return
-        if not await trio.to_thread.run_sync(tokens.verify, token_hash, command.token):
+        if not await self.hashes.run(tokens.verify, token_hash, command.token):
             connection.log.info("login refused", name=name)
             await trio.sleep(FAILED_LOGIN_DELAY)
             connection.send(Error(f"wrong token for {name!r}"))
             return
         renewed = None
         if tokens.needs_rehash(token_hash):
-            renewed = await trio.to_thread.run_sync(tokens.hash_token, command.token)
+            with contextlib.suppress(HashBusy):  # renewed at a later login instead
+                renewed = await self.hashes.run(tokens.hash_token, command.token)
         await self.writer.call(Store.logged_in, name, renewed)
-        self.claimed.add(name)
+        self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
         connection.log.info("logged in", name=name)
@@ -279,12 +468,31 @@ class Ladder:
         if seat is not None and seat[0].name_of(seat[1]) == name:
             seat[0].tally.named(seat[1], name, claimed=True)
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Ladder, Any, Any], Awaitable[None]]]] = {
-        Leaderboard: _leaderboard,
-        Register: _register,
-        Login: _login,
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Job]] = dict(
+        (
+            _jobs(Leaderboard, _leaderboard),
+            _jobs(Register, _register),
+            _jobs(Login, _login),
+        )
+    )
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
+
+
+def _index(names: set[str]) -> tokens.LookalikeNames[bool]:
+    index: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
+    for name in names:
+        index[name] = True
+    return index
+
+
+def _looks_like(name: str, holder: str, then: str) -> str:
+    return f"the name {name!r} looks too much like {holder!r}, which is claimed; {then}"
+
+
+def _claimed_already(name: str, holder: str) -> str:
+    if holder == name:
+        return f"the name {name!r} is claimed already"
+    return _looks_like(name, holder, "choose another")
 
 
 async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) -> None:
@@ -292,6 +500,13 @@ async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) 
         await job
     except StoreUnavailable as error:
         connection.send(Error(str(error)))
+    except HashBusy:
+        connection.send(
+            Error(
+                "the server is busy checking other logins (hash_threads, max_hash_queue); "
+                "retry in a moment"
+            )
+        )
     except Exception:
         log.exception("ladder command failed", conn=connection.id)
         connection.send(Error("the records could not be read; try again later"))

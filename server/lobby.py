@@ -14,8 +14,11 @@ What a caller may rely on:
   otherwise it is removed.
 * **Limits**, each refused with an ``ERROR`` that names the setting:
   ``max_games`` games at once; ``max_games_per_client`` games a client has
-  created that still exist; ``max_world_builds`` worlds being built at once
-  (``CREATE`` is refused, not queued); ``world_build_timeout`` seconds to build one;
+  created that still exist; ``max_games_per_address`` games the clients of one
+  address hold (created and not ended, played in or watched; checked on ``CREATE``,
+  ``JOIN`` and ``WATCH``), so one address cannot take every game;
+  ``max_world_builds`` worlds being built at once (``CREATE`` is refused, not
+  queued); ``world_build_timeout`` seconds to build one;
   ``max_players_per_game`` players (``players=``, also the limit when none is
   asked for); rounds from ``min_turn_timeout`` to ``max_turn_timeout`` seconds
   (``turn=``).
@@ -34,10 +37,11 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+import collections
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, TypeVar, cast
 
 import structlog
 import trio
@@ -45,6 +49,7 @@ import trio
 from protocol.commands import Command, Create, Games, Join, Watch
 from protocol.replies import Error, GameOver, GamesReply
 from records.model import GameRecord
+from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
@@ -61,6 +66,18 @@ DEFAULT_GAME = "default"
 log = structlog.get_logger("server.lobby")
 
 
+_C = TypeVar("_C", bound=Command)
+_Answer = Callable[["Lobby", Outbox, Command], None]
+
+
+def _answers(
+    kind: type[_C], handler: Callable[[Lobby, Outbox, _C], None]
+) -> tuple[type[Command], _Answer]:
+    """One entry of :attr:`Lobby._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Answer, handler)
+
+
 class Lobby:
     """Every game on a server; see the module docstring."""
 
@@ -73,6 +90,9 @@ class Lobby:
         self.config = config
         self.on_game_finished = on_game_finished
         """Called with the record of every game that ends (see :mod:`records.writer`)."""
+        self.may_begin_game: Callable[[], str | None] = lambda: None
+        """Why no game may begin now (``None``: they may); the ladder sets it
+        (:meth:`records.writer.RecordWriter.refusal`)."""
         self.client_limits = Limits(
             cells=config.max_map_cells,
             generated_cells=config.max_generated_cells,
@@ -94,13 +114,18 @@ class Lobby:
                 keep_bytes=config.replay_keep_bytes,
                 rate=config.replay_rate,
                 burst=config.replay_burst,
+                max_bytes=config.max_replay_bytes,
             )
         )
         self._playing: dict[Outbox, Game] = {}
         """Who plays in a game other than the default one (see :meth:`game_for`)."""
         self._watching: dict[Outbox, Game] = {}
+        self._seated: dict[str, collections.Counter[str]] = {}
+        """For each client address, how many of its clients play in or watch each game
+        (by name): what ``max_games_per_address`` counts, without a look at every client."""
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
+        self._creators: dict[str, str] = {}  # created game (or one being built) -> address
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -142,6 +167,7 @@ class Lobby:
             replays=self.replays,
             on_over=self._over,
             on_finished=self.on_game_finished,
+            may_begin=lambda: self.may_begin_game(),
             start_full=start_full,
             opened=opened,
             builder=self.builder,
@@ -181,8 +207,9 @@ class Lobby:
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
             del self.games[game.name]
+            self._creators.pop(game.name, None)
         for client in [client for client, place in self._playing.items() if place is game]:
-            del self._playing[client]  # its players go back to the default game
+            self._unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
             owned = self._owned.get(game.owner)
             if owned is not None:
@@ -242,12 +269,14 @@ class Lobby:
     def _games(self, client: Outbox, command: Games) -> None:
         client.send(GamesReply(tuple(game.info() for game in self.games.values())))
 
-    _COMMANDS: ClassVar[dict[type[Command], Callable[[Lobby, Outbox, Any], None]]] = {
-        Games: _games,
-        Create: lambda lobby, client, command: lobby._create(client, command),
-        Join: lambda lobby, client, command: lobby._join(client, command.game),
-        Watch: lambda lobby, client, command: lobby._watch(client, command.game),
-    }
+    _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
+        (
+            _answers(Games, _games),
+            _answers(Create, lambda lobby, client, command: lobby._create(client, command)),
+            _answers(Join, lambda lobby, client, command: lobby._join(client, command.game)),
+            _answers(Watch, lambda lobby, client, command: lobby._watch(client, command.game)),
+        )
+    )
     """The lobby's commands, by kind; the session sends it no other."""
 
     # -- where each client is ----------------------------------------------------------
@@ -284,8 +313,8 @@ class Lobby:
     def leave(self, client: Outbox, why: str) -> None:
         """``client`` stops playing or watching, whichever it does (``why``: for the
         others and the record: ``quit``, ``disconnected``, ``moved``...)."""
-        (self._playing.pop(client, None) or self.default).leave(client, why)
-        watched = self._watching.pop(client, None)
+        (self._unseat(self._playing, client) or self.default).leave(client, why)
+        watched = self._unseat(self._watching, client)
         if watched is not None:
             watched.unwatch(client)
 
@@ -296,9 +325,9 @@ class Lobby:
         self.leave(new, "moved")
         if not game.resume(old, new):
             return None
-        self._playing.pop(old, None)
+        self._unseat(self._playing, old)
         if game is not self.default:
-            self._playing[new] = game
+            self._seat(self._playing, new, game)
         return game
 
     def _find(self, client: Outbox, name: str) -> Game | None:
@@ -307,6 +336,47 @@ class Lobby:
             client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
+    def _seat(self, where: dict[Outbox, Game], client: Outbox, game: Game) -> None:
+        """``client`` plays in (``where`` is ``_playing``) or watches ``game``."""
+        self._unseat(where, client)
+        where[client] = game
+        self._seated.setdefault(client.address, collections.Counter())[game.name] += 1
+
+    def _unseat(self, where: dict[Outbox, Game], client: Outbox) -> Game | None:
+        """``client`` no longer plays in (or watches) the game it did; that game."""
+        game = where.pop(client, None)
+        if game is not None:
+            seated = self._seated[client.address]
+            seated[game.name] -= 1
+            if not seated[game.name]:
+                del seated[game.name]
+                if not seated:
+                    del self._seated[client.address]
+        return game
+
+    def _held(self, address: str, *, but: Outbox | None = None) -> set[str]:
+        """The created games the clients of ``address`` hold (see the module docstring),
+        ``but``'s seat aside (a client that joins another game gives up its own)."""
+        created = {name for name, creator in self._creators.items() if creator == address}
+        seated = self._seated.get(address, collections.Counter())
+        held = created | {name for name in seated if name != DEFAULT_GAME}
+        own = None if but is None else self._watching.get(but) or self._playing.get(but)
+        if own is not None and seated[own.name] == 1 and own.name not in created:
+            held.discard(own.name)
+        return held
+
+    def _share_refusal(self, client: Outbox, game: str | None = None) -> str | None:
+        """Why ``client`` may not hold one game more (``game``, or a new one)."""
+        if game == DEFAULT_GAME:
+            return None
+        share = self.config.max_games_per_address
+        held = self._held(client.address, but=None if game is None else client)
+        if game in held or len(held) < share:
+            return None
+        return (
+            f"your address holds {len(held)} games already (max_games_per_address); leave one first"
+        )
+
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
@@ -314,6 +384,9 @@ class Lobby:
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
+        share = self._share_refusal(client)
+        if share is not None:
+            return share
         owned = len(self._owned.get(client.id, ()))
         if owned >= config.max_games_per_client:
             return (
@@ -358,6 +431,7 @@ class Lobby:
         done = trio.Event()
         self._building.add(command.game)
         self._owned.setdefault(client.id, set()).add(command.game)
+        self._creators[command.game] = client.address
         client.wait_for(done)
         assert self._nursery is not None
         self._nursery.start_soon(self._build_created, client, command, plugin, done)
@@ -390,9 +464,11 @@ class Lobby:
                 owned.discard(name)
             done.set()
         if reply is not None:
+            self._creators.pop(name, None)
             client.send(reply)
             return
         if client.closed:
+            self._creators.pop(name, None)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -421,8 +497,12 @@ class Lobby:
         if game.full():
             client.send(Error(f"the game {name} is full ({game.limit} players)"))
             return
+        share = self._share_refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
+            return
         if client.name is not None and client.name in game.names:
-            client.send(Error(f"the name {client.name!r} is taken in {name}; choose another first"))
+            client.send(Error(name_taken(client.name, game.names, name, "choose another first")))
             return
         self.leave(client, "moved")
         try:
@@ -435,7 +515,7 @@ class Lobby:
             client.send(Error(f"the game {name} failed as you joined (a server bug)"))
             return
         if game is not self.default:
-            self._playing[client] = game
+            self._seat(self._playing, client, game)
         client.send(game.info())
 
     def _watch(self, client: Outbox, name: str) -> None:
@@ -446,6 +526,10 @@ class Lobby:
         if refusal is not None:
             client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
             return
+        share = self._share_refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
+            return
         self.leave(client, "moved")
-        self._watching[client] = game
+        self._seat(self._watching, client, game)
         game.watch(client)

@@ -35,6 +35,11 @@ class Outbox(Protocol):
         ...
 
     @property
+    def address(self) -> str:
+        """The client's IP address (the per-address limits count by it)."""
+        ...
+
+    @property
     def name(self) -> str | None:
         """The name the client asked to go by (``HELLO <name>``), if any."""
         ...
@@ -57,6 +62,11 @@ class Outbox(Protocol):
     @property
     def chat(self) -> bool:
         """Whether the client asked for ``MESSAGE`` lines."""
+        ...
+
+    @property
+    def board(self) -> bool:
+        """Whether the client asked to be told who is where (``LEVEL``, ``BOARD``)."""
         ...
 
     @property

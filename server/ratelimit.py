@@ -21,6 +21,13 @@ class TokenBucket:
         self._tokens = float(burst)
         self._last: float | None = None  # made outside trio (a server's settings): no clock yet
 
+    def full(self) -> bool:
+        """Whether the bucket has refilled to ``burst``: forgetting it now changes nothing."""
+        if self._last is None:
+            return True
+        elapsed = trio.current_time() - self._last
+        return self._tokens + elapsed * self.rate >= self.burst
+
     def take(self) -> bool:
         """Spend one token if there is one; ``False`` (nothing spent) if the bucket is empty."""
         now = trio.current_time()

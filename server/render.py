@@ -1,107 +1,238 @@
-"""From world events to protocol replies: the one place that decides what a player reads."""
+"""From world events to protocol replies: the one place that decides what a player reads.
+
+:data:`TELLINGS` declares, for every world event, the reply and the pushes it becomes
+and who hears each (:class:`Telling`); the game applies it as it is
+(:func:`server.tell.events`). ``HELP`` is derived here from the verbs'
+declarations (:data:`protocol.commands.DECLARED_VERBS`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Final, Generic, NoReturn, TypeVar, cast
 
+from protocol.commands import DECLARED_VERBS, Shown
 from protocol.direction import Direction
-from protocol.replies import Done, Fail, GoldCoins, HelpReply, Reply, Success
-from worlds.api import Blocked, Moved, NothingToPickUp, PickedUp, ResultEvent, Stayed, World
-from worlds.turns import TurnPassed
+from protocol.replies import (
+    Done,
+    Fail,
+    GameWon,
+    GoldCoins,
+    HelpReply,
+    HitMod,
+    Lose,
+    Push,
+    Reply,
+    Success,
+    TurnBegins,
+    TurnOf,
+    TurnOver,
+    Win,
+)
+from protocol.replies import Notice as NoticeLine
+from worlds.api import (
+    Blocked,
+    Died,
+    Escaped,
+    Event,
+    Joined,
+    Left,
+    Moved,
+    NothingToPickUp,
+    Notice,
+    PickedUp,
+    PlayerId,
+    ResultEvent,
+    Stayed,
+    World,
+)
+from worlds.turns import (
+    Attacked,
+    Defeated,
+    HitPointsChanged,
+    PickupRefused,
+    TurnEnded,
+    TurnPassed,
+    TurnStarted,
+)
 
 _SUCCESS = Success()
 _DONE = Done()
 _NOTHING_HERE = Fail("nothing to pick up")
 
+_E = TypeVar("_E", bound=Event)
+Labels = Callable[[PlayerId], str]
+"""How the game shows a player to others (its name, or ``#<n>``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A player's game is over: the final line it is sent, and how the records call it."""
+
+    final: Win | Lose
+    outcome: str
+    """``escaped``, ``died`` or ``lost`` (someone else won)."""
+    gold: int = 0
+    moves: int | None = None
+    """The gold held and the moves made, for a player who escaped (``None``: not told)."""
+
+    def details(self) -> dict[str, int]:
+        """What the records and the log are told besides the outcome."""
+        return {} if self.moves is None else {"gold": self.gold, "moves": self.moves}
+
+
+def _unanswered(event: Event) -> NoReturn:
+    raise TypeError(f"{event!r} is not the result of an action")
+
+
+@dataclass(frozen=True, slots=True)
+class Telling(Generic[_E]):
+    """What one kind of world event becomes, and who hears it, in this order:
+
+    * ``answer``: the reply to the action whose result the event is, sent to the player
+      who acted; everyone in the audience who could see the actor is pushed ``SAW``;
+    * ``to_player``: pushed to the player the event concerns, if it asked for events
+      (to the whole audience when the event concerns everyone: ``player`` is ``None``);
+    * ``to_others``: pushed to everyone else in the audience;
+    * ``ends``: the player's game is over, with this final line.
+
+    An event that declares nothing (``Joined``, ``Left``: the game tells joins and
+    leaves itself) is told to nobody. Exactly the results of actions
+    (:class:`~worlds.api.ResultEvent`) have an ``answer``: :attr:`answers`.
+    """
+
+    answer: Callable[[_E], Reply] = _unanswered
+    to_player: Callable[[_E, Labels], Push] | None = None
+    to_others: Callable[[_E, Labels], Push] | None = None
+    ends: Callable[[_E, Labels], Ending] | None = None
+
+    @property
+    def answers(self) -> bool:
+        """Whether the event is the result of an action, with a reply to its actor."""
+        return self.answer is not _unanswered
+
+
+def _tells(kind: type[_E], telling: Telling[_E]) -> tuple[type[Event], Telling[Event]]:
+    """One entry of :data:`TELLINGS`. The table is looked up by the event's own class (or
+    its nearest declared ancestor), so ``telling`` only ever gets a ``kind``; the cast
+    records that invariant."""
+    return kind, cast(Telling[Event], telling)
+
+
+def _attacked(event: Attacked) -> Reply:
+    if event.hit:
+        return _SUCCESS
+    return Fail("There is no one to attack here." if event.target is None else "Attack missed.")
+
+
+def _defeated(event: Defeated, labels: Labels) -> Ending:
+    return Ending(Lose(f"{labels(event.winner)} won the game."), "lost")
+
+
+TELLINGS: Final[dict[type[Event], Telling[Event]]] = dict(
+    (
+        # The results of actions (RULES §1), and of the battle world's own.
+        _tells(Moved, Telling(answer=lambda event: _SUCCESS)),
+        _tells(Stayed, Telling(answer=lambda event: _SUCCESS)),
+        _tells(Blocked, Telling(answer=lambda event: Fail(f"can't move into {event.reason}"))),
+        _tells(NothingToPickUp, Telling(answer=lambda event: _NOTHING_HERE)),
+        _tells(
+            PickedUp,
+            Telling(answer=lambda event: GoldCoins(event.gold) if event.is_gold else _SUCCESS),
+        ),
+        _tells(Attacked, Telling(answer=_attacked)),
+        _tells(TurnPassed, Telling(answer=lambda event: _DONE)),
+        _tells(PickupRefused, Telling(answer=lambda event: Fail(event.reason))),
+        # Joins and leaves: the game tells them itself (JOINED, LEFT).
+        _tells(Joined, Telling()),
+        _tells(Left, Telling()),
+        # The end of a player's game.
+        _tells(
+            Escaped,
+            Telling(
+                ends=lambda event, labels: Ending(
+                    Win(event.text), "escaped", event.gold, event.moves
+                )
+            ),
+        ),
+        _tells(Died, Telling(ends=lambda event, labels: Ending(Lose(event.text), "died"))),
+        _tells(Notice, Telling(to_player=lambda event, labels: NoticeLine(event.text))),
+        # Turns (worlds played in turns).
+        _tells(
+            TurnStarted,
+            Telling(
+                to_player=lambda event, labels: TurnBegins(event.points),
+                to_others=lambda event, labels: TurnOf(labels(event.player)),
+            ),
+        ),
+        _tells(
+            TurnEnded, Telling(to_player=lambda event, labels: TurnOver(timed_out=event.missed))
+        ),
+        _tells(HitPointsChanged, Telling(to_player=lambda event, labels: HitMod(event.change))),
+        _tells(
+            Defeated,
+            Telling(
+                to_player=lambda event, labels: GameWon(f"{labels(event.winner)} has won the game"),
+                ends=_defeated,
+            ),
+        ),
+    )
+)
+"""Every world event the server knows, and what it becomes (:class:`Telling`). A world
+declares the events it emits (:attr:`worlds.api.World.emits`); a test holds each of them
+to an entry here."""
+
+_FOUND: dict[type[Event], Telling[Event]] = {}
+
+
+def telling(event: Event) -> Telling[Event]:
+    """How ``event`` is told: its class's entry, or its nearest declared ancestor's (a
+    world's own subclass); :class:`TypeError` for an event the server does not know."""
+    kind = type(event)
+    found = TELLINGS.get(kind) or _FOUND.get(kind)
+    if found is None:
+        declared = next((base for base in kind.__mro__ if base in TELLINGS), None)
+        if declared is None:
+            raise TypeError(f"no telling for {event!r}")
+        found = _FOUND[kind] = TELLINGS[declared]
+    return found
+
 
 def result_reply(event: ResultEvent) -> Reply:
     """The reply to the action whose outcome ``event`` is (RULES §1)."""
-    # Exact types, not isinstance: a world's own subclass of an event says its own result.
-    reply = _REPLIES.get(type(event))
-    if reply is not None:
-        return reply(event)
-    # A world's own result events (ATTACK, ENDTURN in the battle world) say how they went.
-    succeeded = getattr(event, "succeeded", None)
-    if succeeded is not None:
-        if isinstance(event, TurnPassed):
-            return _DONE
-        return _SUCCESS if succeeded else Fail(_failure(event))
-    raise TypeError(f"no reply for {event!r}")
+    return telling(event).answer(event)
 
 
-def _succeeded(event: Moved | Stayed) -> Reply:
-    return _SUCCESS
+_TURN_NOTES: Final = (
+    "With EXTEND events: STARTTURN <ap> (your turn), ENDTURN [timeout] (it ended),",
+    "  TURN <player> (another's turn), HITMOD <change> (your hit points changed).",
+    "Off your turn, an action waits for your turn; with EXTEND events it is an ERROR.",
+)
 
 
-def _blocked(event: Blocked) -> Reply:
-    return Fail(f"can't move into {event.reason}")
-
-
-def _nothing_to_pick_up(event: NothingToPickUp) -> Reply:
-    return _NOTHING_HERE
-
-
-def _picked_up(event: PickedUp) -> Reply:
-    return GoldCoins(event.gold) if event.is_gold else _SUCCESS
-
-
-_REPLIES: Final[dict[type[ResultEvent], Callable[[Any], Reply]]] = {
-    Moved: _succeeded,
-    Stayed: _succeeded,
-    Blocked: _blocked,
-    NothingToPickUp: _nothing_to_pick_up,
-    PickedUp: _picked_up,
-}
-"""The reply to each of the shared result events, by kind."""
-
-
-def _failure(event: ResultEvent) -> str:
-    """Why a world's own action failed, as the dialects that say it write it (``FAIL <why>``)."""
-    reason = getattr(event, "reason", None)
-    if reason:
-        return str(reason)
-    if getattr(event, "target", 0) is None:
-        return "There is no one to attack here."
-    if hasattr(event, "hit"):
-        return "Attack missed."
-    return ""
-
-
-def help_reply(world: World, world_name: str) -> HelpReply:
-    """``HELP``: the commands that work in this world, one line each."""
+def help_reply(world: World, world_name: str, *, in_turns: bool) -> HelpReply:
+    """``HELP``: the commands that work in this world, one line each, as the verbs
+    declare them (:data:`protocol.commands.DECLARED_VERBS`); ``in_turns``: the world
+    is played in turns."""
     directions = " ".join(d.name for d in sorted(world.directions, key=_compass_order))
-    lines = [
-        f"You are in the {world_name} world. Commands (any letter case):",
-        "HELLO [name]   the gold you need to win; with a name, also sets your name",
-        f"MOVE <dir>     move one square; directions here: {directions}",
-        "PICKUP         pick up what lies on your square (see the notes below)",
-        "LOOK           the 5x5 view around you (X marks the corners, # is off the map)",
-    ]
-    if world.allows_stay:
-        lines.append("STAY           let one turn pass without moving")
-    if getattr(world, "has_turns", False):
-        lines += [
-            "ATTACK <dir>   strike the player on the next square: SUCCESS a hit, FAIL a miss",
-            "ENDTURN        end your turn now (SUCCESS)",
-            "APGET          AP <n>: your action points left this turn (0 off your turn)",
-            "HPGET          HP <n>: your hit points",
-            "With EXTEND events: STARTTURN <ap> (your turn), ENDTURN [timeout] (it ended),",
-            "  TURN <player> (another's turn), HITMOD <change> (your hit points changed).",
-            "Off your turn, an action waits for your turn; with EXTEND events it is an ERROR.",
-        ]
-    lines += [
-        "MAP            the whole map",
-        "QUIT           leave the game",
-        "HELP           this list",
-        "Extensions (see the protocol document):",
-        "EXTEND [caps]  receive pushed lines: events, chat; bot marks you as a bot",
-        "SHOUT <text>   a message to everyone in your game",
-        "GAMES          list the games on this server",
-        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
-        "JOIN <game>    play in another game",
-        "WATCH <game>   follow a game as a spectator",
-    ]
+    shown = {
+        Shown.ALWAYS: True,
+        Shown.EXTENSION: True,
+        Shown.STAY: world.allows_stay,
+        Shown.TURNS: in_turns,
+    }
+    lines = [f"You are in the {world_name} world. Commands (any letter case):"]
+    extensions = ["Extensions (see the protocol document):"]
+    after_turns = False
+    for verb in DECLARED_VERBS:
+        if not shown[verb.shown]:
+            continue
+        if after_turns and verb.shown is not Shown.TURNS:
+            lines += _TURN_NOTES
+        after_turns = verb.shown is Shown.TURNS
+        section = extensions if verb.shown is Shown.EXTENSION else lines
+        section.append(verb.help_line(directions))
+    lines += extensions
     if world.help_notes:
         lines.append(f"About the {world_name} world:")
         lines += world.help_notes

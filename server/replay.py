@@ -22,6 +22,12 @@ a few hundred bytes, not the board. Then, in the order they happened::
     {"round": 1, "leave": 2, "why": "disconnected"}
     {"round": 1, "timeout": 2}                      a turn-based world's turn ran out
     {"round": 1, "end": "all players left"}
+    {"round": 9, "truncated": "the replay reached its limit of 16777216 bytes; ..."}
+
+A ``truncated`` line is the last of a file whose game went on unrecorded: the
+replay reached ``max_bytes`` (its own cap) or the live replays together reached
+``keep_bytes``. Everything before it is whole; nothing after it was recorded, so a
+reader shows the game up to there and says it was cut short.
 
 ``actions`` is one call of ``world.resolve`` in the order it was made (worlds
 without rounds have one action per round); ``missed`` lists the players whose
@@ -37,10 +43,15 @@ least once a second. So a process killed with ``SIGKILL`` loses no action that a
 client was answered; a machine that loses power loses what the kernel had not yet
 written. A file that cannot be written is logged and given up, never the game.
 
-**How many files.** A :class:`ReplayShelf` keeps the folder within ``keep`` files
-and ``keep_bytes`` bytes (deleting the oldest finished replays first) and starts at
-most ``burst`` files at once and ``rate`` a second on average; a game beyond that
-rate is played unrecorded, and the log says so. A re-run
+**How many files, how large.** A :class:`ReplayShelf` keeps the folder within
+``keep`` files and ``keep_bytes`` bytes (deleting the oldest finished replays first)
+and starts at most ``burst`` files at once and ``rate`` a second on average; a game
+beyond that rate is played unrecorded, and the log says so. A replay being written
+counts too: one file holds at most ``max_bytes`` (its header aside, if the header
+alone is larger), and the files being written together at most ``keep_bytes``; the
+oldest finished files are deleted to make room as live ones grow. A replay that
+reaches either limit gets a ``truncated`` line, one ``replay truncated`` log event,
+and nothing more; its game plays on. A re-run
 (:func:`rerun`) feeds the same calls to a fresh world from the same plugin, so
 the same header and records give the same events.
 """
@@ -52,7 +63,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
@@ -81,11 +92,16 @@ __all__ = [
     "header_for",
     "open_world",
     "read_replay",
+    "replay_steps",
     "rerun",
 ]
 
 FORMAT_VERSION: Final = 1
 SUFFIX: Final = ".jsonl"
+MAX_REPLAY_BYTES: Final = 16 << 20
+"""The default cap on one replay file (``--max-replay-bytes``)."""
+TRUNCATED_RESERVE: Final = 256
+"""Bytes of a file's cap kept for its ``truncated`` line (which is shorter)."""
 
 
 def _server_version() -> str:
@@ -171,12 +187,25 @@ class ReplayShelf:
         keep_bytes: int | None = None,
         rate: float | None = None,
         burst: int = 1,
+        max_bytes: int | None = MAX_REPLAY_BYTES,
     ) -> None:
         self.directory = directory
         self.keep = keep
         self.keep_bytes = keep_bytes
+        self.max_bytes = (
+            max_bytes if keep_bytes is None or max_bytes is None else min(max_bytes, keep_bytes)
+        )
+        """Bytes one replay file may hold (never more than ``keep_bytes``)."""
+        self._cap_name = (
+            "--replay-keep-bytes"
+            if self.max_bytes is not None and self.max_bytes == keep_bytes
+            else "--max-replay-bytes"
+        )
         self._bucket = TokenBucket(rate, burst) if rate is not None else None
-        self._open: set[Path] = set()
+        self._open: dict[Path, int] = {}  # the files being written, and their bytes
+        self.live_bytes = 0
+        """Bytes of the files being written, together."""
+        self._finished_bytes = 0  # of the files not being written, at the last count
         self._skipped = 0  # games not recorded since the last warning
 
     def start(self, header: dict[str, Any]) -> tuple[TextIOWrapper, Path] | None:
@@ -206,13 +235,15 @@ class ReplayShelf:
                     file = path.open("x", encoding="utf-8", buffering=65536)
                 except FileExistsError:
                     continue
+                line = json.dumps(header, separators=(",", ":")) + "\n"
                 try:
-                    file.write(json.dumps(header, separators=(",", ":")) + "\n")
+                    file.write(line)
                     file.flush()
                 except OSError:
                     file.close()
                     raise
-                self._open.add(path)
+                self._open[path] = size = len(line.encode())
+                self.live_bytes += size
                 return file, path
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
         except OSError as error:
@@ -220,24 +251,58 @@ class ReplayShelf:
             return None
 
     def closed(self, path: Path) -> None:
-        self._open.discard(path)
+        size = self._open.pop(path, None)
+        if size is not None:
+            self.live_bytes -= size
+            self._finished_bytes += size
 
-    def _prune(self) -> None:
-        """Delete the oldest finished replays until one more fits within the limits."""
+    def refusal(self, path: Path, size: int) -> str | None:
+        """Why the live file ``path`` may not grow by ``size`` bytes (``None``: it may).
+        Finished files are deleted, oldest first, to make room for it under ``keep_bytes``."""
+        written = self._open.get(path)
+        if written is None:
+            return "the replay is not being written"
+        if self.max_bytes is not None and written + size > self.max_bytes - TRUNCATED_RESERVE:
+            return f"the replay reached its limit of {self.max_bytes} bytes ({self._cap_name})"
+        keep_bytes = self.keep_bytes
+        if keep_bytes is None:
+            return None
+        if self.live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(self._open):
+            return (
+                f"the replays being written reached {keep_bytes} bytes together "
+                "(--replay-keep-bytes)"
+            )
+        if self._finished_bytes + self.live_bytes + size > keep_bytes:
+            with contextlib.suppress(OSError):
+                self._prune(reserve=size, files=0)
+        return None
+
+    def grew(self, path: Path, size: int) -> None:
+        """The live file ``path`` took ``size`` more bytes."""
+        if path in self._open:
+            self._open[path] += size
+            self.live_bytes += size
+
+    def _prune(self, *, reserve: int = 0, files: int = 1) -> None:
+        """Delete the oldest finished replays until ``files`` more files and ``reserve``
+        more bytes fit within the limits (the live files count, and are never deleted)."""
         if self.keep is None and self.keep_bytes is None:
             return
-        files = []
+        found = []
         for entry in os.scandir(self.directory):
             if entry.name.endswith(SUFFIX) and entry.is_file():
                 with contextlib.suppress(OSError):
                     stat = entry.stat()
-                    files.append((stat.st_mtime, entry.name, stat.st_size))
-        files.sort()
-        count = len(files)
-        total = sum(size for _, _, size in files)
-        for _, name, size in files:
-            over_count = self.keep is not None and count + 1 > self.keep
-            over_bytes = self.keep_bytes is not None and total > self.keep_bytes
+                    found.append((stat.st_mtime, entry.name, stat.st_size))
+        found.sort()
+        count = len(found)
+        finished = sum(size for _, name, size in found if self.directory / name not in self._open)
+        for _, name, size in found:
+            over_count = self.keep is not None and count + files > self.keep
+            over_bytes = (
+                self.keep_bytes is not None
+                and finished + self.live_bytes + reserve > self.keep_bytes
+            )
             if not (over_count or over_bytes):
                 break
             path = self.directory / name
@@ -250,7 +315,8 @@ class ReplayShelf:
                 continue
             log.info("old replay deleted", path=name)
             count -= 1
-            total -= size
+            finished -= size
+        self._finished_bytes = finished
 
 
 class ReplayWriter:
@@ -266,6 +332,9 @@ class ReplayWriter:
         """Records not yet handed to the operating system; :meth:`flush` writes them
         with one ``os.write`` (the file object's own buffers are not used after the
         header: they cost a reply more than the write itself)."""
+        self._early_bytes = 0
+        self.truncated: str | None = None
+        """Why the replay stopped before its game did (``None``: it did not)."""
 
     def begin(self) -> None:
         """Make the file now, even before any action (the world failed: worth keeping)."""
@@ -287,6 +356,15 @@ class ReplayWriter:
     def _write(self, line: str) -> None:
         if self._file is None:
             if self._header is not None:
+                # Before the first action the file does not exist yet: joins and
+                # leaves wait here, held to the same cap as the file.
+                cap = self._shelf.max_bytes
+                if cap is not None and self._early_bytes + len(line) > cap - TRUNCATED_RESERVE:
+                    self._early.clear()
+                    self._header = None
+                    log.warning("replay not recorded", reason="records before the first action")
+                    return
+                self._early_bytes += len(line)
                 self._early.append(line)
             return
         self._unwritten.append(line)
@@ -340,10 +418,18 @@ class ReplayWriter:
         return bool(self._unwritten)
 
     def flush(self) -> None:
-        """Hand buffered lines to the operating system (one short, non-blocking write)."""
+        """Hand buffered lines to the operating system (one short, non-blocking write).
+        Lines past the replay's limits are not written: a ``truncated`` line is, the
+        file is closed, and the game's later records are dropped."""
         if self._unwritten and self._file is not None:
             data = "".join(self._unwritten).encode()
             self._unwritten.clear()
+            assert self.path is not None
+            refusal = self._shelf.refusal(self.path, len(data))
+            if refusal is not None:
+                self._truncate(data, refusal)
+                return
+            self._shelf.grew(self.path, len(data))
             try:
                 fd = self._file.fileno()
                 written = os.write(fd, data)
@@ -351,6 +437,34 @@ class ReplayWriter:
                     written += os.write(fd, data[written:])
             except OSError as error:
                 self._give_up(error)
+
+    def _truncate(self, data: bytes, why: str) -> None:
+        """Write the whole lines of ``data`` that fit, then the ``truncated`` line, and
+        stop: the file is closed and the game plays on unrecorded."""
+        path, file = self.path, self._file
+        assert path is not None and file is not None
+        lines = data.splitlines(keepends=True)
+        fit = 0
+        size = 0
+        while fit < len(lines) and self._shelf.refusal(path, size + len(lines[fit])) is None:
+            size += len(lines[fit])
+            fit += 1
+        first_lost = json.loads(lines[fit]) if fit < len(lines) else {}
+        round_number = first_lost.get("round", 0) if isinstance(first_lost, dict) else 0
+        marker = json.dumps({"round": round_number, "truncated": why}, separators=(",", ":"))
+        tail = b"".join(lines[:fit]) + marker.encode() + b"\n"
+        self._shelf.grew(path, len(tail))
+        self.truncated = why
+        self._file = None
+        try:
+            os.write(file.fileno(), tail)
+        except OSError as error:
+            log.error("replay abandoned", path=path.name, error=str(error))
+        finally:
+            with contextlib.suppress(OSError):
+                file.close()
+            self._shelf.closed(path)
+        log.warning("replay truncated", path=path.name, reason=why, round=round_number)
 
     def close(self, round_number: int, reason: str) -> None:
         """Write the last record and close the file (none was made if nobody acted)."""
@@ -447,7 +561,12 @@ def _action(text: str) -> Action:
 
 def rerun(replay: Replay, world: World) -> Iterator[Step]:
     """Feed every record to ``world`` (from :func:`open_world`), one step at a time."""
-    for record in replay.records:
+    return replay_steps(replay.records, world)
+
+
+def replay_steps(records: Iterable[dict[str, Any]], world: World) -> Iterator[Step]:
+    """Feed ``records`` (a replay's, after its header, read as they come) to ``world``."""
+    for record in records:
         if "actions" in record:
             actions = [(int(player), _action(text)) for player, text in record["actions"]]
             yield Step(record, world.resolve(actions))

@@ -71,6 +71,8 @@ def describe(step: Step, names: dict[int, str]) -> str:
         return f"{who(record['timeout'])}'s turn timed out"
     if "end" in record:
         return f"game over: {record['end']}"
+    if "truncated" in record:
+        return f"the replay stops here, the game went on: {record['truncated']}"
     return f"(unknown record {record})"
 
 

@@ -4,13 +4,15 @@ What a caller may rely on:
 
 * ``players`` and ``seats`` are each other's inverse (player → client, client →
   player), and ``names`` and ``names_of`` likewise; a name is held by one player
-  of the game at most.
+  of the game at most, and names that only look alike are one name
+  (:class:`records.names.LookalikeNames`).
 * A player who won or died here keeps being shown by their name
   (:meth:`Roster.label`): a battle's ``LOSE`` names the winner who has left.
 """
 
 from __future__ import annotations
 
+from records.names import LookalikeNames
 from worlds.api import PlayerId
 
 from .outbox import Outbox
@@ -29,7 +31,7 @@ class Roster:
     def __init__(self) -> None:
         self.players: dict[PlayerId, Outbox] = {}
         self.seats: dict[Outbox, PlayerId] = {}
-        self.names: dict[str, PlayerId] = {}
+        self.names: LookalikeNames[PlayerId] = LookalikeNames()  # lookalikes are one name
         self.names_of: dict[PlayerId, str] = {}
         self.finished_names: dict[PlayerId, str] = {}  # of players who won or died here
         self.departing: dict[PlayerId, str] = {}
@@ -77,6 +79,11 @@ class Roster:
         """How ``player`` is shown, even after they won or died here."""
         name = self.names_of.get(player)
         return label(name if name is not None else self.finished_names.get(player), player)
+
+    def shown(self) -> dict[PlayerId, str]:
+        """How each player in the game is shown (the board's names)."""
+        names_of = self.names_of
+        return {player: label(names_of.get(player), player) for player in self.players}
 
     def clear(self) -> None:
         """Everyone out at once (the world failed); names of the finished are kept."""

@@ -14,12 +14,14 @@ from typing import Protocol
 from protocol.commands import Look, Map
 from protocol.replies import Lose, Win
 from records.model import Tally
+from records.names import LookalikeNames
 from worlds.api import Action, Event, PlayerId, PlayerKind, World
 
 from .audience import Audience
 from .chronicle import Chronicle
 from .outbox import Outbox
 from .replay import ReplayWriter
+from .roster import Roster
 
 
 class Table(Protocol):
@@ -29,7 +31,7 @@ class Table(Protocol):
     world: World
     players: dict[PlayerId, Outbox]
     seats: dict[Outbox, PlayerId]
-    names: dict[str, PlayerId]
+    names: LookalikeNames[PlayerId]
     names_of: dict[PlayerId, str]
     departing: dict[PlayerId, str]
     """Players who left with an action in a round, by how they are shown."""
@@ -37,6 +39,7 @@ class Table(Protocol):
     turn_timeout: float
     max_missed_turns: int
     tally: Tally
+    roster: Roster
     crowd: Audience
     chronicle: Chronicle
     may_chat: Callable[[Outbox], bool]
@@ -113,10 +116,6 @@ class Table(Protocol):
 
     def remove(self, player: PlayerId, who: str, why: str) -> None:
         """Take ``player`` (shown as ``who``), who has left the game, out of the world."""
-        ...
-
-    def rename(self, client: Outbox, player: PlayerId, name: str) -> bool:
-        """Rename ``player``; refused (``ERROR``, ``False``) if another here has ``name``."""
         ...
 
     def shout(self, sender: str, text: str) -> None: ...

@@ -14,23 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from protocol.replies import (
-    GameWon,
-    HitMod,
-    Lose,
-    Notice,
-    Seen,
-    TurnBegins,
-    TurnOf,
-    TurnOver,
-    Win,
-)
-from worlds.api import Action, Died, Escaped, Event, PlayerId, ResultEvent
-from worlds.api import Notice as WorldNotice
-from worlds.turns import Defeated, HitPointsChanged, TurnEnded, TurnEvent, TurnStarted
+from protocol.replies import Notice, Seen
+from worlds.api import Action, Event, PlayerId, ResultEvent
+from worlds.turns import TurnEnded
 
-from .outbox import Outbox
-from .render import result_reply
+from .render import TELLINGS, telling
 from .table import Table
 
 
@@ -40,30 +28,47 @@ def events(
     actions: Sequence[tuple[PlayerId, Action]],
     unasked: Collection[PlayerId],
 ) -> None:
-    """Send each of ``happened`` to whom it concerns, in order; the result events
-    answer ``actions``, one each, in order."""
+    """Send each of ``happened`` to whom it concerns, in order, as
+    :data:`server.render.TELLINGS` declares; the result events answer ``actions``, one
+    each, in order."""
     players = game.players
     listeners = game.crowd.listeners
+    push = game.crowd.push
+    labels = game.label
+    tellings = TELLINGS
     index = 0
     for event in happened:
-        if isinstance(event, ResultEvent):
-            reply = result_reply(event)
+        # A world's own subclass of a declared event is found by telling().
+        told = tellings.get(type(event)) or telling(event)
+        if isinstance(event, ResultEvent):  # the result of an action
+            reply = told.answer(event)
             target = players.get(event.player)
             if target is not None and event.player not in unasked:
                 target.send(reply)
             if listeners:
                 _witness(game, event, actions[index][1], reply.lines()[0])
             index += 1
-        elif isinstance(event, Escaped):
-            game.finish(
-                event.player, Win(event.text), "escaped", gold=event.gold, moves=event.moves
-            )
-        elif isinstance(event, Died):
-            game.finish(event.player, Lose(event.text), "died")
-        elif isinstance(event, WorldNotice):
-            notice(game, event.player, event.text)
-        elif isinstance(event, TurnEvent):
-            _turn_event(game, event)
+            continue
+        player = event.player
+        if isinstance(event, TurnEnded) and not event.missed and player is not None:
+            # Only a turn that ends before its time counts as played: an action that
+            # leaves the turn open (a PICKUP of nothing) must not reset the count, or
+            # a player could hold every turn to its limit for ever (issue 28).
+            game.played_in_time(player)
+        if told.to_player is not None:
+            line = told.to_player(event, labels)
+            if player is None:
+                push(line)
+            else:
+                client = players.get(player)
+                if client is not None and client in listeners:
+                    client.push(line)
+        if told.to_others is not None and listeners:
+            actor = players.get(player) if player is not None else None
+            push(told.to_others(event, labels), but=actor)
+        if told.ends is not None and player is not None:
+            ending = told.ends(event, labels)
+            game.finish(player, ending.final, ending.outcome, **ending.details())
 
 
 def notice(game: Table, player: PlayerId | None, text: str) -> None:
@@ -75,11 +80,6 @@ def notice(game: Table, player: PlayerId | None, text: str) -> None:
     client = game.players.get(player)
     if client is not None and client in game.crowd.listeners:
         client.push(reply)
-
-
-def renamed(game: Table, client: Outbox, old: str, name: str) -> None:
-    """Listeners but ``client`` are told that ``old`` is now called ``name``."""
-    game.crowd.push(Notice(f"{old} is now called {name}"), but=client)
 
 
 def _witness(game: Table, event: ResultEvent, action: Action, result: str) -> None:
@@ -100,33 +100,3 @@ def _witness(game: Table, event: ResultEvent, action: Action, result: str) -> No
         player = seats.get(client)
         if player is None or world.witnesses(player, event):  # a spectator sees all
             client.push(seen)
-
-
-def _turn_event(game: Table, event: TurnEvent) -> None:
-    """A turn-based world's event: pushes need ``EXTEND events``."""
-    player = event.player
-    assert player is not None
-    client = game.players.get(player)
-    listeners = game.crowd.listeners
-    listener = client if client is not None and client in listeners else None
-    if isinstance(event, TurnStarted):
-        if listener is not None:
-            listener.push(TurnBegins(event.points))
-        if listeners:
-            game.crowd.push(TurnOf(game.label(player)), but=client)
-    elif isinstance(event, TurnEnded):
-        if not event.missed:
-            # Only a turn that ends before its time counts as played: an action that
-            # leaves the turn open (a PICKUP of nothing) must not reset the count, or
-            # a player could hold every turn to its limit for ever (issue 28).
-            game.played_in_time(player)
-        if listener is not None:
-            listener.push(TurnOver(timed_out=event.missed))
-    elif isinstance(event, HitPointsChanged):
-        if listener is not None:
-            listener.push(HitMod(event.change))
-    elif isinstance(event, Defeated):
-        winner = game.label(event.winner)
-        if listener is not None:
-            listener.push(GameWon(f"{winner} has won the game"))
-        game.finish(player, Lose(f"{winner} won the game."), "lost")

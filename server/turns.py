@@ -35,7 +35,7 @@ from .table import Table
 
 def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
     """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
-    return getattr(world, "has_turns", False)
+    return world.has_turns
 
 
 class Turns(Pacing):

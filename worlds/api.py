@@ -229,6 +229,18 @@ class World(abc.ABC):
     has_rounds: ClassVar[bool] = False
     #: What ``HELP`` says about this world: its glyphs, and what its commands mean here.
     help_notes: ClassVar[tuple[str, ...]] = ()
+    #: Characters one square takes in a row of :meth:`render` (a world drawing squares
+    #: as numbers pads them to one width); a square's column ``c`` is the characters
+    #: from ``c * cell_width``.
+    cell_width: int = 1
+    #: Whether the world is played in turns (a :class:`worlds.turns.TurnBasedWorld`).
+    has_turns: ClassVar[bool] = False
+    #: Every kind of event the world may report; the server knows how to tell each
+    #: (``server/render.py``), and a test holds both to it. The default is the shared
+    #: events of this module.
+    emits: ClassVar[frozenset[type[Event]]] = frozenset(
+        {Moved, Blocked, Stayed, PickedUp, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
 
     @property
     @abc.abstractmethod
@@ -268,6 +280,22 @@ class World(abc.ABC):
     @abc.abstractmethod
     def status(self, player: PlayerId) -> PlayerStatus | None:
         """The player's state, or ``None`` if they are not in the world."""
+
+    def levels(self) -> tuple[tuple[str, ...], ...]:
+        """What a spectator sees of every level in play, level 1 first; the default is
+        one level, :meth:`render` for a spectator. A world of several levels gives each
+        (a spectator's ``BOARD`` capability shows them all)."""
+        return (self.render(None),)
+
+    def level_of(self, player: PlayerId) -> int | None:
+        """The level (from 1) the player is on, ``None`` if they are not in the world;
+        its :meth:`status` position is on that level of :meth:`levels`."""
+        return None if self.status(player) is None else 1
+
+    def details(self, player: PlayerId) -> dict[str, int]:
+        """What else a spectator may know of the player, by short lower-case names
+        (``hp``, ``ap``, ``health``); ``{}`` by default."""
+        return {}
 
     def sees(self, viewer: PlayerId, square: Position) -> bool:
         """Whether ``viewer`` sees ``square`` from where they stand now.

@@ -168,7 +168,8 @@ class EndScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         styles = {Win: LOG_STYLES[Kind.WIN], Lose: LOG_STYLES[Kind.LOSE]}
-        style = styles.get(type(self._ending.final), "bold")
+        final = self._ending.final
+        style = styles.get(type(final), "bold") if final is not None else "bold"
         yield Static(
             Text.assemble((self._ending.text, style), "\n\nPress any key to leave."), id="ending"
         )

@@ -92,7 +92,9 @@ async def _answer(client: AsyncClient, command: Command) -> tuple[object, Reply]
             return stayed, _done(stayed)
         case Pickup():
             picked = await client.pickup()
-            return picked, GoldCoins(picked.gold) if picked.gold is not None else _done(picked)
+            return picked, GoldCoins(picked.gold) if picked.gold is not None else _done(
+                bool(picked)
+            )
         case Look():
             view = await client.look()
             return view, LookReply(tuple(view.rows))

@@ -435,7 +435,7 @@ def _reason(error: BaseException) -> str:
     for candidate in candidates:
         if isinstance(candidate, OSError) and candidate.strerror:
             # trio's strerror quotes the address again; the system's words are enough.
-            known = candidate.errno is not None and candidate.errno > 0
-            words = os.strerror(candidate.errno) if known else candidate.strerror
+            errno = candidate.errno
+            words = os.strerror(errno) if errno is not None and errno > 0 else candidate.strerror
             return words[:1].lower() + words[1:]
     return str(error)

@@ -1,26 +1,25 @@
 """The server's web face: a page to watch, replay and play games, and its operations.
 
-:func:`serve_web` serves the ASGI app of :mod:`server.web.app` with Hypercorn's
-trio worker, in the caller's trio run beside the game server: one process, one
-event loop, the same :class:`~server.app.Server` object. Hypercorn parses HTTP and
-WebSockets (h11, wsproto); Starlette routes (it runs on trio through anyio). Why
-this stack, and what each endpoint promises: ``docs/operating.md``.
+:func:`serve_web` serves the ASGI app of :mod:`server.web.app` in the caller's trio
+run beside the game server: one process, one event loop, the same
+:class:`~server.app.Server` object. Hypercorn parses HTTP and WebSockets (h11,
+wsproto) on sockets our own accept loop admits and guards (:mod:`server.web.serving`:
+the connection limits, the send time-out); Starlette routes (it runs on trio through
+anyio). Why this stack, and what each endpoint promises: ``docs/operating.md``.
 """
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import structlog
 import trio
-from hypercorn.config import Config
-from hypercorn.trio import serve
 
 from ..app import ListenError
 from .app import create_app
 from .metrics import ServerMetrics
+from .serving import serve_http
 
 if TYPE_CHECKING:
     from ..app import Server
@@ -52,32 +51,24 @@ async def serve_web(
     config = server.config
     host, port = config.http_host, config.http_port if config.http_port is not None else 0
     metrics = ServerMetrics(server)
-    hypercorn = Config()
-    hypercorn.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    hypercorn.accesslog = None  # our own access log events instead (server.web.app.AccessLog)
-    hypercorn.errorlog = logging.getLogger("hypercorn.error")  # through structlog
-    hypercorn.graceful_timeout = 1.0
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(metrics.probe_loop_lag)
-        try:
-            binds = await nursery.start(serve, create_app(server, metrics), hypercorn)
-        except (OSError, BaseExceptionGroup) as raised:
-            error = _the_os_error(raised)
-            if error is None:
-                raise
-            reason = error.strerror or str(error)
-            raise ListenError(
-                f"cannot serve the web page on {host}:{port}: {reason} "
-                "(--http-port 0 picks a free port, --no-http serves none)"
-            ) from error
-        bound = int(str(binds[0]).rsplit(":", 1)[1])
-        service = WebService(host, bound)
-        structlog.get_logger("server.web").info("web page listening", url=service.url)
-        task_status.started(service)
-
-
-def _the_os_error(error: BaseException) -> OSError | None:
-    """The :class:`OSError` that ``error`` is, or is alone in (Hypercorn binds in a nursery)."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error if isinstance(error, OSError) else None
+    try:
+        listeners = await trio.open_tcp_listeners(port, host=host)
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ListenError(
+            f"cannot serve the web page on {host}:{port}: {reason} "
+            "(--http-port 0 picks a free port, --no-http serves none)"
+        ) from error
+    bound = int(listeners[0].socket.getsockname()[1])
+    app = create_app(server, metrics)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(metrics.probe_loop_lag)
+            await nursery.start(serve_http, server, app, listeners)
+            service = WebService(host, bound)
+            structlog.get_logger("server.web").info("web page listening", url=service.url)
+            task_status.started(service)
+    finally:
+        for listener in listeners:
+            with trio.CancelScope(shield=True):
+                await listener.aclose()

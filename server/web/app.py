@@ -4,13 +4,20 @@ Routes (what each promises is in ``docs/operating.md``):
 
 * ``/`` and ``/static/...``: the single-page site (package data, no CDN);
 * ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
-* ``/api/replays`` and ``/api/replays/{file}``: the replay files and one re-run into frames;
-* ``/api/leaderboard?world=W``: the ratings of a world, best first (servers with records);
+* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
+  page of one re-run into frames (:class:`~server.web.replays.ReplayPages`);
+* ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
+  per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
+  records; :mod:`server.web.views`);
+* ``/replays/{file}``: a replay file to download;
 * ``/ws``: a WebSocket that speaks the game's line protocol through the same
   :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
   with ``HELLO``, ``JOIN``, ``MOVE``, ``WATCH``, ...);
 * ``/healthz`` (the process answers), ``/readyz`` (listening, accepting players),
-  ``/metrics`` (Prometheus text format).
+  ``/metrics`` (Prometheus text format, to the operator's addresses only).
+
+Every route is behind the :class:`~server.web.gate.Gate` (the client's address behind
+a trusted proxy, the ``Host`` and ``Origin`` checks, who may read ``/metrics``).
 
 Every HTTP request and WebSocket session is one structlog event (``http request``).
 """
@@ -33,11 +40,9 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from records.store import Store
-from records.writer import StoreUnavailable
-
 from ..replay import ReplayError
-from . import replays
+from . import replays, views
+from .gate import PROXIED, Gate
 from .metrics import ServerMetrics
 from .stream import WebSocketStream
 
@@ -46,14 +51,13 @@ if TYPE_CHECKING:
 
 STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
-LEADERBOARD_LINES = 100
-"""Standings the leaderboard page shows per world."""
 
 
 def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
     """The ASGI app serving ``server``'s web face."""
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
-    rerun_limiter = trio.CapacityLimiter(1)
+    rerun_limiter = trio.CapacityLimiter(1)  # one replay page made at a time
+    replay_pages = replays.ReplayPages()
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -77,25 +81,17 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         except replays.NoSuchReplay:
             return JSONResponse({"error": f"no replay called {name}"}, status_code=404)
         try:
+            start, count = replays.page_bounds(request.query_params)
+        except ValueError as error:
+            return JSONResponse({"error": str(error)}, status_code=400)
+        try:
+            # Re-run and encoded in a thread, one page at a time (server.web.replays).
             body = await trio.to_thread.run_sync(
-                replays.frames, path, limiter=rerun_limiter, abandon_on_cancel=True
+                replay_pages.page, path, start, count, limiter=rerun_limiter, abandon_on_cancel=True
             )
         except ReplayError as error:
             return JSONResponse({"error": str(error)}, status_code=422)
-        return JSONResponse(body)
-
-    async def leaderboard(request: Request) -> Response:
-        writer = server.ladder.writer
-        if writer is None:
-            return JSONResponse(
-                {"error": "this server keeps no records (--db)", "standings": []}, status_code=404
-            )
-        world = request.query_params.get("world") or server.lobby.default.world_name
-        try:  # (a store still opening is waited for: RecordWriter.call)
-            table = await writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
-        except StoreUnavailable as error:
-            return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
-        return JSONResponse({"world": world, "standings": [line.as_dict() for line in table]})
+        return Response(body, media_type="application/json")
 
     async def healthz(request: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -112,7 +108,16 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         await websocket.accept()
         client = websocket.client
         host, port = (client.host, client.port) if client is not None else ("?", 0)
-        await server.serve_stream(WebSocketStream(websocket), host=host, port=port)
+        # The socket is counted already (server.web.serving), and so is its address's
+        # share unless a proxy's socket carries it: then the browser's address counts.
+        proxied = bool(websocket.scope.get(PROXIED))
+        await server.serve_stream(
+            WebSocketStream(websocket),
+            host=host,
+            port=port,
+            count_socket=False,
+            count_address=proxied,
+        )
 
     app = Starlette(
         routes=[
@@ -120,7 +125,9 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Route("/api/games", games),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay_frames),
-            Route("/api/leaderboard", leaderboard),
+            Route("/api/leaderboard", views.leaderboard_route(server)),
+            Route("/api/players/{name}", views.player_route(server)),
+            Route("/replays/{name}", views.download_route(server)),
             Route("/healthz", healthz),
             Route("/readyz", readyz),
             Route("/metrics", metrics_page),
@@ -128,7 +135,7 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
     )
-    return AccessLog(app)
+    return AccessLog(Gate(app, server.config))
 
 
 class AccessLog:
@@ -151,10 +158,10 @@ class AccessLog:
                 status.append(101)
             await send(message)
 
-        client = scope.get("client") or ("?", 0)
         try:
             await self.app(scope, receive, send_and_note)
         finally:
+            client = scope.get("client") or ("?", 0)  # as the gate found it (a proxy's client)
             log.info(
                 "http request",
                 kind=scope["type"],

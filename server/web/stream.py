@@ -21,6 +21,7 @@ class WebSocketStream(trio.abc.Stream):
     def __init__(self, websocket: WebSocket) -> None:
         self.websocket = websocket
         self._closed = False
+        self._unread = memoryview(b"")  # the rest of the last message (at most one)
 
     async def send_all(self, data: bytes | bytearray | memoryview) -> None:
         if self._closed:
@@ -35,18 +36,25 @@ class WebSocketStream(trio.abc.Stream):
         await trio.lowlevel.checkpoint()
 
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
+        """At most ``max_bytes`` of the browser's lines, as a socket gives them: the
+        server reads a WebSocket in the same pieces and under the same limits as TCP
+        (a message is at most ``websocket_max_message`` bytes: Hypercorn's limit)."""
         if self._closed:
             raise trio.ClosedResourceError("the WebSocket is closed")
-        try:
-            message = await self.websocket.receive()
-        except (RuntimeError, OSError):
-            return b""
-        if message["type"] == "websocket.disconnect":
-            return b""
-        data: bytes = message.get("bytes") or (message.get("text") or "").encode("utf-8")
-        if not data.endswith(b"\n"):
-            data += b"\n"
-        return data
+        if not self._unread:
+            try:
+                message = await self.websocket.receive()
+            except (RuntimeError, OSError):
+                return b""
+            if message["type"] == "websocket.disconnect":
+                return b""
+            data: bytes = message.get("bytes") or (message.get("text") or "").encode("utf-8")
+            if not data.endswith(b"\n"):
+                data += b"\n"
+            self._unread = memoryview(data)
+        size = len(self._unread) if max_bytes is None else max_bytes
+        piece, self._unread = self._unread[:size], self._unread[size:]
+        return bytes(piece)
 
     async def aclose(self) -> None:
         if self._closed:

@@ -23,6 +23,9 @@ from protocol.errors import LocalProtocolError
 from protocol.framing import NEED_DATA
 from protocol.replies import (
     ActionPoints,
+    Best,
+    BestsReply,
+    Board,
     Bye,
     Done,
     Error,
@@ -37,7 +40,9 @@ from protocol.replies import (
     HelpReply,
     HitMod,
     HitPoints,
+    Identity,
     LeaderboardReply,
+    LevelView,
     LoggedIn,
     LookReply,
     Lose,
@@ -117,6 +122,9 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     LeaderboardReply: st.builds(LeaderboardReply, word, st.lists(standings, max_size=3).map(tuple)),
     Registered: st.builds(Registered, text, word),
     LoggedIn: st.builds(LoggedIn, text),
+    Identity: st.builds(
+        Identity, text, st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True) | word
+    ),
     Notice: st.builds(Notice, text),
     GameWon: st.builds(GameWon, text),
     Message: st.builds(Message, st.just("") | text, text),
@@ -127,6 +135,13 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     ),
     RoundEnded: st.builds(RoundEnded, number, number, number),
     View: rectangle.map(View),
+    LevelView: st.builds(LevelView, count, rectangle),
+    BestsReply: st.builds(
+        BestsReply,
+        word,
+        st.lists(st.builds(Best, number, count, number, count, word, text), max_size=3).map(tuple),
+    ),
+    Board: st.builds(Board, count, st.lists(text, max_size=4).map(tuple)),
     GameOver: st.builds(GameOver, text),
     ActionPoints: st.builds(ActionPoints, number),
     HitPoints: st.builds(HitPoints, number),
@@ -203,6 +218,8 @@ def test_built_written_read_back_equal(kind: type[Reply], data: st.DataObject) -
         lambda: Standing(1, float("inf"), 0.0, 0.0, 0, 0, "Ada"),
         lambda: Registered("Ada", "two words"),
         lambda: LoggedIn(""),
+        lambda: Identity("", "g"),
+        lambda: Identity("Ada", "two words"),
         lambda: LeaderboardReply("two words", ()),
         lambda: View(()),
         lambda: LookReply(("X...X",) * 4),

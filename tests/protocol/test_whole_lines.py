@@ -91,4 +91,3 @@ def test_chunks_that_are_not_bytes_take_the_framer() -> None:
     server = ServerProtocol()
     server.receive_data(bytearray(b"LOOK\n"))
     assert server.next_event() == Look()
-

@@ -43,7 +43,7 @@ def test_migrations_from_several_servers_at_once_make_one_schema(postgres_url: s
     for thread in threads:
         thread.join()
     assert errors == []
-    assert Store(postgres_url).revision() == "0001"
+    assert Store(postgres_url).revision() == "0002"
 
 
 def test_the_same_writes_give_the_same_records_as_on_sqlite(postgres_url: str, tmp_path) -> None:
@@ -113,3 +113,14 @@ async def test_two_servers_writing_at_once_lose_nothing_and_count_nothing_twice(
     table = {s.name: s.rating for s in store.leaderboard("classic")}
     # Every game moved its players' ratings exactly once: no update lost, none doubled.
     assert {name: rating.games for name, rating in table.items()} == played
+
+
+def test_lookalike_names_are_one_name_on_postgresql(postgres_url: str) -> None:
+    store = Store(postgres_url)
+    store.migrate()
+    assert store.claim("Alice", "hash-1")
+    for lookalike in ("alice", "ALICE", "\u0410lice", "AIice"):
+        assert not store.claim(lookalike, "hash-2"), lookalike
+        assert store.lookalike(lookalike) == "Alice"
+    assert store.claim("Mla", "hash-3") and store.claim("Mia", "hash-4")
+    store.close()

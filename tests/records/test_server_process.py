@@ -70,6 +70,11 @@ def test_records_beside_the_replays_by_default_and_the_token_never_logged(
     assert server.returncode == 0, logs[-2000:]
     assert "logged in" in logs  # the events are there, at debug level ...
     assert token not in logs and "not-the-token" not in logs  # ... the tokens are not
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["records.db", "replays"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "records-unwritten",
+        "records.db",
+        "replays",
+    ]
+    assert not list((tmp_path / "records-unwritten").iterdir()), "every game is in the store"
     [row] = Store(f"sqlite:///{tmp_path / 'records.db'}").games()
     assert [(p["name"], p["claimed"]) for p in row.players] == [("Ada", True), ("Bob", False)]

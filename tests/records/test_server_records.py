@@ -277,3 +277,49 @@ async def test_a_game_stopped_by_shutdown_is_recorded_unfinished(
     [row] = Store(url).games()
     assert row.game["end_reason"] == "server stopped" and not row.game["rated"]
     assert [(p["name"], p["outcome"]) for p in row.players] == [("Ada", "unfinished")]
+
+
+async def test_a_name_that_only_looks_like_a_claimed_one_is_refused_by_name(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # Issue 28: with Alice claimed, alice, ALICE, Аlice (Cyrillic А) and fullwidth
+    # Ａｌｉｃｅ were taken by HELLO and REGISTER, and then the owner's HELLO was refused.
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await played(server, 0)
+    owner = await Peer.connect(server.port)
+    [answer] = await owner.ask("REGISTER Alice")
+    token = answer.split(" ")[2]
+    stranger = await Peer.connect(server.port)
+    for lookalike in ("alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45", "A1ice"):
+        assert await stranger.ask(f"REGISTER {lookalike}") == [
+            f"ERROR the name {lookalike!r} looks too much like 'Alice', which is claimed; "
+            "choose another"
+        ]
+        assert await stranger.ask(f"HELLO {lookalike}") == [
+            f"ERROR the name {lookalike!r} looks too much like 'Alice', which is claimed; "
+            "choose another"
+        ]
+    assert await stranger.ask("LOGIN alice x") == [
+        "ERROR the name 'alice' looks too much like 'Alice', which is claimed; LOGIN Alice <token>"
+    ]
+    assert (await stranger.ask("HELLO Alicia"))[0].startswith("GOLD")
+    await owner.aclose()
+    again = await Peer.connect(server.port)
+    assert await again.ask(f"LOGIN Alice {token}") == ["LOGGEDIN Alice"]
+    assert (await again.ask("HELLO Alice"))[0].startswith("GOLD")
+
+
+async def test_live_names_that_look_alike_are_one_name_in_a_game(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny")
+    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert (await first.ask("HELLO Bob"))[0].startswith("GOLD")
+    assert await second.ask("HELLO B0B") == [
+        "ERROR the name 'B0B' is taken in this game (it looks too much like 'Bob'); choose another"
+    ]
+    assert (await second.ask("HELLO Rob"))[0].startswith("GOLD")
+    assert await second.ask("HELLO bob") == [
+        "ERROR the name 'bob' is taken in this game (it looks too much like 'Bob'); choose another"
+    ]
+    assert (await first.ask("HELLO BOB"))[0].startswith("GOLD"), "one's own name, recased"

@@ -49,7 +49,7 @@ def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> Non
 
 def test_migrating_twice_is_harmless_and_names_the_revision(store: Store) -> None:
     store.migrate()
-    assert store.revision() == "0001"
+    assert store.revision() == "0002"
 
 
 def test_a_game_is_stored_once_however_often_it_is_written(store: Store) -> None:
@@ -103,6 +103,51 @@ def test_a_name_is_claimed_once(store: Store) -> None:
     assert not store.claim("Ada", "hash-2")
     assert store.token_hash("Ada") == "hash-1"
     assert store.claimed_names() == {"Ada"}
+
+
+LOOKALIKES = ["alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45", "A1ice", "AIice"]
+"""Names that look like ``Alice``: case, Cyrillic A, fullwidth, a digit one, a capital I."""
+
+
+def test_a_name_that_only_looks_like_a_claimed_one_is_refused(store: Store) -> None:
+    # Issue 28: claimed names were protected byte for byte only.
+    assert store.claim("Alice", "hash-1")
+    for lookalike in LOOKALIKES:
+        assert not store.claim(lookalike, "hash-2"), lookalike
+        assert store.lookalike(lookalike) == "Alice"
+    assert store.lookalike("Alice") == "Alice"
+    assert store.lookalike("Alicia") is None
+    assert store.claim("Alicia", "hash-3") and store.claim("Mia", "hash-4")
+    assert store.claim("Mla", "hash-5"), "names that differ to the eye stay apart"
+    assert store.claimed_names() == {"Alice", "Alicia", "Mia", "Mla"}
+
+
+def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) -> None:
+    from importlib.resources import files
+
+    from alembic import command
+    from alembic.config import Config
+
+    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+    config = Config()
+    config.set_main_option("script_location", str(files("records") / "migrations"))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+        for when, name in enumerate(["Alice", "alice", "Bob"]):
+            connection.exec_driver_sql(
+                "INSERT INTO names (name, token_hash, created_at) VALUES (?, ?, ?)",
+                (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00"),
+            )
+    store.migrate()
+    assert store.revision() == "0002"
+    # Both old claims stand, by their exact spelling; new lookalikes of either are refused.
+    assert store.token_hash("alice") == "hash-alice"
+    assert store.lookalike("alice") == "alice"
+    assert store.lookalike("ALICE") == "Alice"
+    assert not store.claim("ALICE", "hash-3")
+    assert not store.claim("B0b", "hash-4")
+    assert store.claim("Carol", "hash-5")
 
 
 def test_a_url_of_another_database_is_refused() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 import structlog
 import trio
 
-from protocol.replies import Bye, FinalReply, Lose, Push, Reply, Win
+from protocol.replies import Board, Bye, FinalReply, LevelView, Lose, Push, Reply, Win
 
 _ids = itertools.count(1)
 
@@ -28,14 +28,18 @@ class MemoryOutbox:
         events: bool = False,
         chat: bool = False,
         bot: bool = False,
+        board: bool = False,
         login: str | None = None,
         dialect: str = "2013",
+        address: str = "192.0.2.1",
     ) -> None:
         self._id = next(_ids)
+        self._address = address
         self._name = name
         self._events = events
         self._chat = chat
         self._bot = bot
+        self._board = board
         self._login = login
         self._dialect = dialect
         self.replies: list[Reply] = []
@@ -52,8 +56,10 @@ class MemoryOutbox:
 
     id = property(lambda self: self._id)
     name = property(lambda self: self._name)
+    address = property(lambda self: self._address)
     events = property(lambda self: self._events)
     chat = property(lambda self: self._chat)
+    board = property(lambda self: self._board)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)
@@ -68,6 +74,8 @@ class MemoryOutbox:
 
     def push(self, line: Push) -> None:
         assert isinstance(line, Push), f"{line!r} pushed: it is a reply"
+        if isinstance(line, Board | LevelView) and not self._board:
+            return  # as a connection drops what its client did not ask for (EXTEND board)
         self.send(line)
 
     def finish(self, final: FinalReply, *, reason: str) -> None:

@@ -158,7 +158,8 @@ class _Client:
 
 def test_a_silent_client_is_reminded_of_its_turn_less_often_each_time() -> None:
     client = _Client()
-    world = object()  # a world without turns: always its turn
+    world = _World()
+    world.has_turns = False  # a world without turns: always its turn
     reminder = TurnReminder(client, lambda: turn_points(world, 1), 0.0)  # type: ignore[arg-type]
     reminder.check(1.9)
     assert client.sent == []

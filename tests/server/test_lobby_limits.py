@@ -379,3 +379,36 @@ async def test_a_map_too_big_to_send_is_refused_by_name(
         "ERROR the map of default is 1640 bytes; this server sends whole maps of at most "
         "1024 bytes (max_map_bytes); it cannot be watched"
     ]
+
+
+async def test_one_address_holds_only_its_share_of_the_games(
+    start_game_server: StartGameServer,
+) -> None:
+    # Issue 28: connections of one address sitting in games they created took every
+    # game of max_games; an address now holds at most max_games_per_address (16 by
+    # default) games, counting those it created and those it plays in or watches.
+    server = await start_game_server(max_games=24)
+    share = 16
+    creators = [await Peer.connect(server.port) for _ in range(share // 4)]
+    for index in range(share):
+        creator = creators[index // 4]
+        reply = await creator.ask(f"CREATE g{index} classic")
+        assert reply[0].startswith(f"GAME g{index} "), reply
+        if index % 4 == 0:
+            assert (await creator.ask(f"JOIN g{index}"))[0].startswith(f"GAME g{index} ")
+    refusal = (
+        f"ERROR your address holds {share} games already (max_games_per_address); leave one first"
+    )
+    late = await Peer.connect(server.port)
+    assert await late.ask("CREATE more classic") == [refusal]
+    # Another address still has games to create, and one of 127.0.0.1 may not join it.
+    other = Peer(await trio.open_tcp_stream("127.0.0.1", server.port, local_address="127.0.0.2"))
+    assert (await other.ask("CREATE theirs classic"))[0].startswith("GAME theirs ")
+    assert await late.ask("JOIN theirs") == [refusal]
+    assert (await late.ask("WATCH theirs"))[0] == refusal
+    # Games it already holds stay open to it, and a game given up frees a place.
+    assert (await late.ask("JOIN g1"))[0].startswith("GAME g1 ")
+    assert await creators[0].ask("QUIT") == ["BYE Thanks for playing."]
+    await creators[0].read_to_end()
+    await trio.testing.wait_all_tasks_blocked()  # g0, g2 and g3 went with their creator
+    assert (await late.ask("CREATE more classic"))[0].startswith("GAME more ")

@@ -158,3 +158,34 @@ async def test_an_unknown_world_is_refused(lobby: Lobby) -> None:
     await create(lobby, ada, "CREATE g nosuchworld")
     (reply,) = ada.replies
     assert isinstance(reply, Error) and "nosuchworld" in reply.message
+
+
+async def test_what_an_address_holds_is_counted_as_its_clients_move() -> None:
+    config = ServerConfig(
+        map="tiny", replay_dir=None, max_games=10, max_games_per_address=3, unjoined_game_timeout=0
+    )
+    lobby = Lobby(config)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(lobby.run)
+        owners = MemoryOutbox(address="192.0.2.8"), MemoryOutbox(address="192.0.2.9")
+        for owner, name in zip((*owners[:1] * 3, owners[1]), "abcd", strict=True):
+            await create(lobby, owner, f"CREATE {name} classic map=tiny")
+        assert sorted(lobby.games) == ["a", "b", "c", "d", "default"]
+        ada, bob, cy, di = (MemoryOutbox(name) for name in ("Ada", "Bob", "Cy", "Di"))
+        lobby.handle(ada, command("JOIN a"))  # all four of 192.0.2.1
+        lobby.handle(bob, command("WATCH b"))
+        lobby.handle(bob, command("WATCH a"))  # a move: b is no longer held
+        assert lobby._held("192.0.2.1") == {"a"}
+        lobby.handle(bob, command("JOIN b"))
+        lobby.handle(cy, command("JOIN c"))
+        assert lobby._held("192.0.2.1") == {"a", "b", "c"}
+        lobby.handle(di, command("WATCH d"))
+        assert di.lines()[-1] == (
+            "ERROR your address holds 3 games already (max_games_per_address); leave one first"
+        )
+        lobby.handle(ada, command("WATCH d"))  # ada alone held a: she may move
+        assert lobby._held("192.0.2.1") == {"b", "c", "d"}
+        for client in (ada, bob, cy, di):
+            lobby.leave(client, "quit")
+        assert lobby._held("192.0.2.1") == set() and lobby._seated == {}
+        nursery.cancel_scope.cancel()

@@ -11,7 +11,9 @@ import structlog
 import trio
 import trio.testing
 
-from server.replay import open_world, read_replay, rerun
+from protocol.commands import Stay
+from server.replay import ReplayShelf, ReplayWriter, open_world, read_replay, rerun
+from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
 from ..helpers import TIMEOUT, Peer
@@ -114,3 +116,78 @@ async def test_sigkill_loses_no_acknowledged_action(tmp_path: Path) -> None:
     actions = [record for record in replay.records if "actions" in record]
     assert len(actions) == answered == 40
     assert "end" not in replay.records[-1], "killed: no end record, nothing else missing"
+
+
+async def test_a_live_replay_stops_at_its_cap_and_the_game_plays_on(
+    start_game_server: StartGameServer, replay_dir: Path
+) -> None:
+    server = await start_game_server(map="tiny", seed=1, max_replay_bytes=4096)
+    peer = await Peer.connect(server.port)
+    assert (await peer.ask("HELLO"))[0].startswith("GOLD")
+    with structlog.testing.capture_logs() as logs:
+        for step in range(300):  # about 35 bytes a move: 10 KB unbounded
+            reply = await peer.ask("MOVE E" if step % 2 else "MOVE W")
+            assert reply[0] in ("SUCCESS", "FAIL"), "the game plays on past the cap"
+    (path,) = replay_dir.iterdir()
+    assert path.stat().st_size <= 4096
+    replay = read_replay(path)
+    last = replay.records[-1]
+    assert "the replay reached its limit of 4096 bytes" in last["truncated"]
+    actions = [record for record in replay.records if "actions" in record]
+    assert 50 < len(actions) < 300
+    assert last["round"] == len(actions) + 1, "the first round not recorded"
+    world = open_world(replay, load_plugin("classic"))
+    assert len(list(rerun(replay, world))) == len(replay.records)
+    truncated = [e for e in logs if e["event"] == "replay truncated"]
+    assert len(truncated) == 1 and truncated[0]["path"] == path.name
+    await peer.send("QUIT\n")
+    await peer.read_to_end()
+    assert read_replay(path).records[-1] == last, "nothing after the truncated line"
+
+
+async def test_live_replays_count_against_the_folder_bytes(
+    start_game_server: StartGameServer, replay_dir: Path
+) -> None:
+    server = await start_game_server(map="tiny", seed=1, replay_keep_bytes=6000)
+    for _ in range(4):  # finished replays of about 1 KB each
+        await _game(server.port, "HELLO", *["MOVE W"] * 20)
+    assert len(list(replay_dir.iterdir())) == 4
+    peer = await Peer.connect(server.port)
+    assert (await peer.ask("HELLO"))[0].startswith("GOLD")
+    for step in range(400):
+        await peer.ask("MOVE E" if step % 2 else "MOVE W")
+        total = sum(path.stat().st_size for path in replay_dir.iterdir())
+        assert total <= 6000, f"after move {step}: {total} bytes in the folder"
+    (live,) = replay_dir.iterdir()  # the finished ones made room for it, then it stopped
+    assert "--replay-keep-bytes" in read_replay(live).records[-1]["truncated"]
+
+
+def test_replays_being_written_together_stay_within_the_folder_bytes(tmp_path: Path) -> None:
+    shelf = ReplayShelf(tmp_path, keep_bytes=8192, max_bytes=6000)
+    header = {"replay": 1, "game": "g"}
+    writers = [ReplayWriter(shelf, dict(header)) for _ in range(2)]
+    for round_number in range(1, 200):
+        for writer in writers:
+            writer.action(round_number, 1, Stay())
+            writer.flush()
+    sizes = [path.stat().st_size for path in tmp_path.iterdir()]
+    assert sum(sizes) <= 8192
+    reasons = sorted(str(writer.truncated) for writer in writers)
+    assert "--replay-keep-bytes" in reasons[0] or "--replay-keep-bytes" in reasons[1]
+    assert shelf.live_bytes == 0, "both files closed when they stopped"
+
+
+def test_records_before_the_first_action_are_held_to_the_cap_too(tmp_path: Path) -> None:
+    """Joins and leaves wait in memory until the first action makes the file: a client
+    that joins and leaves for ever beside an idle player cannot grow them without end."""
+    shelf = ReplayShelf(tmp_path, max_bytes=4096)
+    writer = ReplayWriter(shelf, {"replay": 1, "game": "g"})
+    with structlog.testing.capture_logs() as logs:
+        for player in range(2, 2000):
+            writer.join(0, player, PlayerKind.HUMAN)
+            writer.leave(0, player, "quit")
+    assert sum(map(len, writer._early)) <= 4096
+    assert [e["event"] for e in logs] == ["replay not recorded"]
+    writer.action(1, 1, Stay())
+    writer.close(1, "all players left")
+    assert not list(tmp_path.iterdir()), "a game whose start was not kept is not recorded"

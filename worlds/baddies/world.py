@@ -130,6 +130,11 @@ class _TileRow(Sequence[str]):
 class BaddiesWorld(World):
     """A baddies game on one board; see the module docstring."""
 
+    emits = frozenset(
+        {Moved, Blocked, Stayed, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     directions = ALL_DIRECTIONS
     allows_stay = True
     has_rounds = True

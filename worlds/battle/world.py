@@ -91,6 +91,28 @@ class Fighter:
 class BattleWorld(TurnBasedWorld):
     """A battle on one classic map; see the module docstring."""
 
+    emits = frozenset(
+        {
+            Moved,
+            Blocked,
+            PickedUp,
+            NothingToPickUp,
+            Joined,
+            Left,
+            Escaped,
+            Died,
+            Notice,
+            Attacked,
+            TurnPassed,
+            PickupRefused,
+            TurnStarted,
+            TurnEnded,
+            HitPointsChanged,
+            Defeated,
+        }
+    )
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     help_notes = (
         "Tiles: . floor, # wall, G gold, E exit, L lantern, S sword, A armour, H health potion.",
         "Others show as P (people) or B (bots); X is out of sight; in MAP you are @.",
@@ -155,6 +177,12 @@ class BattleWorld(TurnBasedWorld):
 
     def action_points(self, player: PlayerId) -> int:
         return self._ap if player == self._turn else 0
+
+    def details(self, player: PlayerId) -> dict[str, int]:
+        """Hit points and action points (a spectator's ``BOARD`` says them)."""
+        if player not in self._fighters:
+            return {}
+        return {"hp": self.hit_points(player), "ap": self.action_points(player)}
 
     def hit_points(self, player: PlayerId) -> int:
         fighter = self._fighters.get(player)

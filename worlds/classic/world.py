@@ -55,6 +55,9 @@ class _Player:
 class ClassicWorld(World):
     """A classic game on one map; see the module docstring."""
 
+    emits = frozenset({Moved, Blocked, PickedUp, NothingToPickUp, Joined, Left, Escaped})
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     help_notes = (
         "Tiles: . floor, # wall, G gold, E exit; L S A H are items PICKUP takes.",
         "Others show as P (people) or B (bots); in MAP you are @.",

@@ -86,6 +86,11 @@ class _Adventurer:
 class CrawlerWorld(World):
     """A dungeon shared by its players; see the module docstring."""
 
+    emits = frozenset(
+        {Moved, Blocked, Stayed, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
+    )
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     allows_stay = True
     has_rounds = True
     help_notes = (
@@ -372,6 +377,13 @@ class CrawlerWorld(World):
         grid = self.grid(me.level)
         rows = ByteRows(grid.cells, grid.cols)
         return look_window(rows, me.row, me.col, self._marks(me.level, None))
+
+    def levels(self) -> tuple[tuple[str, ...], ...]:
+        """Every level opened so far (level 1 always), as a spectator sees it."""
+        opened = max(self._grids, default=0) + 1
+        return tuple(
+            tuple(self.grid(level).text_rows(self._marks(level, None))) for level in range(opened)
+        )
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         """The viewer's level (level 1 for a spectator): ``o`` the viewer, ``P``/``B`` others."""

@@ -81,6 +81,9 @@ class KnightWorld(World):
     :data:`MAX_MAP_BYTES`.
     """
 
+    emits = frozenset({Moved, Blocked, NothingToPickUp, Joined, Left, Escaped, Died, Notice})
+    """The events this world reports (the server tells each as ``server/render.py`` says)."""
+
     directions = frozenset({Direction.S, Direction.E})
     help_notes = (
         "Cross from the top-left to the bottom-right moving only S and E; health at 0 ends you.",
@@ -103,6 +106,7 @@ class KnightWorld(World):
             )
         self._glyphs = glyph_rows(grid)
         self._numbers = number_rows(grid)
+        self.cell_width = len(self._numbers[0]) // grid.width
         size = sum(len(row) + 1 for row in self._numbers) + len("MAP 0000 000000\n")
         if size > MAX_MAP_BYTES:
             raise ValueError(
@@ -141,6 +145,11 @@ class KnightWorld(World):
         """The knight's health now, or ``None`` if they are not in the world."""
         knight = self._knights.get(player)
         return None if knight is None else knight.health
+
+    def details(self, player: PlayerId) -> dict[str, int]:
+        """The knight's health (a spectator's ``BOARD`` says it)."""
+        knight = self._knights.get(player)
+        return {} if knight is None else {"health": knight.health}
 
     def path(self, player: PlayerId) -> tuple[Position, ...]:
         """The squares the knight has stood on, from (0, 0) to where they are."""

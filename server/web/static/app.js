@@ -1,140 +1,20 @@
-// The Dungeon of Doom web page: games, a live view, a replay viewer, and play by keyboard.
-// Plain modern JavaScript, no build step. Watching and playing speak the game's own line
-// protocol over the /ws WebSocket, exactly as a TCP client does (WATCH, HELLO, MOVE...).
+// The Dungeon of Doom web page: games, a live view, a replay viewer, play, leaderboards.
+// Plain modern JavaScript modules, no build step. Watching and playing speak the game's own
+// line protocol over the /ws WebSocket, as a TCP client does (WATCH, HELLO, MOVE...); the
+// board is drawn from what the server says (VIEW, LEVEL, BOARD, HELP), for any world.
+
+import { Wire, PUSHED, gameFields, parseSeat } from "./wire.js";
+import { Board, colourOf } from "./board.js";
+import { tilesFromHelp } from "./tiles.js";
+import { PlayersPanel, ScoreChart, EventLog, tellLine, escapeHtml } from "./panels.js";
 
 const page = document.getElementById("page");
-const MAX_LOG = 400;
-const MAX_COLOURED_CELLS = 60000; // bigger maps are drawn as plain text
+const REPLAY_PAGE = 400; // frames asked for at once: a long replay is read in pieces
 
-// -- drawing ------------------------------------------------------------------------------
-
-const COMMON = {
-  "#": "wall", ".": "floor", " ": "floor", G: "gold", E: "exit", P: "player", B: "bot",
-  "@": "player", X: "wall", L: "item", S: "item", A: "item", H: "item",
-};
-const PALETTES = {
-  classic: COMMON,
-  battle: COMMON,
-  // worlds/crawler/levelfile.py: - open, $ treasure, @ amulet, M monster, + pillar, ? door, ! exit, o player
-  crawler: { "-": "floor", $: "gold", "@": "item", M: "foe", "+": "wall", "?": "door", "!": "exit", o: "player", P: "player", B: "bot" },
-  // worlds/baddies/board.py: H hero, * ladder, + wall, # abyss, m/M monsters, ~ bat, . or space empty
-  baddies: { "+": "wall", "#": "abyss", "*": "exit", m: "foe", M: "foe", "~": "foe", H: "player", P: "player", B: "bot", ".": "floor", " ": "floor" },
-  // worlds/knight/render.py: numbers, [you], (another knight), * crossed
-  knight: { "[": "player", "]": "player", "(": "bot", ")": "bot", "*": "exit", "-": "hazard" },
-};
-
-function cellClass(world, ch) {
-  const palette = PALETTES[world] || COMMON;
-  if (palette[ch]) return palette[ch];
-  if (ch >= "0" && ch <= "9") return "num";
-  return "floor";
-}
-
-function escapeHtml(text) {
-  return text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-}
-
-/** Draw rows of map text into a <pre>, coloured per world; the text stays the map's text. */
-function drawMap(pre, rows, world) {
-  if (!rows || !rows.length) return;
-  if (rows.length * rows[0].length > MAX_COLOURED_CELLS) {
-    pre.textContent = rows.join("\n");
-    return;
-  }
-  const html = [];
-  for (const row of rows) {
-    let run = "", runClass = null;
-    for (const ch of row) {
-      const cls = cellClass(world, ch);
-      if (cls !== runClass && run) {
-        html.push(`<span class="c-${runClass}">${escapeHtml(run)}</span>`);
-        run = "";
-      }
-      runClass = cls;
-      run += ch;
-    }
-    if (run) html.push(`<span class="c-${runClass}">${escapeHtml(run)}</span>`);
-    html.push("\n");
-  }
-  pre.innerHTML = html.join("");
-}
-
-function appendLog(element, line) {
-  const atBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
-  element.textContent += line + "\n";
-  const lines = element.textContent.split("\n");
-  if (lines.length > MAX_LOG) element.textContent = lines.slice(-MAX_LOG).join("\n");
-  if (atBottom) element.scrollTop = element.scrollHeight;
-}
-
-// -- the line protocol over a WebSocket ---------------------------------------------------
-
-/** Lines in, blocks out: VIEW/MAP/LOOKREPLY/HELP/GAMES blocks are gathered whole. */
-class Wire {
-  constructor(handlers) {
-    this.handlers = handlers;
-    this.buffer = "";
-    this.block = null;
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    this.socket = new WebSocket(`${scheme}://${location.host}/ws`);
-    this.socket.onopen = () => handlers.open && handlers.open();
-    this.socket.onmessage = (event) => this.receive(event.data);
-    this.socket.onclose = () => handlers.close && handlers.close();
-  }
-
-  send(line) {
-    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(line + "\n");
-  }
-
-  close() {
-    this.socket.onclose = null;
-    this.socket.close();
-  }
-
-  receive(text) {
-    this.buffer += text;
-    let end;
-    while ((end = this.buffer.indexOf("\n")) >= 0) {
-      this.line(this.buffer.slice(0, end).replace(/\r$/, ""));
-      this.buffer = this.buffer.slice(end + 1);
-    }
-  }
-
-  line(line) {
-    const block = this.block;
-    if (block) {
-      block.rows.push(line);
-      if (block.size === null) block.size = line.length; // a LOOK window is square
-      if (block.rows.length >= block.size) {
-        this.block = null;
-        this.handlers.block && this.handlers.block(block.kind, block.rows);
-      }
-      return;
-    }
-    const words = line.split(" ");
-    const counted = { VIEW: 1, MAP: 1, HELP: 1, GAMES: 1 }[words[0]];
-    if (counted && /^\d+$/.test(words[1] || "")) {
-      const size = Number(words[1]);
-      if (size > 0) {
-        this.block = { kind: words[0], size, rows: [] };
-        if (words[0] === "HELP" || words[0] === "GAMES") this.handlers.line(line);
-        return;
-      }
-    }
-    if (line === "LOOKREPLY") {
-      this.block = { kind: "LOOKREPLY", size: null, rows: [] };
-      return;
-    }
-    this.handlers.line(line);
-  }
-}
-
-// -- pages --------------------------------------------------------------------------------
-
-let current = null; // what the page holds open (a WebSocket, a timer), closed on leaving it
+let current = null; // what the page holds open (sockets, timers), closed on leaving it
 
 function leavePage() {
-  if (current) current();
+  if (current && current.close) current.close();
   current = null;
 }
 
@@ -145,10 +25,131 @@ async function getJSON(url) {
   return body;
 }
 
+function appendLog(element, line) {
+  const atBottom = element.scrollTop + element.clientHeight >= element.scrollHeight - 4;
+  const lines = (element.textContent + line + "\n").split("\n");
+  element.textContent = lines.slice(-400).join("\n");
+  if (atBottom) element.scrollTop = element.scrollHeight;
+}
+
+// -- the viewer: board and panels, for watching, playing and replays ----------------------
+
+function viewerHtml({ chat = true, extra = "" } = {}) {
+  return `<div class="viewer"><section class="stage"><div id="board"></div></section>
+    <aside class="side">${extra}
+      <div class="panel"><h2>Players</h2><div id="players" class="cards"></div></div>
+      <div class="panel"><h2>Gold over the game</h2><canvas id="chart" class="chart"></canvas></div>
+      <div class="panel"><h2>Events</h2><ol id="events" class="events"></ol></div>
+      ${chat ? `<div class="panel"><h2>Chat</h2><pre class="log" id="chat"></pre></div>` : ""}
+    </aside></div>`;
+}
+
+function makeViewer({ onJump } = {}) {
+  const board = new Board(page.querySelector("#board"));
+  const players = new PlayersPanel(page.querySelector("#players"), {
+    onFollow: (name) => follow(name),
+  });
+  const chart = new ScoreChart(page.querySelector("#chart"));
+  const events = new EventLog(page.querySelector("#events"), { onJump });
+  const viewer = { board, players, chart, events, onFollow: null };
+  board.onLevels = (count) => (players.levels = count);
+  function follow(name) {
+    board.setFollow(name);
+    players.follow = name;
+    players.show(board.seats);
+    if (viewer.onFollow) viewer.onFollow(name);
+  }
+  viewer.follow = follow;
+  return viewer;
+}
+
+async function loadRatings(viewer, world) {
+  try {
+    const { standings } = await getJSON(`/api/leaderboard?world=${encodeURIComponent(world)}`);
+    viewer.players.ratings = Object.fromEntries((standings || []).map((s) => [s.name, s.rating]));
+    viewer.players.show(viewer.board.seats);
+  } catch (error) {
+    // a server without records: no ratings to show
+  }
+}
+
+/** Watch `game` over a WebSocket and draw it in `viewer`; returns the wire. */
+function spectate(game, viewer, { onInfo, onSeats, onLine } = {}) {
+  let levels = [], step = 0, goal = 0, world = null;
+  const wire = new Wire({
+    open: () => {
+      wire.send("EXTEND events chat board");
+      wire.send(`WATCH ${game}`);
+      wire.send("HELLO"); // a spectator's HELLO: the gold to win (GOLD n)
+      wire.send("HELP"); // the world's glyphs, for the tile set
+    },
+    block: (kind, header, rows) => {
+      if (kind === "VIEW") {
+        levels = [rows, ...levels.slice(1)];
+        viewer.board.setLevels([...levels]);
+      } else if (kind === "LEVEL") {
+        const number = Number(header.split(" ")[1]);
+        while (levels.length < number - 1) levels.push([]);
+        levels[number - 1] = rows;
+        viewer.board.setLevels([...levels]);
+      } else if (kind === "BOARD") {
+        const cell = Number((/cell=(\d+)/.exec(header) || [0, 1])[1]);
+        const seats = rows.map(parseSeat);
+        step += 1;
+        viewer.board.setLevels([...levels], cell);
+        viewer.board.setSeats(seats);
+        viewer.players.show(seats);
+        viewer.chart.add(step, seats);
+        viewer.chart.draw();
+        if (onSeats) onSeats(seats, step);
+      } else if (kind === "HELP") {
+        viewer.board.setTiles(tilesFromHelp(rows));
+      }
+    },
+    line: (line) => {
+      const word = line.split(" ")[0];
+      if (word === "GAME") {
+        const info = gameFields(line);
+        if (info.world && info.world !== world) {
+          world = info.world;
+          loadRatings(viewer, world);
+        }
+        if (onInfo) onInfo(info);
+        return;
+      }
+      if (word === "GOLD") {
+        goal = Number(line.split(" ")[1]) || 0;
+        viewer.players.goal = goal;
+        viewer.players.show(viewer.board.seats);
+        return;
+      }
+      if (word === "EXTENDED") return;
+      if (word === "MESSAGE") {
+        const chat = page.querySelector("#chat");
+        if (chat) appendLog(chat, line.slice(8));
+        return;
+      }
+      if (word === "GAMEOVER") levels = [];
+      const told = tellLine(line, goal);
+      if (told) viewer.events.add(step, told);
+      if (onLine) onLine(line);
+    },
+    close: () => viewer.events.add(step, { player: null, text: "(the connection closed)" }),
+  });
+  return wire;
+}
+
+// -- the list of games --------------------------------------------------------------------
+
+function progress(game) {
+  if (game.turn === null || game.turn === undefined) return `${game.round} move${game.round === 1 ? "" : "s"}`;
+  return `round ${game.round}`;
+}
+
 async function showGames() {
   page.innerHTML = `<h1>Games</h1><div class="controls"><button id="refresh">Refresh</button></div>
-    <table id="games"><thead><tr><th>game</th><th>world</th><th>map</th><th>players</th>
-    <th>watchers</th><th>round</th><th>live</th><th></th></tr></thead><tbody></tbody></table>
+    <div class="scroll"><table id="games"><thead><tr><th>game</th><th>world</th><th>map</th><th>players</th>
+    <th>watchers</th><th>played</th><th></th></tr></thead><tbody></tbody></table></div>
     <h1 style="margin-top:1.5rem">Recent replays</h1><div id="replays">loading…</div>`;
   const fill = async () => {
     const { games } = await getJSON("/api/games");
@@ -157,7 +158,7 @@ async function showGames() {
         const name = encodeURIComponent(g.name);
         return `<tr data-game="${escapeHtml(g.name)}"><td>${escapeHtml(g.name)}</td><td>${escapeHtml(g.world)}</td>
           <td>${escapeHtml(g.map)}</td><td>${g.players}${g.limit === null ? "" : " / " + g.limit}</td>
-          <td>${g.watchers}</td><td>${g.round}</td><td>${g.players > 0 ? "live" : "waiting"}</td>
+          <td>${g.watchers}</td><td>${g.players > 0 ? escapeHtml(progress(g)) : "waiting"}</td>
           <td><a href="#/watch/${name}">watch</a> · <a href="#/play/${name}">play</a></td></tr>`;
       })
       .join("");
@@ -173,7 +174,7 @@ async function showReplayList(element, limit) {
     element.textContent = "No replays yet (the server writes one per game played).";
     return;
   }
-  element.innerHTML = `<table><thead><tr><th>replay</th><th>game</th><th>world</th><th>map</th>
+  element.innerHTML = `<div class="scroll"><table><thead><tr><th>replay</th><th>game</th><th>world</th><th>map</th>
     <th>started</th></tr></thead><tbody>${replays
       .slice(0, limit)
       .map(
@@ -181,7 +182,7 @@ async function showReplayList(element, limit) {
         <td>${escapeHtml(String(r.game))}</td><td>${escapeHtml(String(r.world))}</td>
         <td>${escapeHtml(String(r.map))}</td><td>${escapeHtml(String(r.started))}</td></tr>`,
       )
-      .join("")}</tbody></table>`;
+      .join("")}</tbody></table></div>`;
 }
 
 async function showReplays() {
@@ -189,63 +190,44 @@ async function showReplays() {
   await showReplayList(page.querySelector("#replays"), 500);
 }
 
-function gameStatus(line) {
-  // GAME <name> world=... map=... seed=... players=... limit=... watchers=... turn=...
-  const fields = Object.fromEntries(
-    line.split(" ").slice(2).map((word) => word.split("=")).filter((pair) => pair.length === 2),
-  );
-  return fields;
-}
+// -- watching -----------------------------------------------------------------------------
 
 function showWatch(name) {
   page.innerHTML = `<h1>Watching <span id="name"></span></h1>
     <div class="status" id="status">connecting…</div>
-    <div class="layout"><pre class="map" id="map"></pre>
-      <div><div class="panel"><h2>Players</h2><div id="players">none seen yet</div></div>
-      <div class="panel"><h2>Events</h2><pre class="log" id="log"></pre></div>
-      <div class="panel"><h2>Chat</h2><pre class="log" id="chat"></pre></div></div></div>`;
+    <div class="controls"><label>follow <select id="follow"><option value="">nobody</option></select></label></div>
+    ${viewerHtml()}`;
   page.querySelector("#name").textContent = name;
-  const map = page.querySelector("#map"), log = page.querySelector("#log");
-  const chat = page.querySelector("#chat"), status = page.querySelector("#status");
-  const players = new Set();
-  let world = "classic";
-  const showPlayers = () => {
-    page.querySelector("#players").textContent = players.size ? [...players].join(", ") : "none seen yet";
+  const status = page.querySelector("#status");
+  const select = page.querySelector("#follow");
+  const viewer = makeViewer();
+  let info = {};
+  const showStatus = (seats) => {
+    status.innerHTML = `<b>${escapeHtml(info.world || "?")}</b> world · map <b>${escapeHtml(info.map || "?")}</b>
+      · <b id="count">${seats.length}</b> player${seats.length === 1 ? "" : "s"} · ${escapeHtml(info.watchers || "0")} watching`;
   };
-  const wire = new Wire({
-    open: () => {
-      wire.send("EXTEND events chat");
-      wire.send(`WATCH ${name}`);
+  viewer.onFollow = (who) => (select.value = who || "");
+  select.onchange = () => viewer.follow(select.value || null);
+  const wire = spectate(name, viewer, {
+    onInfo: (fields) => {
+      info = fields;
+      showStatus(viewer.board.seats);
     },
-    block: (kind, rows) => {
-      if (kind === "VIEW" || kind === "MAP") drawMap(map, rows, world);
+    onSeats: (seats) => {
+      showStatus(seats);
+      const options = ["", ...seats.map((s) => s.name)];
+      if (select.dataset.names !== options.join("\n")) {
+        select.dataset.names = options.join("\n");
+        const chosen = select.value;
+        select.innerHTML = options.map((n) => `<option value="${escapeHtml(n)}">${n ? escapeHtml(n) : "nobody"}</option>`).join("");
+        select.value = chosen;
+      }
     },
-    line: (line) => {
-      const word = line.split(" ")[0];
-      if (word === "GAME") {
-        const info = gameStatus(line);
-        world = info.world || world;
-        status.innerHTML = `<b>${escapeHtml(info.world || "?")}</b> world · map <b>${escapeHtml(info.map || "?")}</b>
-          · ${escapeHtml(info.players || "0")} player(s) · ${escapeHtml(info.watchers || "0")} watching`;
-        return;
-      }
-      if (word === "EXTENDED") return;
-      if (word === "MESSAGE") {
-        appendLog(chat, line.slice(8));
-        return;
-      }
-      const who = /^(?:JOINED|LEFT|SAW) ([^:]+)/.exec(line);
-      if (who) {
-        if (word === "LEFT") players.delete(who[1]);
-        else players.add(who[1]);
-        showPlayers();
-      }
-      appendLog(log, line);
-    },
-    close: () => appendLog(log, "(the connection closed)"),
   });
-  current = () => wire.close();
+  current = { close: () => { wire.close(); viewer.board.destroy(); } };
 }
+
+// -- playing ------------------------------------------------------------------------------
 
 const MOVES = {
   ArrowUp: "N", ArrowDown: "S", ArrowLeft: "W", ArrowRight: "E",
@@ -256,19 +238,25 @@ function showPlay(name) {
   page.innerHTML = `<h1>Playing <span id="name"></span></h1>
     <div class="controls" id="join"><label>Your name <input id="player" maxlength="20"></label>
       <button id="start">Enter the dungeon</button></div>
-    <div class="status" id="status"></div><div class="status" id="battle"></div>
+    <div class="status" id="status"></div><div class="status" id="me"></div><div class="status" id="battle"></div>
     <div class="outcome" id="outcome"></div>
-    <div class="layout"><pre class="map" id="map" tabindex="0"></pre>
-      <div><div class="panel"><h2>Keys</h2><div class="keys">arrows: move · Home/PgUp/End/PgDn:
-      diagonal moves (baddies) · p: pick up · l: look · a then an arrow: attack (battle) ·
-      t: end turn (battle) · .: stay (rounds)</div></div>
-      <div class="panel"><h2>Replies</h2><pre class="log" id="log"></pre></div></div></div>`;
+    ${viewerHtml({ extra: `<div class="panel"><h2>Controls</h2><div class="pad">
+        <button data-key="Home">↖</button><button data-key="ArrowUp">↑</button><button data-key="PageUp">↗</button>
+        <button data-key="ArrowLeft">←</button><button data-key="p">pick up</button><button data-key="ArrowRight">→</button>
+        <button data-key="End">↙</button><button data-key="ArrowDown">↓</button><button data-key="PageDown">↘</button></div>
+        <div class="keys">arrows: move · Home/PgUp/End/PgDn: diagonals (baddies) · p: pick up · l: look ·
+        a then an arrow: attack (battle) · t: end turn (battle) · .: stay (rounds)</div>
+        <h2>Your view (LOOK)</h2><pre class="look" id="look" tabindex="0"></pre></div>
+      <div class="panel"><h2>Commands and replies</h2><pre class="log" id="log"></pre></div>` })}`;
   page.querySelector("#name").textContent = name;
   const input = page.querySelector("#player");
   input.value = "web" + Math.floor(Math.random() * 9000 + 1000);
-  const map = page.querySelector("#map"), log = page.querySelector("#log");
+  const log = page.querySelector("#log"), look = page.querySelector("#look");
   const status = page.querySelector("#status"), outcome = page.querySelector("#outcome");
-  let wire = null, world = "classic", attacking = false, over = false;
+  const mine = page.querySelector("#me");
+  const viewer = makeViewer();
+  let wire = null, watch = null, world = "?", attacking = false, over = false, player = null, goal = 0;
+  const pending = []; // commands sent and not yet answered, oldest first
   // The battle world's state, from its own lines: AP n, HP n, STARTTURN n, ENDTURN, TURN p,
   // HITMOD d and the NOTICE that says what the player carries.
   const battle = { hp: null, ap: null, turn: null, items: "nothing" };
@@ -289,72 +277,107 @@ function showPlay(name) {
     else return;
     showBattle();
   };
+  const showMine = (seats) => {
+    const me = seats.find((s) => s.name === player);
+    if (!me) return;
+    const extras = Object.entries(me)
+      .filter(([k]) => !["name", "row", "col", "gold", "moves"].includes(k) && (k !== "level" || viewer.players.levels > 1))
+      .map(([k, v]) => ` · ${escapeHtml(k.length === 2 ? k.toUpperCase() : k)} <b>${v}</b>`).join("");
+    mine.innerHTML = `<span class="swatch round" style="background:${colourOf(player)}"></span> you: gold <b id="my-gold">${me.gold}${goal > 0 ? ` of ${goal}` : ""}</b>
+      · moves <b>${me.moves}</b>${extras}`;
+  };
 
   const send = (line) => {
-    appendLog(log, "> " + line);
+    pending.push(line);
     wire.send(line);
+  };
+  const answered = (reply) => {
+    const command = pending.shift();
+    appendLog(log, command === undefined ? `  ${reply}` : `> ${command}  ⇒ ${reply}`);
   };
   const act = (command) => {
     if (over) return;
     send(command);
     send("LOOK");
   };
-  const onKey = (event) => {
-    if (!wire || over || event.target === input) return;
+  const press = (key) => {
+    if (!wire || over) return false;
     let command = null;
-    if (MOVES[event.key]) command = `${attacking ? "ATTACK" : "MOVE"} ${MOVES[event.key]}`;
-    else if (event.key === "p") command = "PICKUP";
-    else if (event.key === "l") command = "LOOK";
-    else if (event.key === "t") command = "ENDTURN";
-    else if (event.key === ".") command = "STAY";
-    else if (event.key === "a") {
+    if (MOVES[key]) command = `${attacking ? "ATTACK" : "MOVE"} ${MOVES[key]}`;
+    else if (key === "p") command = "PICKUP";
+    else if (key === "l") command = "LOOK";
+    else if (key === "t") command = "ENDTURN";
+    else if (key === ".") command = "STAY";
+    else if (key === "a") {
       attacking = true;
       status.dataset.attack = "1";
-      return;
+      return true;
     }
-    if (!command) return;
-    event.preventDefault();
+    if (!command) return false;
     attacking = false;
     if (command === "LOOK") send(command);
     else act(command);
+    return true;
   };
+  const onKey = (event) => {
+    if (event.target === input || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (press(event.key)) event.preventDefault();
+  };
+  for (const button of page.querySelectorAll(".pad button")) button.onclick = () => press(button.dataset.key);
 
   page.querySelector("#start").onclick = () => {
     page.querySelector("#join").style.display = "none";
-    const player = input.value.trim() || "web";
+    player = input.value.trim() || "web";
+    viewer.board.me = player;
+    viewer.players.me = player;
+    watch = spectate(name, viewer, {
+      onSeats: (seats) => {
+        showMine(seats);
+        if (!viewer.board.follow && seats.some((s) => s.name === player)) viewer.follow(player);
+      },
+      onInfo: () => {},
+    });
     wire = new Wire({
       open: () => {
-        wire.send("EXTEND events chat");
-        wire.send(`JOIN ${name}`); // answered with the GAME line, which names the world
+        send("EXTEND events chat");
+        send(`JOIN ${name}`); // answered with the GAME line, which names the world
         send(`HELLO ${player}`);
         send("LOOK");
-        map.focus();
+        look.focus();
       },
-      block: (kind, rows) => {
-        if (kind === "LOOKREPLY") drawMap(map, rows, world);
-        else appendLog(log, rows.join("\n"));
+      block: (kind, header, rows) => {
+        if (kind === "LOOKREPLY") {
+          look.textContent = rows.join("\n");
+          answered("LOOKREPLY " + rows.join(" "));
+        } else if (PUSHED.has(kind)) {
+          // (a player gets no VIEW; nothing to pair)
+        } else answered([header, ...rows].join("\n"));
       },
       line: (line) => {
         const word = line.split(" ")[0];
-        if (word === "GAME") {
-          const joined = world !== (gameStatus(line).world || world) || status.textContent === "";
-          world = gameStatus(line).world || world;
-          status.textContent = `${world} world · you are ${player}`;
-          if (joined && world === "battle") {
-            wire.send("HPGET");
-            wire.send("APGET");
+        if (PUSHED.has(word)) {
+          noteBattle(line);
+          const told = tellLine(line, goal);
+          if (told && word !== "SAW" && word !== "JOINED" && word !== "LEFT") appendLog(log, `  ${told.text}`);
+          if (word === "WIN" || word === "LOSE" || word === "BYE") {
+            over = true;
+            outcome.textContent = line;
+            appendLog(log, line);
           }
           return;
         }
-        if (word === "EXTENDED") return;
-        noteBattle(line);
-        appendLog(log, line);
-        if (word === "WIN" || word === "LOSE" || word === "BYE") {
-          over = true;
-          outcome.textContent = line;
-        } else if (word === "SAW" || word === "JOINED" || word === "LEFT") {
-          wire.send("LOOK"); // someone moved near us: look again (the reply redraws)
+        if (word === "GAME") {
+          world = gameFields(line).world || world;
+          status.innerHTML = `<b>${escapeHtml(world)}</b> world · you are <b>${escapeHtml(player)}</b>`;
+          if (world === "battle") {
+            send("HPGET");
+            send("APGET");
+          }
+        } else if (word === "GOLD") {
+          goal = Number(line.split(" ")[1]) || 0;
         }
+        noteBattle(line);
+        answered(line);
       },
       close: () => {
         over = true;
@@ -363,110 +386,289 @@ function showPlay(name) {
     });
   };
   document.addEventListener("keydown", onKey);
-  current = () => {
-    document.removeEventListener("keydown", onKey);
-    if (wire) wire.close();
+  current = {
+    close: () => {
+      document.removeEventListener("keydown", onKey);
+      if (wire) wire.close();
+      if (watch) watch.close();
+      viewer.board.destroy();
+    },
   };
 }
 
-async function showReplay(file) {
+// -- replays ------------------------------------------------------------------------------
+
+/** A replay's frames, read a page at a time (`?from=&count=`) and kept as they come. */
+class ReplayFrames {
+  constructor(file) {
+    this.file = file;
+    this.frames = [];
+    this.total = null;
+    this.meta = null;
+    this.loading = null;
+  }
+
+  url(from) {
+    return `/api/replays/${encodeURIComponent(this.file)}?from=${from}&count=${REPLAY_PAGE}`;
+  }
+
+  /** Read the frames from `from` (one page). A paging server says where the next page
+   * starts (`next`, `null` after the last frame), so the count is known once the last
+   * page is read; a server that does not page (no `next`) gives every frame at once. */
+  async load(from) {
+    const body = await getJSON(this.url(from));
+    if (!this.meta) this.meta = body;
+    const frames = body.frames || [];
+    const paged = body.next !== undefined;
+    const start = paged ? (Number.isInteger(body.from) ? body.from : from) : 0;
+    for (let i = 0; i < frames.length; i++) this.frames[start + i] = frames[i];
+    if (!paged) this.total = frames.length;
+    else if (body.next === null) this.total = start + frames.length;
+    return frames.length;
+  }
+
+  loaded() {
+    let n = 0;
+    while (this.frames[n]) n++;
+    return n;
+  }
+
+  /** The map rows (level 1 first) in effect at frame `at`: the latest drawn at or before it. */
+  levelsAt(at) {
+    let first = null, more = null;
+    for (let i = at; i >= 0 && (first === null || more === null); i--) {
+      const frame = this.frames[i];
+      if (!frame) break;
+      if (first === null && frame.view) first = frame.view;
+      if (more === null && frame.levels) more = frame.levels;
+    }
+    return [first || [], ...(more || [])];
+  }
+}
+
+async function showReplay(file, query) {
   page.innerHTML = `<h1>Replay <span id="name"></span></h1><div class="status" id="status">loading…</div>
-    <div class="controls"><button id="play">Play</button><button id="back">◀ Step</button>
-      <button id="step">Step ▶</button><label>speed <select id="speed">
-      <option value="1">1 step/s</option><option value="4" selected>4 steps/s</option>
-      <option value="10">10 steps/s</option><option value="30">30 steps/s</option></select></label>
-      <input type="range" id="slider" min="0" value="0"> <span id="where"></span></div>
-    <div class="layout"><pre class="map" id="map"></pre>
-      <div class="panel"><h2>What happened</h2><pre class="log" id="log"></pre></div></div>`;
+    <div class="controls replay-controls"><button id="play">▶ Play</button><button id="back">◀ Step</button>
+      <button id="step">Step ▶</button>
+      <label>speed <input id="speed" type="number" min="0.1" max="1000" step="any" value="4"> steps/s</label>
+      <input type="range" id="slider" min="0" value="0" aria-label="step">
+      <label>step <input id="jump" type="number" min="0" value="0"></label> <span id="where"></span>
+      <label>follow <select id="follow"><option value="">nobody</option></select></label>
+      <a id="link" href="#">link to this step</a> · <a id="download" download>download</a></div>
+    ${viewerHtml({ chat: false })}`;
   page.querySelector("#name").textContent = file;
-  let replay;
+  const source = new ReplayFrames(file);
   try {
-    replay = await getJSON(`/api/replays/${encodeURIComponent(file)}`);
+    await source.load(0);
   } catch (error) {
     page.querySelector("#status").textContent = `cannot show this replay: ${error.message}`;
     return;
   }
-  const frames = replay.frames;
-  const map = page.querySelector("#map"), log = page.querySelector("#log");
+  const replay = source.meta;
+  let index = 0, timer = null, closed = false;
+  const viewer = makeViewer({ onJump: (step) => { pause(); show(step); } });
   const slider = page.querySelector("#slider"), where = page.querySelector("#where");
-  const playButton = page.querySelector("#play");
+  const jump = page.querySelector("#jump"), speed = page.querySelector("#speed");
+  const playButton = page.querySelector("#play"), select = page.querySelector("#follow");
+  const link = page.querySelector("#link");
+  page.querySelector("#download").href = `/replays/${encodeURIComponent(file)}`;
+  const names = Object.values(replay.players || {});
   page.querySelector("#status").innerHTML = `<b>${escapeHtml(String(replay.world))}</b> world · map
     <b>${escapeHtml(String(replay.map))}</b> · seed ${escapeHtml(String(replay.seed))} · players:
-    ${escapeHtml(Object.values(replay.players).join(", ") || "none named")}`;
-  slider.max = String(frames.length - 1);
-  let index = 0, timer = null;
-  const show = (at) => {
-    index = Math.max(0, Math.min(frames.length - 1, at));
-    let view = null;
-    for (let i = index; i >= 0 && !view; i--) view = frames[i].view;
-    drawMap(map, view, replay.world);
-    log.textContent = frames.slice(Math.max(0, index - 200), index + 1).map((f) => f.text).join("\n");
-    log.scrollTop = log.scrollHeight;
+    ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}`;
+  select.innerHTML = `<option value="">nobody</option>` + names.map((n) => `<option>${escapeHtml(n)}</option>`).join("");
+  viewer.board.setTiles(tilesFromHelp(replay.notes || [])); // the world's HELP notes
+  viewer.players.goal = replay.goal || 0;
+  if (names.length) loadRatings(viewer, replay.world);
+
+  let told = 0; // frames whose events are in the list and the chart
+  let levelled = false; // whether the world has shown more than one level
+  const tellUpTo = (end) => {
+    for (; told < end && source.frames[told]; told++) {
+      const frame = source.frames[told];
+      if (frame.levels && frame.levels.length) levelled = true;
+      for (const event of frame.events || []) viewer.events.add(told, event);
+      viewer.chart.add(told, frame.players || []);
+    }
+    viewer.chart.last = Math.max(viewer.chart.last, (source.total || source.loaded()) - 1);
+  };
+  const count = () => source.total ?? source.loaded();
+  const updateLink = () => {
+    const params = new URLSearchParams({ step: String(index) });
+    if (viewer.board.follow) params.set("follow", viewer.board.follow);
+    const hash = `#/replay/${encodeURIComponent(file)}?${params}`;
+    link.href = hash;
+    history.replaceState(null, "", hash);
+  };
+  const show = async (at, { animate = false } = {}) => {
+    const last = Math.max(0, count() - 1);
+    index = Math.max(0, Math.min(last, at));
+    if (!source.frames[index]) {
+      await source.load(Math.floor(index / REPLAY_PAGE) * REPLAY_PAGE);
+      if (closed) return;
+    }
+    const frame = source.frames[index];
+    if (!frame) return;
+    viewer.board.duration = timer ? Math.min(180, 800 / Number(speed.value || 4)) : 180;
+    viewer.board.setLevels(source.levelsAt(index), frame.cell || 1);
+    viewer.board.setSeats(frame.players || [], { animate });
+    viewer.players.show(frame.players || []);
+    viewer.events.mark(index);
+    viewer.chart.marker = index;
+    viewer.chart.draw();
+    slider.max = String(last);
     slider.value = String(index);
-    where.textContent = `step ${index} of ${frames.length - 1} · round ${frames[index].round}`;
+    jump.max = String(last);
+    jump.value = String(index);
+    const followed = viewer.board.follow ? viewer.board.seatOf(viewer.board.follow) : null;
+    where.textContent = `step ${index} of ${last} · round ${frame.round}` +
+      (followed && (levelled || viewer.board.levels.length > 1) ? ` · ${viewer.board.follow} on level ${followed.level}` : "") +
+      (source.total === null ? " · reading…" : "");
+    where.dataset.step = String(index);
+    updateLink();
   };
   const pause = () => {
-    clearInterval(timer);
+    clearTimeout(timer);
     timer = null;
-    playButton.textContent = "Play";
+    playButton.textContent = "▶ Play";
+  };
+  const tick = async () => {
+    if (index >= count() - 1) return pause();
+    await show(index + 1, { animate: true });
+    if (timer) timer = setTimeout(tick, 1000 / Math.max(0.1, Number(speed.value) || 4));
   };
   const play = () => {
-    if (index >= frames.length - 1) show(0);
-    const speed = Number(page.querySelector("#speed").value);
-    timer = setInterval(() => (index >= frames.length - 1 ? pause() : show(index + 1)), 1000 / speed);
-    playButton.textContent = "Pause";
+    if (index >= count() - 1) show(0);
+    playButton.textContent = "❚❚ Pause";
+    timer = setTimeout(tick, 0);
   };
   playButton.onclick = () => (timer ? pause() : play());
-  page.querySelector("#step").onclick = () => { pause(); show(index + 1); };
+  page.querySelector("#step").onclick = () => { pause(); show(index + 1, { animate: true }); };
   page.querySelector("#back").onclick = () => { pause(); show(index - 1); };
-  page.querySelector("#speed").onchange = () => { if (timer) { pause(); play(); } };
   slider.oninput = () => { pause(); show(Number(slider.value)); };
-  show(0);
-  current = pause;
+  jump.onchange = () => { pause(); show(Number(jump.value)); };
+  viewer.onFollow = (name) => {
+    select.value = name || "";
+    show(index);
+  };
+  select.onchange = () => viewer.follow(select.value || null);
+  viewer.board.onLevel = () => show(index);
+
+  // Read the rest a page at a time, telling each page's events as it comes.
+  const readRest = async () => {
+    tellUpTo(source.loaded());
+    while (!closed && (source.total === null || source.loaded() < source.total)) {
+      const got = await source.load(source.loaded());
+      tellUpTo(source.loaded());
+      if (!got) break;
+    }
+    if (!closed) {
+      tellUpTo(source.loaded());
+      viewer.chart.draw();
+      viewer.events.mark(index);
+      show(index);
+    }
+  };
+  const reading = readRest().catch((error) => (page.querySelector("#status").textContent += ` (reading failed: ${error.message})`));
+  const wanted = query.get("follow");
+  if (wanted) viewer.follow(wanted);
+  const first = Number(query.get("step") || 0);
+  if (first >= source.loaded()) await reading;
+  await show(first);
+  current = {
+    file,
+    close: () => { closed = true; pause(); viewer.board.destroy(); },
+    jump: (params) => {
+      if (params.get("follow") !== null && params.get("follow") !== (viewer.board.follow || "")) viewer.follow(params.get("follow"));
+      if (params.get("step") !== null) { pause(); show(Number(params.get("step"))); }
+    },
+  };
+}
+
+// -- leaderboards and players ---------------------------------------------------------------
+
+function bestsHtml(bests, { showName = true } = {}) {
+  return bests.map((group) => `<h2 class="map-title">${escapeHtml(group.world ? group.world + " · " : "")}map ${escapeHtml(group.map)}</h2>
+    <div class="scroll"><table class="bests"><thead><tr><th>#</th>${showName ? "<th>name</th>" : ""}<th>moves</th><th>gold</th>
+    ${group.results.some((r) => r.health !== null && r.health !== undefined) ? "<th>starting health</th>" : ""}<th>when</th></tr></thead><tbody>
+    ${group.results.map((r) => `<tr><td>${r.rank}</td>${showName ? `<td><a href="#/player/${encodeURIComponent(r.name)}">${escapeHtml(r.name)}</a></td>` : ""}
+      <td>${r.moves}</td><td>${r.gold}</td>${group.results.some((x) => x.health !== null && x.health !== undefined) ? `<td>${r.health ?? "least"}</td>` : ""}
+      <td>${escapeHtml(String(r.ended_at || "").slice(0, 16).replace("T", " "))}</td></tr>`).join("")}</tbody></table></div>`).join("");
 }
 
 async function showLeaderboard(world) {
   const query = world ? `?world=${encodeURIComponent(world)}` : "";
   const response = await fetch(`/api/leaderboard${query}`, { cache: "no-store" });
   const body = await response.json();
+  const worlds = body.worlds || ["classic", "crawler", "baddies", "knight", "battle"];
   page.innerHTML = `<h1>Leaderboard <span id="world"></span></h1><div class="controls">
-    <label>world <select id="worlds">${["classic", "crawler", "baddies", "knight", "battle"]
-      .map((w) => `<option${w === body.world ? " selected" : ""}>${w}</option>`)
-      .join("")}</select></label></div><div id="standings"></div>`;
+    <label>world <select id="worlds">${worlds
+      .map((w) => `<option${w === body.world ? " selected" : ""}>${escapeHtml(w)}</option>`)
+      .join("")}</select></label></div>
+    <h2>Ratings</h2><div id="standings"></div><h2>Best results per map</h2><div id="bests"></div>`;
   page.querySelector("#world").textContent = body.world || "";
   page.querySelector("#worlds").onchange = (event) => {
     location.hash = `#/leaderboard/${event.target.value}`;
   };
-  const standings = page.querySelector("#standings");
+  const standings = page.querySelector("#standings"), bests = page.querySelector("#bests");
   if (!response.ok) {
     standings.textContent = body.error;
     return;
   }
-  if (!body.standings.length) {
-    standings.textContent = "No rated games in this world yet.";
-    return;
-  }
-  standings.innerHTML = `<table><thead><tr><th>#</th><th>name</th><th>rating</th><th>μ</th>
+  if (!body.standings.length) standings.textContent = "No rated games in this world yet (two or more named players make a rated game).";
+  else {
+    standings.innerHTML = `<div class="scroll"><table><thead><tr><th>#</th><th>name</th><th>rating</th><th>μ</th>
     <th>σ</th><th>games</th><th>wins</th></tr></thead><tbody>${body.standings
       .map(
-        (s) => `<tr><td>${s.rank}</td><td>${escapeHtml(s.name)}</td><td>${s.rating.toFixed(2)}</td>
+        (s) => `<tr><td>${s.rank}</td><td><a href="#/player/${encodeURIComponent(s.name)}">${escapeHtml(s.name)}</a></td><td>${s.rating.toFixed(2)}</td>
         <td>${s.mu.toFixed(2)}</td><td>${s.sigma.toFixed(2)}</td><td>${s.games}</td><td>${s.wins}</td></tr>`,
       )
-      .join("")}</tbody></table>`;
+      .join("")}</tbody></table></div>`;
+  }
+  const groups = body.bests || [];
+  bests.innerHTML = groups.length ? bestsHtml(groups) : "No solo wins in this world yet.";
+}
+
+async function showPlayer(name) {
+  const body = await getJSON(`/api/players/${encodeURIComponent(name)}`);
+  page.innerHTML = `<h1>Player <span id="who"></span></h1>
+    <h2>Ratings</h2><div id="ratings"></div><h2>Best results</h2><div id="bests"></div>
+    <h2>Games</h2><div id="history"></div>`;
+  page.querySelector("#who").textContent = body.name;
+  page.querySelector("#ratings").innerHTML = body.ratings.length
+    ? `<div class="scroll"><table><thead><tr><th>world</th><th>rank</th><th>rating</th><th>games</th><th>wins</th></tr></thead><tbody>${body.ratings
+        .map((r) => `<tr><td><a href="#/leaderboard/${encodeURIComponent(r.world)}">${escapeHtml(r.world)}</a></td><td>${r.rank}</td><td>${r.rating.toFixed(2)}</td><td>${r.games}</td><td>${r.wins}</td></tr>`)
+        .join("")}</tbody></table></div>`
+    : "No rated games yet.";
+  page.querySelector("#bests").innerHTML = body.bests.length ? bestsHtml(body.bests) : "No solo wins yet.";
+  page.querySelector("#history").innerHTML = body.games.length
+    ? `<div class="scroll"><table><thead><tr><th>ended</th><th>world</th><th>map</th><th>game</th><th>outcome</th><th>gold</th><th>moves</th><th>rating change</th></tr></thead><tbody>${body.games
+        .map((g) => `<tr><td>${escapeHtml(String(g.ended_at).slice(0, 16).replace("T", " "))}</td><td>${escapeHtml(g.world)}</td><td>${escapeHtml(String(g.map ?? "default"))}</td>
+          <td>${escapeHtml(g.game)}</td><td class="outcome-${escapeHtml(g.outcome)}">${escapeHtml(g.outcome)}</td><td>${g.gold}</td><td>${g.moves}</td>
+          <td>${g.mu_after !== null && g.mu_before !== null ? (g.mu_after - g.mu_before).toFixed(2) : ""}</td></tr>`)
+        .join("")}</tbody></table></div>`
+    : "No games yet.";
 }
 
 // -- routing ------------------------------------------------------------------------------
 
 async function route() {
-  leavePage();
-  const [, kind, arg] = location.hash.match(/^#\/([a-z]*)\/?(.*)$/) || [];
+  const [path, search] = location.hash.split("?");
+  const [, kind, arg] = path.match(/^#\/([a-z]*)\/?(.*)$/) || [];
   const name = decodeURIComponent(arg || "");
+  const query = new URLSearchParams(search || "");
+  if (kind === "replay" && current && current.file === name && current.jump) {
+    current.jump(query); // a link within the replay shown: move there, keep what is read
+    return;
+  }
+  leavePage();
   try {
     if (kind === "watch" && name) showWatch(name);
     else if (kind === "play" && name) showPlay(name);
-    else if (kind === "replay" && name) await showReplay(name);
+    else if (kind === "replay" && name) await showReplay(name, query);
     else if (kind === "replays") await showReplays();
     else if (kind === "leaderboard") await showLeaderboard(name);
+    else if (kind === "player" && name) await showPlayer(name);
     else await showGames();
   } catch (error) {
     page.innerHTML = `<p>Something went wrong: ${escapeHtml(String(error.message || error))}</p>`;

@@ -246,3 +246,64 @@ async def test_a_player_who_disconnects_with_gold_drops_it(
     ]
     assert await alice.ask("MOVE W") == ["SUCCESS"]
     assert await alice.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
+
+
+async def test_a_player_who_acts_but_never_ends_its_turn_is_removed_as_a_staller(
+    start_server: StartServer,
+    write_map: Callable[[str], str],
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    # A turn counts as played only when it ends before its time (ENDTURN, its points
+    # spent, an attack): a PICKUP that changes nothing each turn, then silence until
+    # the clock runs out, must not hold every turn to its limit for ever (issue 28).
+    server = await start_server(
+        world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
+    )
+    active, staller = await Peer.connect(server.port), await Peer.connect(server.port)
+    assert await active.ask("EXTEND events") == ["EXTENDED events"]
+    assert await active.ask("HELLO ada") == ["STARTTURN 6"]
+    assert await active.read_line() == "GOLD 1"
+    assert await staller.ask("HELLO bob") == ["GOLD 1"]
+    assert await active.read_line() == "JOINED bob"
+    for turn in range(2):
+        assert await active.ask("ENDTURN") == ["SUCCESS"]
+        assert await active.read_lines(2) == ["ENDTURN", "TURN bob"]
+        # Off its turn a classic client's action waits for the turn, then is played.
+        assert (await staller.ask("PICKUP"))[0].startswith(("FAIL", "SUCCESS"))
+        if turn == 0:
+            line = await active.read_line()
+            while line != "STARTTURN 6":  # what ada saw of bob's turn, then hers again
+                line = await active.read_line()
+    assert (
+        await staller.read_to_end() == b"BYE removed from the game after missing 2 turns in a row\n"
+    )
+    assert server.lobby.default.world.turn is not None
+
+
+async def test_a_player_who_ends_each_turn_in_time_is_never_removed(
+    start_server: StartServer,
+    write_map: Callable[[str], str],
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    server = await start_server(
+        world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
+    )
+    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    for peer, name in ((first, "ada"), (second, "bob")):
+        assert await peer.ask("EXTEND events") == ["EXTENDED events"]
+        await peer.send(f"HELLO {name}\n")
+
+    async def read_until(peer: Peer, wanted: str) -> None:
+        while await peer.read_line() != wanted:
+            pass
+
+    # Turns alternate; each player lets every other one of its turns run out, so it
+    # never misses two in a row, and each turn it ends in time clears the count.
+    for turn in range(8):
+        peer = (first, second)[turn % 2]
+        await read_until(peer, "STARTTURN 6")
+        if turn % 4 < 2:
+            await peer.send("ENDTURN\n")
+            await read_until(peer, "SUCCESS")
+    await read_until(first, "STARTTURN 6")
+    assert set(server.lobby.default.players) == {1, 2}
