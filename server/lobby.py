@@ -37,7 +37,6 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-import collections
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -61,8 +60,10 @@ from .game import Game
 from .outbox import Outbox
 from .ratelimit import TokenBucket
 from .replay import ReplayShelf
+from .seating import DEFAULT_GAME, Seating
 
-DEFAULT_GAME = "default"
+__all__ = ["DEFAULT_GAME", "Lobby"]
+
 log = structlog.get_logger("server.lobby")
 
 
@@ -117,15 +118,11 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
-        self._playing: dict[Outbox, Game] = {}
-        """Who plays in a game other than the default one (see :meth:`game_for`)."""
-        self._watching: dict[Outbox, Game] = {}
-        self._seated: dict[str, collections.Counter[str]] = {}
-        """For each client address, how many of its clients play in or watch each game
-        (by name): what ``max_games_per_address`` counts, without a look at every client."""
+        self._seating = seating = Seating(config.max_games_per_address)
+        # Who plays in a game other than the default one (see game_for), who watches one.
+        self._playing, self._watching = seating.playing, seating.watching
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
-        self._creators: dict[str, str] = {}  # created game (or one being built) -> address
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -207,9 +204,9 @@ class Lobby:
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
             del self.games[game.name]
-            self._creators.pop(game.name, None)
+            self._seating.creators.pop(game.name, None)
         for client in [client for client, place in self._playing.items() if place is game]:
-            self._unseat(self._playing, client)  # its players go back to the default game
+            self._seating.unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
             owned = self._owned.get(game.owner)
             if owned is not None:
@@ -313,8 +310,8 @@ class Lobby:
     def leave(self, client: Outbox, why: str) -> None:
         """``client`` stops playing or watching, whichever it does (``why``: for the
         others and the record: ``quit``, ``disconnected``, ``moved``...)."""
-        (self._unseat(self._playing, client) or self.default).leave(client, why)
-        watched = self._unseat(self._watching, client)
+        (self._seating.unseat(self._playing, client) or self.default).leave(client, why)
+        watched = self._seating.unseat(self._watching, client)
         if watched is not None:
             watched.unwatch(client)
 
@@ -325,9 +322,9 @@ class Lobby:
         self.leave(new, "moved")
         if not game.resume(old, new):
             return None
-        self._unseat(self._playing, old)
+        self._seating.unseat(self._playing, old)
         if game is not self.default:
-            self._seat(self._playing, new, game)
+            self._seating.seat(self._playing, new, game)
         return game
 
     def _find(self, client: Outbox, name: str) -> Game | None:
@@ -336,47 +333,6 @@ class Lobby:
             client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
-    def _seat(self, where: dict[Outbox, Game], client: Outbox, game: Game) -> None:
-        """``client`` plays in (``where`` is ``_playing``) or watches ``game``."""
-        self._unseat(where, client)
-        where[client] = game
-        self._seated.setdefault(client.address, collections.Counter())[game.name] += 1
-
-    def _unseat(self, where: dict[Outbox, Game], client: Outbox) -> Game | None:
-        """``client`` no longer plays in (or watches) the game it did; that game."""
-        game = where.pop(client, None)
-        if game is not None:
-            seated = self._seated[client.address]
-            seated[game.name] -= 1
-            if not seated[game.name]:
-                del seated[game.name]
-                if not seated:
-                    del self._seated[client.address]
-        return game
-
-    def _held(self, address: str, *, but: Outbox | None = None) -> set[str]:
-        """The created games the clients of ``address`` hold (see the module docstring),
-        ``but``'s seat aside (a client that joins another game gives up its own)."""
-        created = {name for name, creator in self._creators.items() if creator == address}
-        seated = self._seated.get(address, collections.Counter())
-        held = created | {name for name in seated if name != DEFAULT_GAME}
-        own = None if but is None else self._watching.get(but) or self._playing.get(but)
-        if own is not None and seated[own.name] == 1 and own.name not in created:
-            held.discard(own.name)
-        return held
-
-    def _share_refusal(self, client: Outbox, game: str | None = None) -> str | None:
-        """Why ``client`` may not hold one game more (``game``, or a new one)."""
-        if game == DEFAULT_GAME:
-            return None
-        share = self.config.max_games_per_address
-        held = self._held(client.address, but=None if game is None else client)
-        if game in held or len(held) < share:
-            return None
-        return (
-            f"your address holds {len(held)} games already (max_games_per_address); leave one first"
-        )
-
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
@@ -384,7 +340,7 @@ class Lobby:
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
-        share = self._share_refusal(client)
+        share = self._seating.refusal(client)
         if share is not None:
             return share
         owned = len(self._owned.get(client.id, ()))
@@ -431,7 +387,7 @@ class Lobby:
         done = trio.Event()
         self._building.add(command.game)
         self._owned.setdefault(client.id, set()).add(command.game)
-        self._creators[command.game] = client.address
+        self._seating.creators[command.game] = client.address
         client.wait_for(done)
         assert self._nursery is not None
         self._nursery.start_soon(self._build_created, client, command, plugin, done)
@@ -464,11 +420,11 @@ class Lobby:
                 owned.discard(name)
             done.set()
         if reply is not None:
-            self._creators.pop(name, None)
+            self._seating.creators.pop(name, None)
             client.send(reply)
             return
         if client.closed:
-            self._creators.pop(name, None)
+            self._seating.creators.pop(name, None)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -497,7 +453,7 @@ class Lobby:
         if game.full():
             client.send(Error(f"the game {name} is full ({game.limit} players)"))
             return
-        share = self._share_refusal(client, name)
+        share = self._seating.refusal(client, name)
         if share is not None:
             client.send(Error(share))
             return
@@ -515,7 +471,7 @@ class Lobby:
             client.send(Error(f"the game {name} failed as you joined (a server bug)"))
             return
         if game is not self.default:
-            self._seat(self._playing, client, game)
+            self._seating.seat(self._playing, client, game)
         client.send(game.info())
 
     def _watch(self, client: Outbox, name: str) -> None:
@@ -526,10 +482,10 @@ class Lobby:
         if refusal is not None:
             client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
             return
-        share = self._share_refusal(client, name)
+        share = self._seating.refusal(client, name)
         if share is not None:
             client.send(Error(share))
             return
         self.leave(client, "moved")
-        self._seat(self._watching, client, game)
+        self._seating.seat(self._watching, client, game)
         game.watch(client)
