@@ -12,13 +12,13 @@ ladder's commands with an error; otherwise:
   token once, the store keeps its argon2 hash; the connection is then logged in.
   ``LOGIN <name> <token>`` logs in. Hashing and checking run in worker threads.
 * **Limits.** Each argon2 hash takes 64 MiB and a core for tens of milliseconds, so
-  hashes have threads of their own: at most ``hash_threads`` at once (the memory
-  hashing may take is ``hash_threads`` × 64 MiB), and at most ``max_hash_queue``
-  commands waiting for one; past that a ``REGISTER`` or ``LOGIN`` is refused at once
-  with an ``ERROR`` that says to retry. One address may send ``login_burst``
-  ``REGISTER``/``LOGIN`` at once and ``login_rate`` a second, and claim
-  ``register_burst`` names at once and ``register_per_hour`` an hour; each refusal is
-  an ``ERROR`` naming the setting. Nothing is hashed for a refused command.
+  hashes have threads of their own (:mod:`server.login_limits`): at most
+  ``hash_threads`` at once (the memory hashing may take is ``hash_threads`` × 64 MiB),
+  and at most ``max_hash_queue`` commands waiting for one; past that a ``REGISTER`` or
+  ``LOGIN`` is refused at once with an ``ERROR`` that says to retry. One address may
+  send ``login_burst`` ``REGISTER``/``LOGIN`` at once and ``login_rate`` a second, and
+  claim ``register_burst`` names at once and ``register_per_hour`` an hour; each
+  refusal is an ``ERROR`` naming the setting. Nothing is hashed for a refused command.
 * ``HELLO <name>`` of a claimed name is refused unless the connection logged in as it,
   and so are ``HELLO`` and ``REGISTER`` of a name that only looks like a claimed one
   (:func:`records.names.lookalike_keys`: case, confusable letters, compatibility
@@ -36,7 +36,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import ClassVar, Final, Protocol, TypeVar, TypeVarTuple, cast
+from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import structlog
 import trio
@@ -59,8 +59,8 @@ from records.writer import RecordWriter, StoreUnavailable
 
 from .config import ServerConfig
 from .lobby import Lobby
+from .login_limits import Allowances, HashBusy, HashGate
 from .outbox import Outbox
-from .ratelimit import TokenBucket
 
 __all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
 
@@ -78,9 +78,6 @@ AUTO: Final = "auto"
 records when there are no replays)."""
 FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
-FORGET_ADDRESSES_PAST: Final = 1024
-"""Addresses whose allowances are kept before those that refilled are forgotten."""
-
 log = structlog.get_logger("server.ladder")
 
 
@@ -93,61 +90,6 @@ class Claimant(Outbox, Protocol):
     def took_over(self, old: Claimant) -> None:
         """This client now plays ``old``'s player (it logged in as its name)."""
         ...
-
-
-class HashBusy(Exception):
-    """Every hashing thread is busy and ``max_hash_queue`` commands wait already."""
-
-
-_Args = TypeVarTuple("_Args")
-_Result = TypeVar("_Result")
-
-
-class HashGate:
-    """The threads argon2 runs in: ``threads`` at once, ``queue`` more waiting, the rest
-    refused with :class:`HashBusy` (before anything is hashed)."""
-
-    def __init__(self, threads: int, queue: int) -> None:
-        self.limiter = trio.CapacityLimiter(threads)
-        self.most = threads + queue
-        self.pending = 0
-        """Hashes running or waiting for a thread."""
-
-    def check(self) -> None:
-        """Raise :class:`HashBusy` if a hash asked for now would be refused."""
-        if self.pending >= self.most:
-            raise HashBusy
-
-    async def run(self, work: Callable[[*_Args], _Result], *args: *_Args) -> _Result:
-        """``work(*args)`` in a hashing thread, once one is free; raises :class:`HashBusy`
-        at once if ``queue`` calls wait already."""
-        self.check()
-        self.pending += 1
-        try:
-            return await trio.to_thread.run_sync(work, *args, limiter=self.limiter)
-        finally:
-            self.pending -= 1
-
-
-class Allowances:
-    """A token bucket per client address, forgotten once it has refilled."""
-
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self._buckets: dict[str, TokenBucket] = {}
-
-    def take(self, address: str) -> bool:
-        """Spend one of ``address``'s tokens if it has one."""
-        buckets = self._buckets
-        bucket = buckets.get(address)
-        if bucket is None:
-            if len(buckets) >= FORGET_ADDRESSES_PAST:
-                # Bounded by the addresses active lately, not by every address ever seen.
-                for known in [a for a, b in buckets.items() if b.full()]:
-                    del buckets[known]
-            bucket = buckets[address] = TokenBucket(self.rate, self.burst)
-        return bucket.take()
 
 
 def records_url(config: ServerConfig) -> str | None:
