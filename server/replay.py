@@ -52,8 +52,8 @@ alone is larger), and the files being written together at most ``keep_bytes``; t
 oldest finished files are deleted to make room as live ones grow. A replay that
 reaches either limit gets a ``truncated`` line, one ``replay truncated`` log event,
 and nothing more; its game plays on. A re-run
-(:func:`rerun`) feeds the same calls to a fresh world from the same plugin, so
-the same header and records give the same events.
+(:func:`server.replay_reader.rerun`) feeds the same calls to a fresh world from the
+same plugin, so the same header and records give the same events.
 """
 
 from __future__ import annotations
@@ -62,9 +62,7 @@ import contextlib
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from io import TextIOWrapper
@@ -73,27 +71,20 @@ from typing import Any, Final
 
 import structlog
 
-from protocol.commands import Command, Move, parse_command
+from protocol.commands import Move
 from protocol.direction import Direction
-from protocol.errors import RemoteProtocolError
-from worlds.api import Action, Event, PlayerId, PlayerKind, World, WorldPlugin
+from worlds.api import Action, PlayerId, PlayerKind, World, WorldPlugin
 from worlds.limits import OPERATOR_LIMITS
-from worlds.turns import TurnBasedWorld
 
 from .ratelimit import TokenBucket
 
 __all__ = [
     "FORMAT_VERSION",
-    "Replay",
     "ReplayError",
     "ReplayShelf",
     "ReplayWriter",
-    "Step",
     "header_for",
-    "open_world",
-    "read_replay",
-    "replay_steps",
-    "rerun",
+    "view_digest",
 ]
 
 FORMAT_VERSION: Final = 1
@@ -480,103 +471,3 @@ class ReplayWriter:
             self._file = None
         if self.path is not None:
             self._shelf.closed(self.path)
-
-
-# -- reading and re-running -------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    """A replay file, read: its header and every record after it."""
-
-    header: dict[str, Any]
-    records: list[dict[str, Any]]
-
-
-def read_replay(path: str | Path) -> Replay:
-    """Read a replay; a last line cut short (the server was killed) is left out."""
-    try:
-        text = Path(path).read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ReplayError(f"{path}: cannot read the file: {error}") from None
-    lines = text.splitlines()
-    records = []
-    for number, line in enumerate(lines, 1):
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:
-            if number == len(lines) and not text.endswith("\n"):
-                break
-            raise ReplayError(f"{path}:{number}: not a JSON line") from None
-        if not isinstance(record, dict):
-            raise ReplayError(f"{path}:{number}: not a JSON object")
-        records.append(record)
-    if not records or records[0].get("replay") != FORMAT_VERSION:
-        raise ReplayError(f"{path}: not a replay file of format {FORMAT_VERSION}")
-    return Replay(records[0], records[1:])
-
-
-def open_world(replay: Replay, plugin: WorldPlugin) -> World:
-    """A fresh world as the recorded game began, checked against the recorded view."""
-    header = replay.header
-    if plugin.name != header.get("world"):
-        raise ReplayError(f"the replay is of the {header.get('world')} world, not {plugin.name}")
-    spec, seed = header.get("map"), int(header.get("seed", 0))
-    files = header.get("map_files")
-    if spec is not None and not isinstance(spec, str):
-        raise ReplayError(f"the replay's map is not a map spec: {spec!r}")
-    if files:
-        if spec is None:
-            raise ReplayError("the replay records map files but no map spec")
-        with tempfile.TemporaryDirectory(prefix="dod-replay-") as folder:
-            for name, content in files.items():
-                (Path(folder) / Path(name).name).write_text(content, "utf-8")
-            world = plugin.open(str(Path(folder) / Path(spec).name), seed=seed)
-    else:
-        world = plugin.open(spec, seed=seed)
-    if "view" in header and list(world.render(None)) != header["view"]:
-        raise ReplayError("the map differs from the one the game was recorded on")
-    if "view_sha256" in header and view_digest(world.render(None)) != header["view_sha256"]:
-        raise ReplayError("the map differs from the one the game was recorded on")
-    return world
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One record re-played, and the events the world answered with."""
-
-    record: dict[str, Any]
-    events: list[Event]
-
-
-def _action(text: str) -> Action:
-    try:
-        command: Command | None = parse_command(text)
-    except RemoteProtocolError as error:
-        raise ReplayError(f"bad action {text!r}: {error}") from None
-    if not isinstance(command, Action):
-        raise ReplayError(f"bad action {text!r}")
-    return command
-
-
-def rerun(replay: Replay, world: World) -> Iterator[Step]:
-    """Feed every record to ``world`` (from :func:`open_world`), one step at a time."""
-    return replay_steps(replay.records, world)
-
-
-def replay_steps(records: Iterable[dict[str, Any]], world: World) -> Iterator[Step]:
-    """Feed ``records`` (a replay's, after its header, read as they come) to ``world``."""
-    for record in records:
-        if "actions" in record:
-            actions = [(int(player), _action(text)) for player, text in record["actions"]]
-            yield Step(record, world.resolve(actions))
-        elif "join" in record:
-            yield Step(record, world.join(int(record["join"]), PlayerKind(record["kind"])))
-        elif "leave" in record:
-            yield Step(record, world.leave(int(record["leave"])))
-        elif "timeout" in record:
-            if not isinstance(world, TurnBasedWorld):
-                raise ReplayError("a turn timed out in a world without turns")
-            yield Step(record, world.time_out(int(record["timeout"])))
-        else:
-            yield Step(record, [])

@@ -20,7 +20,8 @@ from worlds.registry import UnknownWorld, load_plugin
 from worlds.turns import Defeated, HitPointsChanged, TurnStarted
 
 from .render import result_reply
-from .replay import ReplayError, Step, open_world, read_replay, rerun
+from .replay import ReplayError
+from .replay_reader import Step, open_world, read_replay, rerun
 
 CLEAR = "\x1b[H\x1b[2J"
 

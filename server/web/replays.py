@@ -28,8 +28,9 @@ from typing import IO, Any, Final
 
 from worlds.registry import UnknownWorld, load_plugin
 
-from ..replay import FORMAT_VERSION, SUFFIX, Replay, ReplayError, Step, open_world, replay_steps
+from ..replay import FORMAT_VERSION, SUFFIX, ReplayError
 from ..replay_cli import describe
+from ..replay_reader import Replay, Step, open_world, replay_steps
 from .telling import FrameTeller
 
 MAX_PAGE_FRAMES: Final = 500

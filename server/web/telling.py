@@ -31,7 +31,7 @@ from worlds.api import (
 from worlds.turns import Attacked, Defeated, HitPointsChanged
 
 from ..board import scene_of
-from ..replay import Step
+from ..replay_reader import Step
 
 __all__ = ["FrameTeller", "tell"]
 

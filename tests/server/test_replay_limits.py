@@ -12,7 +12,8 @@ import trio
 import trio.testing
 
 from protocol.commands import Stay
-from server.replay import ReplayShelf, ReplayWriter, open_world, read_replay, rerun
+from server.replay import ReplayShelf, ReplayWriter
+from server.replay_reader import open_world, read_replay, rerun
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from server.replay import read_replay
+from server.replay_reader import read_replay
 
 from ..helpers import Peer
 from .conftest import StartGameServer

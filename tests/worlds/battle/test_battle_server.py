@@ -12,7 +12,7 @@ import trio.testing
 
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
-from server.replay import open_world, read_replay, rerun
+from server.replay_reader import open_world, read_replay, rerun
 
 from ...conftest import StartServer
 from ...helpers import Peer
