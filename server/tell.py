@@ -2,10 +2,12 @@
 
 What a caller may rely on:
 
-* Each event goes, in order, to whom it concerns: the actor's reply to its action
-  (not to a player whose action was a stay for lack of one: it sent no command),
-  ``WIN`` and ``LOSE`` to who escaped, died or was defeated, notices and turn
-  pushes to listeners (``EXTEND events``).
+* Each event goes, in order, to whom it concerns, as :data:`server.render.TELLINGS`
+  declares it: the actor's reply to its action (not to a player whose action was a
+  stay for lack of one: it sent no command), ``WIN`` and ``LOSE`` to who escaped,
+  died or was defeated, notices and turn pushes to listeners (``EXTEND events``).
+* A turn that ends in time (:class:`~worlds.turns.TurnEnded`, not missed) clears its
+  player's count of missed turns (:meth:`~server.table.Table.played_in_time`).
 * ``SAW`` goes to each listener who witnessed another's action: the world decides
   who did (:meth:`worlds.api.World.witnesses`); a spectator sees everything.
 """
@@ -33,8 +35,6 @@ def events(
     each, in order."""
     players = game.players
     listeners = game.crowd.listeners
-    push = game.crowd.push
-    labels = game.label
     tellings = TELLINGS
     index = 0
     for event in happened:
@@ -50,6 +50,7 @@ def events(
             index += 1
             continue
         player = event.player
+        labels = game.label
         if isinstance(event, TurnEnded) and not event.missed and player is not None:
             # Only a turn that ends before its time counts as played: an action that
             # leaves the turn open (a PICKUP of nothing) must not reset the count, or
@@ -58,14 +59,14 @@ def events(
         if told.to_player is not None:
             line = told.to_player(event, labels)
             if player is None:
-                push(line)
+                game.crowd.push(line)
             else:
                 client = players.get(player)
                 if client is not None and client in listeners:
                     client.push(line)
         if told.to_others is not None and listeners:
             actor = players.get(player) if player is not None else None
-            push(told.to_others(event, labels), but=actor)
+            game.crowd.push(told.to_others(event, labels), but=actor)
         if told.ends is not None and player is not None:
             ending = told.ends(event, labels)
             game.finish(player, ending.final, ending.outcome, **ending.details())
