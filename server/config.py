@@ -56,6 +56,21 @@ class ConfigError(ValueError):
     """A setting's value is refused; the message names the setting and where it came from."""
 
 
+def _utf8_name(text: str) -> None:
+    """Refuse a name that is not UTF-8 (a file name in Latin-1, as the file system and
+    ``sys.argv`` hand it over): a game shows its map's name to every client, the web
+    page and the records, which all carry UTF-8 only."""
+    raw = os.fsencode(text)
+    try:
+        raw.decode()
+    except UnicodeDecodeError as error:
+        shown = raw.decode("utf-8", "backslashreplace")
+        raise ValueError(
+            f"{shown} is not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start}); "
+            "rename the file, or name a link to it whose name is"
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class Setting:
     """How one :class:`ServerConfig` field is read from outside, checked and described."""
@@ -230,7 +245,9 @@ class ServerConfig:
     )
     world: str = setting(DEFAULT_WORLD, "world rules to play (see --list-worlds)")
     map: str | None = setting(
-        None, "map file, shipped map's name or generated spec; unset: the world's own"
+        None,
+        "map file, shipped map's name or generated spec; unset: the world's own",
+        validate=_utf8_name,
     )
     """A map for the world: a path or a shipped map's name; ``None`` is the world's default."""
     seed: int = setting(
