@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .conftest import WebServer
+from .conftest import WebServer, wait_for_text
 
 
 def _screenshot(page: Any, tmp_path: Path, name: str) -> Path:
@@ -45,18 +45,18 @@ def test_the_live_view_draws_the_map_and_names_the_players_as_they_move(
     web_server: WebServer, page: Any, tmp_path: Path
 ) -> None:
     page.goto(web_server.url + "#/watch/default")
-    page.wait_for_function("document.querySelector('#map').textContent.includes('#')")
+    wait_for_text(page, "#map", "#")
     before = _map_text(page)
     assert "E" in before and "G" in before  # the classic default map's exits and gold
     player = web_server.player()
     player.send("HELLO bob")
     player.read_line()
     # Bob appears in the map (as P) and by name, pushed over the WebSocket: no reload.
-    page.wait_for_function("document.querySelector('#map').textContent.includes('P')")
+    wait_for_text(page, "#map", "P")
     for direction in "NESW":
         player.send(f"MOVE {direction}")
         player.read_line()
-    page.wait_for_function("document.querySelector('#players').textContent.includes('bob')")
+    wait_for_text(page, "#players", "bob")
     assert "bob" in page.inner_text("#log")
     _screenshot(page, tmp_path, "live")
     player.close()
@@ -68,14 +68,14 @@ def test_a_browser_player_and_a_tcp_player_see_each_other(
     page.goto(sprint_server.url + "#/play/default")
     page.fill("#player", "carol")
     page.click("#start")
-    page.wait_for_function("document.querySelector('#map').textContent.includes('X')")
+    wait_for_text(page, "#map", "X")
     tcp = sprint_server.player()
     tcp.send("HELLO dave")
     tcp.read_line()
     # On a two-square map they stand side by side: each LOOK shows the other as P.
     assert any("P" in row for row in tcp.look())
     page.keyboard.press("l")
-    page.wait_for_function("document.querySelector('#map').textContent.includes('P')")
+    wait_for_text(page, "#map", "P")
     tcp.close()
 
 
@@ -85,12 +85,12 @@ def test_keys_play_a_game_to_a_win_and_the_replay_viewer_shows_it(
     page.goto(sprint_server.url + "#/play/default")
     page.fill("#player", "erin")
     page.click("#start")
-    page.wait_for_function("document.querySelector('#map').textContent.includes('X')")
+    wait_for_text(page, "#map", "X")
     page.locator("#map").focus()
     # West onto the gold (or into the wall), pick it up, east onto the exit.
     for key in ("ArrowLeft", "p", "ArrowRight"):
         page.keyboard.press(key)
-    page.wait_for_function("document.querySelector('#outcome').textContent.startsWith('WIN')")
+    wait_for_text(page, "#outcome", re.compile(r"^WIN"))
     log = page.inner_text("#log")
     assert "> PICKUP" in log and "> MOVE E" in log
     _screenshot(page, tmp_path, "win")
@@ -99,22 +99,20 @@ def test_keys_play_a_game_to_a_win_and_the_replay_viewer_shows_it(
     link = page.locator("#replays a").first
     link.wait_for()
     link.click()
-    page.wait_for_function("document.querySelector('#where').textContent.includes('step 0')")
+    wait_for_text(page, "#where", "step 0")
     assert _map_text(page).split() == ["####", "#GE#", "####"]  # as the game began
     assert "erin" in page.inner_text("#status")
     last = int(page.get_attribute("#slider", "max"))
     assert last >= 3  # join, name, three actions at least
     page.fill("#slider", str(last))
-    page.wait_for_function(f"document.querySelector('#where').textContent.includes('step {last}')")
+    wait_for_text(page, "#where", f"step {last}")
     told = page.inner_text("#log")
     assert "erin PICKUP: SUCCESS" in told
     assert "erin MOVE E" in told and "game over" in told
     page.click("#back")
-    page.wait_for_function(
-        f"document.querySelector('#where').textContent.includes('step {last - 1}')"
-    )
+    wait_for_text(page, "#where", f"step {last - 1}")
     page.click("#play")
-    page.wait_for_function(f"document.querySelector('#where').textContent.includes('step {last}')")
+    wait_for_text(page, "#where", f"step {last}")
     _screenshot(page, tmp_path, "replay")
 
 
@@ -129,7 +127,7 @@ def test_the_battle_world_shows_hit_points_action_points_and_whose_turn(
         page.goto(server.url + "#/play/default")
         page.fill("#player", "fay")
         page.click("#start")
-        page.wait_for_function("document.querySelector('#battle').textContent.includes('HP 3')")
+        wait_for_text(page, "#battle", "HP 3")
         shown = page.inner_text("#battle")
         assert "AP 6" in shown  # alone in the game: the turn is fay's, with all six points
         assert "carrying nothing" in shown
@@ -159,7 +157,7 @@ def test_the_leaderboard_page_shows_the_ratings_of_a_finished_game(
             break
     assert sorted(s["name"] for s in standings) == ["ada", "bob"]
     page.goto(web_server.url + "#/leaderboard/classic")
-    page.wait_for_function("document.querySelector('#standings table') !== null")
+    page.locator("#standings table").wait_for()
     rows = page.locator("#standings tbody tr")
     assert rows.count() == 2
     shown = {rows.nth(i).inner_text().split()[1] for i in range(2)}
