@@ -136,7 +136,7 @@ def header_for(
     # maps folder (worlds.limits), never a file of the same name elsewhere.
     files = getattr(plugin, "limits", OPERATOR_LIMITS).files
     path = None if map_spec is None else files.find(map_spec)
-    if path is not None:
+    if map_spec is not None and path is not None:
         with contextlib.suppress(OSError):
             if path.stat().st_size <= max_bytes:
                 # Keyed by the name the spec gives it (what a re-run opens), not the
