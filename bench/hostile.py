@@ -389,8 +389,9 @@ def report(figures: dict[str, object], duration: float) -> str:
     lines = [
         f"one address at its worst on every way in for {duration:g} s:",
         *(tally.line(name) for name, tally in sorted(tallies.items())),
-        f"server peak RSS {figures['peak_rss_mib']:.0f} MiB, idle {figures['idle_rss_mib']:.0f} MiB "
-        f"(docs/security.md states at most {figures['stated_mib']} MiB)",
+        f"server peak RSS {figures['peak_rss_mib']:.0f} MiB, idle "
+        f"{figures['idle_rss_mib']:.0f} MiB (docs/security.md states at most "
+        f"{figures['stated_mib']} MiB)",
         f"another player's LOOK: p50 {figures['look_p50_ms']:.1f} ms, "
         f"p99 {figures['look_p99_ms']:.1f} ms over {figures['looks']} "
         f"({figures['unanswered']} unanswered within 10 s)",

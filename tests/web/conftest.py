@@ -196,4 +196,3 @@ def wait_for_text(page: Any, selector: str, text: str | re.Pattern[str]) -> None
         found.to_have_text(text, timeout=TIMEOUT * 1000)
     else:
         found.to_contain_text(text, timeout=TIMEOUT * 1000)
-
