@@ -21,7 +21,8 @@ Meanwhile another player, from another address (127.0.0.2), sends ``LOOK`` every
 resident memory beside the figure docs/security.md states (:data:`STATED_PEAK_MIB`),
 the other player's ``LOOK`` p50 and p99 (and how many went unanswered), the load
 average and the hypervisor's steal over the run, and what each attacker achieved.
-Exit status 1 if the peak passed the stated figure or the player went unanswered.
+Exit status 1 if the peak passed the stated figure, or the player went unanswered or
+had its connection closed under it.
 """
 
 from __future__ import annotations
@@ -306,8 +307,26 @@ async def attack(
         )
 
 
-async def play_along(interval: float, latencies: list[float], unanswered: list[int]) -> None:
+@dataclass
+class Witness:
+    """What the other player saw: each ``LOOK``'s time, those never answered, and how
+    often its connection was closed under it (it connects again each time)."""
+
+    latencies: list[float] = field(default_factory=list)
+    unanswered: int = 0
+    dropped: int = 0
+
+
+async def play_along(interval: float, witness: Witness) -> None:
     """Another player, from another address: ``LOOK`` every ``interval``, each timed."""
+    while witness.unanswered == 0:
+        try:
+            await _play_once(interval, witness)
+        except (trio.BrokenResourceError, OSError):
+            witness.dropped += 1
+
+
+async def _play_once(interval: float, witness: Witness) -> None:
     sock = trio.socket.socket()
     await sock.bind((PLAYER, 0))
     await sock.connect((ATTACKER, _PORT[0]))
@@ -324,18 +343,22 @@ async def play_along(interval: float, latencies: list[float], unanswered: list[i
         for _ in range(count):
             buffer = buffer.split(b"\n", 1)[1]
 
-    await stream.send_all(b"HELLO\n")
-    await lines(1)
-    while True:
-        began = time.perf_counter()
-        await stream.send_all(b"LOOK\n")
-        with trio.move_on_after(10) as waited:
-            await lines(6)
-        if waited.cancelled_caught:
-            unanswered[0] += 1
-            return
-        latencies.append(time.perf_counter() - began)
-        await trio.sleep(interval)
+    async with stream:
+        # In a game of its own: an attacker that happens to win the default game must
+        # not end the player's with it.
+        game = f"witness{os.urandom(4).hex()}".encode()
+        await stream.send_all(b"CREATE %s classic\nJOIN %s\nHELLO\n" % (game, game))
+        await lines(3)
+        while True:
+            began = time.perf_counter()
+            await stream.send_all(b"LOOK\n")
+            with trio.move_on_after(10) as waited:
+                await lines(6)
+            if waited.cancelled_caught:
+                witness.unanswered += 1
+                return
+            witness.latencies.append(time.perf_counter() - began)
+            await trio.sleep(interval)
 
 
 _PORT: list[int] = [0]
@@ -343,8 +366,7 @@ _PORT: list[int] = [0]
 
 async def run(args: argparse.Namespace, target: Target) -> dict[str, object]:
     tallies: dict[str, Tally] = {}
-    latencies: list[float] = []
-    unanswered = [0]
+    witness = Witness()
     peak = 0
     _PORT[0] = target.ports["2013"]
     idle = _rss_kib(target.process.pid)
@@ -352,7 +374,7 @@ async def run(args: argparse.Namespace, target: Target) -> dict[str, object]:
     load_before = os.getloadavg()[0]
     async with trio.open_nursery() as nursery:
         nursery.start_soon(attack, target, args.per_kind, tallies, args.only)
-        nursery.start_soon(play_along, args.interval, latencies, unanswered)
+        nursery.start_soon(play_along, args.interval, witness)
         deadline = trio.current_time() + args.duration
         while trio.current_time() < deadline:
             peak = max(peak, _rss_kib(target.process.pid))
@@ -360,7 +382,7 @@ async def run(args: argparse.Namespace, target: Target) -> dict[str, object]:
         nursery.cancel_scope.cancel()
     steal_after, ticks_after = cpu_ticks(None)
     ticks = ticks_after - ticks_before
-    latencies.sort()
+    latencies = sorted(witness.latencies)
     return {
         "idle_rss_mib": idle / 1024,
         "peak_rss_mib": peak / 1024,
@@ -368,7 +390,8 @@ async def run(args: argparse.Namespace, target: Target) -> dict[str, object]:
         "look_p50_ms": percentile(latencies, 0.5) * 1000,
         "look_p99_ms": percentile(latencies, 0.99) * 1000,
         "looks": len(latencies),
-        "unanswered": unanswered[0],
+        "unanswered": witness.unanswered,
+        "dropped": witness.dropped,
         "load_before": load_before,
         "load_after": os.getloadavg()[0],
         "steal": (steal_after - steal_before) / ticks if ticks > 0 else 0.0,
@@ -394,7 +417,8 @@ def report(figures: dict[str, object], duration: float) -> str:
         f"{figures['stated_mib']} MiB)",
         f"another player's LOOK: p50 {figures['look_p50_ms']:.1f} ms, "
         f"p99 {figures['look_p99_ms']:.1f} ms over {figures['looks']} "
-        f"({figures['unanswered']} unanswered within 10 s)",
+        f"({figures['unanswered']} unanswered within 10 s; its connection closed under it "
+        f"{figures['dropped']} times)",
         f"load average {figures['load_before']:.2f} before, {figures['load_after']:.2f} after; "
         f"steal {figures['steal']:.1%}",
     ]
@@ -439,7 +463,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         plain = {key: value for key, value in figures.items() if key != "tallies"}
         args.json.write_text(json.dumps(plain, indent=2))
-    failed = figures["peak_rss_mib"] > STATED_PEAK_MIB or figures["unanswered"]  # type: ignore[operator]
+    failed = (
+        figures["peak_rss_mib"] > STATED_PEAK_MIB  # type: ignore[operator]
+        or figures["unanswered"]
+        or figures["dropped"]
+    )
     return 1 if failed else 0
 
 

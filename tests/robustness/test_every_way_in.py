@@ -172,6 +172,9 @@ def _pieces(data: bytes, cuts: list[int]) -> list[bytes]:
 # -- the run -----------------------------------------------------------------------------
 
 
+_GAMES = itertools.count()
+
+
 class Player:
     """Another player, from another address: ``LOOK`` after ``LOOK``, each one timed."""
 
@@ -187,8 +190,12 @@ class Player:
         await sock.bind((PLAYER_ADDRESS, 0))
         await sock.connect(("127.0.0.1", port))
         player = cls(trio.SocketStream(sock))
-        await player.stream.send_all(b"HELLO\n")
-        await player.lines(1)
+        # In a game of its own: a visitor that happens to win the default game must
+        # not end the player's with it.
+        game = f"witness{next(_GAMES)}".encode()
+        await player.stream.send_all(b"CREATE %s classic\nJOIN %s\nHELLO\n" % (game, game))
+        created, joined, _ = await player.lines(3)
+        assert created.startswith(b"GAME ") and joined.startswith(b"GAME "), (created, joined)
         return player
 
     async def lines(self, count: int) -> list[bytes]:
