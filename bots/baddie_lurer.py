@@ -50,6 +50,7 @@ main = bot_main(
     description="A baddies bot that reads the board with MAP and plays an escape that lures "
     "baddies into the abyss, found by searching rounds with the exact rules.",
     add_arguments=_add_arguments,
+    worlds=("baddies",),
 )
 
 if __name__ == "__main__":

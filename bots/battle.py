@@ -236,6 +236,7 @@ main = bot_main(
     play,
     description="A battle-world bot that hunts with the lantern, attacks when the odds "
     "are with it, runs when they are not, and walks out with the gold.",
+    worlds=("battle",),
 )
 
 if __name__ == "__main__":

@@ -27,9 +27,12 @@ What the runner does, so that a strategy need not:
   under it) is a normal end;
 * ``SIGINT`` and ``SIGTERM`` stop the bot: it says ``QUIT`` and reports
   ``interrupted``;
-* a strategy that fails on a game it was not written for (a bot pointed at
-  the wrong world) ends as ``error``, its detail saying why, never with a
-  traceback in place of the result line;
+* a bot that plays only some worlds (``worlds=``) asks the server which world
+  its game is of (``JOIN``'s answer, or ``GAMES``) before playing, and ends as
+  ``error`` naming the world it needs when it is pointed at another; a strategy
+  that fails on a game it was not written for anyway (a server without
+  ``GAMES``) ends as ``error`` too, its detail saying why and which world it
+  needs, never with a traceback in place of the result line;
 * prints one result line (:mod:`bots.result`) and returns the exit status: 0
   for a played game, 1 when the bot could not play, 130 when interrupted.
 """
@@ -46,12 +49,23 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Final, Protocol
 
-from clients import DEFAULT_PORT, Client, ClientError, CommandError, Lose, ServerClosed, Win
+from clients import (
+    DEFAULT_PORT,
+    Client,
+    ClientError,
+    CommandError,
+    GameInfo,
+    Lose,
+    ServerClosed,
+    Win,
+)
 
 from .result import BotResult, Progress
 
 __all__ = ["Bot", "PlayFunction", "bot_main", "build_parser"]
 
+DEFAULT_GAME: Final = "default"
+"""The game a client plays in until it ``JOIN``s another (the server's own name for it)."""
 PROGRESS_INTERVAL: Final = 0.25
 """Seconds between two progress lines."""
 QUIT_TIMEOUT: Final = 2.0
@@ -156,8 +170,11 @@ def bot_main(
     description: str,
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None,
     default_max_moves: int | None = None,
+    worlds: tuple[str, ...] = (),
 ) -> BotMain:
-    """The ``main(argv=None) -> exit status`` of a bot; see the module docstring."""
+    """The ``main(argv=None) -> exit status`` of a bot; see the module docstring.
+
+    ``worlds``: the worlds the bot plays; ``()``, any world."""
 
     def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser(kind, description, default_max_moves=default_max_moves)
@@ -166,7 +183,7 @@ def bot_main(
         options = parser.parse_args(argv)
         previous = signal.signal(signal.SIGTERM, _interrupt)
         try:
-            result = _run(kind, play, options)
+            result = _run(kind, play, options, worlds)
         finally:
             signal.signal(signal.SIGTERM, previous)
         print(result.to_line(), flush=True)
@@ -191,7 +208,24 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResult:
+def _needs(worlds: tuple[str, ...]) -> str:
+    return " or ".join(worlds) + (" world" if len(worlds) == 1 else " worlds")
+
+
+def _world_of(client: Client, game: str, joined: GameInfo | None) -> str | None:
+    """The world of the game the bot plays in; ``None`` if the server does not say."""
+    if joined is not None:
+        return joined.world
+    try:
+        games = client.games()
+    except CommandError:  # a server without extensions: the strategy will find out
+        return None
+    return next((info.world for info in games if info.name == game), None)
+
+
+def _run(
+    kind: str, play: PlayFunction, options: argparse.Namespace, worlds: tuple[str, ...] = ()
+) -> BotResult:
     started = time.monotonic()
     client: Client | None = None
     bot: Bot | None = None
@@ -219,8 +253,17 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
         try:
             with contextlib.suppress(CommandError):  # a server without extensions
                 client.extend("bot")
-            if options.game is not None:
-                client.join(options.game)
+            joined = None if options.game is None else client.join(options.game)
+            if worlds:
+                game = options.game or DEFAULT_GAME
+                world = _world_of(client, game, joined)
+                if world is not None and world not in worlds:
+                    _say_quit(client)
+                    return result(
+                        "error",
+                        f"this bot plays the {_needs(worlds)}; the game {game!r} on "
+                        f"{options.host}:{options.port} is of the {world} world",
+                    )
             client.hello(options.name)
             reason = play(bot)
             if reason is None:
@@ -237,7 +280,8 @@ def _run(kind: str, play: PlayFunction, options: argparse.Namespace) -> BotResul
             return result("error", str(error))
         except Exception as error:  # the strategy met a game it was not written for
             _say_quit(client)
-            return result("error", f"this bot cannot play this game: {error}")
+            needs = f" (it plays the {_needs(worlds)})" if worlds else ""
+            return result("error", f"this bot cannot play this game{needs}: {error}")
         final = client.final
         if isinstance(final, Win):
             return result("win", final.text)

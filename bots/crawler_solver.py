@@ -86,6 +86,7 @@ main = bot_main(
     description="A crawler bot that reads each level with MAP, searches it with the exact "
     "monster rules, and plays the shortest escape it can prove.",
     add_arguments=_add_arguments,
+    worlds=("crawler",),
 )
 
 if __name__ == "__main__":

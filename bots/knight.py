@@ -43,6 +43,7 @@ main = bot_main(
     play,
     description="A knight-world bot that reads the grid with MAP and walks the path that "
     "needs the least starting health.",
+    worlds=("knight",),
 )
 
 if __name__ == "__main__":

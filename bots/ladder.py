@@ -34,6 +34,7 @@ main = bot_main(
     play,
     description="A baddies bot that walks the shortest way to the ladder, ignoring baddies "
     "(the baseline the lurer is measured against).",
+    worlds=("baddies",),
 )
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ stop instead, and say so:
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 import time
@@ -208,10 +209,14 @@ def _lines(lines: list[str]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``dod-baddies``: play on the terminal (standard input and output)."""
-    if argv:
-        print("usage: dod-baddies  (it asks for everything it needs)", file=sys.stderr)
-        return 2
+    """``dod-baddies``: play on the terminal (standard input and output); ``--help``
+    describes it and plays nothing."""
+    argparse.ArgumentParser(
+        prog="dod-baddies",
+        description="Play the original 'Outlast the Baddies & Avoid the Abyss' on the "
+        "console: it asks for the board's rows, columns, abysses, monsters, bats and a "
+        "seed, then for each move (q w e / a s d / z x c; anything else stays).",
+    ).parse_args(argv)
     out = sys.stdout
 
     def write(text: str) -> None:
@@ -222,4 +227,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import trio
 
+from commandline import run_command
+
 from .checks import ALL_CHECKS
 from .config import DIALECTS, SuiteConfig
 from .levels import TOLERANCES, Level, Strictness
@@ -109,6 +111,11 @@ def _listing() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the suite; the exit status (130 on Ctrl-C, 141 if the reader went away)."""
+    return run_command(lambda: _main(argv), name="dod-conformance")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.list:

@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from commandline import run_command
+
 from .formats import DEFAULT_LEVELS, formats
 from .settings import GenerationError, Settings, parse_range
 
@@ -121,7 +123,12 @@ def _progress(done: int, total: int, stream: TextIO) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; returns the exit status."""
+    """Run the command; returns the exit status (141 if the reader of its output went
+    away, 130 on Ctrl-C, with no traceback)."""
+    return run_command(lambda: _main(argv), name="dod-generate")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.count < 1:

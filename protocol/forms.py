@@ -62,7 +62,10 @@ class Field:
 
     def writes(self, value: Any) -> str:
         """``value`` written, or :class:`LocalProtocolError` if it could not be read back."""
-        text = self.write(value)
+        try:
+            text = self.write(value)
+        except UnicodeEncodeError:  # a writer that encodes (SPEC's percent-encoding)
+            raise LocalProtocolError(f"{value!r} cannot be written in UTF-8") from None
         if self._compiled.fullmatch(text) is None:
             raise LocalProtocolError(f"{value!r} cannot be written here")
         if not text.isascii():

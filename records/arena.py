@@ -70,9 +70,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bots import KINDS
+from commandline import run_command
 
 from .model import GameRecord, PlayerResult
-from .pipes import quiet_on_broken_pipe
 from .ranking import Rating, rate_game
 from .store import Store, safe_url
 
@@ -665,7 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return quiet_on_broken_pipe(lambda: _main(argv))
+    return run_command(lambda: _main(argv))
 
 
 def _main(argv: Sequence[str] | None) -> int:

@@ -31,8 +31,9 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.table import Table
 
+from commandline import run_command
+
 from .compare import compare
-from .pipes import quiet_on_broken_pipe
 from .store import Store, StoreError, safe_url
 
 __all__ = ["DEFAULT_DB", "main"]
@@ -93,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = build_parser().parse_args(argv)
-    return quiet_on_broken_pipe(lambda: _main(options))
+    return run_command(lambda: _main(options))
 
 
 def _main(options: argparse.Namespace) -> int:

@@ -14,12 +14,14 @@ from typing import NoReturn
 
 import trio
 
+from records.store import Store, StoreError, safe_url
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
 from .app import ListenError, Server
-from .config import DEFAULT_PORT, ConfigError, add_arguments, load_config
-from .logs import configure_logging
+from .config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
+from .ladder import records_url
+from .logs import announce, configure_logging
 
 
 class _Parser(argparse.ArgumentParser):
@@ -30,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> NoReturn:
-    print(f"dod-server: error: {message}", file=sys.stderr)
+    announce("dod-server", f"error: {message}", level="error")
     sys.exit(2)
 
 
@@ -90,21 +92,20 @@ async def _run(server: Server) -> None:
                     nursery.cancel_scope.cancel()
 
             await nursery.start(serve_then_stop)
-            with contextlib.suppress(OSError, ValueError):  # standard error may be gone
-                for listen in server.listening:
-                    speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
-                    print(
-                        f"dod-server: listening on {server.config.host}:{listen.port}{speaks}",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+            for listen in server.listening:
+                speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
+                announce(
+                    "dod-server",
+                    f"listening on {server.config.host}:{listen.port}{speaks}",
+                    port=listen.port,
+                    dialect=listen.dialect,
+                )
             if server.config.http_port is not None:
                 # Imported here: a server without its web face needs none of HTTP's libraries.
                 from .web import serve_web
 
                 web = await nursery.start(serve_web, server)
-                with contextlib.suppress(OSError, ValueError):
-                    print(f"dod-server: web page at {web.url}", file=sys.stderr, flush=True)
+                announce("dod-server", f"web page at {web.url}", url=web.url)
             async for _ in signals:
                 server.shutdown()
                 break
@@ -120,6 +121,22 @@ def _check_writable(directory: Path) -> None:
     except OSError as error:
         reason = error.strerror or str(error)
         raise ConfigError(f"cannot write replays to {directory}: {reason}") from None
+
+
+def _check_store(config: ServerConfig) -> None:
+    """Refuse at start-up a store URL that can never work (``bogus://x``, a driver that
+    is not installed): only a store that may come up later is retried while serving."""
+    url = records_url(config)
+    if url is None:
+        return
+    try:
+        Store(url).close()  # parses the URL and loads its driver; connects to nothing
+    except StoreError as error:
+        raise ConfigError(f"--db: {error}") from None
+    except Exception as error:  # sqlalchemy's own: no such dialect, a malformed URL
+        first = str(error).strip().splitlines()
+        reason = first[0] if first else type(error).__name__
+        raise ConfigError(f"--db: {safe_url(url)}: {reason}") from None
 
 
 def _startup_error(error: BaseException) -> str | None:
@@ -159,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
+        _check_store(config)
         configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:

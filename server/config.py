@@ -27,6 +27,7 @@ the settings, and keeps every name its callers import.
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,6 +63,21 @@ DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""
 
 
+def _utf8_name(text: str) -> None:
+    """Refuse a name that is not UTF-8 (a file name in Latin-1, as the file system and
+    ``sys.argv`` hand it over): a game shows its map's name to every client, the web
+    page and the records, which all carry UTF-8 only."""
+    raw = os.fsencode(text)
+    try:
+        raw.decode()
+    except UnicodeDecodeError as error:
+        shown = raw.decode("utf-8", "backslashreplace")
+        raise ValueError(
+            f"{shown} is not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start}); "
+            "rename the file, or name a link to it whose name is"
+        ) from None
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything a :class:`~server.app.Server` needs to know; every value is checked."""
@@ -85,7 +101,9 @@ class ServerConfig:
     )
     world: str = setting(DEFAULT_WORLD, "world rules to play (see --list-worlds)")
     map: str | None = setting(
-        None, "map file, shipped map's name or generated spec; unset: the world's own"
+        None,
+        "map file, shipped map's name or generated spec; unset: the world's own",
+        validate=_utf8_name,
     )
     """A map for the world: a path or a shipped map's name; ``None`` is the world's default."""
     seed: int = setting(

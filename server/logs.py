@@ -13,9 +13,11 @@ become structlog events too. Events about one client go through a
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 import threading
+from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
 import structlog
@@ -74,8 +76,28 @@ class _ToStructlog(logging.Handler):
         structlog.get_logger().log(record.levelno, record.getMessage(), **fields)
 
 
+_json_lines = False
+"""Whether :func:`configure_logging` chose JSON: then every line on standard error is JSON."""
+
+
+def announce(program: str, text: str, *, level: str = "info", **fields: Any) -> None:
+    """Tell whoever started the program what it waits for (where the server listens,
+    why it cannot start), at any log level: ``<program>: <text>`` on a console, or, once
+    logs are JSON, one JSON object whose ``event`` is ``text`` (``listening on
+    127.0.0.1:40004``), with ``fields`` beside it, so that standard error stays JSON."""
+    if _json_lines:
+        stamp = datetime.now(UTC).isoformat().replace("+00:00", "Z")
+        line = json.dumps({"event": text, **fields, "level": level, "timestamp": stamp})
+    else:
+        line = f"{program}: {text}"
+    SafePrintLogger().msg(line)
+
+
 def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> None:
-    """Send log events to standard error, as coloured text or (``fmt="json"``) JSON lines."""
+    """Send log events to standard error, as coloured text or (``fmt="json"``) JSON lines
+    (and :func:`announce`'s lines with them)."""
+    global _json_lines
+    _json_lines = fmt == "json"
     renderer: structlog.typing.Processor
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()

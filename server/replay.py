@@ -143,10 +143,14 @@ def header_for(
     # maps folder (worlds.limits), never a file of the same name elsewhere.
     files = getattr(plugin, "limits", OPERATOR_LIMITS).files
     path = None if map_spec is None else files.find(map_spec)
-    if path is not None:
+    if map_spec is not None and path is not None:
         with contextlib.suppress(OSError):
             if path.stat().st_size <= max_bytes:
-                header["map_files"] = {path.name: path.read_text("utf-8", errors="replace")}
+                # Keyed by the name the spec gives it (what a re-run opens), not the
+                # name a link leads to, which need not even be UTF-8.
+                header["map_files"] = {
+                    Path(map_spec).name: path.read_text("utf-8", errors="replace")
+                }
     if isinstance(view, World):
         view = view.render(None)
     header.update(

@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TextIO
 
+from commandline import run_command
 from worlds.api import Died, Escaped, Event, Notice, ResultEvent
 from worlds.registry import UnknownWorld, load_plugin
 from worlds.turns import Defeated, HitPointsChanged, TurnStarted
@@ -136,6 +137,11 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Show a replay; the exit status (141 if the reader went away, 130 on Ctrl-C)."""
+    return run_command(lambda: _main(argv), name="dod-replay")
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     return show(
         args.replay, step=args.step, speed=args.speed, draw_map=not args.no_map, out=sys.stdout

@@ -23,13 +23,20 @@ The server builds the clients' :class:`Limits` from its settings
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
 from .errors import MapError
 
-__all__ = ["CLIENT_LIMITS", "OPERATOR_LIMITS", "Limits", "MapFiles"]
+__all__ = ["CLIENT_LIMITS", "OPERATOR_LIMITS", "Limits", "MapFiles", "printable_path"]
+
+
+def printable_path(name: str) -> str:
+    """``name`` (as the file system gave it, undecodable bytes as surrogates) as text
+    that UTF-8 can carry: each byte that was not UTF-8 becomes ``\\xNN``."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,13 +81,16 @@ class MapFiles:
         return path
 
     def shown(self, path: Path) -> str:
-        """How a message names ``path``: relative to the folder, never the folder itself."""
+        """How a message names ``path``: relative to the folder, never the folder itself.
+
+        Always UTF-8 text: bytes of a file name that are not UTF-8 (``café.map``
+        saved in Latin-1, reached through a link) are written ``\\xe9``."""
         if self.anywhere or self.folder is None:
-            return str(path)
+            return printable_path(str(path))
         try:
-            return path.relative_to(self.folder.resolve()).as_posix()
+            return printable_path(path.relative_to(self.folder.resolve()).as_posix())
         except ValueError:
-            return path.name
+            return printable_path(path.name)
 
     @property
     def described(self) -> str:

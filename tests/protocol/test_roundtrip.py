@@ -14,7 +14,7 @@ import inspect
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import protocol.replies as replies_module
@@ -66,7 +66,9 @@ from protocol.replies import (
     Win,
 )
 
-hostile = st.sampled_from(list("ab :#%=,\n\r\t\u00e9\u2603\x00\x7f"))
+hostile = st.sampled_from(list("ab :#%=,\n\r\t\u00e9\u2603\x00\x7f\udce9"))
+"""Characters that break lines, fields and encodings, drawn often rather than by luck:
+``\\udce9`` is what a file name's Latin-1 byte 0xe9 becomes in Python (issue 28)."""
 text = st.text(hostile | st.characters(), max_size=20)
 word = st.text(hostile | st.characters(), min_size=1, max_size=10)
 number = st.integers(-(10**9), 10**9)
@@ -209,6 +211,20 @@ def test_built_written_read_back_equal(kind: type[Reply], data: st.DataObject) -
     assert read_back(written)[0].to_bytes() == written
 
 
+@settings(max_examples=100)
+@given(spec=text)
+@example(spec="caf\udce9.map")  # a Latin-1 file name, as Python hands it over
+@example(spec="my maps/100%.map")
+def test_any_map_spec_is_refused_when_built_or_read_back_exactly(spec: str) -> None:
+    """The ``map=`` field alone, every other field valid: whatever the spec holds, the
+    ``GAME`` line either cannot be built or carries it exactly (issue 28)."""
+    try:
+        game = GameInfo("g", "classic", spec, 0, 0, None, 0, None)
+    except LocalProtocolError:
+        return
+    assert read_back(game.to_bytes()) == [game]
+
+
 @pytest.mark.parametrize(
     "build",
     [
@@ -224,6 +240,7 @@ def test_built_written_read_back_equal(kind: type[Reply], data: st.DataObject) -
         lambda: View(()),
         lambda: LookReply(("X...X",) * 4),
         lambda: Notice("\ud800"),  # no UTF-8 for it
+        lambda: GameInfo("g", "classic", "caf\udce9.map", 0, 0, None, 0, None),  # percent-encoded
     ],
 )
 def test_a_reply_that_could_not_be_read_back_cannot_be_built(build: Any) -> None:

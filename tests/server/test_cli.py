@@ -26,7 +26,7 @@ async def _started(process: trio.Process) -> tuple[int, bytes]:
     """Read standard error until the server says where it listens."""
     seen = b""
     with trio.fail_after(TIMEOUT):
-        while (match := re.search(rb"listening on 127\.0\.0\.1:(\d+)\n", seen)) is None:
+        while (match := re.search(rb"listening on 127\.0\.0\.1:(\d+)[\n\"]", seen)) is None:
             chunk = await process.stderr.receive_some(4096)  # type: ignore[union-attr]
             assert chunk, f"server exited early: {seen!r}"
             seen += chunk

@@ -183,3 +183,16 @@ def page(browser: Any) -> Iterator[Any]:
     finally:
         context.close()
     assert not errors, f"the page raised: {errors}"
+
+
+def wait_for_text(page: Any, selector: str, text: str | re.Pattern[str]) -> None:
+    """Wait (up to :data:`TIMEOUT`) until the first element ``selector`` finds holds
+    ``text`` (a pattern: matches its whole text). An element that does not exist yet
+    is waited for, never read: on a loaded machine the page may draw it late."""
+    from playwright.sync_api import expect
+
+    found = expect(page.locator(selector).first)
+    if isinstance(text, re.Pattern):
+        found.to_have_text(text, timeout=TIMEOUT * 1000)
+    else:
+        found.to_contain_text(text, timeout=TIMEOUT * 1000)

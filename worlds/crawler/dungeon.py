@@ -37,7 +37,7 @@ import maps
 from mapgen.settings import GenerationError
 
 from ..errors import MapError
-from ..limits import OPERATOR_LIMITS, Limits
+from ..limits import OPERATOR_LIMITS, Limits, printable_path
 from ..mapspec import GeneratedSpec, MapSource, generated_spec, not_found
 from .generated import DEFAULT_LEVELS, crawler_levels
 from .levelfile import Level, parse_level
@@ -137,9 +137,8 @@ def open_dungeon(spec: str | None, *, seed: int = 0, limits: Limits = OPERATOR_L
         return Dungeon(prefix, tuple(load_level(prefix, n, limits) for n in range(1, count + 1)))
     whole = limits.files.find(spec)
     if whole is not None:
-        return Dungeon(
-            whole.stem, (_read(MapSource(limits.files.shown(whole), path=whole), limits),)
-        )
+        source = MapSource(limits.files.shown(whole), path=whole)
+        return Dungeon(printable_path(whole.stem), (_read(source, limits),))
     files = shipped().get(spec)
     if files is not None:
         return Dungeon(spec, tuple(load_level(spec, n, limits) for n in range(1, len(files) + 1)))

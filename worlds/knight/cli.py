@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from commandline import run_command
+
 from ..errors import MapError
 from .grid import Grid, format_grid
 from .render import YOU, number_rows
@@ -111,6 +113,11 @@ def _compare(grid: Grid) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; the exit status (141 if the reader went away, 130 on Ctrl-C)."""
+    return run_command(lambda: _main(argv), name="dod-knight")
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.list:
