@@ -164,5 +164,10 @@ class Context:
                 self.state.heard_from_server |= session.received_any
                 if session.received_any and self.state.quit_closes:
                     self.state.quit_closes = await session.leave()
+                elif session.received_any:
+                    # QUIT all the same, unwaited: a server that keeps the connection open
+                    # after it may still take the player off the map (lib leaves the
+                    # player of a connection closed without QUIT as a ghost).
+                    await session.say_quit()
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await session.aclose()

@@ -24,9 +24,10 @@ the check as a shifted conversation, quoting them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Final, NoReturn, TypeVar
 
 import trio
 
@@ -50,7 +51,7 @@ __all__ = [
 
 QUIET = 0.15
 """Seconds of silence that end an answer whose length the protocol does not say."""
-NAMES: Final = ("conformance", "conform")
+NAMES: Final = ("conformance", "confor")
 """The names ``HELLO`` gives, the shorter where the longer is refused (ch739 takes 8
 characters at most)."""
 
@@ -71,6 +72,8 @@ _GOLD_COLON = re.compile(r"GOLD:\s*(-?\d+)")
 # Lines that end in a space in the 2015/2016 forms themselves (``CHANGE `` and the
 # rows that follow it, ``FAIL `` and the reason on the next line).
 _SPACED = frozenset({"CHANGE", "FAIL"})
+# Pushes that tell of another connection's move or departure (2015, 2016).
+_DEPARTURES = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
 
 
 class NoReply(CheckFailed):
@@ -173,6 +176,20 @@ class Session:
             )
         self.last_command = line.strip()
         await self.send(line.encode() + ending)
+
+    def _silence(self, what: str, detail: str | None = None) -> NoReturn:
+        """Raise for a silence: :class:`NotJudged` where the server had told this
+        connection of another player's move or departure (``CHANGE``, ``LOSE``) before
+        falling silent, as the 2015 skeleton does once another connection has left (the
+        suite's own among them), else :class:`NoReply`."""
+        detail = detail or f"waited {self.timeout:g} s for {what}, in vain"
+        others = [line for line in self.unasked if line.strip() in _DEPARTURES]
+        if self.dialect != "2013" and others:
+            raise NotJudged(
+                f"{self.name}: could not judge: {detail}, after the server had pushed "
+                f"{describe(others[-2:])} about another connection"
+            )
+        raise NoReply(f"{self.name}: {detail}")
 
     def _take_pushes(self) -> None:
         """Move the whole lines waiting unread that a 2015 or 2016 server sends unasked
@@ -298,7 +315,7 @@ class Session:
             if not got:
                 if answer:
                     return answer
-                raise NoReply(f"{self.name}: waited {self.timeout:g} s for {what}, in vain")
+                self._silence(what)
             for line in got:
                 pending.append(line)
                 try:
@@ -361,7 +378,7 @@ class Session:
                 return line
             raise ServerClosed(f"{self.name}: the server closed the connection instead of {what}")
         partial = f" (partial line {bytes(self._buffer)!r})" if self._buffer else ""
-        raise NoReply(f"{self.name}: waited {limit:g} s for {what}, in vain{partial}")
+        self._silence(what, f"waited {limit:g} s for {what}, in vain{partial}")
 
     async def read_line(self, what: str) -> str:
         """The next line as text, with tolerated drift (CRLF, trailing spaces) removed."""
@@ -514,8 +531,11 @@ class Session:
     async def name_myself(self) -> list[str]:
         """``HELLO <name>`` with the first of :data:`NAMES` the server takes; its answer."""
         lines: list[str] = []
+        # One name per connection (a server may refuse a name in use); the suffix keeps
+        # the shorter one within 8 characters.
+        suffix = "" if self.name == "client" else self.name[:2]
         for name in NAMES:
-            command = f"HELLO {name}"
+            command = f"HELLO {name}{suffix}"
             await self.send_command(command)
             answer = [await self.read_line(f"the reply to {command!r}")]
             answer += await self.lines_within(QUIET)
@@ -561,6 +581,12 @@ class Session:
         except CheckFailed:
             return False
         return True
+
+    async def say_quit(self) -> None:
+        """Send ``QUIT`` without waiting for anything; errors are ignored."""
+        if not self._eof:
+            with contextlib.suppress(CheckFailed):
+                await self.send(b"QUIT\n")
 
     async def aclose(self) -> None:
         self._released = True
