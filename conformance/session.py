@@ -163,6 +163,12 @@ class Session:
         line = command if isinstance(command, str) else command.to_line()
         if self.dialect != "2013":
             self._take_pushes()
+            # A push still arriving (ch739 writes one byte at a time): its line is
+            # awaited, then set aside too.
+            with trio.move_on_after(self.timeout):
+                while self._buffer and b"\n" not in self._buffer and not self._eof:
+                    await self._fill("the rest of a line sent unasked")
+                    self._take_pushes()
         elif self._buffer and not self._buffer.strip(b"\r\n"):
             # Only blank lines wait: the known drift of servers that end replies with one.
             self._drift("blank-lines", f"blank lines after the reply to {self.last_command}")
@@ -328,6 +334,8 @@ class Session:
                     isinstance(reply, (Push, Blank)) and not isinstance(reply, Unasked)
                 )
                 if aside and not answer:
+                    # A server still talking is not silent: the timeout starts again.
+                    deadline = trio.current_time() + self.timeout
                     self.unasked += pending
                     if reply is not None and not isinstance(reply, Blank):
                         self.pushed.append(reply)
