@@ -98,6 +98,17 @@ class Context:
         deadline = trio.current_time() + self.config.timeout
         while True:
             session = await self._open(name)
+            if (
+                session.told_of_others
+                and self.state.dialect != "2013"
+                and trio.current_time() < deadline
+            ):
+                # Told of a connection that left after this one joined (the last
+                # check's, still leaving), which can break it: zss falls silent on it.
+                await session.aclose()
+                self._sessions.remove(session)
+                await trio.sleep(RECONNECT_PAUSE)
+                continue
             if not session.closed or session.greeting == self.state.greeting:
                 break
             refusal = describe(session.greeting)

@@ -189,7 +189,7 @@ class Session:
         falling silent, as the 2015 skeleton does once another connection has left (the
         suite's own among them), else :class:`NoReply`."""
         detail = detail or f"waited {self.timeout:g} s for {what}, in vain"
-        others = [line for line in self.unasked if line.strip() in _DEPARTURES]
+        others = [line for line in self.greeting + self.unasked if line.strip() in _DEPARTURES]
         if self.dialect != "2013" and others:
             raise NotJudged(
                 f"{self.name}: could not judge: {detail}, after the server had pushed "
@@ -261,6 +261,12 @@ class Session:
             self.greeting.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
             self.greeting += await self.lines_within(window)
         return self.greeting
+
+    @property
+    def told_of_others(self) -> bool:
+        """Whether the greeting held a push about another connection (``CHANGE``,
+        ``LOSE``): one that left, the suite's own among them, after this one joined."""
+        return any(line.strip() in _DEPARTURES for line in self.greeting)
 
     @property
     def closed(self) -> bool:
