@@ -337,6 +337,12 @@ class TolerantReader:
             return Success()
         if text == "FAIL" and line != "FAIL":
             return Fail()  # ``FAIL `` with the reason on the next line (2013 networked)
+        if text.startswith("SUCCESS: Got "):
+            self._seen("2013", repr(line))
+            return Success()  # ldjb's 2013 item taken: ``SUCCESS: Got Lantern``
+        if text.startswith("FAIL: "):
+            self._seen("2013", repr(line))
+            return Failed(text.removeprefix("FAIL: "))  # ldjb's ``FAIL: <reason>``
         if text.startswith("FAIL ") and (failed := _read(Failed, line)) is not None:
             self._seen("2015", repr(line))
             return failed
