@@ -29,10 +29,17 @@ PICKABLE: Final = "GLSAH"
 def play(bot: Bot) -> str | None:
     """Wander until the game ends or the move limit is reached."""
     client = bot.client
+    # What the square underfoot showed before the player stepped onto it: a 2016
+    # server shows the player itself (P) at the centre of every view.
+    underfoot: str | None = None
     while bot.may_move():
         view = client.look()
-        if view.relative(0, 0) in PICKABLE:
+        centre = view.relative(0, 0)
+        if centre in PLAYERS:
+            centre = underfoot or centre
+        if centre in PICKABLE:
             client.pickup()
+            underfoot = "."  # picked up, or nothing there to pick: never try twice
             continue
         tiles = {d: view.relative(d.row_step, d.column_step) for d in FOUR_WAYS}
         open_ = [d for d, tile in tiles.items() if tile != WALL]
@@ -41,7 +48,9 @@ def play(bot: Bot) -> str | None:
         # Squares taken by players are tried only when there is nothing else: the
         # move fails, which spends a turn waiting for them to go.
         free = [d for d in open_ if tiles[d] not in PLAYERS]
-        client.move(bot.rng.choice(free or open_))
+        direction = bot.rng.choice(free or open_)
+        if client.move(direction):
+            underfoot = tiles[direction]
     return "move limit reached"
 
 

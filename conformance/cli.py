@@ -20,7 +20,8 @@ from commandline import run_command
 from .checks import ALL_CHECKS
 from .config import DIALECTS, SuiteConfig
 from .levels import TOLERANCES, Level, Strictness
-from .report import summary, to_json, to_junit_xml, to_table
+from .report import heading, summary, to_json, to_junit_xml, to_table
+from .results import CheckResult, Report
 from .runner import check_server
 
 __all__ = ["main", "parse_address"]
@@ -110,6 +111,20 @@ def _listing() -> str:
     return "\n".join(lines)
 
 
+class _Progress:
+    """Prints each check on standard error as it ends, and keeps the report so far."""
+
+    def __init__(self) -> None:
+        self.report: Report | None = None
+
+    def __call__(self, report: Report, result: CheckResult) -> None:
+        if self.report is None:
+            print(heading(report)[0], file=sys.stderr)
+        self.report = report
+        line = f"{result.outcome.value.upper():8} {result.check_id} ({result.duration:.1f} s)"
+        print(line, *(["  " + result.reason] if result.reason else []), sep="\n", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the suite; the exit status (130 on Ctrl-C, 141 if the reader went away)."""
     return run_command(lambda: _main(argv), name="dod-conformance")
@@ -133,9 +148,20 @@ def _main(argv: Sequence[str] | None) -> int:
             extra_glyphs=args.extra_glyphs,
             dialect=args.dialect,
         )
-        report = trio.run(partial(check_server, host, port, config, only=args.only))
     except ValueError as error:
         parser.error(str(error))
+    progress = _Progress()
+    try:
+        report = trio.run(
+            partial(check_server, host, port, config, only=args.only, on_result=progress)
+        )
+    except ValueError as error:
+        parser.error(str(error))
+    except KeyboardInterrupt:
+        if progress.report is None:
+            raise
+        report = progress.report
+        report.findings.append(f"the run was interrupted after {len(report.results)} check(s)")
     print(to_json(report) if args.format == "json" else to_table(report))
     if args.junit_xml is not None:
         args.junit_xml.write_text(to_junit_xml(report), encoding="utf-8")

@@ -13,12 +13,10 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from clients.dialect import not_your_turn
 from protocol.commands import Look, Move
 from protocol.direction import CARDINAL, Direction
 from protocol.replies import Fail, LookReply, Success
 
-from .results import CheckSkipped
 from .session import BadReply, Session, describe
 from .view import View
 
@@ -62,8 +60,17 @@ class Explorer:
         self._view = view
         row, column = self.position
         for (dr, dc), glyph in view.cells():
+            if (dr, dc) == (0, 0) and glyph == "P":
+                continue  # the player itself (2016): the tile underfoot was seen from nearby
             self.tiles[(row + dr, column + dc)] = glyph
         return view
+
+    @property
+    def underfoot(self) -> str | None:
+        """The tile the player stands on: the centre of the view, or, where a 2016 server
+        shows the player there, what an earlier view showed at this square (``None``
+        while unseen)."""
+        return self.tiles.get(self.position)
 
     async def move(self, direction: Direction) -> bool:
         """``MOVE``; True on ``SUCCESS``. The view is stale afterwards until :meth:`look`."""
@@ -72,11 +79,6 @@ class Explorer:
         if isinstance(reply, Success):
             self.position = step(self.position, direction)
             return True
-        if not_your_turn(reply):
-            raise CheckSkipped(
-                f"{self.session.name} may not move: {describe(self.session.last_lines)} "
-                "(a server that takes turns)"
-            )
         if isinstance(reply, Fail):
             return False
         raise BadReply(

@@ -13,16 +13,20 @@ import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Final
 
 import trio
 
 from .config import Connector, SuiteConfig
-from .results import CheckFailed
-from .session import Session
+from .results import CheckFailed, NotJudged
+from .session import Session, describe
 
 __all__ = ["Check", "Checklist", "Context", "RunState"]
 
 CheckFunction = Callable[["Context"], Awaitable[None]]
+
+RECONNECT_PAUSE: Final = 0.05
+"""Seconds between attempts to connect again to a server that refused a connection."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +86,53 @@ class Context:
         self._sessions: list[Session] = []
 
     async def connect(self, name: str = "client") -> Session:
-        """A new connection to the server, closed when the check ends."""
+        """A new connection to the server, closed when the check ends.
+
+        A server may close a new connection at once, greeting it with a refusal
+        (``Connection refused. Address already connected``: one connection per
+        address). While the check has no other connection open, the connection
+        that just closed may not have left the server yet: the suite connects again
+        until the timeout. With another connection of the check open, or still
+        refused at the timeout, the check is not judged (:class:`NotJudged`, quoting
+        the refusal)."""
+        deadline = trio.current_time() + self.config.timeout
+        while True:
+            session = await self._open(name)
+            if (
+                session.told_of_others
+                and self.state.dialect != "2013"
+                and trio.current_time() < deadline
+            ):
+                # Told of a connection that left after this one joined (the last
+                # check's, still leaving), which can break it: zss falls silent on it.
+                await session.aclose()
+                self._sessions.remove(session)
+                await trio.sleep(RECONNECT_PAUSE)
+                continue
+            if not session.closed or session.greeting == self.state.greeting:
+                break
+            refusal = describe(session.greeting)
+            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+                await session.aclose()
+            self._sessions.remove(session)
+            open_here = [other.name for other in self._sessions if not other.closed]
+            if open_here or trio.current_time() >= deadline:
+                why = (
+                    f"while {', '.join(open_here)} was connected: it takes one connection "
+                    "per address"
+                    if open_here
+                    else f"for {self.config.timeout:g} s"
+                )
+                raise NotJudged(
+                    f"could not judge: the server closed a new connection ({name}) at once, "
+                    f"saying {refusal}, {why}"
+                )
+            await trio.sleep(RECONNECT_PAUSE)
+        if self.state.greeting is None:
+            self.state.greeting = session.greeting
+        return session
+
+    async def _open(self, name: str) -> Session:
         with trio.move_on_after(self.config.timeout) as scope:
             try:
                 stream = await self._connector()
@@ -98,9 +148,7 @@ class Context:
             dialect=self.state.dialect,
         )
         self._sessions.append(session)
-        greeting = await session.take_greeting(self.state.greeting, self.config.greeting_wait)
-        if self.state.greeting is None:
-            self.state.greeting = greeting
+        await session.take_greeting(self.state.greeting, self.config.greeting_wait)
         return session
 
     def drift(self, tolerance: str, detail: str) -> None:
@@ -127,5 +175,10 @@ class Context:
                 self.state.heard_from_server |= session.received_any
                 if session.received_any and self.state.quit_closes:
                     self.state.quit_closes = await session.leave()
+                elif session.received_any:
+                    # QUIT all the same, unwaited: a server that keeps the connection open
+                    # after it may still take the player off the map (lib leaves the
+                    # player of a connection closed without QUIT as a ghost).
+                    await session.say_quit()
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await session.aclose()

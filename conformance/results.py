@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-__all__ = ["CheckFailed", "CheckResult", "CheckSkipped", "Outcome", "Report"]
+__all__ = ["CheckFailed", "CheckResult", "CheckSkipped", "NotJudged", "Outcome", "Report"]
 
 
 class CheckFailed(Exception):
@@ -24,6 +24,12 @@ class CheckFailed(Exception):
 
 class CheckSkipped(Exception):
     """The check could not be made; ``str()`` says which precondition was missing."""
+
+
+class NotJudged(CheckSkipped):
+    """The server refused for a reason that is not the check's subject (not our turn, one
+    connection per address...) and the suite could not get past it; ``str()`` says so,
+    quoting the refusal. Never a pass or a failure."""
 
 
 class Outcome(enum.Enum):

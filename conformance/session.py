@@ -24,26 +24,36 @@ the check as a shifted conversation, quoting them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Final, NoReturn, TypeVar
 
 import trio
 
-from clients.dialect import TolerantReader
+from clients.dialect import Blank, TolerantReader, TurnStarted, Unasked, not_your_turn
 from protocol.commands import Command, Hello, Look
 from protocol.errors import RemoteProtocolError
-from protocol.replies import Push, Reply, ReplyParser
+from protocol.replies import Lose, Push, Reply, ReplyParser
 
-from .results import CheckFailed
+from .results import CheckFailed, NotJudged
 
-__all__ = ["QUIET", "BadReply", "Drift", "NoReply", "ServerClosed", "Session", "describe"]
+__all__ = [
+    "NAMES",
+    "QUIET",
+    "BadReply",
+    "Drift",
+    "NoReply",
+    "ServerClosed",
+    "Session",
+    "describe",
+]
 
 QUIET = 0.15
 """Seconds of silence that end an answer whose length the protocol does not say."""
-TRAILER = 0.1
-"""Seconds of silence that end what a 2015 or 2016 server sends right after a reply
-(``TREASUREMOD``, ``SERVERCHANGE``, a blank line, ``RENDERHINT`` lines)."""
+NAMES: Final = ("conformance", "confor")
+"""The names ``HELLO`` gives, the shorter where the longer is refused (ch739 takes 8
+characters at most)."""
 
 Drift = Callable[[str, str], None]
 """``drift(tolerance, detail)``: reports drift; raises :class:`CheckFailed` if not allowed."""
@@ -62,6 +72,8 @@ _GOLD_COLON = re.compile(r"GOLD:\s*(-?\d+)")
 # Lines that end in a space in the 2015/2016 forms themselves (``CHANGE `` and the
 # rows that follow it, ``FAIL `` and the reason on the next line).
 _SPACED = frozenset({"CHANGE", "FAIL"})
+# Pushes that tell of another connection's move or departure (2015, 2016).
+_DEPARTURES = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
 
 
 class NoReply(CheckFailed):
@@ -118,11 +130,14 @@ class Session:
         self._tolerant = TolerantReader()
         self.greeting: list[str] = []
         """The lines the server sent on connect, before any command."""
-        self.pushed: list[Push] = []
+        self.pushed: list[Reply] = []
         """Lines of the dialect's own that answered no command (2015, 2016)."""
+        self.unasked: list[str] = []
+        """Every line set aside as sent unasked, as it came (for the evidence)."""
         self.last_command = ""
         self._buffer = bytearray()
         self._eof = False
+        self._released = False
         self._parser = ReplyParser()
         self.received_any = False
         """Whether the server has sent this session at least one byte."""
@@ -146,7 +161,15 @@ class Session:
 
     async def send_command(self, command: Command | str, ending: bytes = b"\n") -> None:
         line = command if isinstance(command, str) else command.to_line()
-        if self._buffer and not self._buffer.strip(b"\r\n"):
+        if self.dialect != "2013":
+            self._take_pushes()
+            # A push still arriving (ch739 writes one byte at a time): its line is
+            # awaited, then set aside too.
+            with trio.move_on_after(self.timeout):
+                while self._buffer and b"\n" not in self._buffer and not self._eof:
+                    await self._fill("the rest of a line sent unasked")
+                    self._take_pushes()
+        elif self._buffer and not self._buffer.strip(b"\r\n"):
             # Only blank lines wait: the known drift of servers that end replies with one.
             self._drift("blank-lines", f"blank lines after the reply to {self.last_command}")
             self._buffer.clear()
@@ -159,6 +182,40 @@ class Session:
             )
         self.last_command = line.strip()
         await self.send(line.encode() + ending)
+
+    def _silence(self, what: str, detail: str | None = None) -> NoReturn:
+        """Raise for a silence: :class:`NotJudged` where the server had told this
+        connection of another player's move or departure (``CHANGE``, ``LOSE``) before
+        falling silent, as the 2015 skeleton does once another connection has left (the
+        suite's own among them), else :class:`NoReply`."""
+        detail = detail or f"waited {self.timeout:g} s for {what}, in vain"
+        others = [line for line in self.greeting + self.unasked if line.strip() in _DEPARTURES]
+        if self.dialect != "2013" and others:
+            raise NotJudged(
+                f"{self.name}: could not judge: {detail}, after the server had pushed "
+                f"{describe(others[-2:])} about another connection"
+            )
+        raise NoReply(f"{self.name}: {detail}")
+
+    def _take_pushes(self) -> None:
+        """Move the whole lines waiting unread that a 2015 or 2016 server sends unasked
+        (``STARTTURN``, ``CHANGE`` views, ``SERVERCHANGE``, ``LOSE``, the blank line and
+        ``RENDERHINT`` block after a view, a reason line) into :attr:`pushed`: other
+        players, the suite's own among them, cause them. A reply to a command (a
+        ``SUCCESS``, a view) stays, and shifts the conversation."""
+        while b"\n" in self._buffer:
+            raw, _, rest = bytes(self._buffer).partition(b"\n")
+            text = raw.rstrip(b"\r").decode("utf-8", "replace")
+            try:
+                reply = self._tolerant.feed(text, None)
+            except RemoteProtocolError:
+                return
+            if reply is not None and not isinstance(reply, (Push, Blank, Lose)):
+                return
+            self._buffer = bytearray(rest)
+            self.unasked.append(text)
+            if reply is not None and not isinstance(reply, Blank):
+                self.pushed.append(reply)
 
     # -- greetings and answers of unknown length ------------------------------------
 
@@ -189,44 +246,117 @@ class Session:
     async def take_greeting(self, known: list[str] | None, window: float) -> list[str]:
         """Read what the server says on connect, before the first command.
 
-        ``known`` is the greeting of an earlier connection of the same run: that
-        many lines are awaited (a server greets every connection alike); ``None``
-        waits ``window`` seconds for whatever comes.
+        ``known`` is the greeting of an earlier connection of the same run: when it
+        had lines, the first is awaited up to the timeout, the rest for ``window``
+        seconds (a 2015 server tells only one player at a time ``STARTTURN``);
+        ``None`` waits ``window`` seconds for whatever comes.
         """
         if known is None:
             self.greeting = await self.lines_within(window)
-        else:
-            for _ in known:
-                try:
-                    raw = await self.read_raw_line("the greeting")
-                except (NoReply, ServerClosed):
-                    break
-                self.greeting.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+        elif known:
+            try:
+                raw = await self.read_raw_line("the greeting")
+            except (NoReply, ServerClosed):
+                return self.greeting
+            self.greeting.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+            self.greeting += await self.lines_within(window)
         return self.greeting
+
+    @property
+    def told_of_others(self) -> bool:
+        """Whether the greeting held a push about another connection (``CHANGE``,
+        ``LOSE``): one that left, the suite's own among them, after this one joined."""
+        return any(line.strip() in _DEPARTURES for line in self.greeting)
+
+    @property
+    def closed(self) -> bool:
+        """Whether the server has closed this connection (its end of the stream read)."""
+        return self._released or (self._eof and not self._buffer)
 
     async def answer(self, data: bytes, what: str) -> list[str]:
         """Send ``data`` as it is; the lines that answer it (the first within the timeout,
-        then all that follow before :data:`QUIET` seconds of silence)."""
+        then all that follow before :data:`QUIET` seconds of silence). In a 2015 or 2016
+        dialect the lines sent unasked are left out, and a refusal for want of a turn is
+        waited out as :meth:`ask` does."""
+        while True:
+            lines = await self._answer_once(data, what)
+            if self.dialect == "2013" or not any(_turn_refusal(line) for line in lines[:1]):
+                return lines
+            if await self.wait_for_push(_turn_started, "STARTTURN") is None:
+                raise NotJudged(
+                    f"{self.name}: could not judge: {data!r} was answered {describe(lines)}, "
+                    f"and no STARTTURN came within {self.timeout:g} s"
+                )
+
+    async def _answer_once(self, data: bytes, what: str) -> list[str]:
         line = data.decode("utf-8", "replace")
+        if self.dialect != "2013":
+            self._take_pushes()
         if self._buffer:
             await self.send_command(line.strip())  # raises: the conversation shifted
         self.last_command = line.strip()
         await self.send(data)
+        if self.dialect != "2013":
+            return await self._dialect_answer(what)
         lines = [(await self.read_raw_line(what)).rstrip(b"\r").decode("utf-8", "replace")]
-        if self.dialect == "2013":
-            # A whole 2013 reply says where it ends: no need to wait for silence.
-            parser = ReplyParser()
-            try:
-                reply = parser.feed(lines[0])
-                while reply is None or isinstance(reply, Push):
-                    raw = await self.read_raw_line(what)
-                    lines.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
-                    reply = parser.feed(lines[-1])
-            except RemoteProtocolError:
-                pass
-            else:
-                return lines
+        # A whole 2013 reply says where it ends: no need to wait for silence.
+        parser = ReplyParser()
+        try:
+            reply = parser.feed(lines[0])
+            while reply is None or isinstance(reply, Push):
+                raw = await self.read_raw_line(what)
+                lines.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
+                reply = parser.feed(lines[-1])
+        except RemoteProtocolError:
+            pass
+        else:
+            return lines
         return [*lines, *await self.lines_within(QUIET)]
+
+    async def _dialect_answer(self, what: str) -> list[str]:
+        """The lines answering a command in a 2015 or 2016 dialect, those sent unasked
+        (views pushed, ``RENDERHINT`` blocks, ``STARTTURN``...) set aside."""
+        reader = TolerantReader()
+        asking = _command(self.last_command)
+        answer: list[str] = []
+        pending: list[str] = []
+        deadline = trio.current_time() + self.timeout
+        while True:
+            window = max(deadline - trio.current_time(), 0) if not answer else QUIET
+            got = await self.lines_within(window) if answer else await self._some_lines(window)
+            if not got:
+                if answer:
+                    return answer
+                self._silence(what)
+            for line in got:
+                pending.append(line)
+                try:
+                    reply: Reply | None = reader.feed(line, asking)
+                except RemoteProtocolError:
+                    reply = Unasked(line)  # no dialect reads it: an answer all the same
+                if reply is None and reader.in_reply:
+                    continue
+                aside = reply is None or (
+                    isinstance(reply, (Push, Blank)) and not isinstance(reply, Unasked)
+                )
+                if aside and not answer:
+                    # A server still talking is not silent: the timeout starts again.
+                    deadline = trio.current_time() + self.timeout
+                    self.unasked += pending
+                    if reply is not None and not isinstance(reply, Blank):
+                        self.pushed.append(reply)
+                else:
+                    answer += pending
+                pending = []
+
+    async def _some_lines(self, window: float) -> list[str]:
+        """The first whole line within ``window`` seconds, then those that follow at once."""
+        with trio.move_on_after(window):
+            while b"\n" not in self._buffer and not self._eof:
+                await self._fill("an answer")
+        if b"\n" not in self._buffer and not self._eof:
+            return []
+        return await self.lines_within(0)
 
     # -- reading --------------------------------------------------------------
 
@@ -262,7 +392,7 @@ class Session:
                 return line
             raise ServerClosed(f"{self.name}: the server closed the connection instead of {what}")
         partial = f" (partial line {bytes(self._buffer)!r})" if self._buffer else ""
-        raise NoReply(f"{self.name}: waited {limit:g} s for {what}, in vain{partial}")
+        self._silence(what, f"waited {limit:g} s for {what}, in vain{partial}")
 
     async def read_line(self, what: str) -> str:
         """The next line as text, with tolerated drift (CRLF, trailing spaces) removed."""
@@ -303,7 +433,11 @@ class Session:
                 return reply
 
     async def _read_dialect_reply(self, what: str) -> Reply:
-        """The next reply in a 2015 or 2016 server's forms; its pushes go to ``pushed``."""
+        """The next reply in a 2015 or 2016 server's forms; its pushes go to ``pushed``.
+
+        What follows a reply (``TREASUREMOD``, ``SERVERCHANGE``, a blank line,
+        ``RENDERHINT`` lines) is not waited for: it is set aside before the next command
+        (:meth:`send_command`) or while its reply is read."""
         lines: list[str] = []
         self.last_lines = lines
         asking = _command(self.last_command)
@@ -318,19 +452,27 @@ class Session:
                 ) from None
             if reply is None:
                 continue
-            if isinstance(reply, Push):
-                self.pushed.append(reply)
+            if isinstance(reply, (Push, Blank)):
+                self.unasked.append(line)
+                if not isinstance(reply, Blank):
+                    self.pushed.append(reply)
                 continue
-            # What follows a reply at once (TREASUREMOD, SERVERCHANGE, a blank line) is
-            # part of the same answer in these dialects: take it in now.
-            for extra in await self.lines_within(TRAILER):
-                try:
-                    late = self._tolerant.feed(extra, None)
-                except RemoteProtocolError:
-                    late = None
-                if isinstance(late, Push):
-                    self.pushed.append(late)
             return reply
+
+    async def wait_for_push(self, wanted: Callable[[Reply], bool], what: str) -> Reply | None:
+        """The first push (already set aside, or arriving within the timeout) for which
+        ``wanted`` holds, consumed; ``None`` if none came."""
+        with trio.move_on_after(self.timeout):
+            while True:
+                self._take_pushes()
+                for index, push in enumerate(self.pushed):
+                    if wanted(push):
+                        del self.pushed[index]
+                        return push
+                if b"\n" in self._buffer:
+                    return None  # a line that is no push: something else is being said
+                await self._fill(what)
+        return None
 
     def _feed(self, line: str, lines: list[str], what: str) -> Reply | None:
         try:
@@ -353,9 +495,24 @@ class Session:
         return reply
 
     async def ask(self, command: Command | str, what: str | None = None) -> Reply:
-        """Send ``command`` and read its reply."""
-        await self.send_command(command)
-        return await self.read_reply(what or f"the reply to {_verb(command)}")
+        """Send ``command`` and read its reply.
+
+        A server that takes turns may refuse the command for want of a turn (``FAIL not
+        your turn``): that says nothing about the command, so the session waits for its
+        ``STARTTURN`` and sends it again. If no turn comes within the timeout, the check
+        cannot be judged (:class:`NotJudged`, quoting the refusal)."""
+        what = what or f"the reply to {_verb(command)}"
+        while True:
+            await self.send_command(command)
+            reply = await self.read_reply(what)
+            if not not_your_turn(reply):
+                return reply
+            refusal = describe(self.last_lines)
+            if await self.wait_for_push(_turn_started, "STARTTURN") is None:
+                raise NotJudged(
+                    f"{self.name}: could not judge: {_verb(command)} was answered {refusal}, "
+                    f"and no STARTTURN came within {self.timeout:g} s"
+                )
 
     async def expect(self, command: Command | str, kind: type[R], what: str | None = None) -> R:
         """Send ``command``; fail unless its reply is a ``kind``."""
@@ -372,8 +529,8 @@ class Session:
 
         Only ``hello.gold`` judges the answer, so that one fault fails one check:
         here any answer will do. Where the bare ``HELLO`` is refused (a server that
-        needs a name) it is sent again as ``HELLO conformance``. Fails only when
-        nothing answers.
+        needs a name) it is sent again as ``HELLO conformance``, and as the shorter
+        ``HELLO conform`` if that is refused too. Fails only when nothing answers.
         """
         await self.send_command(line, ending)
         what = f"the reply to {line.strip()!r}"
@@ -381,10 +538,24 @@ class Session:
         if first.upper().startswith("GOLD") and self.dialect == "2013":
             return [first]
         lines = [first, *await self.lines_within(QUIET)]
-        if line.strip().upper() == "HELLO" and (first.startswith("FAIL") or first == "null"):
-            await self.send_command("HELLO conformance")
-            lines.append(await self.read_line("the reply to 'HELLO conformance'"))
-            lines += await self.lines_within(QUIET)
+        if line.strip().upper() == "HELLO" and _refused(first):
+            lines += await self.name_myself()
+        return lines
+
+    async def name_myself(self) -> list[str]:
+        """``HELLO <name>`` with the first of :data:`NAMES` the server takes; its answer."""
+        lines: list[str] = []
+        # One name per connection (a server may refuse a name in use); the suffix keeps
+        # the shorter one within 8 characters.
+        suffix = "" if self.name == "client" else self.name[:2]
+        for name in NAMES:
+            command = f"HELLO {name}{suffix}"
+            await self.send_command(command)
+            answer = [await self.read_line(f"the reply to {command!r}")]
+            answer += await self.lines_within(QUIET)
+            lines += answer
+            if not _refused(answer[0]):
+                break
         return lines
 
     async def nothing_within(self, window: float) -> bytes:
@@ -425,9 +596,31 @@ class Session:
             return False
         return True
 
+    async def say_quit(self) -> None:
+        """Send ``QUIT`` without waiting for anything; errors are ignored."""
+        if not self._eof:
+            with contextlib.suppress(CheckFailed):
+                await self.send(b"QUIT\n")
+
     async def aclose(self) -> None:
+        self._released = True
         with trio.move_on_after(self.timeout):
             await self.stream.aclose()
+
+
+def _refused(first: str) -> bool:
+    """Whether the first line answering a ``HELLO`` refuses it (``FAIL``, ldjb's ``null``)."""
+    return first.startswith("FAIL") or first == "null"
+
+
+def _turn_refusal(line: str) -> bool:
+    return line.startswith("FAIL") and any(
+        words in line for words in ("not your turn", "not users turn")
+    )
+
+
+def _turn_started(reply: Reply) -> bool:
+    return isinstance(reply, TurnStarted)
 
 
 def _command(line: str) -> Command | None:

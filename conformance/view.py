@@ -41,7 +41,9 @@ class View:
                     yield (dr, dc), self.at((dr, dc))
 
     def find(self, glyphs: str | frozenset[str]) -> list[Offset]:
-        return [offset for offset, glyph in self.cells() if glyph in glyphs]
+        """Offsets around the centre showing one of ``glyphs``. The centre is never one:
+        it is the looking player's own square (a 2016 server shows the player there)."""
+        return [offset for offset, glyph in self.cells() if glyph in glyphs and offset != (0, 0)]
 
     def mismatches(self, before: View, moved: Offset = (0, 0)) -> list[str]:
         """Squares where this view disagrees with ``before`` after a move by ``moved``.

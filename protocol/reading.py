@@ -220,6 +220,12 @@ class TolerantReader:
 
     def _elsewhere(self, line: str, text: str) -> Reply:
         """Lines that other servers of the eras sent and our dialects never write."""
+        if text.startswith("SUCCESS: Got "):
+            self._seen("2013", repr(line))
+            return Success()  # ldjb's 2013 item taken: ``SUCCESS: Got Lantern``
+        if text.startswith("FAIL: "):
+            self._seen("2013", repr(line))
+            return Failed(text.removeprefix("FAIL: "))  # ldjb's ``FAIL: <reason>``
         if text == "ENDGAME":
             return Win(text)
         if text == "UPDATE":

@@ -68,6 +68,7 @@ async def hello_gold(ctx: Context) -> None:
 
 
 GREETING_2015: Final = re.compile(r"GOLD \d+")
+OTHERS_PUSHES: Final = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
 
 
 @checks.add(
@@ -80,6 +81,9 @@ async def connect_greeting(ctx: Context) -> None:
     # Every connection reads the greeting before its first command; it is judged here
     # only, once.
     greeting = (await ctx.connect()).greeting
+    if ctx.state.dialect != "2013":
+        # Told of other connections (the suite's own, leaving): not the greeting.
+        greeting = [line for line in greeting if line not in OTHERS_PUSHES]
     if ctx.state.dialect == "2015":
         if (
             not greeting
@@ -134,10 +138,20 @@ async def look_alphabet(ctx: Context) -> None:
 
 @checks.add(
     "look.centre",
-    "§4.4 LOOK; §2 Setup; docs/protocol.md (LOOK)",
-    "the centre shows the tile underfoot: never P, B, X or a wall",
+    "§4.4 LOOK; §2 Setup; docs/protocol.md (LOOK); docs/dialects.md",
+    "the centre shows the tile underfoot: never P, B, X or a wall (2016: P, the player)",
 )
 async def look_centre(ctx: Context) -> None:
+    if ctx.state.dialect == "2016":
+        # lib's 2016 form puts the player itself at the centre (docs/dialects.md, LOOK);
+        # ch739's shows the tile underfoot, as 2013 does. Either is the 2016 form.
+        for view in await _sample_views(ctx):
+            if view.centre in {"B", "X", "#"}:
+                raise CheckFailed(
+                    f"the centre shows {view.centre!r}, neither 'P' (the player) nor the "
+                    f"tile underfoot, in view {view}"
+                )
+        return
     for view in await _sample_views(ctx):
         if view.centre in PLAYERS | {"X", "#"}:
             raise CheckFailed(f"the centre shows {view.centre!r} in view {view}")
@@ -210,25 +224,35 @@ async def move_floor(ctx: Context) -> None:
 @checks.add(
     "pickup.gold",
     "§4.3 PICKUP; §2 Setup; docs/protocol.md (Commands)",
-    "PICKUP on gold answers 'SUCCESS, GOLD COINS: 1', the G is gone, a second PICKUP fails",
+    "PICKUP on gold answers 'SUCCESS, GOLD COINS: 1' (2015, ch739: 'SUCCESS' with "
+    "'TREASUREMOD 1'), the G is gone, a second PICKUP fails",
 )
 async def pickup_gold(ctx: Context) -> None:
     player = await join(ctx)
     await explore_or_skip(
         ctx,
         player,
-        lambda explorer: bool(explorer.view.centre == "G"),
+        lambda explorer: explorer.underfoot == "G",
         "no gold reached",
         toward=lambda position: player.tiles.get(position) == "G",
     )
     reply = await player.session.ask(Pickup())
     if ctx.state.dialect == "2015":
-        if not (isinstance(reply, Success) and TreasureChanged(1) in player.session.pushed):
+        found = isinstance(reply, Success) and await player.session.wait_for_push(
+            lambda push: push == TreasureChanged(1), "TREASUREMOD 1"
+        )
+        if not found:
             raise CheckFailed(
                 "PICKUP on the first gold of a new player answered "
                 f"{describe(player.session.last_lines)}, not 'SUCCESS' and 'TREASUREMOD 1'"
             )
-    elif reply != GoldCoins(1):
+    elif reply == GoldCoins(1):
+        pass
+    elif not (
+        ctx.state.dialect == "2016"
+        and isinstance(reply, Success)
+        and TreasureChanged(1) in player.session.pushed
+    ):  # ch739's 2016: 'TREASUREMOD 1', its pushed view, then 'SUCCESS'
         raise CheckFailed(
             "PICKUP on the first gold of a new player answered "
             f"{describe(player.session.last_lines)}, not 'SUCCESS, GOLD COINS: 1'"
@@ -236,6 +260,7 @@ async def pickup_gold(ctx: Context) -> None:
     after = await player.look()
     if after.centre == "G":
         raise CheckFailed(f"the gold is still underfoot after PICKUP: view {after}")
+    player.tiles[player.position] = "."
     again = await player.session.ask(Pickup(), "the reply to a second PICKUP")
     if not isinstance(again, Fail):
         raise CheckFailed(
@@ -249,7 +274,7 @@ async def pickup_nothing(ctx: Context) -> None:
     await explore_or_skip(
         ctx,
         player,
-        lambda explorer: bool(explorer.view.centre == "."),
+        lambda explorer: explorer.underfoot == ".",
         "no plain floor reached",
         toward=lambda position: player.tiles.get(position) == ".",
     )
@@ -267,12 +292,26 @@ async def pickup_nothing(ctx: Context) -> None:
 @checks.add(
     "quit.closes",
     "§4.5 QUIT; docs/protocol.md (Final lines)",
-    "QUIT closes the connection, after at most one final line",
+    "QUIT closes the connection, after at most one final line (2015: one FROM/MESSAGE pair)",
 )
 async def quit_closes(ctx: Context) -> None:
     session = await ctx.connect()
     await session.greet()
     await session.send_command(Quit())
     lines = await session.closed_within("QUIT")
-    if len(lines) > 1:
+    if len(_messages(lines, ctx.state.dialect)) > 1:
         raise CheckFailed(f"more than one line before the connection closed: {describe(lines)}")
+
+
+def _messages(lines: list[str], dialect: str) -> list[str]:
+    """The final lines as messages: in 2015 one message is two lines, ``FROM <sender>``
+    and ``MESSAGE <text>`` (docs/dialects.md, any other goodbye)."""
+    if dialect != "2015":
+        return lines
+    messages: list[str] = []
+    for line in lines:
+        if messages and messages[-1].startswith("FROM ") and line.startswith("MESSAGE "):
+            messages[-1] += " / " + line
+        else:
+            messages.append(line)
+    return messages

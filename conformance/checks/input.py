@@ -16,12 +16,13 @@ tolerance names.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Callable
 from typing import Final
 
 from ..registry import Checklist, Context
-from ..results import CheckFailed
+from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import QUIET, NoReply, ServerClosed, Session, describe
 
 checks = Checklist()
@@ -55,12 +56,35 @@ def _floor(view: list[str]) -> str | None:
     return next((d for d, r, c in _NEIGHBOURS if view and view[r][c] == "."), None)
 
 
+_BACK: Final = {"N": "S", "S": "N", "E": "W", "W": "E"}
+
+
+class Rule(enum.Enum):
+    """What a dialect does with a liberal form of a command (docs/dialects.md, How each
+    dialect reads lines)."""
+
+    UNDERSTOOD = "understood"
+    """Answered as the plain command is (2013; 2016 for case and spaces)."""
+    REFUSED = "refused"
+    """Refused with a ``FAIL`` line (2015: capitals only, nothing before the verb)."""
+
+
+RULES: Final[dict[str, dict[str, Rule]]] = {
+    "2013": {"case": Rule.UNDERSTOOD, "spaces": Rule.UNDERSTOOD},
+    "2015": {"case": Rule.REFUSED, "spaces": Rule.REFUSED},
+    "2016": {"case": Rule.UNDERSTOOD, "spaces": Rule.UNDERSTOOD},
+}
+BLANK_ANSWERS: Final = {"2013": (), "2015": ("FAIL invalid command",), "2016": ("FAIL",)}
+"""How each dialect's answer to a blank line begins (nothing: the line is ignored); ch739's
+2016 says 'FAIL invalid command.'."""
+
+
 async def _opened(ctx: Context, hello: bytes) -> tuple[Session, list[str]]:
     """A connection that said ``hello``; the answer (named again if a name was needed)."""
     session = await ctx.connect()
     answer = await session.answer(hello, f"the reply to {hello!r}")
     if answer[0].startswith("FAIL") or answer[0] == "null":
-        await session.answer(b"HELLO conformance\n", "the reply to 'HELLO conformance'")
+        await session.name_myself()
     return session, answer
 
 
@@ -72,49 +96,84 @@ def _plain_move(direction: str) -> str:
     return f"MOVE {direction}\n"
 
 
-async def _conversation(
-    ctx: Context, hello: bytes, look: bytes, move: Callable[[str], str]
-) -> list[list[str]]:
-    """Say ``hello``, ``look``, then ``move`` onto floor next to the player.
+PLAIN: Final[Conversation] = (b"HELLO\n", b"LOOK\n", _plain_move)
 
-    The answers, one list of lines per command; a command not answered at all ends
-    the conversation with an empty answer.
-    """
-    session, greeted = await _opened(ctx, hello)
-    answers = [greeted]
+
+async def _variant_answer(session: Session, variant: bytes, plain: bytes) -> list[str]:
+    """The answer to ``variant``; ``[]`` if none came, once the ``plain`` form sent after
+    it shows that the connection still answers. If the plain form is not answered
+    either, the server stopped answering this connection, whatever the reason, and the
+    check is not judged."""
     try:
-        looked = await session.answer(look, f"the reply to {look!r}")
-        answers.append(looked)
-        direction = _floor(_view(looked))
-        if direction is not None:
-            line = move(direction).encode()
-            answers.append(await session.answer(line, f"the reply to {line!r}"))
-    except (NoReply, ServerClosed):
-        answers.append([])
-    # Gone before the next conversation starts: a server that takes turns gives the
-    # turn to one connection at a time.
-    await session.aclose()
-    return answers
+        return await session.answer(variant, f"the reply to {variant!r}")
+    except NoReply:
+        pass
+    try:
+        await session.answer(plain, f"the reply to {plain!r} after {variant!r}")
+    except (NoReply, ServerClosed) as error:
+        raise NotJudged(
+            f"could not judge: {variant!r} went unanswered, and so did {plain!r} after it "
+            f"on the same connection ({error})"
+        ) from None
+    return []
 
 
 async def _compare(
-    ctx: Context, tolerance: str, variant: Conversation, plain: Conversation
+    ctx: Context, tolerance: str | None, variant: Conversation, rule: Rule = Rule.UNDERSTOOD
 ) -> None:
-    """The variant's answers against the control's; a difference is the drift."""
-    try:
-        seen = await _conversation(ctx, *variant)
-    except (NoReply, ServerClosed) as error:
-        seen = [[f"nothing ({error})"]]
-    control = await _conversation(ctx, *plain)  # a failure here is the check's own
+    """The variant's answers against the plain commands', step by step on one connection
+    (one player, one view; a server may take one connection per address): ``HELLO``,
+    ``LOOK``, then a ``MOVE`` onto floor in plain words and back in the variant's.
+
+    With :attr:`Rule.UNDERSTOOD` a difference is the drift ``tolerance`` (a failure if
+    ``None``); with :attr:`Rule.REFUSED` the variant must be refused with ``FAIL``.
+    The check is not judged unless the plain ``MOVE`` succeeded: a pass has seen a
+    direction understood."""
     hello, look, move = variant
-    lines: tuple[bytes | str, ...] = (hello, look, move("N"))
-    for shown, got, expected in zip(lines, seen, control, strict=False):
-        if _same(got) != _same(expected) or (bool(_view(expected)) and not _view(got)):
-            ctx.drift(
-                tolerance,
+    session = await ctx.connect()
+    plain_hello = await session.answer(b"HELLO\n", "the reply to HELLO")
+    steps: list[tuple[bytes, list[str], list[str]]] = []
+    steps.append((hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello))
+    if plain_hello[0].startswith("FAIL") or plain_hello[0] == "null":
+        await session.name_myself()
+    plain_look = await session.answer(b"LOOK\n", "the reply to LOOK")
+    steps.append((look, await _variant_answer(session, look, b"LOOK\n"), plain_look))
+    direction = _floor(_view(plain_look))
+    if direction is None:
+        raise CheckSkipped(f"no floor next to the player to move onto: {describe(plain_look)}")
+    plain_move = await session.answer(
+        _plain_move(direction).encode(), f"the reply to MOVE {direction}"
+    )
+    if "SUCCESS" not in plain_move:
+        raise NotJudged(
+            f"could not judge directions: MOVE {direction} onto floor was answered "
+            f"{describe(plain_move)}"
+        )
+    back = move(_BACK[direction]).encode()
+    steps.append((back, await _variant_answer(session, back, b"LOOK\n"), plain_move))
+    for shown, got, expected in steps:
+        if rule is Rule.REFUSED:
+            if not got or not got[0].startswith("FAIL"):
+                raise CheckFailed(
+                    f"{shown!r} was answered {describe(got[:2])}; the {ctx.state.dialect} "
+                    f"dialect refuses it with FAIL (docs/dialects.md)"
+                )
+            continue
+        differs = (
+            bool(_view(got)) != bool(_view(expected))
+            if _view(expected)
+            else ("SUCCESS" in expected) != ("SUCCESS" in got)
+            if shown is back
+            else _same(got) != _same(expected)
+        )
+        if differs:
+            detail = (
                 f"{shown!r} was answered {describe(got[:2])}, where the plain command was "
-                f"answered {describe(expected[:2])}",
+                f"answered {describe(expected[:2])}"
             )
+            if tolerance is None:
+                raise CheckFailed(detail)
+            ctx.drift(tolerance, detail)
             return
 
 
@@ -122,24 +181,12 @@ async def _compare(
     "input.crlf", "§4 Commands; docs/protocol.md (Lines)", "commands ending in CRLF are answered"
 )
 async def input_crlf(ctx: Context) -> None:
-    seen = await _conversation(ctx, b"HELLO\r\n", b"LOOK\r\n", lambda d: f"MOVE {d}\r\n")
-    control = await _conversation(ctx, b"HELLO\n", b"LOOK\n", _plain_move)
-    for got, expected in zip(seen, control, strict=False):
-        if _same(got) != _same(expected):
-            raise CheckFailed(
-                f"a command ending in CRLF was answered {describe(got[:2])}, the same "
-                f"ending in LF {describe(expected[:2])}"
-            )
+    await _compare(ctx, None, (b"HELLO\r\n", b"LOOK\r\n", lambda d: f"MOVE {d}\r\n"))
 
 
 @checks.add("input.cr", "docs/protocol.md (Lines)", "CR NUL and a bare CR end a command line")
 async def input_cr(ctx: Context) -> None:
-    await _compare(
-        ctx,
-        "cr-input",
-        (b"HELLO\r", b"LOOK\r\x00", lambda d: f"MOVE {d}\r"),
-        (b"HELLO\n", b"LOOK\n", _plain_move),
-    )
+    await _compare(ctx, "cr-input", (b"HELLO\r", b"LOOK\r\x00", lambda d: f"MOVE {d}\r"))
 
 
 @checks.add(
@@ -159,6 +206,7 @@ async def input_split(ctx: Context) -> None:
     await session.send(b"\n")
     first = await session.read_line("the reply to HELLO written in four pieces")
     answer = [first, *await session.lines_within(QUIET)]
+    await session.aclose()  # the control on a connection of its own, one at a time
     control = (await (await ctx.connect()).answer(b"HELLO\n", "the reply to HELLO"))[:1]
     if _same(answer) != _same(control):
         raise CheckFailed(
@@ -170,38 +218,44 @@ async def input_split(ctx: Context) -> None:
 @checks.add(
     "input.case",
     "docs/protocol.md (Lines)",
-    "verbs and directions are understood in any case",
+    "verbs and directions are understood in any case (2015: refused with FAIL)",
 )
 async def input_case(ctx: Context) -> None:
     await _compare(
         ctx,
         "case-sensitive-input",
         (b"hello\n", b"Look\n", lambda d: f"mOvE {d.lower()}\n"),
-        (b"HELLO\n", b"LOOK\n", _plain_move),
+        RULES[ctx.state.dialect]["case"],
     )
 
 
-@checks.add("input.spaces", "docs/protocol.md (Lines)", "spaces around a command are ignored")
+@checks.add(
+    "input.spaces",
+    "docs/protocol.md (Lines)",
+    "spaces around a command are ignored (2015: refused with FAIL)",
+)
 async def input_spaces(ctx: Context) -> None:
     await _compare(
         ctx,
         "strict-spacing-input",
         (b"  HELLO\n", b"LOOK   \n", lambda d: f" MOVE {d} \n"),
-        (b"HELLO\n", b"LOOK\n", _plain_move),
+        RULES[ctx.state.dialect]["spaces"],
     )
 
 
 @checks.add(
     "input.blank-line",
     "docs/protocol.md (Lines)",
-    "blank lines are ignored: no answer, no crash",
+    "blank lines are ignored: no answer, no crash (2015: 'FAIL invalid command'; 2016: 'FAIL')",
 )
 async def input_blank_line(ctx: Context) -> None:
     session, _ = await _opened(ctx, b"HELLO\n")
     await session.send(b"\n")
     if await session.nothing_within(PARTIAL_WINDOW):
         answered = await session.lines_within(QUIET)
-        ctx.drift("blank-line-answered", f"a blank line was answered {describe(answered[:2])}")
+        expected = BLANK_ANSWERS[ctx.state.dialect]
+        if len(answered) > 1 or not any(answered[0].startswith(fail) for fail in expected):
+            ctx.drift("blank-line-answered", f"a blank line was answered {describe(answered[:2])}")
     looked = await session.answer(b"LOOK\n", "the reply to LOOK after a blank line")
     if not _view(looked):
         raise CheckFailed(f"LOOK after a blank line was answered {describe(looked[:2])}")
@@ -218,6 +272,7 @@ async def input_telnet(ctx: Context) -> None:
     telnet = bytearray()
     first = _strip_telnet(await session.read_raw_line("the reply to IAC DO ECHO, HELLO"), telnet)
     answer = [first.decode("utf-8", "replace"), *await session.lines_within(QUIET)]
+    await session.aclose()  # the control on a connection of its own, one at a time
     control = (await (await ctx.connect()).answer(b"HELLO\n", "the reply to HELLO"))[:1]
     if _same(answer) != _same(control):
         raise CheckFailed(

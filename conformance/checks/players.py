@@ -17,7 +17,7 @@ from protocol.replies import Fail
 
 from ..explorer import DIRECTIONS, Explorer, Position, step
 from ..registry import Checklist, Context
-from ..results import CheckFailed, CheckSkipped
+from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import NoReply, describe
 from ..view import Offset
 from .common import explore_or_skip, join
@@ -101,7 +101,9 @@ def _opposite(direction: Direction) -> Offset:
 )
 async def players_leave(ctx: Context) -> None:
     a, b, offset = await _meet(ctx)
-    tile = b.view.centre
+    tile = b.underfoot
+    if tile is None:
+        raise NotJudged(f"could not judge: the tile under B was never seen (view {b.view})")
     await b.session.send_command(Quit())
     try:
         await b.session.closed_within("QUIT")

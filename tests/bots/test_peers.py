@@ -42,6 +42,20 @@ async def test_the_random_bot_plays_every_dialect_to_a_result(
     assert finished.returncode == 0
 
 
+async def test_the_random_bot_picks_up_where_the_centre_is_always_p(
+    nursery: trio.Nursery,
+) -> None:
+    # lib's 2016 view shows the player at its centre: the bot remembers what the square
+    # showed before it stepped on it (issue 27).
+    server = await start_peer(nursery, "lib")
+    finished = await run_module(
+        "bots.random", "--port", str(server.port), "--seed", "4", "--max-moves", "200"
+    )
+    assert "Traceback" not in finished.stderr
+    assert "PICKUP" in server.received, finished.result
+    assert finished.result.gold > 0, finished.result
+
+
 @pytest.mark.parametrize("bot", ["bots.explorer", "bots.random"])
 async def test_a_server_of_no_known_dialect_is_reported_as_such(
     nursery: trio.Nursery, bot: str
@@ -66,3 +80,13 @@ async def test_the_explorer_wins_on_our_own_server_in_each_dialect(
     finished = await run_module("bots.explorer", "--port", str(server.port), "--timeout", "5")
     assert "Traceback" not in finished.stderr
     assert finished.result.outcome == "win", finished.result
+
+
+async def test_the_battle_bot_plays_on_when_extend_is_refused(nursery: trio.Nursery) -> None:
+    # zss has no EXTEND: its 2015 dialect pushes STARTTURN unasked. The bot goes on to
+    # play, and stops where the server lacks what it needs, saying which (issue 27).
+    server = await start_peer(nursery, "zss")
+    finished = await run_module("bots.battle", "--port", str(server.port), "--timeout", "5")
+    assert "Traceback" not in finished.stderr
+    assert "APGET" in server.received, server.received
+    assert finished.result.detail == "unexpected reply to HPGET: 'FAIL invalid command'"

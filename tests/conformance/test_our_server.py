@@ -52,14 +52,15 @@ async def test_the_suite_fails_a_test_when_a_check_fails(
 
 
 @pytest.mark.parametrize("dialect", ["2015", "2016"])
-async def test_auto_recognises_each_dialect_of_our_server(
+async def test_each_dialect_port_of_our_server_passes_every_strict_check(
     start_server: StartServer, dialect: str
 ) -> None:
+    # The 2015 goodbye is two lines (FROM SERVER, MESSAGE ...), the 2016 centre is P,
+    # and each dialect reads lines its own way: all of it the dialect's, none a fault.
     server = await start_server(dialect=dialect, map="default", seed=3)
     config = SuiteConfig(timeout=2.0, dialect="auto")
-    with trio.fail_after(60):
-        report = await check_server(
-            "127.0.0.1", server.port, config, only=["hello.gold", "connect.greeting", "look.shape"]
-        )
+    with trio.fail_after(120):
+        report = await check_server("127.0.0.1", server.port, config)
     assert report.dialect == dialect, to_table(report)
-    assert report.ok and report.count(Outcome.PASSED) == 3, to_table(report)
+    assert report.ok, to_table(report)
+    assert report.count(Outcome.PASSED) == len(report.results), to_table(report)

@@ -42,8 +42,13 @@ class Conn:
     silenced: bool = False
     said_quit: bool = False
     extra: dict[str, object] = field(default_factory=dict)
+    sending: trio.Lock = field(default_factory=trio.Lock)
 
     async def send(self, data: bytes) -> None:
+        async with self.sending:  # a push and a reply may be written by two tasks
+            await self._send(data)
+
+    async def _send(self, data: bytes) -> None:
         try:
             if self.one_byte_writes:
                 for byte in data:
@@ -178,6 +183,8 @@ class Peer:
             self.clients.remove(conn)
             self.on_disconnect(conn)
             await stream.aclose()
+            with trio.CancelScope(shield=True):
+                await self.after_disconnect(conn)
             if self.exits_when_last_client_leaves and not self.clients:
                 self.exit()
 
@@ -191,6 +198,9 @@ class Peer:
 
     def on_disconnect(self, conn: Conn) -> None:
         self.board.leave(conn)
+
+    async def after_disconnect(self, conn: Conn) -> None:
+        """What the players still connected are told of a departure (nothing here)."""
 
     async def others(self, conn: Conn, *lines: str) -> None:
         for other in list(self.board.players):
@@ -223,6 +233,12 @@ class Zss(Peer):
         self.joined.remove(conn)
         if self.turn is conn:
             self.turn = None
+
+    async def after_disconnect(self, conn: Conn) -> None:
+        # Seen on the wire: each player still connected is pushed CHANGE when another
+        # connection leaves (the real server then often falls silent on it; not copied).
+        for player in list(self.board.players):
+            await player.lines("CHANGE")
 
     async def _start_turn(self, conn: Conn) -> None:
         self.turn, self.actions_left = conn, self.ACTIONS
@@ -460,6 +476,7 @@ class Ch(Peer):
     name = "ch"
     one_byte_writes = True
     GAME_VERBS = ("LOOK", "MOVE", "PICKUP")
+    NAME_LIMIT = 8
 
     def __init__(self) -> None:
         super().__init__()
@@ -497,6 +514,9 @@ class Ch(Peer):
         if verb == "HELLO":
             if not argument:
                 await conn.lines("FAIL HELLO needs an argument.")
+                return True
+            if len(argument) > self.NAME_LIMIT:
+                await conn.lines(f"FAIL Name too long ({self.NAME_LIMIT} Characters).")
                 return True
             await self._hello(conn, argument.upper())
             return True
@@ -541,7 +561,10 @@ class Ch(Peer):
         )
 
     async def _move(self, conn: Conn, direction: str) -> None:
-        if direction not in STEPS or self.board.move(conn, direction) == "blocked":
+        if direction not in STEPS:
+            await conn.lines("FAIL invalid direction")
+            return
+        if self.board.move(conn, direction) == "blocked":
             await conn.lines("FAIL can't walk into this tile.")
             return
         change = self._change(conn)

@@ -1,0 +1,121 @@
+"""The misjudgements of issue 27, each on the double of the server that showed it.
+
+A verdict rests only on the reply to the command the check sent: a refusal about
+something else (not our turn, one connection per address, a name too long, a push
+caused by the suite's own connections) is never a pass or a failure of the check,
+and ``strict`` and ``tolerant`` give the same verdict on the same bytes.
+"""
+
+from __future__ import annotations
+
+import trio
+
+from conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
+
+from ..peers import start_peer
+
+
+async def judge(port: int, dialect: str, level: Level, *only: str) -> Report:
+    config = SuiteConfig(
+        strictness=Strictness(level),
+        timeout=1.0,
+        check_timeout=20.0,
+        dialect=dialect,
+    )
+    with trio.fail_after(120):
+        return await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", port), config, only=only or None
+        )
+
+
+def verdicts(report: Report) -> dict[str, str]:
+    return {result.check_id: result.outcome.value for result in report.results}
+
+
+async def both_levels(port: int, dialect: str, *only: str) -> Report:
+    """The strict report, once the tolerant one has given every check the same verdict."""
+    strict = await judge(port, dialect, Level.STRICT, *only)
+    tolerant = await judge(port, dialect, Level.TOLERANT, *only)
+    # Drift is a failure at strict and a warning at tolerant: the same verdict, graded.
+    graded = {
+        check: "failed" if verdict == "warning" else verdict
+        for check, verdict in verdicts(tolerant).items()
+    }
+    assert verdicts(strict) == graded, to_table(strict) + "\n" + to_table(tolerant)
+    return strict
+
+
+async def test_a_turn_never_given_is_not_judged_as_the_moves_answer(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "zss")
+    # The first player holds the turn and never plays it: every MOVE and PICKUP of the
+    # suite is answered 'FAIL not your turn'.
+    holder = await trio.open_tcp_stream("127.0.0.1", server.port)
+    async with holder:
+        report = await both_levels(server.port, "2015", "move.wall", "move.floor", "pickup.nothing")
+    for check in ("move.wall", "move.floor", "pickup.nothing"):
+        result = report.get(check)
+        assert result.outcome.value == "skipped", to_table(report)
+        assert "could not judge" in result.reason
+        assert "'FAIL not your turn'" in result.reason
+
+
+async def test_pushes_caused_by_the_suites_own_connections_shift_nothing(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "zss")
+    checks = ("look.shape", "look.no-effect", "move.wall", "players.see")
+    report = await both_levels(server.port, "2015", *checks)
+    assert all(verdict == "passed" for verdict in verdicts(report).values()), to_table(report)
+    assert not any("shifted" in result.reason for result in report.results)
+
+
+async def test_one_connection_per_address_is_said_not_blamed(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "mbk")
+    checks = ("quit.closes", "input.cr", "input.case", "input.spaces", "players.see")
+    report = await both_levels(server.port, "2013", *checks)
+    assert verdicts(report) == {
+        "quit.closes": "passed",  # QUIT closes with no line
+        # 'L5' rows are no view the suite can walk by: not judged, not failed.
+        "input.cr": "skipped",
+        "input.case": "skipped",
+        "input.spaces": "skipped",
+        "players.see": "failed",  # 'L5X###X' is no LOOK reply: the check's own subject
+    }, to_table(report)
+    for check in ("input.case", "input.spaces"):
+        assert "'L5" in report.get(check).reason
+    # HELLO ended by CR goes unanswered, and so does the HELLO after it (the two run
+    # together into one line): the suite says it could not judge.
+    assert "could not judge" in report.get("input.cr").reason
+
+
+async def test_the_2016_centre_p_is_the_player_and_pickups_are_judged(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "lib")
+    checks = ("look.centre", "pickup.gold", "pickup.nothing", "players.see", "players.block")
+    report = await both_levels(server.port, "2016", *checks)
+    assert verdicts(report) == dict.fromkeys(checks, "passed"), to_table(report)
+
+
+async def test_a_name_too_long_is_shortened_and_turns_waited_for(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "ch")
+    report = await judge(server.port, "auto", Level.STRICT, "look.shape", "move.wall", "input.case")
+    assert report.dialect == "2016", to_table(report)
+    # 'HELLO conformance' is refused (FAIL Name too long): the view that showed 2016
+    # came only after the shortened name was taken.
+    assert not any("failed" in line for line in report.evidence), report.evidence
+    assert report.get("look.shape").outcome.value == "passed", to_table(report)
+    assert report.get("move.wall").outcome.value == "passed", to_table(report)
+    # A direction was sent and judged: 'MOVE s' is refused where 'MOVE S' moved.
+    case = report.get("input.case")
+    assert case.outcome.value == "failed", to_table(report)
+    assert "'FAIL invalid direction'" in case.reason and "'SUCCESS'" in case.reason
+
+
+async def test_the_2015_goodbye_of_two_lines_is_one_message(nursery: trio.Nursery) -> None:
+    # zss keeps the connection open after QUIT: its FAIL is the check's own subject.
+    server = await start_peer(nursery, "zss")
+    report = await both_levels(server.port, "2015", "quit.closes")
+    assert "b'FAIL invalid command\\n'" in report.get("quit.closes").reason
