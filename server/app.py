@@ -116,6 +116,7 @@ class Server:
             raise
         self.port = self.listening[0].port
         self.ladder.listening(config.host, self.port)
+        self.lobby.directory.listening(config.host, self.port)
         game = self.lobby.default
         self.log.info(
             "server listening",

@@ -207,6 +207,17 @@ def setting(
     return field(default=default, metadata={"setting": spec})
 
 
+def _check_cluster_url(url: str) -> None:
+    if not url.startswith(("postgresql://", "postgres://")):
+        raise ValueError(f"must be a postgresql:// URL, not {url!r}")
+
+
+def _check_advertise(address: str) -> None:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"must be HOST:PORT with a port from 1 to 65535, not {address!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything a :class:`~server.app.Server` needs to know; every value is checked."""
@@ -392,6 +403,29 @@ class ServerConfig:
         metavar="URL",
     )
     """Where finished games and ratings are kept (:mod:`server.ladder`); ``None``: nowhere."""
+    cluster: str | None = setting(
+        None,
+        "join the cluster whose directory of games is this PostgreSQL database "
+        "(postgresql://USER@HOST/DB; docs/cluster.md); '': no cluster",
+        off="",
+        metavar="URL",
+        validate=_check_cluster_url,
+    )
+    advertise: str | None = setting(
+        None,
+        "HOST:PORT the other nodes of the cluster and redirected clients reach this "
+        "node on; '': the listening address",
+        off="",
+        metavar="HOST:PORT",
+        validate=_check_advertise,
+    )
+    heartbeat: float = setting(
+        1.0,
+        "seconds between a cluster node's heartbeats; a node silent for three is gone, "
+        "and its games with it",
+        ge=0.05,
+        le=3600,
+    )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
     )

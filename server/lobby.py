@@ -47,7 +47,7 @@ import structlog
 import trio
 
 from protocol.commands import Command, Create, Games, Join, Watch
-from protocol.replies import Error, GameOver, GamesReply
+from protocol.replies import Error, GameInfo, GameOver, GamesReply
 from records.model import GameRecord
 from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
@@ -56,6 +56,7 @@ from worlds.limits import Limits, MapFiles
 from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
 from .builds import BuildTimeout, Opened, WorldBuilder, open_world
+from .cluster.directory import Directory, open_directory
 from .config import ServerConfig
 from .game import Game
 from .outbox import Outbox
@@ -63,6 +64,12 @@ from .ratelimit import TokenBucket
 from .replay import ReplayShelf
 
 DEFAULT_GAME = "default"
+
+
+class _Refused(Exception):
+    """The directory refused a name (taken elsewhere, or the directory unreachable)."""
+
+
 log = structlog.get_logger("server.lobby")
 
 
@@ -74,8 +81,13 @@ class Lobby:
         config: ServerConfig,
         *,
         on_game_finished: Callable[[GameRecord], None] | None = None,
+        directory: Directory | None = None,
     ) -> None:
         self.config = config
+        self.directory = directory or open_directory(
+            config.cluster, advertise=config.advertise, heartbeat=config.heartbeat
+        )
+        """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
         self.on_game_finished = on_game_finished
         """Called with the record of every game that ends (see :mod:`records.writer`)."""
         self.client_limits = Limits(
@@ -191,6 +203,8 @@ class Lobby:
         if self.games.get(game.name) is game:
             del self.games[game.name]
             self._creators.pop(game.name, None)
+            if game.owner is not None:
+                self.directory.release(game.name)
         for client in [client for client, place in self._playing.items() if place is game]:
             self._unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
@@ -231,6 +245,7 @@ class Lobby:
                 self._nursery = nursery
                 for game in self.games.values():
                     nursery.start_soon(game.run)
+                await nursery.start(self.directory.run, self._created_infos)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
@@ -250,7 +265,17 @@ class Lobby:
         self._COMMANDS[type(command)](self, client, command)
 
     def _games(self, client: Outbox, command: Games) -> None:
-        client.send(GamesReply(tuple(game.info() for game in self.games.values())))
+        games = [game.info() for game in self.games.values()]
+        games += [
+            remote.info
+            for remote in self.directory.remote_games()
+            if remote.info is not None and remote.name not in self.games
+        ]
+        client.send(GamesReply(tuple(games)))
+
+    def _created_infos(self) -> list[GameInfo]:
+        """The games clients created here, as ``GAMES`` lists them (for the directory)."""
+        return [game.info() for game in self.games.values() if game.owner is not None]
 
     _COMMANDS: ClassVar[dict[type[Command], Callable[[Lobby, Outbox, Any], None]]] = {
         Games: _games,
@@ -314,7 +339,11 @@ class Lobby:
     def _find(self, client: Outbox, name: str) -> Game | None:
         game = self.games.get(name)
         if game is None:
-            client.send(Error(f"there is no game called {name}; send GAMES for the list"))
+            remote = self.directory.elsewhere(name)
+            if remote is not None:
+                client.send(Error(f"the game {name} is played on {remote.address}; connect there"))
+            else:
+                client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
     def _seat(self, where: dict[Outbox, Game], client: Outbox, game: Game) -> None:
@@ -361,7 +390,11 @@ class Lobby:
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
-        if command.game in self.games or command.game in self._building:
+        if (
+            command.game in self.games
+            or command.game in self._building
+            or self.directory.elsewhere(command.game) is not None
+        ):
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
@@ -424,7 +457,12 @@ class Lobby:
         name = command.game
         reply: Error | None = None
         try:
+            taken = await self.directory.claim(name)
+            if taken is not None:
+                raise _Refused(taken)
             opened = await self.builder.open(plugin, command.map, command.seed)
+        except _Refused as refusal:
+            reply = Error(str(refusal))
         except BuildTimeout as error:
             reply = Error(str(error))
         except (MapError, WorldError, ValueError) as error:
@@ -446,10 +484,12 @@ class Lobby:
             done.set()
         if reply is not None:
             self._creators.pop(name, None)
+            self.directory.release(name)  # a refused claim holds nothing to release
             client.send(reply)
             return
         if client.closed:
             self._creators.pop(name, None)
+            self.directory.release(name)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -463,6 +503,7 @@ class Lobby:
             owner=client.id,
             start_full=command.start_full,
         )
+        self.directory.publish()
         log.info("game created", game=name, world=plugin.name, conn=client.id)
         client.send(game.info())
 

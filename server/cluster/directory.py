@@ -1,0 +1,109 @@
+"""Which node holds which game: the interface the lobby calls, and the one-process one.
+
+What a caller may rely on:
+
+* :meth:`Directory.claim` is the one place a game name becomes taken across the
+  cluster: at most one node's claim of a name succeeds while its holder lives.
+  It answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``.
+* :meth:`Directory.publish` and :meth:`Directory.release` never wait and never fail:
+  the directory brings the shared copy up to date when it can.
+* :meth:`Directory.elsewhere` and :meth:`Directory.remote_games` read a local copy
+  only (never the network), so ``GAMES`` costs no query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from protocol.replies import GameInfo
+
+LocalGames = Callable[[], Iterable[GameInfo]]
+"""The games this node holds now, as ``GAMES`` would list them (built ones only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteGame:
+    """A game another node holds: where it lives, and how it was last described."""
+
+    name: str
+    node: str
+    """The holding node's id (new each time a node starts)."""
+    address: str
+    """``HOST:PORT`` the holding node advertises for clients and other nodes."""
+    info: GameInfo | None
+    """``None`` while its world is being built (the name is taken nonetheless)."""
+
+
+class Directory(Protocol):
+    """Where every game of the cluster lives; see the module docstring."""
+
+    node: str
+    """This node's id."""
+
+    def listening(self, host: str, port: int) -> None:
+        """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def run(
+        self, local_games: LocalGames, *, task_status: trio.TaskStatus[None] = ...
+    ) -> None:
+        """Keep the shared directory and the local copy current until cancelled."""
+
+    async def claim(self, name: str) -> str | None:
+        """Take ``name`` for a game of this node; ``None`` if taken, else why not."""
+
+    def publish(self) -> None:
+        """This node's games changed (one added or ended): tell the cluster soon."""
+
+    def release(self, name: str) -> None:
+        """``name`` is no longer this node's (its game ended, or its build failed)."""
+
+    def elsewhere(self, name: str) -> RemoteGame | None:
+        """The game called ``name`` if another node holds it."""
+
+    def remote_games(self) -> Iterable[RemoteGame]:
+        """Every game other nodes hold, from the local copy."""
+
+
+class LocalDirectory:
+    """The directory of a server alone: every name is its own, no game is elsewhere."""
+
+    node = "local"
+
+    def listening(self, host: str, port: int) -> None:
+        pass
+
+    async def run(
+        self,
+        local_games: LocalGames,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        task_status.started()
+
+    async def claim(self, name: str) -> str | None:
+        return None
+
+    def publish(self) -> None:
+        pass
+
+    def release(self, name: str) -> None:
+        pass
+
+    def elsewhere(self, name: str) -> RemoteGame | None:
+        return None
+
+    def remote_games(self) -> Iterable[RemoteGame]:
+        return ()
+
+
+def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
+    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
+    if url is None:
+        return LocalDirectory()
+    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
+
+    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)

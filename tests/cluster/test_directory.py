@@ -1,0 +1,73 @@
+"""The cluster's directory of games: one name space and one GAMES list over every node."""
+
+from __future__ import annotations
+
+import threading
+
+from .conftest import Client, Cluster, eventually
+
+
+def test_a_game_created_on_one_node_is_listed_on_another(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    eventually(lambda: "arena" in bob.games(), "B lists the game created on A")
+    assert bob.games().count("default") == 1  # each node's own default, never two
+    assert bob.ask("CREATE arena classic") == "ERROR there is already a game called arena"
+    assert ada.ask("QUIT").startswith("BYE")  # its creator leaves before anyone joined
+    eventually(lambda: "arena" not in bob.games(), "the removed game leaves B's list")
+    assert bob.ask("CREATE arena classic").startswith("GAME arena ")  # the name is free again
+
+
+def _race(ada: Client, bob: Client, name: str) -> dict[str, str]:
+    """Both clients send ``CREATE name`` at once; each one's answer."""
+    answers: dict[str, str] = {}
+    go = threading.Barrier(2)
+
+    def create(who: str, client: Client) -> None:
+        go.wait()
+        answers[who] = client.ask(f"CREATE {name} classic")
+
+    threads = [threading.Thread(target=create, args=pair) for pair in (("a", ada), ("b", bob))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def test_two_nodes_racing_for_one_name_give_it_to_one(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    for round_ in range(5):
+        ada, bob = a.client(), b.client()
+        name = f"race{round_}"
+        answers = _race(ada, bob, name)
+        won = [who for who, answer in answers.items() if answer.startswith("GAME ")]
+        lost = [answer for answer in answers.values() if answer.startswith("ERROR")]
+        assert len(won) == 1 and lost == [f"ERROR there is already a game called {name}"], answers
+        loser = bob if won == ["a"] else ada
+        eventually(
+            lambda: loser.games().count(name) == 1,  # noqa: B023 (used before the loop moves on)
+            "the loser's node lists the winner's game, once",
+        )
+
+
+def test_a_killed_node_s_games_leave_every_list_and_free_their_names(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("CREATE doomed classic").startswith("GAME doomed ")
+    eventually(lambda: "doomed" in bob.games(), "B lists A's game")
+    a.kill()
+    eventually(lambda: "doomed" not in bob.games(), "A's game leaves B's list")
+    assert bob.ask("CREATE doomed classic").startswith("GAME doomed ")
+
+
+def test_join_of_a_game_on_another_node_says_where_it_is(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("CREATE yonder classic").startswith("GAME yonder ")
+    eventually(lambda: "yonder" in bob.games(), "B lists A's game")
+    assert (
+        bob.ask("JOIN yonder")
+        == f"ERROR the game yonder is played on 127.0.0.1:{a.port}; connect there"
+    )
