@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 from .conftest import Client, Cluster, eventually
+from .proxy import Link
 
 
 def test_a_game_created_on_one_node_is_listed_on_another(cluster: Cluster) -> None:
@@ -71,3 +72,30 @@ def test_join_of_a_game_on_another_node_says_where_it_is(cluster: Cluster) -> No
         bob.ask("JOIN yonder")
         == f"ERROR the game yonder is played on 127.0.0.1:{a.port}; connect there"
     )
+
+
+def test_a_lost_database_stops_no_game_and_the_node_rejoins(cluster: Cluster) -> None:
+    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    link = Link((host, int(port)))
+    through_link = cluster.url.replace(f"{host}:{port}", f"127.0.0.1:{link.port}")
+    try:
+        a = cluster.node("--cluster", through_link)
+        b = cluster.node()
+        ada, bob = a.client(), b.client()
+        assert ada.ask("CREATE kept classic").startswith("GAME kept ")
+        assert ada.ask("JOIN kept").startswith("GAME kept ")
+        eventually(lambda: "kept" in bob.games(), "B lists A's game")
+        link.cut()
+        assert ada.ask("CREATE more classic").startswith(
+            "ERROR the cluster's directory cannot be reached"
+        )
+        assert ada.ask("LOOK") == "LOOKREPLY"  # the game already placed plays on
+        eventually(lambda: "kept" not in bob.games(), "A, silent, is gone from B's list")
+        link.heal()
+        eventually(lambda: "kept" in bob.games(), "A rejoins and its game is listed again")
+        eventually(
+            lambda: ada.ask("CREATE more classic").startswith("GAME more "),
+            "A creates games again",
+        )
+    finally:
+        link.cut()
