@@ -15,15 +15,18 @@ from __future__ import annotations
 import collections
 import contextlib
 import itertools
+from collections.abc import Callable
 from functools import partial
 
 import structlog
 import trio
 
+from protocol.commands import Extend
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye
 from records.model import GameRecord
 
+from .cluster.relay import Passenger
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
@@ -129,6 +132,7 @@ class Server:
         )
         try:
             async with self.ladder.running(), trio.open_nursery() as games:
+                await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
                 await games.start(self.lobby.run)
                 if self.poller is not None:
                     await games.start(self.poller.run)
@@ -210,7 +214,13 @@ class Server:
         await self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
 
     async def serve_stream(
-        self, stream: trio.abc.Stream, *, host: str, port: int = 0, dialect: str | None = None
+        self,
+        stream: trio.abc.Stream,
+        *,
+        host: str,
+        port: int = 0,
+        dialect: str | None = None,
+        prepare: Callable[[Connection], None] | None = None,
     ) -> None:
         """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
         until it leaves; ``host`` is its address, which the per-address limit counts;
@@ -244,6 +254,8 @@ class Server:
             log=log,
             dialect=dialect or config.dialect,
         )
+        if prepare is not None:
+            prepare(connection)
         self.counts.connections += 1
         self.connections.add(connection)
         self._per_address[host] += 1
@@ -254,6 +266,24 @@ class Server:
             self._per_address[host] -= 1
             if not self._per_address[host]:
                 del self._per_address[host]
+
+    async def _relayed(self, stream: trio.abc.Stream, passenger: Passenger) -> None:
+        """A client another node of the cluster carries here, as it was there."""
+
+        def board(connection: Connection) -> None:
+            connection.name, connection.login = passenger.name, passenger.login
+            # What the client was granted on its own node, as a new EXTEND would grant it.
+            granted = connection.protocol.extend(Extend(passenger.capabilities))
+            connection.protocol.capabilities = frozenset(granted.capabilities)
+            connection.bot = connection.bot or passenger.bot
+
+        await self.serve_stream(
+            stream,
+            host=passenger.host,
+            port=passenger.port,
+            dialect=passenger.dialect,
+            prepare=board,
+        )
 
     async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:
         # In the client's own dialect, through the protocol like every other byte.

@@ -280,8 +280,8 @@ class Lobby:
     _COMMANDS: ClassVar[dict[type[Command], Callable[[Lobby, Outbox, Any], None]]] = {
         Games: _games,
         Create: lambda lobby, client, command: lobby._create(client, command),
-        Join: lambda lobby, client, command: lobby._join(client, command.game),
-        Watch: lambda lobby, client, command: lobby._watch(client, command.game),
+        Join: lambda lobby, client, command: lobby._carry(client, command, lobby._join),
+        Watch: lambda lobby, client, command: lobby._carry(client, command, lobby._watch),
     }
     """The lobby's commands, by kind; the session sends it no other."""
 
@@ -506,6 +506,17 @@ class Lobby:
         self.directory.publish()
         log.info("game created", game=name, world=plugin.name, conn=client.id)
         client.send(game.info())
+
+    def _carry(
+        self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
+    ) -> None:
+        """``command`` for a game here; or ``client`` sent on to the node of the cluster
+        that holds it, if another does and the client can be carried."""
+        remote = None if command.game in self.games else self.directory.elsewhere(command.game)
+        if remote is not None and self.directory.carry(client, remote, command):
+            self.leave(client, "moved")
+        else:
+            here(client, command.game)
 
     def _join(self, client: Outbox, name: str) -> None:
         game = self._find(client, name)

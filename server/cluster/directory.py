@@ -19,7 +19,11 @@ from typing import Protocol
 
 import trio
 
+from protocol.commands import Join, Watch
 from protocol.replies import GameInfo
+
+from ..outbox import Outbox
+from .relay import ServeRelayed
 
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
@@ -33,7 +37,9 @@ class RemoteGame:
     node: str
     """The holding node's id (new each time a node starts)."""
     address: str
-    """``HOST:PORT`` the holding node advertises for clients and other nodes."""
+    """``HOST:PORT`` the holding node advertises for clients."""
+    relay: str
+    """``HOST:PORT`` of the holding node's relay port (:mod:`server.cluster.relay`)."""
     info: GameInfo | None
     """``None`` while its world is being built (the name is taken nonetheless)."""
 
@@ -46,6 +52,16 @@ class Directory(Protocol):
 
     def listening(self, host: str, port: int) -> None:
         """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def serve_relays(
+        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
+    ) -> None:
+        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
+        reports itself started once that port is bound (before :meth:`run`)."""
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        """Carry ``client`` to the node holding ``remote`` and send it ``command``
+        there; ``False`` if this client cannot be carried (it is told where to go)."""
 
     async def run(
         self, local_games: LocalGames, *, task_status: trio.TaskStatus[None] = ...
@@ -75,6 +91,18 @@ class LocalDirectory:
 
     def listening(self, host: str, port: int) -> None:
         pass
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        task_status.started()
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        return False
 
     async def run(
         self,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 import threading
 import uuid
 from collections.abc import Callable, Iterable
@@ -26,10 +27,14 @@ import psycopg
 import structlog
 import trio
 
+from protocol.commands import Join, Watch
+from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
 
+from ..outbox import Outbox
 from . import schema
 from .directory import LocalGames, RemoteGame
+from .relay import Relay, Relayable, ServeRelayed, serve_relays
 
 DB_TIMEOUT: Final = 3.0
 """Seconds any one call to PostgreSQL may take before the directory counts it as gone."""
@@ -93,6 +98,11 @@ class PostgresDirectory:
         self._lock = trio.Lock()
         self._threads = trio.CapacityLimiter(4)
         self._connection: psycopg.Connection[Any] | None = None
+        self.relay_address = ""
+        """``HOST:PORT`` of this node's relay port, once bound."""
+        self.secret: str | None = None
+        """The cluster's shared secret, once read from the directory."""
+        self._nursery: trio.Nursery | None = None
         self._wake = trio.Event()
         self.copied = trio.Event()
         """Set once the local copy has been read whole (the first time)."""
@@ -116,6 +126,7 @@ class PostgresDirectory:
         """
         self._local_games = local_games
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             nursery.start_soon(self._follow)
             with trio.move_on_after(DB_TIMEOUT):
                 await self._beat()
@@ -151,6 +162,34 @@ class PostgresDirectory:
 
     def remote_games(self) -> Iterable[RemoteGame]:
         return self._remote.values()
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=host)
+        port = listeners[0].socket.getsockname()[1]
+        advertised = (self.advertise or f"{host}:0").rpartition(":")[0]
+        self.relay_address = f"{advertised}:{port}"
+        task_status.started()
+        await serve_relays(listeners, lambda: self.secret, serve)
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        if (
+            self._nursery is None
+            or self.secret is None
+            or not remote.relay
+            or not isinstance(client, Relayable)
+            or client.dialect != DEFAULT_DIALECT
+        ):
+            return False
+        relay = Relay(client, remote.relay, self.secret)
+        client.relay = relay
+        self._nursery.start_soon(relay.run, command)
+        return True
 
     # -- talking to PostgreSQL --------------------------------------------------------------
 
@@ -208,7 +247,13 @@ class PostgresDirectory:
     async def _beat(self) -> None:
         """Say this node lives, reap the nodes that do not, and put this node's games right."""
         registered = self.reachable
-        params = {"node": self.node, "address": self.advertise, "life": self._life()}
+        params = {
+            "node": self.node,
+            "address": self.advertise,
+            "relay": self.relay_address,
+            "life": self._life(),
+            "secret": secrets.token_hex(32),
+        }
 
         self._beaten_at = trio.current_time()
 
@@ -219,6 +264,9 @@ class PostgresDirectory:
                     db.execute("SELECT pg_advisory_xact_lock(%s)", (schema.SCHEMA_LOCK,))
                     for statement in schema.STATEMENTS:
                         db.execute(statement)
+                    row = db.execute(schema.SECRET, params).fetchone()
+                    assert row is not None
+                    self.secret = str(row[0])
                 if db.execute(schema.BEAT, params).fetchone() is not None:
                     return False
                 db.execute(schema.FORGET_EARLIER_SELF, params)
@@ -308,9 +356,10 @@ class PostgresDirectory:
             except trio.RunFinishedError:
                 return
 
-    def _replace(self, rows: list[tuple[str, str, str, str | None]]) -> None:
+    def _replace(self, rows: list[tuple[str, str, str, str, str | None]]) -> None:
         self._remote = {
-            name: RemoteGame(name, node, address, _info(info)) for name, node, address, info in rows
+            name: RemoteGame(name, node, address, relay, _info(info))
+            for name, node, address, relay, info in rows
         }
         self.copied.set()
 
@@ -329,5 +378,9 @@ class PostgresDirectory:
                 del self._remote[name]
             return
         self._remote[name] = RemoteGame(
-            name, node, str(change.get("address") or "?"), _info(change.get("info"))
+            name,
+            node,
+            str(change.get("address") or "?"),
+            str(change.get("relay") or ""),
+            _info(change.get("info")),
         )

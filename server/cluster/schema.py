@@ -20,6 +20,7 @@ STATEMENTS: Final = (
     CREATE TABLE IF NOT EXISTS cluster_nodes (
         id text PRIMARY KEY,
         address text NOT NULL,
+        relay text NOT NULL,
         expires timestamptz NOT NULL,
         started timestamptz NOT NULL DEFAULT now()
     )
@@ -32,6 +33,12 @@ STATEMENTS: Final = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS cluster_games_node ON cluster_games (node)",
+    """
+    CREATE TABLE IF NOT EXISTS cluster_secret (
+        one boolean PRIMARY KEY DEFAULT true CHECK (one),
+        secret text NOT NULL
+    )
+    """,
     f"""
     CREATE OR REPLACE FUNCTION cluster_games_announce() RETURNS trigger AS $$
     BEGIN
@@ -42,7 +49,8 @@ STATEMENTS: Final = (
         END IF;
         PERFORM pg_notify('{CHANNEL}', json_build_object(
             'op', 'put', 'name', NEW.name, 'node', NEW.node, 'info', NEW.info,
-            'address', (SELECT address FROM cluster_nodes WHERE id = NEW.node))::text);
+            'address', (SELECT address FROM cluster_nodes WHERE id = NEW.node),
+            'relay', (SELECT relay FROM cluster_nodes WHERE id = NEW.node))::text);
         RETURN NEW;
     END
     $$ LANGUAGE plpgsql
@@ -56,19 +64,20 @@ STATEMENTS: Final = (
 """Run in one transaction under :data:`SCHEMA_LOCK`; each is safe to run again."""
 
 SNAPSHOT: Final = """
-    SELECT g.name, g.node, n.address, g.info
+    SELECT g.name, g.node, n.address, n.relay, g.info
     FROM cluster_games g JOIN cluster_nodes n ON n.id = g.node
     WHERE n.expires >= now() AND g.node <> %(node)s
 """
 
 BEAT: Final = """
-    UPDATE cluster_nodes SET expires = now() + %(life)s * interval '1 second', address = %(address)s
+    UPDATE cluster_nodes
+    SET expires = now() + %(life)s * interval '1 second', address = %(address)s, relay = %(relay)s
     WHERE id = %(node)s RETURNING id
 """
 
 REGISTER: Final = """
-    INSERT INTO cluster_nodes (id, address, expires)
-    VALUES (%(node)s, %(address)s, now() + %(life)s * interval '1 second')
+    INSERT INTO cluster_nodes (id, address, relay, expires)
+    VALUES (%(node)s, %(address)s, %(relay)s, now() + %(life)s * interval '1 second')
 """
 
 FORGET_EARLIER_SELF: Final = (
@@ -95,3 +104,12 @@ PUT: Final = """
 """
 
 DROP: Final = "DELETE FROM cluster_games WHERE name = %(name)s AND node = %(node)s"
+
+SECRET: Final = """
+    WITH made AS (
+        INSERT INTO cluster_secret (secret) VALUES (%(secret)s) ON CONFLICT DO NOTHING
+        RETURNING secret
+    )
+    SELECT secret FROM made UNION ALL SELECT secret FROM cluster_secret
+"""
+"""The cluster's shared secret, made by the first node that asks (relays are signed with it)."""

@@ -63,17 +63,6 @@ def test_a_killed_node_s_games_leave_every_list_and_free_their_names(cluster: Cl
     assert bob.ask("CREATE doomed classic").startswith("GAME doomed ")
 
 
-def test_join_of_a_game_on_another_node_says_where_it_is(cluster: Cluster) -> None:
-    a, b = cluster.node(), cluster.node()
-    ada, bob = a.client(), b.client()
-    assert ada.ask("CREATE yonder classic").startswith("GAME yonder ")
-    eventually(lambda: "yonder" in bob.games(), "B lists A's game")
-    assert (
-        bob.ask("JOIN yonder")
-        == f"ERROR the game yonder is played on 127.0.0.1:{a.port}; connect there"
-    )
-
-
 def test_a_lost_database_stops_no_game_and_the_node_rejoins(cluster: Cluster) -> None:
     host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
     link = Link((host, int(port)))

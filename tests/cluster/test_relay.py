@@ -1,0 +1,90 @@
+"""JOIN and WATCH of a game another node holds: the client's node carries it there."""
+
+from __future__ import annotations
+
+import socket
+
+import psycopg
+
+from .conftest import WAIT, Client, Cluster, eventually
+
+
+def _listed(client: Client, name: str) -> None:
+    eventually(lambda: name in client.games(), f"{name} is listed")
+
+
+def test_a_raw_client_joins_a_game_held_by_another_node_and_chats_across(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("EXTEND events chat") == "EXTENDED events chat"
+    assert ada.ask("HELLO Ada") == "GOLD 3"
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    assert ada.ask("JOIN arena").startswith("GAME arena ")
+    _listed(bob, "arena")
+    assert bob.ask("EXTEND chat") == "EXTENDED chat"
+    assert bob.ask("HELLO Bob") == "GOLD 3"
+    assert bob.ask("JOIN arena").startswith("GAME arena world=classic map=default seed=0 players=2")
+    assert ada.line() == "JOINED Bob"  # Bob joined under his name, as on one node
+    assert ada.ask("SHOUT hello from A") == "MESSAGE Ada: hello from A"
+    assert ada.line() == "SUCCESS"
+    assert bob.line() == "MESSAGE Ada: hello from A"  # pushed through the relay
+    assert bob.ask("SHOUT hi from B") == "MESSAGE Bob: hi from B"
+    assert bob.line() == "SUCCESS"
+    assert ada.line() == "MESSAGE Bob: hi from B"
+    assert bob.ask("LOOK") == "LOOKREPLY"
+    assert len([bob.line() for _ in range(5)][-1]) == 5  # the 5x5 view, whole
+    # The game's node saw Bob's own address, not B's.
+    host, port = bob.socket.getsockname()[:2]
+    a.wait_for(rf"player joined +conn=\d+ game=arena peer={host}:{port} ")
+    assert bob.ask("QUIT") == "BYE Thanks for playing."
+    assert bob.file.readline() == b""  # closed after the last line, as on one node
+    assert ada.line() == "LEFT Bob: quit"
+
+
+def test_a_watcher_on_a_third_node_watches_the_game(cluster: Cluster) -> None:
+    a, b, c = cluster.node(), cluster.node(), cluster.node()
+    ada, bob, cy = a.client(), b.client(), c.client()
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    assert ada.ask("JOIN arena").startswith("GAME arena ")
+    _listed(bob, "arena")
+    _listed(cy, "arena")
+    assert bob.ask("JOIN arena").startswith("GAME arena ")
+    assert cy.ask("WATCH arena").startswith("GAME arena ")
+    eventually(
+        lambda: any(" players=2 " in line and " watchers=1 " in line for line in _game_lines(ada)),
+        "A counts the carried player and watcher",
+    )
+
+
+def test_a_client_that_leaves_its_node_leaves_the_game_on_the_other(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("EXTEND events") == "EXTENDED events"
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    assert ada.ask("JOIN arena").startswith("GAME arena ")
+    _listed(bob, "arena")
+    assert bob.ask("HELLO Bob") == "GOLD 3"
+    assert bob.ask("JOIN arena").startswith("GAME arena ")
+    assert ada.line() == "JOINED Bob"
+    bob.close()
+    assert ada.line() == "LEFT Bob: disconnected"
+
+
+def _game_lines(client: Client) -> list[str]:
+    head = client.ask("GAMES")
+    return [client.line() for _ in range(int(head.split()[1]))]
+
+
+def test_a_forged_relay_handshake_is_dropped_unanswered(cluster: Cluster) -> None:
+    a = cluster.node()
+    with psycopg.connect(cluster.url) as db:
+        row = db.execute("SELECT relay FROM cluster_nodes").fetchone()
+    assert row is not None
+    host, _, port = row[0].rpartition(":")
+    for forged in (b"DOD-RELAY e30= 00\n", b"HELLO Mallory\n", b"DOD-RELAY\n"):
+        with socket.create_connection((host, int(port)), timeout=WAIT) as intruder:
+            intruder.sendall(forged + b"JOIN default\n")
+            assert intruder.recv(100) == b""  # nothing said, connection closed
+    a.wait_for("relay handshake refused")
