@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import structlog
 import trio
 
-from protocol.commands import Command, Create, Games, Join, Watch
+from protocol.commands import Command, Create, Games, Hello, Join, Watch
 from protocol.replies import Error, GameInfo, GameOver, GamesReply
 from records.model import GameRecord
 from records.names import name_taken
@@ -245,7 +245,7 @@ class Lobby:
                 self._nursery = nursery
                 for game in self.games.values():
                     nursery.start_soon(game.run)
-                await nursery.start(self.directory.run, self._created_infos)
+                await nursery.start(self.directory.run, self._created_infos, self._names_in_play)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
@@ -273,6 +273,10 @@ class Lobby:
         ]
         client.send(GamesReply(tuple(games)))
 
+    def _names_in_play(self) -> set[str]:
+        """Every name a player of this node goes by (for the directory)."""
+        return {name for game in self.games.values() for name in game.names}
+
     def _created_infos(self) -> list[GameInfo]:
         """The games clients created here, as ``GAMES`` lists them (for the directory)."""
         return [game.info() for game in self.games.values() if game.owner is not None]
@@ -294,6 +298,16 @@ class Lobby:
 
     def command(self, client: Outbox, command: Command) -> None:
         """A game command of ``client``'s: to the game it watches or plays in."""
+        if isinstance(command, Hello) and command.name is not None:
+            if self.directory.name_elsewhere(command.name):
+                client.send(
+                    Error(
+                        f"{command.name} is playing on another node of this cluster; "
+                        "choose another name"
+                    )
+                )
+                return
+            self.directory.publish()
         watched = self._watching.get(client)
         if watched is not None:
             watched.handle_watcher(client, command)

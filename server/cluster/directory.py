@@ -27,6 +27,8 @@ from .relay import ServeRelayed
 
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
+LocalNames = Callable[[], Iterable[str]]
+"""The names players go by in this node's games now."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,7 +66,11 @@ class Directory(Protocol):
         there; ``False`` if this client cannot be carried (it is told where to go)."""
 
     async def run(
-        self, local_games: LocalGames, *, task_status: trio.TaskStatus[None] = ...
+        self,
+        local_games: LocalGames,
+        local_names: LocalNames,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
     ) -> None:
         """Keep the shared directory and the local copy current until cancelled."""
 
@@ -82,6 +88,9 @@ class Directory(Protocol):
 
     def remote_games(self) -> Iterable[RemoteGame]:
         """Every game other nodes hold, from the local copy."""
+
+    def name_elsewhere(self, name: str) -> bool:
+        """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
 
 
 class LocalDirectory:
@@ -107,6 +116,7 @@ class LocalDirectory:
     async def run(
         self,
         local_games: LocalGames,
+        local_names: LocalNames,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -126,6 +136,9 @@ class LocalDirectory:
 
     def remote_games(self) -> Iterable[RemoteGame]:
         return ()
+
+    def name_elsewhere(self, name: str) -> bool:
+        return False
 
 
 def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:

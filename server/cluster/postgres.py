@@ -30,10 +30,11 @@ import trio
 from protocol.commands import Join, Watch
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
+from records.names import LookalikeNames
 
 from ..outbox import Outbox
 from . import schema
-from .directory import LocalGames, RemoteGame
+from .directory import LocalGames, LocalNames, RemoteGame
 from .relay import Relay, Relayable, ServeRelayed, serve_relays
 
 DB_TIMEOUT: Final = 3.0
@@ -95,6 +96,10 @@ class PostgresDirectory:
         self._published: dict[str, str | None] = {}
         """What this node believes the directory holds for each of its names."""
         self._local_games: LocalGames = lambda: ()
+        self._local_names: LocalNames = lambda: ()
+        self._names: LookalikeNames[str] = LookalikeNames()
+        """The names other nodes' players go by, each with its node."""
+        self._published_names: set[str] = set()
         self._lock = trio.Lock()
         self._threads = trio.CapacityLimiter(4)
         self._connection: psycopg.Connection[Any] | None = None
@@ -116,6 +121,7 @@ class PostgresDirectory:
     async def run(
         self,
         local_games: LocalGames,
+        local_names: LocalNames,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -125,6 +131,7 @@ class PostgresDirectory:
         :data:`DB_TIMEOUT` seconds if PostgreSQL does not answer (play starts anyway).
         """
         self._local_games = local_games
+        self._local_names = local_names
         async with trio.open_nursery() as nursery:
             self._nursery = nursery
             nursery.start_soon(self._follow)
@@ -162,6 +169,9 @@ class PostgresDirectory:
 
     def remote_games(self) -> Iterable[RemoteGame]:
         return self._remote.values()
+
+    def name_elsewhere(self, name: str) -> bool:
+        return name in self._names
 
     async def serve_relays(
         self,
@@ -279,6 +289,7 @@ class PostgresDirectory:
                 # Gone from the directory (never in it, or reaped while unreachable):
                 # every game of this node goes back in.
                 self._published.clear()
+                self._published_names.clear()
             if not self.reachable:
                 log.info("cluster joined", node=self.node, address=self.advertise, again=joined)
             self.reachable = True
@@ -308,6 +319,25 @@ class PostgresDirectory:
         for name in [name for name in self._published if name not in wanted]:
             await self._execute(schema.DROP, self._key(name))
             del self._published[name]
+        await self._sync_names()
+
+    async def _sync_names(self) -> None:
+        """Bring the names this node's players go by in the directory up to date."""
+        names = set(self._local_names())
+        added = names - self._published_names
+        gone = self._published_names - names
+        if not added and not gone:
+            return
+
+        def write(db: psycopg.Connection[Any]) -> None:
+            with db.transaction(), db.cursor() as cursor:
+                if gone:
+                    cursor.executemany(schema.UNNAME, [self._key(name) for name in gone])
+                if added:
+                    cursor.executemany(schema.NAME, [self._key(name) for name in added])
+
+        await self._call(write)
+        self._published_names = names
 
     async def _beat_forever(self) -> None:
         while True:
@@ -346,7 +376,8 @@ class PostgresDirectory:
                 with _connect(self.url) as db:
                     db.execute(f"LISTEN {schema.CHANNEL}")
                     rows = db.execute(schema.SNAPSHOT, {"node": self.node}).fetchall()
-                    trio.from_thread.run_sync(self._replace, rows)
+                    names = db.execute(schema.NAMES, {"node": self.node}).fetchall()
+                    trio.from_thread.run_sync(self._replace, rows, names)
                     while not stop.is_set():
                         for note in db.notifies(timeout=LISTEN_POLL):
                             trio.from_thread.run_sync(self._apply, note.payload)
@@ -356,7 +387,12 @@ class PostgresDirectory:
             except trio.RunFinishedError:
                 return
 
-    def _replace(self, rows: list[tuple[str, str, str, str, str | None]]) -> None:
+    def _replace(
+        self, rows: list[tuple[str, str, str, str, str | None]], names: list[tuple[str, str]]
+    ) -> None:
+        self._names = LookalikeNames()
+        for name, node in names:
+            self._names[name] = node
         self._remote = {
             name: RemoteGame(name, node, address, relay, _info(info))
             for name, node, address, relay, info in rows
@@ -372,7 +408,15 @@ class PostgresDirectory:
             return
         if node == self.node:
             return
-        if change.get("op") == "delete":
+        op = change.get("op")
+        if op == "name":
+            self._names[name] = node
+            return
+        if op == "unname":
+            if self._names.get(name) == node:
+                del self._names[name]
+            return
+        if op == "delete":
             held = self._remote.get(name)
             if held is not None and held.node == node:
                 del self._remote[name]

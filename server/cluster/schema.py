@@ -55,6 +55,32 @@ STATEMENTS: Final = (
     END
     $$ LANGUAGE plpgsql
     """,
+    """
+    CREATE TABLE IF NOT EXISTS cluster_names (
+        name text NOT NULL,
+        node text NOT NULL REFERENCES cluster_nodes (id) ON DELETE CASCADE,
+        PRIMARY KEY (name, node)
+    )
+    """,
+    f"""
+    CREATE OR REPLACE FUNCTION cluster_names_announce() RETURNS trigger AS $$
+    BEGIN
+        IF TG_OP = 'DELETE' THEN
+            PERFORM pg_notify('{CHANNEL}', json_build_object(
+                'op', 'unname', 'name', OLD.name, 'node', OLD.node)::text);
+            RETURN OLD;
+        END IF;
+        PERFORM pg_notify('{CHANNEL}', json_build_object(
+            'op', 'name', 'name', NEW.name, 'node', NEW.node)::text);
+        RETURN NEW;
+    END
+    $$ LANGUAGE plpgsql
+    """,
+    "DROP TRIGGER IF EXISTS cluster_names_announce ON cluster_names",
+    """
+    CREATE TRIGGER cluster_names_announce AFTER INSERT OR DELETE ON cluster_names
+    FOR EACH ROW EXECUTE FUNCTION cluster_names_announce()
+    """,
     "DROP TRIGGER IF EXISTS cluster_games_announce ON cluster_games",
     """
     CREATE TRIGGER cluster_games_announce AFTER INSERT OR UPDATE OR DELETE ON cluster_games
@@ -113,3 +139,12 @@ SECRET: Final = """
     SELECT secret FROM made UNION ALL SELECT secret FROM cluster_secret
 """
 """The cluster's shared secret, made by the first node that asks (relays are signed with it)."""
+
+NAMES: Final = """
+    SELECT c.name, c.node FROM cluster_names c JOIN cluster_nodes n ON n.id = c.node
+    WHERE n.expires >= now() AND c.node <> %(node)s
+"""
+NAME: Final = (
+    "INSERT INTO cluster_names (name, node) VALUES (%(name)s, %(node)s) ON CONFLICT DO NOTHING"
+)
+UNNAME: Final = "DELETE FROM cluster_names WHERE name = %(name)s AND node = %(node)s"
