@@ -14,7 +14,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -31,9 +31,12 @@ WAIT = 60.0
 class Node:
     """One ``dod-server`` process; its standard error is read all along (never blocks it)."""
 
-    def __init__(self, *args: str, cwd: Path) -> None:
+    def __init__(
+        self, *args: str, cwd: Path, on: Sequence[str] = (), host: str = "127.0.0.1"
+    ) -> None:
+        self.host = host
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-db", *args],
+            [*on, sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-db", *args],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -71,7 +74,7 @@ class Node:
             return found
 
     def client(self) -> Client:
-        return Client(self.port)
+        return Client(self.port, self.host)
 
     def kill(self) -> None:
         self.process.kill()
@@ -133,9 +136,19 @@ class Cluster:
         self.folder = folder
         self.nodes: list[Node] = []
 
-    def node(self, *args: str) -> Node:
+    def node(self, *args: str, on: Sequence[str] = (), host: str = "127.0.0.1") -> Node:
         node = Node(
-            "--no-replays", "--cluster", self.url, "--heartbeat", "0.2", *args, cwd=self.folder
+            "--no-replays",
+            "--cluster",
+            self.url,
+            "--heartbeat",
+            "0.2",
+            "--host",
+            host,
+            *args,
+            cwd=self.folder,
+            on=on,
+            host=host,
         )
         self.nodes.append(node)
         return node

@@ -8,11 +8,12 @@ import threading
 
 
 class Link:
-    """Forwards ``127.0.0.1:port`` to ``target``; :meth:`cut` drops every connection and
+    """Forwards ``host:port`` to ``target``; :meth:`cut` drops every connection and
     refuses new ones until :meth:`heal`."""
 
-    def __init__(self, target: tuple[str, int]) -> None:
+    def __init__(self, target: tuple[str, int], host: str = "127.0.0.1") -> None:
         self.target = target
+        self.host = host
         self.port = 0
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
@@ -22,7 +23,7 @@ class Link:
     def heal(self) -> None:
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(("127.0.0.1", self.port))
+        listener.bind((self.host, self.port))
         listener.listen(64)
         self.port = listener.getsockname()[1]
         self._listener = listener
