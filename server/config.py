@@ -396,7 +396,8 @@ class ServerConfig:
     db: str | None = setting(
         None,
         "database of game records and ratings: sqlite:///FILE, postgresql://USER@HOST/DB, "
-        "or auto (records.db beside the replays); '': none",
+        "or auto (records.db beside the replays; with --cluster, the cluster's database); "
+        "'': none",
         off="",
         command_default="auto",
         off_flag="--no-db",
