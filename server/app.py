@@ -27,6 +27,7 @@ from protocol.replies import Bye
 from records.model import GameRecord
 
 from .cluster.relay import Passenger
+from .cluster.workers import open_shared_listeners
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
@@ -104,7 +105,9 @@ class Server:
         try:
             for listen in wanted:
                 try:
-                    bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                    # Several processes share the port under --workers (server.cluster.workers).
+                    opener = open_shared_listeners if config.reuse_port else trio.open_tcp_listeners
+                    bound = await opener(listen.port, host=config.host)
                 except OSError as error:
                     reason = error.strerror or str(error)
                     raise ListenError(

@@ -18,6 +18,7 @@ from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
 from .app import ListenError, Server
+from .cluster.workers import run_workers
 from .config import DEFAULT_PORT, ConfigError, add_arguments, load_config
 from .logs import configure_logging
 
@@ -159,6 +160,19 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
+        if config.workers > 1:
+            if config.cluster is None:
+                raise ConfigError(
+                    "--workers needs --cluster postgresql://... for the workers' directory"
+                )
+            configure_logging(config.log_format, config.log_level)
+            return run_workers(
+                config.workers,
+                config.host,
+                config.port,
+                sys.argv[1:] if argv is None else argv,
+                http=config.http_port is not None,
+            )
         configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:

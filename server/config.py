@@ -420,6 +420,16 @@ class ServerConfig:
         metavar="HOST:PORT",
         validate=_check_advertise,
     )
+    workers: int = setting(
+        1,
+        "processes serving --port together as one cluster, each on a core of its own "
+        "(docs/cluster.md)",
+        ge=1,
+        le=256,
+    )
+    reuse_port: bool = setting(
+        False, "listen with SO_REUSEPORT, so that several processes share the port"
+    )
     heartbeat: float = setting(
         1.0,
         "seconds between a cluster node's heartbeats; a node silent for three is gone, "

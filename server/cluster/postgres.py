@@ -279,7 +279,6 @@ class PostgresDirectory:
                     self.secret = str(row[0])
                 if db.execute(schema.BEAT, params).fetchone() is not None:
                     return False
-                db.execute(schema.FORGET_EARLIER_SELF, params)
                 db.execute(schema.REGISTER, params)
                 return True
 

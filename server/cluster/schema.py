@@ -106,11 +106,6 @@ REGISTER: Final = """
     VALUES (%(node)s, %(address)s, %(relay)s, now() + %(life)s * interval '1 second')
 """
 
-FORGET_EARLIER_SELF: Final = (
-    "DELETE FROM cluster_nodes WHERE address = %(address)s AND id <> %(node)s"
-)
-"""A node that restarts on the same address replaces the run before it at once."""
-
 REAP: Final = "DELETE FROM cluster_nodes WHERE expires < now()"
 
 CLAIM: Final = """

@@ -1,0 +1,50 @@
+"""``dod-server --workers N``: one port, N processes, one cluster."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+from .conftest import ROOT, Cluster, eventually
+
+
+def test_workers_share_one_port_and_every_client_reaches_every_game(cluster: Cluster) -> None:
+    node = cluster.node("--workers", "2")
+    node.wait_for(r"(?s)cluster joined.*cluster joined")  # both workers are in the cluster
+    clients = [node.client() for _ in range(12)]
+    for number, client in enumerate(clients):
+        assert client.ask(f"CREATE g{number} classic").startswith(f"GAME g{number} ")
+    for number in range(len(clients)):
+        # Wherever the kernel puts this connection, the game is listed and joined.
+        joiner, name = node.client(), f"g{number}"
+        eventually(lambda: name in joiner.games(), f"{name} is listed")  # noqa: B023
+        assert joiner.ask(f"JOIN g{number}").startswith(f"GAME g{number} "), number
+        joiner.close()
+
+
+def test_a_killed_worker_is_started_again(cluster: Cluster) -> None:
+    node = cluster.node("--workers", "2")
+    node.wait_for(r"(?s)cluster joined.*cluster joined")
+    children = subprocess.run(
+        ["pgrep", "-P", str(node.process.pid)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(children) == 2
+    os.kill(int(children[0]), signal.SIGKILL)
+    node.wait_for(r"worker exited")
+    node.wait_for(r"(?s)worker exited.*cluster joined")  # its successor joined
+    assert node.client().ask("HELLO Ada") == "GOLD 3"
+
+
+def test_workers_without_a_cluster_are_refused_with_the_reason() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "server", "--workers", "2", "--no-http", "--port", "0"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert re.match(r"dod-server: error: --workers needs --cluster", result.stderr)
