@@ -48,3 +48,31 @@ def test_workers_without_a_cluster_are_refused_with_the_reason() -> None:
     )
     assert result.returncode == 2
     assert re.match(r"dod-server: error: --workers needs --cluster", result.stderr)
+
+
+def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.cluster",
+            "--cluster",
+            cluster.url,
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0.2",
+            "--connections",
+            "4",
+            "--samples",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"throughput, 1 worker\(s\): [\d,]+ replies/s", result.stdout)
+    assert re.search(r"throughput, 2 worker\(s\): [\d,]+ replies/s", result.stdout)
+    assert re.search(r"the relay adds -?\d+\.\d+ ms", result.stdout)
