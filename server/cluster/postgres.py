@@ -15,6 +15,7 @@ What a caller may rely on, beyond :class:`~server.cluster.directory.Directory`:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import secrets
@@ -139,7 +140,19 @@ class PostgresDirectory:
                 await self._beat()
                 await self.copied.wait()
             task_status.started()
-            await self._beat_forever()
+            try:
+                await self._beat_forever()
+            finally:
+                with trio.CancelScope(shield=True):
+                    await self._leave()
+
+    async def _leave(self) -> None:
+        """Take this node and its games out of the directory now (the node stops)."""
+        if not self.reachable:
+            return
+        with contextlib.suppress(DirectoryDown):
+            await self._execute(schema.LEAVE, {"node": self.node})
+            log.info("cluster left", node=self.node)
 
     async def claim(self, name: str) -> str | None:
         if not self.reachable:

@@ -143,3 +143,5 @@ NAME: Final = (
     "INSERT INTO cluster_names (name, node) VALUES (%(name)s, %(node)s) ON CONFLICT DO NOTHING"
 )
 UNNAME: Final = "DELETE FROM cluster_names WHERE name = %(name)s AND node = %(node)s"
+
+LEAVE: Final = "DELETE FROM cluster_nodes WHERE id = %(node)s"

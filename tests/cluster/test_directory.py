@@ -88,3 +88,14 @@ def test_a_lost_database_stops_no_game_and_the_node_rejoins(cluster: Cluster) ->
         )
     finally:
         link.cut()
+
+
+def test_a_node_that_stops_leaves_the_directory_at_once(cluster: Cluster) -> None:
+    # A heartbeat of a minute: only the node's leaving can take its game off B's list.
+    a, b = cluster.node("--heartbeat", "60"), cluster.node()
+    ada, bob = a.client(), b.client()
+    assert ada.ask("CREATE brief classic").startswith("GAME brief ")
+    eventually(lambda: "brief" in bob.games(), "B lists A's game")
+    a.stop()
+    a.wait_for("cluster left")
+    eventually(lambda: "brief" not in bob.games(), "A's game leaves B's list")
