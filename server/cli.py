@@ -161,10 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
         if config.workers > 1:
-            if config.cluster is None:
-                raise ConfigError(
-                    "--workers needs --cluster postgresql://... for the workers' directory"
-                )
             configure_logging(config.log_format, config.log_level)
             return run_workers(
                 config.workers,
@@ -172,6 +168,7 @@ def main(argv: list[str] | None = None) -> int:
                 config.port,
                 sys.argv[1:] if argv is None else argv,
                 http=config.http_port is not None,
+                embedded=config.cluster is None,
             )
         configure_logging(config.log_format, config.log_level)
         server = Server(config)

@@ -208,7 +208,8 @@ def setting(
 
 
 def _check_cluster_url(url: str) -> None:
-    if not url.startswith(("postgresql://", "postgres://")):
+    # unix:PATH is the directory a --workers parent keeps for its workers.
+    if not url.startswith(("postgresql://", "postgres://", "unix:")):
         raise ValueError(f"must be a postgresql:// URL, not {url!r}")
 
 

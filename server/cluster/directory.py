@@ -145,6 +145,11 @@ def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) 
     """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
     if url is None:
         return LocalDirectory()
+    if url.startswith("unix:"):
+        from .embedded import EmbeddedDirectory
+
+        path = url.removeprefix("unix:")
+        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
     from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
 
     return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)

@@ -16,27 +16,18 @@ What a caller may rely on, beyond :class:`~server.cluster.directory.Directory`:
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import json
 import secrets
 import threading
-import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
 import psycopg
 import structlog
 import trio
 
-from protocol.commands import Join, Watch
-from protocol.dialects import DEFAULT_DIALECT
-from protocol.replies import GameInfo
-from records.names import LookalikeNames
-
-from ..outbox import Outbox
 from . import schema
-from .directory import LocalGames, LocalNames, RemoteGame
-from .relay import Relay, Relayable, ServeRelayed, serve_relays
+from .directory import LocalGames, LocalNames
+from .shared import SharedDirectory
 
 DB_TIMEOUT: Final = 3.0
 """Seconds any one call to PostgreSQL may take before the directory counts it as gone."""
@@ -68,54 +59,18 @@ def _connect(url: str) -> psycopg.Connection[Any]:
     )
 
 
-def _info_text(info: GameInfo) -> str:
-    return json.dumps(dataclasses.asdict(info), sort_keys=True)
-
-
-def _info(text: str | None) -> GameInfo | None:
-    if text is None:
-        return None
-    try:
-        return GameInfo(**json.loads(text))
-    except (TypeError, ValueError):
-        return None  # written by another version of the server: shown once it rewrites it
-
-
-class PostgresDirectory:
+class PostgresDirectory(SharedDirectory):
     """The directory of a cluster whose nodes share one PostgreSQL database."""
 
     def __init__(self, url: str, *, advertise: str | None, heartbeat: float) -> None:
+        super().__init__(advertise=advertise, heartbeat=heartbeat)
         self.url = url
-        self.node = uuid.uuid4().hex
-        self.advertise = advertise
-        self.heartbeat = heartbeat
-        self.reachable = False
-        """Whether the last call to PostgreSQL succeeded (the node is registered)."""
-        self._remote: dict[str, RemoteGame] = {}
-        self._claimed: set[str] = set()
-        """Names this node holds in the directory: built games and those being built."""
         self._published: dict[str, str | None] = {}
         """What this node believes the directory holds for each of its names."""
-        self._local_games: LocalGames = lambda: ()
-        self._local_names: LocalNames = lambda: ()
-        self._names: LookalikeNames[str] = LookalikeNames()
-        """The names other nodes' players go by, each with its node."""
         self._published_names: set[str] = set()
         self._lock = trio.Lock()
         self._threads = trio.CapacityLimiter(4)
         self._connection: psycopg.Connection[Any] | None = None
-        self.relay_address = ""
-        """``HOST:PORT`` of this node's relay port, once bound."""
-        self.secret: str | None = None
-        """The cluster's shared secret, once read from the directory."""
-        self._nursery: trio.Nursery | None = None
-        self._wake = trio.Event()
-        self.copied = trio.Event()
-        """Set once the local copy has been read whole (the first time)."""
-
-    def listening(self, host: str, port: int) -> None:
-        if self.advertise is None:
-            self.advertise = f"{host}:{port}"
 
     # -- the directory interface ----------------------------------------------------------
 
@@ -169,62 +124,7 @@ class PostgresDirectory:
         self._published[name] = None
         return None
 
-    def publish(self) -> None:
-        self._wake.set()
-
-    def release(self, name: str) -> None:
-        if name in self._claimed:
-            self._claimed.discard(name)
-            self._wake.set()
-
-    def elsewhere(self, name: str) -> RemoteGame | None:
-        return self._remote.get(name)
-
-    def remote_games(self) -> Iterable[RemoteGame]:
-        return self._remote.values()
-
-    def name_elsewhere(self, name: str) -> bool:
-        return name in self._names
-
-    async def serve_relays(
-        self,
-        host: str,
-        serve: ServeRelayed,
-        *,
-        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
-    ) -> None:
-        listeners = await trio.open_tcp_listeners(0, host=host)
-        port = listeners[0].socket.getsockname()[1]
-        advertised = (self.advertise or f"{host}:0").rpartition(":")[0]
-        self.relay_address = f"{advertised}:{port}"
-        task_status.started()
-        await serve_relays(listeners, lambda: self.secret, serve)
-
-    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
-        if (
-            self._nursery is None
-            or self.secret is None
-            or not remote.relay
-            or not isinstance(client, Relayable)
-            or client.dialect != DEFAULT_DIALECT
-        ):
-            return False
-        relay = Relay(client, remote.relay, self.secret)
-        client.relay = relay
-        self._nursery.start_soon(relay.run, command)
-        return True
-
     # -- talking to PostgreSQL --------------------------------------------------------------
-
-    @staticmethod
-    def _unreachable() -> str:
-        return (
-            "the cluster's directory cannot be reached, so no game can be created now; "
-            "games already running play on: try again in a moment"
-        )
-
-    def _key(self, name: str, **more: Any) -> dict[str, Any]:
-        return {"name": name, "node": self.node, **more}
 
     async def _call(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """``work`` on this node's connection, in a thread, one at a time, in order."""
@@ -315,10 +215,7 @@ class PostgresDirectory:
 
     async def _sync(self) -> None:
         """Bring this node's rows in the directory in line with its games."""
-        wanted: dict[str, str | None] = dict.fromkeys(self._claimed)
-        for info in self._local_games():
-            if info.name in self._claimed:
-                wanted[info.name] = _info_text(info)
+        wanted = self._wanted()
         for name, text in wanted.items():
             if name in self._published and self._published[name] == text:
                 continue
@@ -398,45 +295,3 @@ class PostgresDirectory:
                 stop.wait(self.heartbeat)
             except trio.RunFinishedError:
                 return
-
-    def _replace(
-        self, rows: list[tuple[str, str, str, str, str | None]], names: list[tuple[str, str]]
-    ) -> None:
-        self._names = LookalikeNames()
-        for name, node in names:
-            self._names[name] = node
-        self._remote = {
-            name: RemoteGame(name, node, address, relay, _info(info))
-            for name, node, address, relay, info in rows
-        }
-        self.copied.set()
-
-    def _apply(self, payload: str) -> None:
-        try:
-            change = json.loads(payload)
-            name, node = change["name"], change["node"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("cluster notification unreadable", payload=payload[:200])
-            return
-        if node == self.node:
-            return
-        op = change.get("op")
-        if op == "name":
-            self._names[name] = node
-            return
-        if op == "unname":
-            if self._names.get(name) == node:
-                del self._names[name]
-            return
-        if op == "delete":
-            held = self._remote.get(name)
-            if held is not None and held.node == node:
-                del self._remote[name]
-            return
-        self._remote[name] = RemoteGame(
-            name,
-            node,
-            str(change.get("address") or "?"),
-            str(change.get("relay") or ""),
-            _info(change.get("info")),
-        )

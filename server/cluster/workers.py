@@ -6,20 +6,28 @@ listen on it with ``SO_REUSEPORT``: the kernel spreads new connections over them
 they form a cluster (:mod:`server.cluster`), so a client of any worker sees and joins
 every worker's games. A worker that exits is started again; ``SIGTERM`` or ``SIGINT``
 to the parent is passed to every worker, and the parent exits when they have.
+
+Without ``--cluster``, the parent keeps the workers' directory itself
+(:mod:`server.cluster.embedded`) on a Unix socket in a private temporary folder.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Sequence
 
 import structlog
 import trio
+
+from .embedded import Hub
 
 log = structlog.get_logger("server.cluster.workers")
 
@@ -66,10 +74,19 @@ def reserve_port(host: str, port: int) -> socket.socket:
     return holder
 
 
-def run_workers(count: int, host: str, port: int, argv: Sequence[str], http: bool) -> int:
-    """Run ``count`` workers of ``dod-server argv`` on ``host:port`` until a signal."""
+def run_workers(
+    count: int, host: str, port: int, argv: Sequence[str], *, http: bool, embedded: bool
+) -> int:
+    """Run ``count`` workers of ``dod-server argv`` on ``host:port`` until a signal;
+    ``embedded``: with a directory of this process's (no ``--cluster`` was given)."""
     holder = reserve_port(host, port)
     port = holder.getsockname()[1]
+    directory: list[str] = []
+    if embedded:
+        folder = tempfile.mkdtemp(prefix="dod-workers-")
+        path = os.path.join(folder, "directory")
+        directory = ["--cluster", f"unix:{path}"]
+        _host_directory(path)
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -78,7 +95,7 @@ def run_workers(count: int, host: str, port: int, argv: Sequence[str], http: boo
         own = ["--workers", "1", "--reuse-port", "--port", str(port)]
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
-        return subprocess.Popen([sys.executable, "-m", "server", *argv, *own])
+        return subprocess.Popen([sys.executable, "-m", "server", *argv, *directory, *own])
 
     print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
     workers = [start(number) for number in range(count)]
@@ -95,4 +112,21 @@ def run_workers(count: int, host: str, port: int, argv: Sequence[str], http: boo
         for worker in workers:
             worker.wait()
         holder.close()
+        if directory:
+            shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
     return 0
+
+
+def _host_directory(path: str) -> None:
+    """Serve the workers' directory (:class:`~server.cluster.embedded.Hub`) from a thread
+    of this process, once it listens."""
+    ready = threading.Event()
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(Hub().serve, path)
+            ready.set()
+
+    threading.Thread(target=trio.run, args=(serve,), daemon=True).start()
+    if not ready.wait(30):
+        raise OSError(f"the workers' directory did not start on {path}")

@@ -7,12 +7,29 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
+from pathlib import Path
 
-from .conftest import ROOT, Cluster, eventually
+import pytest
+
+from .conftest import ROOT, Cluster, Node, eventually
 
 
-def test_workers_share_one_port_and_every_client_reaches_every_game(cluster: Cluster) -> None:
-    node = cluster.node("--workers", "2")
+@pytest.fixture(params=["embedded", "postgresql"])
+def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Node]:
+    """``dod-server --workers 2``, with the parent's directory or a PostgreSQL."""
+    if request.param == "embedded":
+        node = Node("--no-replays", "--workers", "2", cwd=tmp_path)
+    else:
+        node = request.getfixturevalue("cluster").node("--workers", "2")
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
+def test_workers_share_one_port_and_every_client_reaches_every_game(workers: Node) -> None:
+    node = workers
     node.wait_for(r"(?s)cluster joined.*cluster joined")  # both workers are in the cluster
     clients = [node.client() for _ in range(12)]
     for number, client in enumerate(clients):
@@ -25,8 +42,8 @@ def test_workers_share_one_port_and_every_client_reaches_every_game(cluster: Clu
         joiner.close()
 
 
-def test_a_killed_worker_is_started_again(cluster: Cluster) -> None:
-    node = cluster.node("--workers", "2")
+def test_a_killed_worker_is_started_again(workers: Node) -> None:
+    node = workers
     node.wait_for(r"(?s)cluster joined.*cluster joined")
     children = subprocess.run(
         ["pgrep", "-P", str(node.process.pid)], capture_output=True, text=True, check=True
@@ -36,18 +53,6 @@ def test_a_killed_worker_is_started_again(cluster: Cluster) -> None:
     node.wait_for(r"worker exited")
     node.wait_for(r"(?s)worker exited.*cluster joined")  # its successor joined
     assert node.client().ask("HELLO Ada") == "GOLD 3"
-
-
-def test_workers_without_a_cluster_are_refused_with_the_reason() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "server", "--workers", "2", "--no-http", "--port", "0"],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        timeout=60,
-    )
-    assert result.returncode == 2
-    assert re.match(r"dod-server: error: --workers needs --cluster", result.stderr)
 
 
 def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
