@@ -23,7 +23,7 @@ import trio
 
 from protocol.commands import Extend
 from protocol.connection import ServerProtocol
-from protocol.replies import Bye
+from protocol.replies import Bye, Message
 from records.model import GameRecord
 
 from .cluster.relay import Passenger
@@ -39,6 +39,8 @@ from .metrics import Counts
 from .poller import Poller
 from .transport import GONE
 
+DRAIN_CHECK = 0.1
+"""Seconds between looks, while draining, at whether every created game has ended."""
 MAX_TICK = 1.0
 """Seconds between the watchdog's rounds at most; shorter limits get a finer tick."""
 
@@ -84,7 +86,7 @@ class Server:
     @property
     def ready(self) -> bool:
         """Whether the server listens and accepts players (not yet, or no longer, if not)."""
-        return self.port is not None and not self._stopping
+        return self.port is not None and not self._stopping and not self.lobby.draining
 
     @property
     def games(self) -> dict[str, Game]:
@@ -161,6 +163,23 @@ class Server:
                 await listener.aclose()
             self.log.info("server stopped", log_lines_dropped=dropped_lines())
 
+    async def drain(self, timeout: float) -> None:
+        """Take no new client or game, tell the players, and return once every created
+        game has ended (each recorded as it ends) or ``timeout`` seconds have passed."""
+        self.lobby.draining = True
+        created = [game for game in self.lobby.games.values() if game.owner is not None]
+        self.log.info("server draining", timeout=timeout, games=len(created))
+        notice = Message(
+            "",
+            f"this server is stopping; running games may finish within {timeout:g} seconds, "
+            "and no new game can be created here",
+        )
+        for connection in list(self.connections):
+            connection.push(notice)
+        with trio.move_on_after(timeout):
+            while any(game.owner is not None for game in self.lobby.games.values()):
+                await trio.sleep(DRAIN_CHECK)
+
     def shutdown(self) -> None:
         """Stop accepting, tell every client, and let :meth:`run` return. Idempotent."""
         if not self._stopping:
@@ -234,7 +253,7 @@ class Server:
         connection_id = next(self._ids)
         config = self.config
         refusal: str | None = None
-        if self._stopping:
+        if self._stopping or self.lobby.draining:
             refusal = "the server is shutting down; goodbye"
         elif len(self.connections) >= config.max_connections:
             refusal = f"the server is full ({config.max_connections} connections); try again later"

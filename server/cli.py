@@ -107,6 +107,8 @@ async def _run(server: Server) -> None:
                 with contextlib.suppress(OSError, ValueError):
                     print(f"dod-server: web page at {web.url}", file=sys.stderr, flush=True)
             async for _ in signals:
+                if server.config.drain_timeout is not None:
+                    await server.drain(server.config.drain_timeout)
                 server.shutdown()
                 break
             await trio.sleep_forever()  # until serve_then_stop cancels us

@@ -431,6 +431,14 @@ class ServerConfig:
     reuse_port: bool = setting(
         False, "listen with SO_REUSEPORT, so that several processes share the port"
     )
+    drain_timeout: float | None = setting(
+        0.0,
+        "seconds a server told to stop (SIGTERM, SIGINT) lets its created games run to "
+        "their end, taking no new clients or games; 0: stop at once",
+        ge=0,
+        le=86400,
+        off=0,
+    )
     heartbeat: float = setting(
         1.0,
         "seconds between a cluster node's heartbeats; a node silent for three is gone, "

@@ -122,6 +122,8 @@ class Lobby:
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
         self._creators: dict[str, str] = {}  # created game (or one being built) -> address
+        self.draining = False
+        """Set while the server stops: no game may be created here any more."""
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -404,6 +406,8 @@ class Lobby:
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
+        if self.draining:
+            return "this server is stopping and takes no new games; create it on another"
         if (
             command.game in self.games
             or command.game in self._building
