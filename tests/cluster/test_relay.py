@@ -88,3 +88,19 @@ def test_a_forged_relay_handshake_is_dropped_unanswered(cluster: Cluster) -> Non
             intruder.sendall(forged + b"JOIN default\n")
             assert intruder.recv(100) == b""  # nothing said, connection closed
     a.wait_for("relay handshake refused")
+
+
+def test_a_killed_node_loses_only_its_own_games(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    ada, bob, bea = a.client(), b.client(), b.client()
+    assert ada.ask("CREATE doomed classic").startswith("GAME doomed ")
+    assert ada.ask("JOIN doomed").startswith("GAME doomed ")
+    assert bea.ask("CREATE lasting classic").startswith("GAME lasting ")
+    assert bea.ask("JOIN lasting").startswith("GAME lasting ")
+    _listed(bob, "doomed")
+    assert bob.ask("JOIN doomed").startswith("GAME doomed ")  # carried to A
+    a.kill()
+    assert bob.file.readline() == b""  # its game's node is gone: so is its connection
+    assert bea.ask("LOOK") == "LOOKREPLY"  # B's own game plays on
+    carol = b.client()
+    eventually(lambda: carol.games() == ["default", "lasting"], "only B's games are left")
