@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--list-maps", action="store_true", help="list the shipped maps of --world and exit"
     )
     parser.add_argument(
+        "--cluster-status",
+        action="store_true",
+        help="list the live nodes of --cluster's cluster and their games, and exit",
+    )
+    parser.add_argument(
         "--print-config",
         action="store_true",
         help="print every setting, its value and where it came from (as TOML), and exit",
@@ -141,13 +146,21 @@ def _startup_error(error: BaseException) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     list_worlds, list_maps, print_config = args.list_worlds, args.list_maps, args.print_config
-    del args.list_worlds, args.list_maps, args.print_config
+    cluster_status = args.cluster_status
+    del args.list_worlds, args.list_maps, args.print_config, args.cluster_status
     try:
         loaded = load_config(args)
         if print_config:
             print(loaded.describe())
             return 0
         config = loaded.config
+        if cluster_status:
+            if config.cluster is None or not config.cluster.startswith("postgres"):
+                raise ConfigError("--cluster-status needs --cluster postgresql://...")
+            from .cluster.postgres import cluster_status as status
+
+            print(status(config.cluster))
+            return 0
         if list_worlds:
             for name in world_names():
                 try:

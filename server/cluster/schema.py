@@ -145,3 +145,10 @@ NAME: Final = (
 UNNAME: Final = "DELETE FROM cluster_names WHERE name = %(name)s AND node = %(node)s"
 
 LEAVE: Final = "DELETE FROM cluster_nodes WHERE id = %(node)s"
+
+STATUS_NODES: Final = """
+    SELECT n.id, n.address, n.relay, n.started,
+           (SELECT count(*) FROM cluster_names c WHERE c.node = n.id)
+    FROM cluster_nodes n WHERE n.expires >= now() ORDER BY n.started
+"""
+STATUS_GAMES: Final = "SELECT name, node, info FROM cluster_games ORDER BY name"

@@ -35,7 +35,8 @@ def info_text(info: GameInfo) -> str:
     return json.dumps(dataclasses.asdict(info), sort_keys=True)
 
 
-def _info(text: str | None) -> GameInfo | None:
+def read_info(text: str | None) -> GameInfo | None:
+    """A game's description as the directory keeps it; ``None`` if there is none yet."""
     if text is None:
         return None
     try:
@@ -145,7 +146,7 @@ class SharedDirectory:
         for name, node in names:
             self._names[name] = node
         self._remote = {
-            name: RemoteGame(name, node, address, relay, _info(info))
+            name: RemoteGame(name, node, address, relay, read_info(info))
             for name, node, address, relay, info in rows
         }
         self.copied.set()
@@ -177,5 +178,5 @@ class SharedDirectory:
             node,
             str(change.get("address") or "?"),
             str(change.get("relay") or ""),
-            _info(change.get("info")),
+            read_info(change.get("info")),
         )

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 
-from .conftest import Client, Cluster, eventually
+from .conftest import ROOT, WAIT, Client, Cluster, eventually
 from .proxy import Link
 
 
@@ -99,3 +102,32 @@ def test_a_node_that_stops_leaves_the_directory_at_once(cluster: Cluster) -> Non
     a.stop()
     a.wait_for("cluster left")
     eventually(lambda: "brief" not in bob.games(), "A's game leaves B's list")
+
+
+def _status(url: str) -> list[str]:
+    status = subprocess.run(
+        [sys.executable, "-m", "server", "--cluster", url, "--cluster-status"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT,
+    )
+    assert status.returncode == 0, status.stderr
+    return status.stdout.splitlines()
+
+
+def test_cluster_status_lists_the_nodes_and_their_games(cluster: Cluster) -> None:
+    a, b = cluster.node(), cluster.node()
+    creator = a.client()  # kept: a game whose creator leaves before anyone joins goes
+    assert creator.ask("CREATE shown classic").startswith("GAME shown ")
+    shown = "  GAME shown world=classic map=default seed=0 players=0 limit=100 watchers=0"
+    lines: list[str] = []
+
+    def described() -> bool:
+        lines[:] = _status(cluster.url)
+        return any(line.startswith(shown) for line in lines)
+
+    eventually(described, "the game is described (its world built and published)")
+    assert lines[0] == "2 node(s)"
+    assert any(f"at 127.0.0.1:{a.port} " in line and "1 game(s)" in line for line in lines)
+    assert any(f"at 127.0.0.1:{b.port} " in line and "0 game(s)" in line for line in lines)
