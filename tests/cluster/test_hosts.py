@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import socket
+import subprocess
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from .conftest import Cluster, Node, eventually
+from .conftest import Client, Cluster, Node, eventually
 from .hosts import Hosts, skip_unless_possible
 from .proxy import Link
 
@@ -75,3 +79,67 @@ def test_a_host_cut_off_and_healed_plays_on_and_rejoins(cluster: Cluster, hosts:
         eventually(lambda: "elsewhere" in alice.games(), "A lists B's game again")
     finally:
         database.cut()
+
+
+HAPROXY = """
+global
+    maxconn 1000
+defaults
+    mode tcp
+    timeout connect 5s
+    timeout client 1h
+    timeout server 1h
+frontend dod
+    bind {own}:{port}
+    default_backend nodes
+backend nodes
+    balance roundrobin
+{servers}
+"""
+
+
+def test_three_hosts_serve_one_address_behind_haproxy(
+    cluster: Cluster, hosts: Hosts, tmp_path: Path
+) -> None:
+    haproxy = shutil.which("haproxy")
+    if haproxy is None:
+        pytest.skip("haproxy is missing: apt-get install haproxy")
+    nodes, database = _on_hosts(cluster, hosts, 3)
+    port = _free_port(hosts.own)
+    servers = "\n".join(f"    server n{i} {n.host}:{n.port}" for i, n in enumerate(nodes))
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(HAPROXY.format(own=hosts.own, port=port, servers=servers))
+    proxy = subprocess.Popen([haproxy, "-db", "-f", str(config)], stdout=subprocess.DEVNULL)
+    try:
+        eventually(lambda: _accepts(hosts.own, port), "haproxy listens")
+        first = Client(port, hosts.own)
+        assert first.ask("CREATE meeting classic").startswith("GAME meeting ")
+        assert first.ask("JOIN meeting").startswith("GAME meeting ")
+        players = [Client(port, hosts.own) for _ in range(5)]
+        for number, player in enumerate(players):
+            assert player.ask(f"HELLO P{number}") == "GOLD 3"
+            eventually(lambda: "meeting" in player.games(), "the game is listed")  # noqa: B023
+            assert player.ask("JOIN meeting").startswith("GAME meeting ")
+        for node in nodes:  # the proxy sent clients to every host, and every one reached it
+            node.wait_for("client connected")
+        assert first.ask("GAMES").startswith("GAMES")
+        [line] = [first.line() for _ in range(2)][1:]  # default, then meeting
+        assert " players=6 " in line
+    finally:
+        proxy.terminate()
+        proxy.wait()
+        database.cut()
+
+
+def _free_port(host: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def _accepts(host: str, port: int) -> bool:
+    try:
+        socket.create_connection((host, port), timeout=1).close()
+    except OSError:
+        return False
+    return True
