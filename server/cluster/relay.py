@@ -14,7 +14,8 @@ What a caller may rely on:
 * Only a holder of the cluster secret (kept in the directory's database) can make
   A serve a connection as coming from another address; a handshake that is unsigned,
   forged, older than :data:`MAX_AGE` seconds, longer than :data:`MAX_HANDSHAKE`
-  bytes, or slower than :data:`HANDSHAKE_TIMEOUT` seconds is dropped unanswered.
+  bytes, or slower than :data:`HANDSHAKE_TIMEOUT` seconds is dropped unanswered, and
+  at most :data:`MAX_PENDING_HANDSHAKES` may be under way at once.
 * Forwarding never blocks the client's node: commands are queued for the link, up to
   :data:`MAX_QUEUED` bytes, past which the client is cut off.
 """
@@ -42,6 +43,8 @@ MAX_HANDSHAKE: Final = 8192
 MAX_AGE: Final = 60.0
 HANDSHAKE_TIMEOUT: Final = 5.0
 MAX_QUEUED: Final = 1 << 20
+MAX_PENDING_HANDSHAKES: Final = 64
+"""Relay connections that may be sending their handshake at once; more are closed."""
 
 log = structlog.get_logger("server.cluster.relay")
 
@@ -117,15 +120,27 @@ async def serve_relays(
 ) -> None:
     """Accept relayed connections from other nodes until cancelled."""
 
+    pending = [0]
+
     async def handle(stream: trio.SocketStream) -> None:
         key = secret()
         line = b""
-        with trio.move_on_after(HANDSHAKE_TIMEOUT):
-            while b"\n" not in line and len(line) <= MAX_HANDSHAKE:
-                chunk = await stream.receive_some(MAX_HANDSHAKE)
-                if not chunk:
-                    break
-                line += chunk
+        if pending[0] >= MAX_PENDING_HANDSHAKES:
+            log.warning("relay handshake refused", reason="too many at once")
+            await stream.aclose()
+            return
+        pending[0] += 1
+        try:
+            with trio.move_on_after(HANDSHAKE_TIMEOUT):
+                while b"\n" not in line and len(line) <= MAX_HANDSHAKE:
+                    chunk = await stream.receive_some(MAX_HANDSHAKE)
+                    if not chunk:
+                        break
+                    line += chunk
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            line = b""
+        finally:
+            pending[0] -= 1
         passenger = None if key is None else read_handshake(key, line, time.time())
         if passenger is None or not line.endswith(b"\n"):
             log.warning("relay handshake refused", bytes=len(line))

@@ -104,3 +104,28 @@ def test_a_killed_node_loses_only_its_own_games(cluster: Cluster) -> None:
     assert bea.ask("LOOK") == "LOOKREPLY"  # B's own game plays on
     carol = b.client()
     eventually(lambda: carol.games() == ["default", "lasting"], "only B's games are left")
+
+
+def test_relay_handshakes_at_once_are_bounded(cluster: Cluster) -> None:
+    a = cluster.node()
+    with psycopg.connect(cluster.url) as db:
+        row = db.execute("SELECT relay FROM cluster_nodes").fetchone()
+    assert row is not None
+    host, _, port = row[0].rpartition(":")
+    # 64 connections that never finish their handshake hold every place ...
+    silent = [socket.create_connection((host, int(port)), timeout=WAIT) for _ in range(64)]
+    try:
+        eventually(lambda: _refused_at_once(host, int(port)), "the 65th is closed at once")
+        a.wait_for("too many at once")
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+def _refused_at_once(host: str, port: int) -> bool:
+    with socket.create_connection((host, port), timeout=WAIT) as late:
+        late.settimeout(1)  # closed at once, well within the 5 s a handshake may take
+        try:
+            return late.recv(1) == b""
+        except TimeoutError:
+            return False
