@@ -80,4 +80,5 @@ def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert re.search(r"throughput, 1 worker\(s\): [\d,]+ replies/s", result.stdout)
     assert re.search(r"throughput, 2 worker\(s\): [\d,]+ replies/s", result.stdout)
+    assert re.search(r"listed by another's GAMES: p50 \d+\.\d+ ms", result.stdout)
     assert re.search(r"the relay adds -?\d+\.\d+ ms", result.stdout)
