@@ -9,7 +9,7 @@ from pathlib import Path
 
 from records.store import Store
 
-from .conftest import WAIT, Node
+from .conftest import WAIT, Cluster, Node, eventually
 
 
 def _status(url: str) -> int:
@@ -54,3 +54,23 @@ def test_sigterm_drains_running_games_then_stops_with_every_record(tmp_path: Pat
         for game in Store(f"sqlite:///{tmp_path / 'records.db'}").games()
     ]
     assert ["Ada"] in names  # the game that ended while draining is recorded
+
+
+def test_a_draining_node_tells_carried_players_and_leaves_when_done(cluster: Cluster) -> None:
+    a, b = cluster.node("--drain-timeout", "600"), cluster.node()
+    ada, bob, bea = a.client(), b.client(), b.client()
+    assert ada.ask("CREATE finale classic").startswith("GAME finale ")
+    assert ada.ask("JOIN finale").startswith("GAME finale ")
+    eventually(lambda: "finale" in bob.games(), "B lists A's game")
+    assert bob.ask("EXTEND chat") == "EXTENDED chat"
+    assert bob.ask("JOIN finale").startswith("GAME finale ")  # carried to A
+    a.process.send_signal(signal.SIGTERM)
+    assert bob.line().startswith("MESSAGE this server is stopping")  # through the relay
+    assert bea.ask("CREATE elsewhere classic").startswith("GAME elsewhere ")  # B takes games
+    assert bob.ask("LOOK") == "LOOKREPLY"  # the game on A plays on
+    for _ in range(5):
+        bob.line()
+    assert ada.ask("QUIT").startswith("BYE")
+    assert bob.ask("QUIT").startswith("BYE")  # the last player leaves: the game ends
+    assert a.process.wait(timeout=WAIT) == 0
+    eventually(lambda: "finale" not in bea.games(), "A's game leaves B's list")
