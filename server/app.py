@@ -14,16 +14,20 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+from collections.abc import Callable
 from functools import partial
 
 import structlog
 import trio
 
+from protocol.commands import Extend
 from protocol.connection import ServerProtocol
-from protocol.replies import Bye
+from protocol.replies import Bye, Message
 from records.model import GameRecord
 
 from .admission import Admission
+from .cluster.relay import Passenger
+from .cluster.workers import open_shared_listeners
 from .config import ServerConfig
 from .connection import Connection
 from .game import Game
@@ -35,6 +39,8 @@ from .metrics import Counts
 from .poller import Poller
 from .transport import GONE
 
+DRAIN_CHECK = 0.1
+"""Seconds between looks, while draining, at whether every created game has ended."""
 MAX_TICK = 1.0
 """Seconds between the watchdog's rounds at most; shorter limits get a finer tick."""
 
@@ -81,7 +87,7 @@ class Server:
     @property
     def ready(self) -> bool:
         """Whether the server listens and accepts players (not yet, or no longer, if not)."""
-        return self.port is not None and not self._stopping
+        return self.port is not None and not self._stopping and not self.lobby.draining
 
     @property
     def games(self) -> dict[str, Game]:
@@ -102,7 +108,9 @@ class Server:
         try:
             for listen in wanted:
                 try:
-                    bound = await trio.open_tcp_listeners(listen.port, host=config.host)
+                    # Several processes share the port under --workers (server.cluster.workers).
+                    opener = open_shared_listeners if config.reuse_port else trio.open_tcp_listeners
+                    bound = await opener(listen.port, host=config.host)
                 except OSError as error:
                     reason = error.strerror or str(error)
                     raise ListenError(
@@ -117,6 +125,7 @@ class Server:
             raise
         self.port = self.listening[0].port
         self.ladder.listening(config.host, self.port)
+        self.lobby.directory.listening(config.host, self.port)
         game = self.lobby.default
         self.log.info(
             "server listening",
@@ -129,6 +138,7 @@ class Server:
         )
         try:
             async with self.ladder.running(), trio.open_nursery() as games:
+                await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
                 await games.start(self.lobby.run)
                 if self.poller is not None:
                     await games.start(self.poller.run)
@@ -153,6 +163,23 @@ class Server:
             for listener in listeners:
                 await listener.aclose()
             self.log.info("server stopped", log_lines_dropped=dropped_lines())
+
+    async def drain(self, timeout: float) -> None:
+        """Take no new client or game, tell the players, and return once every created
+        game has ended (each recorded as it ends) or ``timeout`` seconds have passed."""
+        self.lobby.draining = True
+        created = [game for game in self.lobby.games.values() if game.owner is not None]
+        self.log.info("server draining", timeout=timeout, games=len(created))
+        notice = Message(
+            "",
+            f"this server is stopping; running games may finish within {timeout:g} seconds, "
+            "and no new game can be created here",
+        )
+        for connection in list(self.connections):
+            connection.push(notice)
+        with trio.move_on_after(timeout):
+            while any(game.owner is not None for game in self.lobby.games.values()):
+                await trio.sleep(DRAIN_CHECK)
 
     def shutdown(self) -> None:
         """Stop accepting, tell every client, and let :meth:`run` return. Idempotent."""
@@ -218,6 +245,7 @@ class Server:
         dialect: str | None = None,
         count_socket: bool = True,
         count_address: bool = True,
+        prepare: Callable[[Connection], None] | None = None,
     ) -> None:
         """Serve one client on ``stream`` (TCP, a WebSocket adapter, a memory stream)
         until it leaves; ``host`` is its address, which the per-address limit counts;
@@ -233,7 +261,7 @@ class Server:
         config = self.config
         counts = {"socket": count_socket, "address": count_address}
         refusal: str | None = None
-        if self._stopping:
+        if self._stopping or self.lobby.draining:
             refusal = "the server is shutting down; goodbye"
         else:
             refusal = self.admission.refusal(host, **counts)
@@ -251,6 +279,8 @@ class Server:
             log=log,
             dialect=dialect or config.dialect,
         )
+        if prepare is not None:
+            prepare(connection)
         self.counts.connections += 1
         self.connections.add(connection)
         try:
@@ -258,6 +288,24 @@ class Server:
                 await connection.run()
         finally:
             self.connections.discard(connection)
+
+    async def _relayed(self, stream: trio.abc.Stream, passenger: Passenger) -> None:
+        """A client another node of the cluster carries here, as it was there."""
+
+        def board(connection: Connection) -> None:
+            connection.name, connection.login = passenger.name, passenger.login
+            # What the client was granted on its own node, as a new EXTEND would grant it.
+            granted = connection.protocol.extend(Extend(passenger.capabilities))
+            connection.protocol.capabilities = frozenset(granted.capabilities)
+            connection.bot = connection.bot or passenger.bot
+
+        await self.serve_stream(
+            stream,
+            host=passenger.host,
+            port=passenger.port,
+            dialect=passenger.dialect,
+            prepare=board,
+        )
 
     async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:
         # In the client's own dialect, through the protocol like every other byte.

@@ -19,6 +19,7 @@ from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
 from .app import ListenError, Server
+from .cluster.workers import run_workers
 from .config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
 from .ladder import records_url
 from .logs import announce, configure_logging
@@ -48,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--list-maps", action="store_true", help="list the shipped maps of --world and exit"
+    )
+    parser.add_argument(
+        "--cluster-status",
+        action="store_true",
+        help="list the live nodes of --cluster's cluster and their games, and exit",
     )
     parser.add_argument(
         "--print-config",
@@ -107,6 +113,8 @@ async def _run(server: Server) -> None:
                 web = await nursery.start(serve_web, server)
                 announce("dod-server", f"web page at {web.url}", url=web.url)
             async for _ in signals:
+                if server.config.drain_timeout is not None:
+                    await server.drain(server.config.drain_timeout)
                 server.shutdown()
                 break
             await trio.sleep_forever()  # until serve_then_stop cancels us
@@ -155,13 +163,21 @@ def _startup_error(error: BaseException) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     list_worlds, list_maps, print_config = args.list_worlds, args.list_maps, args.print_config
-    del args.list_worlds, args.list_maps, args.print_config
+    cluster_status = args.cluster_status
+    del args.list_worlds, args.list_maps, args.print_config, args.cluster_status
     try:
         loaded = load_config(args)
         if print_config:
             print(loaded.describe())
             return 0
         config = loaded.config
+        if cluster_status:
+            if config.cluster is None or not config.cluster.startswith("postgres"):
+                raise ConfigError("--cluster-status needs --cluster postgresql://...")
+            from .cluster.postgres import cluster_status as status
+
+            print(status(config.cluster))
+            return 0
         if list_worlds:
             for name in world_names():
                 try:
@@ -177,6 +193,16 @@ def main(argv: list[str] | None = None) -> int:
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
         _check_store(config)
+        if config.workers > 1:
+            configure_logging(config.log_format, config.log_level)
+            return run_workers(
+                config.workers,
+                config.host,
+                config.port,
+                sys.argv[1:] if argv is None else argv,
+                http=config.http_port is not None,
+                embedded=config.cluster is None,
+            )
         configure_logging(config.log_format, config.log_level)
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:

@@ -78,6 +78,18 @@ def _utf8_name(text: str) -> None:
         ) from None
 
 
+def _check_cluster_url(url: str) -> None:
+    # unix:PATH is the directory a --workers parent keeps for its workers.
+    if not url.startswith(("postgresql://", "postgres://", "unix:")):
+        raise ValueError(f"must be a postgresql:// URL, not {url!r}")
+
+
+def _check_advertise(address: str) -> None:
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"must be HOST:PORT with a port from 1 to 65535, not {address!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """Everything a :class:`~server.app.Server` needs to know; every value is checked."""
@@ -265,7 +277,8 @@ class ServerConfig:
     db: str | None = setting(
         None,
         "database of game records and ratings: sqlite:///FILE, postgresql://USER@HOST/DB, "
-        "or auto (records.db beside the replays); '': none",
+        "or auto (records.db beside the replays; with --cluster, the cluster's database); "
+        "'': none",
         off="",
         command_default="auto",
         off_flag="--no-db",
@@ -294,6 +307,47 @@ class ServerConfig:
         "it fails (writes are retried; LEADERBOARD answers ERROR)",
         gt=0,
         le=600,
+    )
+    cluster: str | None = setting(
+        None,
+        "join the cluster whose directory of games is this PostgreSQL database "
+        "(postgresql://USER@HOST/DB; docs/cluster.md); '': no cluster",
+        off="",
+        metavar="URL",
+        validate=_check_cluster_url,
+    )
+    advertise: str | None = setting(
+        None,
+        "HOST:PORT the other nodes of the cluster and redirected clients reach this "
+        "node on; '': the listening address",
+        off="",
+        metavar="HOST:PORT",
+        validate=_check_advertise,
+    )
+    workers: int = setting(
+        1,
+        "processes serving --port together as one cluster, each on a core of its own "
+        "(docs/cluster.md)",
+        ge=1,
+        le=256,
+    )
+    reuse_port: bool = setting(
+        False, "listen with SO_REUSEPORT, so that several processes share the port"
+    )
+    drain_timeout: float | None = setting(
+        0.0,
+        "seconds a server told to stop (SIGTERM, SIGINT) lets its created games run to "
+        "their end, taking no new clients or games; 0: stop at once",
+        ge=0,
+        le=86400,
+        off=0,
+    )
+    heartbeat: float = setting(
+        1.0,
+        "seconds between a cluster node's heartbeats; a node silent for three is gone, "
+        "and its games with it",
+        ge=0.05,
+        le=3600,
     )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"

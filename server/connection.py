@@ -136,6 +136,9 @@ class Connection:
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
+        self.relay: Any = None
+        """Set while the client is carried to another node of a cluster, which then gets
+        every command (:mod:`server.cluster.relay`)."""
         self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
         """Events about this client (rate-limited per address when the server made it)."""
         if dialect != DEFAULT_DIALECT:
@@ -203,7 +206,20 @@ class Connection:
         """Read no further command until ``done`` is set (an action waits for its round)."""
         self.waiting = done
 
+    def write_raw(self, data: bytes) -> None:
+        """Queue bytes another node of a cluster rendered for this client."""
+        self._write(data)
+
+    def end(self, reason: str) -> None:
+        """Close the connection once what is queued is written."""
+        self.transport.close(reason)
+
     # -- who the client is ----------------------------------------------------------
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """What the client has asked for by ``EXTEND`` (or its dialect gives it)."""
+        return tuple(sorted(self.protocol.capabilities))
 
     @property
     def events(self) -> bool:
@@ -299,6 +315,8 @@ class Connection:
                 greet(self, self.lobby.default)
             await self.transport.run(self)
         finally:
+            if self.relay is not None:
+                self.relay.close()
             if self.reason == CUT_OFF:
                 self.server.counts.cut_off += 1
             self._leave_game()
@@ -372,6 +390,9 @@ class Connection:
                 self.turn_reminder.acted(trio.current_time())
             kind = type(event)
             commands[kind] += 1
+            if self.relay is not None:
+                self.relay.forward(event)  # another node of the cluster answers it
+                continue
             try:
                 self.ROUTES[kind](self, event)
             except Exception as error:

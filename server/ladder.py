@@ -97,6 +97,8 @@ def records_url(config: ServerConfig) -> str | None:
     db = config.db
     if db is None:
         return None
+    if db == AUTO and config.cluster is not None and config.cluster.startswith("postgres"):
+        return config.cluster  # one ladder for the whole cluster, in its own database
     if db == AUTO:
         # Beside the replays; a server told to keep no replays keeps no records either,
         # unless given a database of its own.

@@ -45,8 +45,8 @@ from typing import ClassVar, TypeVar, cast
 import structlog
 import trio
 
-from protocol.commands import Command, Create, Games, Join, Watch
-from protocol.replies import Error, GameOver, GamesReply
+from protocol.commands import Command, Create, Games, Hello, Join, Watch
+from protocol.replies import Error, GameInfo, GameOver, GamesReply
 from records.model import GameRecord
 from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
@@ -55,6 +55,7 @@ from worlds.limits import Limits, MapFiles
 from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
 
 from .builds import BuildTimeout, Opened, WorldBuilder, open_world
+from .cluster.directory import Directory, open_directory
 from .config import ServerConfig
 from .game import Game
 from .outbox import Outbox
@@ -63,6 +64,11 @@ from .replay import ReplayShelf
 from .seating import DEFAULT_GAME, Seating
 
 __all__ = ["DEFAULT_GAME", "Lobby"]
+
+
+class _Refused(Exception):
+    """The directory refused a name (taken elsewhere, or the directory unreachable)."""
+
 
 log = structlog.get_logger("server.lobby")
 
@@ -87,8 +93,13 @@ class Lobby:
         config: ServerConfig,
         *,
         on_game_finished: Callable[[GameRecord], None] | None = None,
+        directory: Directory | None = None,
     ) -> None:
         self.config = config
+        self.directory = directory or open_directory(
+            config.cluster, advertise=config.advertise, heartbeat=config.heartbeat
+        )
+        """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
         self.on_game_finished = on_game_finished
         """Called with the record of every game that ends (see :mod:`records.writer`)."""
         self.may_begin_game: Callable[[], str | None] = lambda: None
@@ -123,6 +134,8 @@ class Lobby:
         self._playing, self._watching = seating.playing, seating.watching
         self._building: set[str] = set()  # names of games whose world is being built
         self._owned: dict[int, set[str]] = {}  # client id -> games it created
+        self.draining = False
+        """Set while the server stops: no game may be created here any more."""
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -205,6 +218,8 @@ class Lobby:
         if self.games.get(game.name) is game:
             del self.games[game.name]
             self._seating.creators.pop(game.name, None)
+            if game.owner is not None:
+                self.directory.release(game.name)
         for client in [client for client, place in self._playing.items() if place is game]:
             self._seating.unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
@@ -245,6 +260,7 @@ class Lobby:
                 self._nursery = nursery
                 for game in self.games.values():
                     nursery.start_soon(game.run)
+                await nursery.start(self.directory.run, self._created_infos, self._names_in_play)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
@@ -264,14 +280,32 @@ class Lobby:
         self._COMMANDS[type(command)](self, client, command)
 
     def _games(self, client: Outbox, command: Games) -> None:
-        client.send(GamesReply(tuple(game.info() for game in self.games.values())))
+        games = [game.info() for game in self.games.values()]
+        games += [
+            remote.info
+            for remote in self.directory.remote_games()
+            if remote.info is not None and remote.name not in self.games
+        ]
+        client.send(GamesReply(tuple(games)))
+
+    def _names_in_play(self) -> set[str]:
+        """Every name a player of this node goes by (for the directory)."""
+        return {name for game in self.games.values() for name in game.names}
+
+    def _created_infos(self) -> list[GameInfo]:
+        """The games clients created here, as ``GAMES`` lists them (for the directory)."""
+        return [game.info() for game in self.games.values() if game.owner is not None]
 
     _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
         (
             _answers(Games, _games),
             _answers(Create, lambda lobby, client, command: lobby._create(client, command)),
-            _answers(Join, lambda lobby, client, command: lobby._join(client, command.game)),
-            _answers(Watch, lambda lobby, client, command: lobby._watch(client, command.game)),
+            _answers(
+                Join, lambda lobby, client, command: lobby._carry(client, command, lobby._join)
+            ),
+            _answers(
+                Watch, lambda lobby, client, command: lobby._carry(client, command, lobby._watch)
+            ),
         )
     )
     """The lobby's commands, by kind; the session sends it no other."""
@@ -285,6 +319,16 @@ class Lobby:
 
     def command(self, client: Outbox, command: Command) -> None:
         """A game command of ``client``'s: to the game it watches or plays in."""
+        if isinstance(command, Hello) and command.name is not None:
+            if self.directory.name_elsewhere(command.name):
+                client.send(
+                    Error(
+                        f"{command.name} is playing on another node of this cluster; "
+                        "choose another name"
+                    )
+                )
+                return
+            self.directory.publish()
         watched = self._watching.get(client)
         if watched is not None:
             watched.handle_watcher(client, command)
@@ -330,13 +374,23 @@ class Lobby:
     def _find(self, client: Outbox, name: str) -> Game | None:
         game = self.games.get(name)
         if game is None:
-            client.send(Error(f"there is no game called {name}; send GAMES for the list"))
+            remote = self.directory.elsewhere(name)
+            if remote is not None:
+                client.send(Error(f"the game {name} is played on {remote.address}; connect there"))
+            else:
+                client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
 
     def _refusal(self, client: Outbox, command: Create) -> str | None:
         """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
         config = self.config
-        if command.game in self.games or command.game in self._building:
+        if self.draining:
+            return "this server is stopping and takes no new games; create it on another"
+        if (
+            command.game in self.games
+            or command.game in self._building
+            or self.directory.elsewhere(command.game) is not None
+        ):
             return f"there is already a game called {command.game}"
         if len(self.games) + len(self._building) >= config.max_games:
             return f"the server holds {config.max_games} games already (max_games); join one"
@@ -399,7 +453,12 @@ class Lobby:
         name = command.game
         reply: Error | None = None
         try:
+            taken = await self.directory.claim(name)
+            if taken is not None:
+                raise _Refused(taken)
             opened = await self.builder.open(plugin, command.map, command.seed)
+        except _Refused as refusal:
+            reply = Error(str(refusal))
         except BuildTimeout as error:
             reply = Error(str(error))
         except (MapError, WorldError, ValueError) as error:
@@ -421,10 +480,12 @@ class Lobby:
             done.set()
         if reply is not None:
             self._seating.creators.pop(name, None)
+            self.directory.release(name)  # a refused claim holds nothing to release
             client.send(reply)
             return
         if client.closed:
             self._seating.creators.pop(name, None)
+            self.directory.release(name)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or self.config.max_players_per_game
         game = self._add(
@@ -438,8 +499,20 @@ class Lobby:
             owner=client.id,
             start_full=command.start_full,
         )
+        self.directory.publish()
         log.info("game created", game=name, world=plugin.name, conn=client.id)
         client.send(game.info())
+
+    def _carry(
+        self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
+    ) -> None:
+        """``command`` for a game here; or ``client`` sent on to the node of the cluster
+        that holds it, if another does and the client can be carried."""
+        remote = None if command.game in self.games else self.directory.elsewhere(command.game)
+        if remote is not None and self.directory.carry(client, remote, command):
+            self.leave(client, "moved")
+        else:
+            here(client, command.game)
 
     def _join(self, client: Outbox, name: str) -> None:
         game = self._find(client, name)

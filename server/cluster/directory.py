@@ -1,0 +1,155 @@
+"""Which node holds which game: the interface the lobby calls, and the one-process one.
+
+What a caller may rely on:
+
+* :meth:`Directory.claim` is the one place a game name becomes taken across the
+  cluster: at most one node's claim of a name succeeds while its holder lives.
+  It answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``.
+* :meth:`Directory.publish` and :meth:`Directory.release` never wait and never fail:
+  the directory brings the shared copy up to date when it can.
+* :meth:`Directory.elsewhere` and :meth:`Directory.remote_games` read a local copy
+  only (never the network), so ``GAMES`` costs no query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from protocol.commands import Join, Watch
+from protocol.replies import GameInfo
+
+from ..outbox import Outbox
+from .relay import ServeRelayed
+
+LocalGames = Callable[[], Iterable[GameInfo]]
+"""The games this node holds now, as ``GAMES`` would list them (built ones only)."""
+LocalNames = Callable[[], Iterable[str]]
+"""The names players go by in this node's games now."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteGame:
+    """A game another node holds: where it lives, and how it was last described."""
+
+    name: str
+    node: str
+    """The holding node's id (new each time a node starts)."""
+    address: str
+    """``HOST:PORT`` the holding node advertises for clients."""
+    relay: str
+    """``HOST:PORT`` of the holding node's relay port (:mod:`server.cluster.relay`)."""
+    info: GameInfo | None
+    """``None`` while its world is being built (the name is taken nonetheless)."""
+
+
+class Directory(Protocol):
+    """Where every game of the cluster lives; see the module docstring."""
+
+    node: str
+    """This node's id."""
+
+    def listening(self, host: str, port: int) -> None:
+        """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def serve_relays(
+        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
+    ) -> None:
+        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
+        reports itself started once that port is bound (before :meth:`run`)."""
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        """Carry ``client`` to the node holding ``remote`` and send it ``command``
+        there; ``False`` if this client cannot be carried (it is told where to go)."""
+
+    async def run(
+        self,
+        local_games: LocalGames,
+        local_names: LocalNames,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
+    ) -> None:
+        """Keep the shared directory and the local copy current until cancelled."""
+
+    async def claim(self, name: str) -> str | None:
+        """Take ``name`` for a game of this node; ``None`` if taken, else why not."""
+
+    def publish(self) -> None:
+        """This node's games changed (one added or ended): tell the cluster soon."""
+
+    def release(self, name: str) -> None:
+        """``name`` is no longer this node's (its game ended, or its build failed)."""
+
+    def elsewhere(self, name: str) -> RemoteGame | None:
+        """The game called ``name`` if another node holds it."""
+
+    def remote_games(self) -> Iterable[RemoteGame]:
+        """Every game other nodes hold, from the local copy."""
+
+    def name_elsewhere(self, name: str) -> bool:
+        """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
+
+
+class LocalDirectory:
+    """The directory of a server alone: every name is its own, no game is elsewhere."""
+
+    node = "local"
+
+    def listening(self, host: str, port: int) -> None:
+        pass
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        task_status.started()
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        return False
+
+    async def run(
+        self,
+        local_games: LocalGames,
+        local_names: LocalNames,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        task_status.started()
+
+    async def claim(self, name: str) -> str | None:
+        return None
+
+    def publish(self) -> None:
+        pass
+
+    def release(self, name: str) -> None:
+        pass
+
+    def elsewhere(self, name: str) -> RemoteGame | None:
+        return None
+
+    def remote_games(self) -> Iterable[RemoteGame]:
+        return ()
+
+    def name_elsewhere(self, name: str) -> bool:
+        return False
+
+
+def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
+    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
+    if url is None:
+        return LocalDirectory()
+    if url.startswith("unix:"):
+        from .embedded import EmbeddedDirectory
+
+        path = url.removeprefix("unix:")
+        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
+    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
+
+    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)

@@ -1,0 +1,264 @@
+"""The directory ``dod-server --workers N`` keeps in its parent process when no
+PostgreSQL is given: the workers reach it on a Unix socket (``--cluster unix:PATH``).
+
+The parent's :class:`Hub` holds the games, names and secret of the cluster; each worker
+holds one connection to it, says who it is, gets the others' games and names, then
+sends its claims and changes and receives everyone else's as they happen (the same
+change records PostgreSQL's ``NOTIFY`` carries). A worker whose connection ends is
+gone at once, and its games and names with it: no heartbeat is needed on one machine.
+Lines are JSON objects, one per line, at most :data:`MAX_LINE` bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any, Final
+
+import structlog
+import trio
+
+from .directory import LocalGames, LocalNames
+from .shared import SharedDirectory
+
+MAX_LINE: Final = 1 << 20
+log = structlog.get_logger("server.cluster.embedded")
+
+
+async def _lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[dict[str, Any]]:
+    """The JSON objects ``stream`` carries, one a line, until it ends."""
+    buffer = bytearray()
+    while True:
+        end = buffer.find(b"\n")
+        while end < 0:
+            if len(buffer) > MAX_LINE:
+                raise ValueError("a directory line is too long")
+            data = await stream.receive_some(65536)
+            if not data:
+                return
+            buffer += data
+            end = buffer.find(b"\n")
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        yield json.loads(line)
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return json.dumps(message).encode() + b"\n"
+
+
+class _Member:
+    def __init__(self, node: str, address: str, relay: str) -> None:
+        self.node, self.address, self.relay = node, address, relay
+        self.outbox, self.inbox = trio.open_memory_channel[bytes](math.inf)
+
+
+class Hub:
+    """The parent's directory; :meth:`serve` runs it on a Unix socket until cancelled."""
+
+    def __init__(self) -> None:
+        self.secret = secrets.token_hex(32)
+        self.members: dict[str, _Member] = {}
+        self.games: dict[str, tuple[str, str | None]] = {}
+        self.names: set[tuple[str, str]] = set()
+
+    async def serve(
+        self, path: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+    ) -> None:
+        sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+        await sock.bind(path)
+        os.chmod(path, 0o600)  # the workers run as the parent's user; nobody else
+        sock.listen(64)
+        task_status.started()
+        await trio.serve_listeners(self._member, [trio.SocketListener(sock)])
+
+    def _game(self, name: str) -> dict[str, Any]:
+        node, info = self.games[name]
+        member = self.members[node]
+        return {
+            "op": "put",
+            "name": name,
+            "node": node,
+            "info": info,
+            "address": member.address,
+            "relay": member.relay,
+        }
+
+    def _tell_others(self, node: str, message: dict[str, Any]) -> None:
+        line = _line(message)
+        for member in self.members.values():
+            if member.node != node:
+                member.outbox.send_nowait(line)
+
+    async def _member(self, stream: trio.SocketStream) -> None:
+        messages = _lines(stream)
+        member: _Member | None = None
+        try:
+            hello = await anext(messages)
+            member = _Member(str(hello["node"]), str(hello["address"]), str(hello["relay"]))
+            self.members[member.node] = member
+            member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))
+            for name in self.games:
+                member.outbox.send_nowait(_line(self._game(name)))
+            for name, node in self.names:
+                member.outbox.send_nowait(_line({"op": "name", "name": name, "node": node}))
+            member.outbox.send_nowait(_line({"op": "copied"}))
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write, stream, member)
+                async for message in messages:
+                    self._handle(member, message)
+                nursery.cancel_scope.cancel()
+        except (ValueError, KeyError, TypeError, StopAsyncIteration, trio.BrokenResourceError):
+            pass
+        finally:
+            if member is not None:
+                self._gone(member)
+
+    async def _write(self, stream: trio.SocketStream, member: _Member) -> None:
+        async for line in member.inbox:
+            await stream.send_all(line)
+
+    def _handle(self, member: _Member, message: dict[str, Any]) -> None:
+        op, name, node = message["op"], str(message["name"]), member.node
+        if op == "claim":
+            won = name not in self.games
+            if won:
+                self.games[name] = (node, None)
+                self._tell_others(node, self._game(name))
+            member.outbox.send_nowait(_line({"op": "claimed", "name": name, "ok": won}))
+        elif op == "put" and self.games.get(name, (node,))[0] == node:
+            self.games[name] = (node, message.get("info"))
+            self._tell_others(node, self._game(name))
+        elif op == "drop" and self.games.get(name, ("",))[0] == node:
+            del self.games[name]
+            self._tell_others(node, {"op": "delete", "name": name, "node": node})
+        elif op in ("name", "unname"):
+            (self.names.add if op == "name" else self.names.discard)((name, node))
+            self._tell_others(node, {"op": op, "name": name, "node": node})
+
+    def _gone(self, member: _Member) -> None:
+        node = member.node
+        if self.members.get(node) is member:
+            del self.members[node]
+        for name in [name for name, (holder, _) in self.games.items() if holder == node]:
+            del self.games[name]
+            self._tell_others(node, {"op": "delete", "name": name, "node": node})
+        for name, holder in [pair for pair in self.names if pair[1] == node]:
+            self.names.discard((name, holder))
+            self._tell_others(node, {"op": "unname", "name": name, "node": node})
+        log.info("worker left the directory", node=node)
+
+
+class EmbeddedDirectory(SharedDirectory):
+    """A worker's view of its parent's :class:`Hub` (``--cluster unix:PATH``)."""
+
+    def __init__(self, path: str, *, advertise: str | None, heartbeat: float) -> None:
+        super().__init__(advertise=advertise, heartbeat=heartbeat)
+        self.path = path
+        self._stream: trio.SocketStream | None = None
+        self._claims: dict[str, tuple[trio.Event, list[bool]]] = {}
+        self._published: dict[str, str | None] = {}
+        self._published_names: set[str] = set()
+
+    async def run(
+        self,
+        local_games: LocalGames,
+        local_names: LocalNames,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        self._local_games, self._local_names = local_games, local_names
+        try:
+            stream = await trio.open_unix_socket(self.path)
+        except OSError as error:
+            log.warning("cluster directory unreachable", path=self.path, error=repr(error))
+            task_status.started()  # play starts anyway; no game can be created
+            await trio.sleep_forever()
+        self._stream = stream
+        await stream.send_all(
+            _line(
+                {
+                    "op": "hello",
+                    "node": self.node,
+                    "address": self.advertise or "",
+                    "relay": self.relay_address,
+                }
+            )
+        )
+        messages = _lines(stream)
+        async for message in messages:
+            if message["op"] == "welcome":
+                self.secret = str(message["secret"])
+            elif message["op"] == "copied":
+                break
+            else:
+                self._apply(json.dumps(message))
+        self.reachable = True
+        self.copied.set()
+        log.info("cluster joined", node=self.node, address=self.advertise)
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            task_status.started()
+            nursery.start_soon(self._sync_forever)
+            try:
+                async for message in messages:
+                    if message["op"] == "claimed":
+                        done, result = self._claims.pop(str(message["name"]))
+                        result.append(bool(message["ok"]))
+                        done.set()
+                    else:
+                        self._apply(json.dumps(message))
+            except (ValueError, trio.BrokenResourceError):
+                pass
+            # The parent has gone: games here play on, and no game can be created.
+            self.reachable = False
+            log.warning("cluster directory unreachable", node=self.node)
+            for done, _ in self._claims.values():
+                done.set()
+            await trio.sleep_forever()
+
+    async def claim(self, name: str) -> str | None:
+        if not self.reachable or self._stream is None:
+            return self._unreachable()
+        if name in self._remote or name in self._claims:
+            return f"there is already a game called {name}"
+        done, result = self._claims[name] = (trio.Event(), [])
+        await self._send({"op": "claim", "name": name})
+        await done.wait()
+        if not result:
+            return self._unreachable()
+        if not result[0]:
+            return f"there is already a game called {name}"
+        self._claimed.add(name)
+        self._published[name] = None
+        return None
+
+    async def _send(self, message: dict[str, Any]) -> None:
+        assert self._stream is not None
+        try:
+            await self._stream.send_all(_line(message))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self.reachable = False
+
+    async def _sync_forever(self) -> None:
+        while self.reachable:
+            with trio.move_on_after(self.heartbeat):
+                await self._wake.wait()
+            self._wake = trio.Event()
+            wanted = self._wanted()
+            for name, text in wanted.items():
+                if self._published.get(name, "") != text:
+                    await self._send({"op": "put", "name": name, "info": text})
+                    self._published[name] = text
+            for name in [name for name in self._published if name not in wanted]:
+                await self._send({"op": "drop", "name": name})
+                del self._published[name]
+            names = set(self._local_names())
+            for name in names - self._published_names:
+                await self._send({"op": "name", "name": name})
+            for name in self._published_names - names:
+                await self._send({"op": "unname", "name": name})
+            self._published_names = names

@@ -1,0 +1,182 @@
+"""What every shared directory has: the local copy of the other nodes' games and names,
+the names this node holds, and carrying clients to other nodes.
+
+:class:`SharedDirectory` keeps the local copy from change records (JSON objects: ``put``
+and ``delete`` of a game, ``name`` and ``unname`` of a player's name, each with its
+node), whatever brings them: PostgreSQL's ``NOTIFY`` (:mod:`server.cluster.postgres`)
+or the parent of ``--workers`` (:mod:`server.cluster.embedded`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+import structlog
+import trio
+
+from protocol.commands import Join, Watch
+from protocol.dialects import DEFAULT_DIALECT
+from protocol.replies import GameInfo
+from records.names import LookalikeNames
+
+from ..outbox import Outbox
+from .directory import LocalGames, LocalNames, RemoteGame
+from .relay import Relay, Relayable, ServeRelayed, serve_relays
+
+log = structlog.get_logger("server.cluster")
+
+
+def info_text(info: GameInfo) -> str:
+    """A game's description as the directory keeps it."""
+    return json.dumps(dataclasses.asdict(info), sort_keys=True)
+
+
+def read_info(text: str | None) -> GameInfo | None:
+    """A game's description as the directory keeps it; ``None`` if there is none yet."""
+    if text is None:
+        return None
+    try:
+        return GameInfo(**json.loads(text))
+    except (TypeError, ValueError):
+        return None  # written by another version of the server: shown once it rewrites it
+
+
+class SharedDirectory:
+    """The parts of a directory shared by every kind; see the module docstring."""
+
+    def __init__(self, *, advertise: str | None, heartbeat: float) -> None:
+        self.node = uuid.uuid4().hex
+        self.advertise = advertise
+        self.heartbeat = heartbeat
+        self.reachable = False
+        """Whether the directory can be reached now (the node is registered)."""
+        self._remote: dict[str, RemoteGame] = {}
+        self._claimed: set[str] = set()
+        """Names this node holds in the directory: built games and those being built."""
+        self._local_games: LocalGames = lambda: ()
+        self._local_names: LocalNames = lambda: ()
+        self._names: LookalikeNames[str] = LookalikeNames()
+        """The names other nodes' players go by, each with its node."""
+        self.relay_address = ""
+        """``HOST:PORT`` of this node's relay port, once bound."""
+        self.secret: str | None = None
+        """The cluster's shared secret, once known."""
+        self._nursery: trio.Nursery | None = None
+        self._wake = trio.Event()
+        self.copied = trio.Event()
+        """Set once the local copy has been read whole (the first time)."""
+
+    def listening(self, host: str, port: int) -> None:
+        if self.advertise is None:
+            self.advertise = f"{host}:{port}"
+
+    def publish(self) -> None:
+        self._wake.set()
+
+    def release(self, name: str) -> None:
+        if name in self._claimed:
+            self._claimed.discard(name)
+            self._wake.set()
+
+    def elsewhere(self, name: str) -> RemoteGame | None:
+        return self._remote.get(name)
+
+    def remote_games(self) -> Iterable[RemoteGame]:
+        return self._remote.values()
+
+    def name_elsewhere(self, name: str) -> bool:
+        return name in self._names
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        *,
+        task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
+    ) -> None:
+        listeners = await trio.open_tcp_listeners(0, host=host)
+        port = listeners[0].socket.getsockname()[1]
+        advertised = (self.advertise or f"{host}:0").rpartition(":")[0]
+        self.relay_address = f"{advertised}:{port}"
+        task_status.started()
+        await serve_relays(listeners, lambda: self.secret, serve)
+
+    def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
+        if (
+            self._nursery is None
+            or self.secret is None
+            or not remote.relay
+            or not isinstance(client, Relayable)
+            or client.dialect != DEFAULT_DIALECT
+        ):
+            return False
+        relay = Relay(client, remote.relay, self.secret)
+        client.relay = relay
+        self._nursery.start_soon(relay.run, command)
+        return True
+
+    @staticmethod
+    def _unreachable() -> str:
+        return (
+            "the cluster's directory cannot be reached, so no game can be created now; "
+            "games already running play on: try again in a moment"
+        )
+
+    def _key(self, name: str, **more: Any) -> dict[str, Any]:
+        return {"name": name, "node": self.node, **more}
+
+    def _wanted(self) -> dict[str, str | None]:
+        """What the directory should hold for each name this node holds."""
+        wanted: dict[str, str | None] = dict.fromkeys(self._claimed)
+        for info in self._local_games():
+            if info.name in self._claimed:
+                wanted[info.name] = info_text(info)
+        return wanted
+
+    # -- the local copy -----------------------------------------------------------------
+
+    def _replace(
+        self, rows: list[tuple[str, str, str, str, str | None]], names: list[tuple[str, str]]
+    ) -> None:
+        self._names = LookalikeNames()
+        for name, node in names:
+            self._names[name] = node
+        self._remote = {
+            name: RemoteGame(name, node, address, relay, read_info(info))
+            for name, node, address, relay, info in rows
+        }
+        self.copied.set()
+
+    def _apply(self, payload: str) -> None:
+        try:
+            change = json.loads(payload)
+            name, node = change["name"], change["node"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("cluster notification unreadable", payload=payload[:200])
+            return
+        if node == self.node:
+            return
+        op = change.get("op")
+        if op == "name":
+            self._names[name] = node
+            return
+        if op == "unname":
+            if self._names.get(name) == node:
+                del self._names[name]
+            return
+        if op == "delete":
+            held = self._remote.get(name)
+            if held is not None and held.node == node:
+                del self._remote[name]
+            return
+        self._remote[name] = RemoteGame(
+            name,
+            node,
+            str(change.get("address") or "?"),
+            str(change.get("relay") or ""),
+            read_info(change.get("info")),
+        )

@@ -1,0 +1,132 @@
+"""``dod-server --workers N``: N processes on one port, one cluster on one machine.
+
+The parent process chooses the port (binding it, with ``SO_REUSEPORT``, for as long as
+it runs, so no other program takes it), then starts N worker processes that each
+listen on it with ``SO_REUSEPORT``: the kernel spreads new connections over them, and
+they form a cluster (:mod:`server.cluster`), so a client of any worker sees and joins
+every worker's games. A worker that exits is started again; ``SIGTERM`` or ``SIGINT``
+to the parent is passed to every worker, and the parent exits when they have.
+
+Without ``--cluster``, the parent keeps the workers' directory itself
+(:mod:`server.cluster.embedded`) on a Unix socket in a private temporary folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+
+import structlog
+import trio
+
+from .embedded import Hub
+
+log = structlog.get_logger("server.cluster.workers")
+
+RESTART_PAUSE = 1.0
+"""Seconds between a worker's exit and its restart, so a worker that cannot start
+does not spin."""
+
+
+async def open_shared_listeners(port: int, host: str) -> list[trio.SocketListener]:
+    """Listeners on ``host:port`` that other processes may share (``SO_REUSEPORT``)."""
+    infos = await trio.socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    )
+    listeners: list[trio.SocketListener] = []
+    try:
+        for family, kind, proto, _, address in infos:
+            sock = trio.socket.socket(family, kind, proto)
+            try:
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                await sock.bind(address)
+                sock.listen(socket.SOMAXCONN)
+            except BaseException:
+                sock.close()
+                raise
+            listeners.append(trio.SocketListener(sock))
+    except BaseException:
+        for listener in listeners:
+            await listener.aclose()
+        raise
+    return listeners
+
+
+def reserve_port(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (``0``: a free port) with ``SO_REUSEPORT``, not
+    listening: it keeps the port for the workers, and takes no connection itself."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    holder = socket.socket(family, socket.SOCK_STREAM)
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    holder.bind((host, port))
+    return holder
+
+
+def run_workers(
+    count: int, host: str, port: int, argv: Sequence[str], *, http: bool, embedded: bool
+) -> int:
+    """Run ``count`` workers of ``dod-server argv`` on ``host:port`` until a signal;
+    ``embedded``: with a directory of this process's (no ``--cluster`` was given)."""
+    holder = reserve_port(host, port)
+    port = holder.getsockname()[1]
+    directory: list[str] = []
+    if embedded:
+        folder = tempfile.mkdtemp(prefix="dod-workers-")
+        path = os.path.join(folder, "directory")
+        directory = ["--cluster", f"unix:{path}"]
+        _host_directory(path)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+
+    def start(number: int) -> subprocess.Popen[bytes]:
+        own = ["--workers", "1", "--reuse-port", "--port", str(port)]
+        if number > 0 and http:
+            own.append("--no-http")  # the first worker serves the web page
+        return subprocess.Popen([sys.executable, "-m", "server", *argv, *directory, *own])
+
+    print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
+    workers = [start(number) for number in range(count)]
+    try:
+        while not stop.wait(RESTART_PAUSE):
+            for number, worker in enumerate(workers):
+                if worker.poll() is not None:
+                    log.warning("worker exited", worker=number, status=worker.returncode)
+                    workers[number] = start(number)
+    finally:
+        for worker in workers:
+            with contextlib.suppress(ProcessLookupError):
+                worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            worker.wait()
+        holder.close()
+        if directory:
+            shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
+    return 0
+
+
+def _host_directory(path: str) -> None:
+    """Serve the workers' directory (:class:`~server.cluster.embedded.Hub`) from a thread
+    of this process, once it listens."""
+    ready = threading.Event()
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(Hub().serve, path)
+            ready.set()
+
+    threading.Thread(target=trio.run, args=(serve,), daemon=True).start()
+    if not ready.wait(30):
+        raise OSError(f"the workers' directory did not start on {path}")

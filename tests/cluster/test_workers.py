@@ -1,0 +1,84 @@
+"""``dod-server --workers N``: one port, N processes, one cluster."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from .conftest import ROOT, Cluster, Node, eventually
+
+
+@pytest.fixture(params=["embedded", "postgresql"])
+def workers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Node]:
+    """``dod-server --workers 2``, with the parent's directory or a PostgreSQL."""
+    if request.param == "embedded":
+        node = Node("--no-replays", "--workers", "2", cwd=tmp_path)
+    else:
+        node = request.getfixturevalue("cluster").node("--workers", "2")
+    try:
+        yield node
+    finally:
+        node.stop()
+
+
+def test_workers_share_one_port_and_every_client_reaches_every_game(workers: Node) -> None:
+    node = workers
+    node.wait_for(r"(?s)cluster joined.*cluster joined")  # both workers are in the cluster
+    clients = [node.client() for _ in range(12)]
+    for number, client in enumerate(clients):
+        assert client.ask(f"CREATE g{number} classic").startswith(f"GAME g{number} ")
+    for number in range(len(clients)):
+        # Wherever the kernel puts this connection, the game is listed and joined.
+        joiner, name = node.client(), f"g{number}"
+        eventually(lambda: name in joiner.games(), f"{name} is listed")  # noqa: B023
+        assert joiner.ask(f"JOIN g{number}").startswith(f"GAME g{number} "), number
+        joiner.close()
+
+
+def test_a_killed_worker_is_started_again(workers: Node) -> None:
+    node = workers
+    node.wait_for(r"(?s)cluster joined.*cluster joined")
+    children = subprocess.run(
+        ["pgrep", "-P", str(node.process.pid)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert len(children) == 2
+    os.kill(int(children[0]), signal.SIGKILL)
+    node.wait_for(r"worker exited")
+    node.wait_for(r"(?s)worker exited.*cluster joined")  # its successor joined
+    assert node.client().ask("HELLO Ada") == "GOLD 3"
+
+
+def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "bench.cluster",
+            "--cluster",
+            cluster.url,
+            "--duration",
+            "0.5",
+            "--warmup",
+            "0.2",
+            "--connections",
+            "4",
+            "--samples",
+            "20",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert re.search(r"throughput, 1 worker\(s\): [\d,]+ replies/s", result.stdout)
+    assert re.search(r"throughput, 2 worker\(s\): [\d,]+ replies/s", result.stdout)
+    assert re.search(r"listed by another's GAMES: p50 \d+\.\d+ ms", result.stdout)
+    assert re.search(r"the relay adds -?\d+\.\d+ ms", result.stdout)
