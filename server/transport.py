@@ -22,7 +22,10 @@ parking once per batch of input in :func:`trio.lowlevel.wait_readable`. Either w
 a client that keeps its socket full is read once per round and served in turn with
 the others, and cancelling the transport's task reaches it wherever it waits.
 
-What a session may rely on:
+What a session may rely on (decided by the transport's pure
+:class:`~server.transport_policy.TransportPolicy`, which this class extends and
+drives: the queue, its limit, back-pressure and the time limits; this class moves
+the bytes and reads the clock):
 
 * :meth:`~Transport.write` never blocks. Replies to a batch of input are written
   after it (and after :meth:`Session.settle`: the replay first); a writer task writes
