@@ -22,7 +22,10 @@ parking once per batch of input in :func:`trio.lowlevel.wait_readable`. Either w
 a client that keeps its socket full is read once per round and served in turn with
 the others, and cancelling the transport's task reaches it wherever it waits.
 
-What a session may rely on:
+What a session may rely on (decided by the transport's pure
+:class:`~server.transport_policy.TransportPolicy`, which this class extends and
+drives: the queue, its limit, back-pressure and the time limits; this class moves
+the bytes and reads the clock):
 
 * :meth:`~Transport.write` never blocks. Replies to a batch of input are written
   after it (and after :meth:`Session.settle`: the replay first); a writer task writes
@@ -61,12 +64,13 @@ from typing import Final, Protocol, cast
 import trio
 
 from .poller import Poller
+from .transport_policy import CUT_OFF, IDLE, LOST, Limits, TransportPolicy
+
+__all__ = ["CUT_OFF", "GONE", "IDLE", "Input", "Limits", "Session", "Transport"]
 
 RECEIVE_SIZE: Final = 16384
 GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What reading or writing a stream raises once the peer or our side has closed it."""
-CUT_OFF: Final = "cut off: not reading its replies"
-IDLE: Final = "idle timeout"
 DIRECT_IO: Final = sys.platform != "win32"
 """Whether a socket's descriptor can be read and written with ``os.read``/``os.write``
 (the fast path; Windows sockets are not file descriptors)."""
@@ -100,31 +104,25 @@ class Session(Protocol):
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
 
-class Limits(Protocol):
-    """The settings a transport reads (a :class:`~server.config.ServerConfig` has them)."""
+class Transport(TransportPolicy):
+    """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it.
 
-    @property
-    def idle_timeout(self) -> float | None: ...
-    @property
-    def send_timeout(self) -> float: ...
-    @property
-    def max_pending_output(self) -> int: ...
-    @property
-    def linger(self) -> float: ...
-
-
-class Transport:
-    """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it."""
+    What it queues, when it pauses and when it cuts off are its
+    :class:`~server.transport_policy.TransportPolicy`'s; this class only drives it.
+    """
 
     def __init__(
         self, stream: trio.abc.Stream, limits: Limits, poller: Poller | None = None
     ) -> None:
+        self._writer_wakeup = trio.lowlevel.ParkingLot()
+        self._read_scope = trio.CancelScope()
+        super().__init__(
+            limits,
+            trio.current_time(),
+            wake_writer=self._writer_wakeup.unpark_all,
+            interrupt=self._read_scope.cancel,
+        )
         self.stream = stream
-        self.limits = limits
-        self.reason: str | None = None
-        """Why the connection is ending, once it is; ``None`` while it is served."""
-        self.high_mark = max(1024, limits.max_pending_output // 4)
-        """Queued bytes past which the session should pause (see the module docstring)."""
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
         self._fd = -1
@@ -149,19 +147,9 @@ class Transport:
         self._session: Session | None = None
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
-        self._pending = bytearray()
         self._sending = False
-        self._in_batch = False
-        self._replying = False  # the reader is writing its session's replies
-        self._got_command = False
-        self._waiting = False  # for an event the session named; not idleness
-        self._writer_wakeup = trio.lowlevel.ParkingLot()
         self._drained = trio.lowlevel.ParkingLot()
-        self._read_scope = trio.CancelScope()
         self._writer_done = trio.Event()
-        self._heard = trio.current_time()  # the watchdog tick that last saw a command
-        self._replying_since = 0.0
-        self._expired: str | None = None  # which time limit the watchdog enforced
 
     async def _send_all(self, data: bytearray) -> int:
         await self.stream.send_all(data)
@@ -182,7 +170,7 @@ class Transport:
         Most replies fit in the socket's buffer at once: writing them here spares the
         reader a coroutine and a scheduler round trip per batch.
         """
-        pending = self._pending
+        pending = self.pending
         try:
             sent = os.write(self._fd, pending)
         except BlockingIOError:
@@ -193,66 +181,9 @@ class Transport:
         del pending[:sent]
         return False
 
-    # -- what a session calls -------------------------------------------------------
-
-    def write(self, data: bytes) -> None:
-        """Queue ``data``; never blocks. Cuts the client off if its backlog is too long.
-
-        The limit judges the backlog ``data`` joins, not ``data``: one large reply (the
-        ``MAP`` of a big board) to a client that reads is always sent, while a client
-        that leaves more than ``max_pending_output`` bytes unread is cut off at the next
-        line queued for it, so memory stays within the limit plus one reply.
-        """
-        if self.reason is not None:
-            return
-        if len(self._pending) > self.limits.max_pending_output:
-            self._pending.clear()
-            self.close(CUT_OFF)
-            return
-        self._pending += data
-        if not self._in_batch:
-            self._writer_wakeup.unpark_all()
-
-    def write_first(self, data: bytes) -> None:
-        """Queue ``data`` ahead of everything queued (telnet answers)."""
-        if self.reason is None:
-            self._pending[:0] = data
-
-    @property
-    def backlogged(self) -> bool:
-        """Whether the queue is past the high mark: handle no more input for now."""
-        return len(self._pending) > self.high_mark
-
-    def heard(self) -> None:
-        """The client sent a whole command: it is not idle."""
-        self._got_command = True
-
-    def close(self, reason: str) -> None:
-        """End the connection once what is queued is written (within ``linger``)."""
-        if self.reason is not None:
-            return
-        self.reason = reason
-        if not self._in_batch:
-            # Called from another task: wake our reader so that it winds up.
-            self._read_scope.cancel()
-        self._writer_wakeup.unpark_all()
-
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
-        if self.reason is not None or self._expired is not None:
-            return
-        if self._got_command:  # a command came since the last tick (module docstring)
-            self._got_command = False
-            self._heard = now
-        if self._replying:
-            if now - self._replying_since >= self.limits.send_timeout:
-                self._expired = CUT_OFF
-                self._read_scope.cancel()
-        elif not self._waiting:  # waiting for a round is not idleness
-            idle = self.limits.idle_timeout
-            if idle is not None and now - self._heard >= idle:
-                self._expired = IDLE
-                self._read_scope.cancel()
+        self.tick(now)  # an expired limit interrupts the reader, which winds up
 
     # -- the connection's life ------------------------------------------------------
 
@@ -264,18 +195,13 @@ class Transport:
                 nursery.start_soon(self._write_loop)
                 with self._read_scope:
                     await self._read_loop(session)
-                if self._expired == CUT_OFF:
-                    self._pending.clear()
-                    self.reason = self.reason or CUT_OFF
-                session.input_ended(idle=self.reason is None and self._expired == IDLE)
-                if self.reason is None:
-                    self.reason = "connection lost"
-                self._writer_wakeup.unpark_all()
-                with trio.move_on_after(self.limits.linger):
+                session.input_ended(idle=self.input_over())
+                self.session_over()
+                with trio.move_on_after(self.linger):
                     await self._writer_done.wait()
                 nursery.cancel_scope.cancel()
         finally:
-            with trio.move_on_after(self.limits.linger) as cleanup:
+            with trio.move_on_after(self.linger) as cleanup:
                 cleanup.shield = True
                 await self.stream.aclose()
 
@@ -306,34 +232,29 @@ class Transport:
                     session.data_received(data)
                     result = self._handle(session)
             except GONE:
-                self._pending.clear()
-                self.reason = self.reason or "connection lost"
+                self.lost()
                 return
             while True:
-                if self._pending:
+                if self.pending:
                     # Written here rather than by the writer task to save a task switch
                     # per reply; a client that leaves them unread is cut off in time.
                     try:
                         if self._fd < 0 or self._sending or not self._write_now():
-                            self._replying_since = trio.current_time()
-                            self._replying = True
+                            self.replying(trio.current_time())
                             await self._drain()
+                            self.replied()
                     except GONE:
-                        self._pending.clear()
-                        self.reason = self.reason or "connection lost"
+                        self.lost()
                         return
-                    self._replying = False
                 if result is Input.ENDED or self.reason is not None:
                     return
                 if result is Input.WANT_DATA:
                     break
                 if result is not Input.PAUSED:
                     # The round has its own time limit; idleness counts from its end.
-                    self._waiting = True
+                    self.waiting()
                     await result.wait()
-                    self._waiting = False
-                    self._got_command = False
-                    self._heard = trio.current_time()
+                    self.reading(trio.current_time())
                 result = self._handle(session)
 
     def _handle(self, session: Session) -> Input | trio.Event:
@@ -344,11 +265,11 @@ class Transport:
 
     def _handle_input(self, session: Session) -> Input | trio.Event:
         # Writes the session makes meanwhile are this batch's: no writer wake-up for them.
-        self._in_batch = True
+        self.in_batch = True
         try:
             return session.handle_input()
         finally:
-            self._in_batch = False
+            self.in_batch = False
 
     # -- what the poller calls (server.poller.Polled) --------------------------------
 
@@ -371,13 +292,13 @@ class Transport:
 
     def write_out(self) -> bool:
         """Write the queue without waiting; whether it is all written."""
-        if not self._pending:
+        if not self.pending:
             return True
         return not self._sending and self._write_now()
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""
-        while self._pending:
+        while self.pending:
             if self._sending:
                 await self._drained.park()
             else:
@@ -387,8 +308,8 @@ class Transport:
         self._sending = True
         send = self._send
         try:
-            while self._pending:
-                data, self._pending = self._pending, bytearray()
+            while self.pending:
+                data = self.take_output()
                 try:
                     sent = await send(data)
                     while sent < len(data):
@@ -397,7 +318,7 @@ class Transport:
                 except BaseException:
                     # Unsent, say because the reader was cancelled as the connection ends
                     # (a world failed during a round): the writer's last flush sends it.
-                    self._pending[:0] = data
+                    self.unsent(data)
                     raise
         finally:
             self._sending = False
@@ -406,20 +327,19 @@ class Transport:
     async def _write_loop(self) -> None:
         try:
             while True:
-                if self._pending and not self._sending:
+                if self.pending and not self._sending:
                     with trio.move_on_after(self.limits.send_timeout) as scope:
                         await self._flush()
                     if scope.cancelled_caught:
-                        self._pending.clear()
-                        self.close(CUT_OFF)
+                        self.send_timed_out()
                         return
                 elif self.reason is not None and not self._sending:
                     return
                 else:
                     await self._writer_wakeup.park()
         except GONE:
-            self._pending.clear()
+            self.pending.clear()
             if self.reason is None:
-                self.close("connection lost")
+                self.close(LOST)
         finally:
             self._writer_done.set()
