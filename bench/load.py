@@ -96,8 +96,15 @@ def start_server(name: str, argv: list[str]) -> ServerProcess:
     process = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    return attach_server(name, process)
+
+
+def attach_server(
+    name: str, process: subprocess.Popen[bytes], timeout: float = 30.0
+) -> ServerProcess:
+    """``process`` (its standard error a pipe) once it says where it listens."""
     seen = b""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     assert process.stderr is not None
     while (match := LISTENING.search(seen)) is None:
         if time.monotonic() > deadline or process.poll() is not None:
@@ -322,39 +329,43 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
     return figures
 
 
+def game_argv(args: argparse.Namespace, folder: str) -> list[str]:
+    """The arguments after ``python -m server`` that :func:`game_server` runs the game with:
+    replays on, in ``folder`` (with the arena map for a classic world)."""
+    map_spec = args.map
+    if map_spec is None and args.world == "classic":
+        map_spec = str(Path(folder) / "arena.map")
+        Path(map_spec).write_text(arena_map(args.connections))
+    argv = [
+        "--port",
+        "0",
+        "--world",
+        args.world,
+        "--seed",
+        str(args.seed),
+        "--log-level",
+        "warning",
+        "--idle-timeout",
+        "0",
+        "--max-connections",
+        str(args.connections + 100),
+        "--no-http",  # the benchmark measures the game's TCP face alone
+        # Every load connection comes from 127.0.0.1.
+        "--max-connections-per-address",
+        str(args.connections + 100),
+        # A real server writes replays; they go to the scratch folder, not the tree.
+        "--replay-dir",
+        str(Path(folder) / "replays"),
+    ]
+    if map_spec is not None:
+        argv += ["--map", map_spec]
+    return argv
+
+
 @contextlib.contextmanager
 def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
     with tempfile.TemporaryDirectory() as folder:
-        map_spec = args.map
-        if map_spec is None and args.world == "classic":
-            map_spec = str(Path(folder) / "arena.map")
-            Path(map_spec).write_text(arena_map(args.connections))
-        argv = [
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            "0",
-            "--world",
-            args.world,
-            "--seed",
-            str(args.seed),
-            "--log-level",
-            "warning",
-            "--idle-timeout",
-            "0",
-            "--max-connections",
-            str(args.connections + 100),
-            "--no-http",  # the benchmark measures the game's TCP face alone
-            # Every load connection comes from 127.0.0.1.
-            "--max-connections-per-address",
-            str(args.connections + 100),
-            # A real server writes replays; they go to the scratch folder, not the tree.
-            "--replay-dir",
-            str(Path(folder) / "replays"),
-        ]
-        if map_spec is not None:
-            argv += ["--map", map_spec]
+        argv = [sys.executable, "-m", "server", *game_argv(args, folder)]
         server = start_server("game", argv)
         try:
             yield server
