@@ -330,7 +330,7 @@ def report(rows: Sequence[dict]) -> str:
         per_unit = f"{row['per_unit']:12,.0f} per {row['unit']}" if row["unit"] else ""
         lines.append(
             f"{row['server']:9} {row['world'] or '-':8} {row['phase']:12} {row['commands']:8,d} "
-            f"{row['instructions']:14,d} {row['per_command']:12,.0f} {per_unit}"
+            f"{row['instructions']:14,d} {row['per_command']:12,.0f} {per_unit}".rstrip()
         )
     lines.append(f"total instructions: {sum(row['instructions'] for row in rows):,d}")
     idle = sorted({row["idle"] for row in rows})
