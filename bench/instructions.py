@@ -216,7 +216,15 @@ def under_callgrind(
         args = load.build_parser().parse_args(
             ["--connections", "1", "--world", target.world, "--seed", str(seed)]
         )
-        kind, argv = "game", load.game_argv(args, str(folder))
+        # Paths relative to the server's working folder: the same bytes on every run
+        # (a random scratch name would hash differently and move the count).
+        kind, argv = (
+            "game",
+            [
+                os.path.relpath(arg, folder) if arg.startswith(str(folder)) else arg
+                for arg in load.game_argv(args, str(folder))
+            ],
+        )
     else:
         kind, argv = "bare", ["--port", "0", "--poll", "--shaped"]
     output = folder / "callgrind.out"
@@ -224,7 +232,7 @@ def under_callgrind(
         "valgrind",
         "--tool=callgrind",
         "--instr-atstart=no",  # starting Python at full instrumentation takes minutes
-        f"--callgrind-out-file={output}",
+        f"--callgrind-out-file={output.resolve()}",
         sys.executable,
         "-m",
         "bench.instructions",
@@ -233,14 +241,21 @@ def under_callgrind(
         "--",
         *argv,
     ]
-    env = os.environ.copy()
-    env["PYTHONHASHSEED"] = "0"
+    # The same environment on every run, whatever the caller's holds: its size and
+    # contents move the process's stack and the interpreter's first allocations.
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
+    }
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         env=env,
+        cwd=folder,
     )
     try:
         server = load.attach_server(f"{target.name}", process, timeout=600)

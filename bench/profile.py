@@ -29,12 +29,17 @@ def py_spy() -> str:
     return found
 
 
-def record(pid: int, output: Path, duration: float, rate: int = 200) -> subprocess.Popen[bytes]:
-    """Start sampling ``pid`` for ``duration`` seconds into ``output`` (raw format)."""
+def record(
+    pid: int, output: Path, duration: float, rate: int = 200, native: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start sampling ``pid`` for ``duration`` seconds into ``output`` (raw format);
+    ``native`` adds the C functions under the Python ones (the system calls, the
+    interpreter's own work)."""
     return subprocess.Popen(
         [
             py_spy(),
             "record",
+            *(["--native"] if native else []),
             "--pid",
             str(pid),
             "--duration",

@@ -8,9 +8,12 @@ consistent with one another.
 
 from __future__ import annotations
 
+import importlib.util
+import socket
+
 import pytest
 
-from bench import generator, load
+from bench import bare_server, generator, load
 
 
 def test_reply_lines_match_what_the_servers_answer() -> None:
@@ -48,7 +51,8 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
     )
     results = load.run(args)
     servers = [run["server"] for run in results["runs"]]
-    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd", "bare-poll"]
+    uvloop = ["bare-uvloop"] if importlib.util.find_spec("uvloop") is not None else []
+    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd", "bare-poll", *uvloop]
     for run in results["runs"]:
         assert run["errors"] == 0
         assert run["connections"] == 4
@@ -57,16 +61,16 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
         assert len(run["generator_cpu"]) == 1
         assert len(run["load_before"]) == 3
         assert 0 <= run["server_cpus_steal"] < 1
-    for kind in ("raw", "stream", "fd", "poll"):
+    for kind in ("raw", "stream", "fd", "poll", *(["uvloop"] if uvloop else [])):
         assert results[f"ratio_{kind}"] == pytest.approx(
             results["median"]["game"]["throughput"]
             / results["median"][f"bare-{kind}"]["throughput"]
         )
     table = load.markdown(results).splitlines()
     assert table[0].startswith("| round | server |")
-    assert [row.split(" | ")[1] for row in table[2:7]] == servers
+    assert [row.split(" | ")[1] for row in table[2 : 2 + len(servers)]] == servers
     assert table[2].endswith("% |")  # the steal column
-    assert "game / bare-poll: throughput" in table[-1]
+    assert f"game / bare-{servers[-1][5:]}: throughput" in table[-1]
 
 
 def test_steal_and_all_ticks_are_read_for_the_cpus_asked() -> None:
@@ -90,3 +94,22 @@ def test_an_open_loop_run_reports_how_late_the_generator_sent() -> None:
     assert 0 <= run["send_lag_p99_ms"] <= run["p999_ms"]
     assert 0 <= run["generator_cpus_steal"] < 1
     assert "the generator sent late by up to" in load.report(run)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvloop") is None, reason="uvloop: the bench extra")
+def test_the_uvloop_baseline_answers_with_the_bare_servers_bytes() -> None:
+    with (
+        load.bare_server(load.build_parser().parse_args([]), "uvloop") as server,
+        socket.create_connection(("127.0.0.1", server.port)) as sock,
+    ):
+        assert server.name == "bare-uvloop"
+        # Two commands in one write, the second split across writes: lines, not reads.
+        sock.sendall(b"HELLO bot\nLOOK\nMO")
+        sock.sendall(b"VE N\n")
+        expected = bare_server.REPLY + bare_server.LOOK_REPLY + bare_server.REPLY
+        received = b""
+        while len(received) < len(expected):
+            chunk = sock.recv(4096)
+            assert chunk, f"closed after {received!r}"
+            received += chunk
+        assert received == expected
