@@ -370,9 +370,13 @@ def game_argv(args: argparse.Namespace, folder: str) -> list[str]:
 
 
 @contextlib.contextmanager
-def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
+def game_server(
+    args: argparse.Namespace, launcher: list[str] | None = None
+) -> Iterator[ServerProcess]:
+    """The game server, started by ``launcher`` (``python -m server`` unless given: the
+    game's own arguments follow it)."""
     with tempfile.TemporaryDirectory() as folder:
-        argv = [sys.executable, "-m", "server", *game_argv(args, folder)]
+        argv = [*(launcher or [sys.executable, "-m", "server"]), *game_argv(args, folder)]
         server = start_server("game", argv)
         try:
             yield server
