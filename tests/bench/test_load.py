@@ -8,8 +8,10 @@ consistent with one another.
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import socket
+import time
 
 import pytest
 
@@ -113,3 +115,57 @@ def test_the_uvloop_baseline_answers_with_the_bare_servers_bytes() -> None:
             assert chunk, f"closed after {received!r}"
             received += chunk
         assert received == expected
+
+
+class _Recorded:
+    """A stand-in transport and loop: what a bot wrote, and the timers it set."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.timers: list[float] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def call_later(self, delay: float, callback: object) -> None:
+        self.timers.append(delay)
+
+
+def test_a_late_reply_is_not_counted_as_the_generators_lateness() -> None:
+    # A bot sends its next command only once answered: when the answer comes after the
+    # command was due, the command leaves at once, and that wait is the server's.
+    async def scenario() -> generator.WorkerResult:
+        plan = generator.Plan(
+            port=0,
+            connections=1,
+            duration=1,
+            warmup=0,
+            pipeline=1,
+            interval=0.1,
+            shaped=True,
+            commands=(b"MOVE N\n",),
+            seed=1,
+        )
+        clock = generator._Clock()
+        clock.measure_from, clock.stop_at = 0.0, float("inf")
+        stats = generator.WorkerResult()
+        done = asyncio.get_running_loop().create_future()
+        bot = generator.Bot(plan, 0, clock, stats, [0.0], done)
+        recorded = _Recorded()
+        bot.transport = recorded  # type: ignore[assignment]
+        bot.loop = recorded  # type: ignore[assignment]
+        bot.started = True
+        bot.due = time.perf_counter() - 10.0  # answered ten seconds after it was due
+        bot.expect = 1
+        bot.data_received(b"SUCCESS\n")
+        assert recorded.timers == [0.0]  # the next one was due long ago: at once
+        bot.send_one()
+        assert recorded.written == [b"MOVE N\n"]
+        return stats
+
+    stats = asyncio.run(scenario())
+    (lag,) = stats.send_lags
+    assert 0 <= lag < 9.0  # not the ten seconds the server took
