@@ -108,7 +108,7 @@ def serve_on_frozen_clock(kind: str, argv: list[str]) -> None:
     # time, whenever that falls: kept waiting instead, they run no instruction.
     from trio._core import _thread_cache
 
-    _thread_cache.IDLE_TIMEOUT = threading.TIMEOUT_MAX
+    _thread_cache.IDLE_TIMEOUT = int(threading.TIMEOUT_MAX)
     if kind == "game":
         from server.cli import main as server_main
 
