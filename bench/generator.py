@@ -56,8 +56,10 @@ class WorkerResult:
     cpu_seconds: float = 0.0
     """CPU time of the worker process during the measured seconds."""
     send_lags: list[float] = field(default_factory=list)
-    """Open loop: how late each measured command left this process, after it was due
-    (the generator's own delay, which the latency from when it was due includes)."""
+    """Open loop: how late each measured command left this process after its timer was
+    due: when the command was due, or when the reply before it came if that was later (a
+    bot sends its next command only once answered). The generator's own delay, which the
+    latency from when the command was due includes; a slow server does not add to it."""
 
 
 @dataclass(frozen=True)
@@ -97,6 +99,7 @@ class Bot(asyncio.Protocol):
         "done",
         "due",
         "expect",
+        "fire_at",
         "interval",
         "lines_of",
         "loop",
@@ -133,6 +136,7 @@ class Bot(asyncio.Protocol):
         self.expect = 1  # the HELLO's reply
         self.sent_at = 0.0
         self.due = 0.0
+        self.fire_at = 0.0
         self.started = False
         """False until the ``HELLO`` is answered; then the bot waits for ``go``."""
 
@@ -167,7 +171,8 @@ class Bot(asyncio.Protocol):
         else:
             self.due += self.interval
             if self.due < self.clock.stop_at:
-                self.loop.call_later(max(0.0, self.due - now), self.send_one)
+                self.fire_at = max(self.due, now)
+                self.loop.call_later(self.fire_at - now, self.send_one)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if perf_counter() < self.clock.stop_at:
@@ -185,7 +190,9 @@ class Bot(asyncio.Protocol):
             self.send_batch(perf_counter())
         else:
             self.due = start + self.rng.random() * self.interval
-            self.loop.call_later(max(0.0, self.due - perf_counter()), self.send_one)
+            now = perf_counter()
+            self.fire_at = max(self.due, now)
+            self.loop.call_later(self.fire_at - now, self.send_one)
 
     def send_batch(self, now: float) -> None:
         if now >= self.clock.stop_at or self.transport is None:
@@ -201,7 +208,7 @@ class Bot(asyncio.Protocol):
             return
         due = self.due
         if self.clock.measure_from <= due < self.clock.stop_at:
-            self.stats.send_lags.append(perf_counter() - due)
+            self.stats.send_lags.append(perf_counter() - self.fire_at)
         command = self.rng.choice(self.commands)
         self.expect = self.lines_of(command)
         self.transport.write(command)

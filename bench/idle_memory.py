@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import time
@@ -73,14 +75,67 @@ def _look(sock: socket.socket) -> None:
         raise RuntimeError(f"expected a LOOKREPLY, got {received[:60]!r}")
 
 
-def run(connections: int) -> dict:
+def serve_traced(folder: str, argv: list[str]) -> None:
+    """Run the game server with :mod:`tracemalloc` on (one frame a trace): each SIGUSR1
+    writes a snapshot to ``folder``, as ``snapshot-N.pickle`` once complete."""
+    import signal
+    import tracemalloc
+
+    from server.cli import main as server_main
+
+    tracemalloc.start(1)
+    taken = itertools.count()
+
+    def snapshot(signum: int, frame: object) -> None:
+        path = Path(folder) / f"snapshot-{next(taken)}.pickle"
+        tracemalloc.take_snapshot().dump(str(path) + ".part")
+        os.rename(str(path) + ".part", path)
+
+    signal.signal(signal.SIGUSR1, snapshot)
+    sys.exit(server_main(argv))
+
+
+def _snapshot(pid: int, folder: Path, index: int) -> Path:
+    os.kill(pid, signal.SIGUSR1)
+    path = folder / f"snapshot-{index}.pickle"
+    _wait_for(f"tracemalloc snapshot {index}", path.exists, timeout=600)
+    return path
+
+
+def traced_sites(before: Path, after: Path, connections: int, top: int = 25) -> list[dict]:
+    """Where the memory between two snapshots was allocated: bytes and blocks per
+    connection at each line of code, the largest first."""
+    import tracemalloc
+
+    first = tracemalloc.Snapshot.load(str(before))
+    second = tracemalloc.Snapshot.load(str(after))
+    rows = []
+    for stat in second.compare_to(first, "lineno")[:top]:
+        frame = stat.traceback[0]
+        rows.append(
+            {
+                "site": f"{frame.filename}:{frame.lineno}",
+                "bytes_per_connection": stat.size_diff / connections,
+                "blocks_per_connection": stat.count_diff / connections,
+            }
+        )
+    return rows
+
+
+def run(connections: int, trace: Path | None = None) -> dict:
     _raise_file_limit(connections + 100)
     args = load.build_parser().parse_args(["--connections", str(connections)])
-    with load.game_server(args) as server:
+    launcher = None
+    if trace is not None:
+        trace.mkdir(parents=True, exist_ok=True)
+        launcher = [sys.executable, "-m", "bench.idle_memory", "--serve-traced", str(trace), "--"]
+    with load.game_server(args, launcher) as server:
         pid = server.process.pid
         descriptors = _open_sockets(pid)
         load_before = os.getloadavg()
         rss_empty = server.rss_kib()
+        if trace is not None:
+            empty = _snapshot(pid, trace, 0)
         sockets: list[socket.socket] = []
         started = time.monotonic()
         try:
@@ -95,11 +150,13 @@ def run(connections: int) -> dict:
             for sock in sockets:
                 _look(sock)
             rss_players = server.rss_kib()
+            if trace is not None:
+                players = _snapshot(pid, trace, 1)
         finally:
             for sock in sockets:
                 with contextlib.suppress(OSError):
                     sock.close()
-    return {
+    figures: dict = {
         "connections": connections,
         "seconds_to_connect": connected,
         "rss_empty_kib": rss_empty,
@@ -110,6 +167,12 @@ def run(connections: int) -> dict:
         "load_before": load_before,
         "load_after": os.getloadavg(),
     }
+    if trace is not None:
+        figures["traced"] = traced_sites(empty, players, connections)
+        figures["traced_bytes_per_connection"] = sum(
+            row["bytes_per_connection"] for row in traced_sites(empty, players, connections, 10**6)
+        )
+    return figures
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -119,12 +182,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--connections", "-n", type=int, default=10_000)
     parser.add_argument("--code", metavar="DIR", help="run the server from the source tree in DIR")
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
+    parser.add_argument(
+        "--tracemalloc",
+        metavar="DIR",
+        help="run the server with tracemalloc and print where each idle player's bytes were "
+        "allocated (snapshots kept in DIR; tracing costs memory of its own: the RSS figures "
+        "of such a run are not the server's)",
+    )
+    parser.add_argument("--serve-traced", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.serve_traced:
+        serve_traced(args.serve_traced, [a for a in args.rest if a != "--"])
+        return
     if args.code:
         # ``python -m server`` imports from its working directory first, then PYTHONPATH.
         os.chdir(args.code)
         os.environ["PYTHONPATH"] = args.code + os.pathsep + os.environ.get("PYTHONPATH", "")
-    figures = run(args.connections)
+    figures = run(args.connections, Path(args.tracemalloc) if args.tracemalloc else None)
     print(
         f"{figures['connections']:,} connections (accepted in "
         f"{figures['seconds_to_connect']:.1f} s): server RSS {figures['rss_empty_kib'] / 1024:.1f}"
@@ -134,6 +209,16 @@ def main(argv: list[str] | None = None) -> None:
         f"{figures['kib_per_idle_player']:.1f} KiB per idle player (target: under 15); "
         f"load average {figures['load_before'][0]:.2f} before, {figures['load_after'][0]:.2f} after"
     )
+    if "traced" in figures:
+        print(
+            f"  traced by tracemalloc: {figures['traced_bytes_per_connection']:,.0f} bytes per "
+            "idle player, of which:"
+        )
+        for row in figures["traced"]:
+            print(
+                f"  {row['bytes_per_connection']:8,.0f} B {row['blocks_per_connection']:6.2f} "
+                f"blocks  {row['site']}"
+            )
     if args.json:
         Path(args.json).write_text(json.dumps(figures, indent=2) + "\n")
 

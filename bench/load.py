@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib.util
 import json
 import math
 import multiprocessing as mp
@@ -96,8 +97,15 @@ def start_server(name: str, argv: list[str]) -> ServerProcess:
     process = subprocess.Popen(
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
+    return attach_server(name, process)
+
+
+def attach_server(
+    name: str, process: subprocess.Popen[bytes], timeout: float = 30.0
+) -> ServerProcess:
+    """``process`` (its standard error a pipe) once it says where it listens."""
     seen = b""
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     assert process.stderr is not None
     while (match := LISTENING.search(seen)) is None:
         if time.monotonic() > deadline or process.poll() is not None:
@@ -253,7 +261,13 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
             ticks_from = cpu_ticks(server_cpus)
             generator_ticks_from = cpu_ticks(_cpu_set(generator_cpus))
             if args.profile and server.name == "game":
-                profiler = profile.record(server.process.pid, Path(args.profile), args.duration)
+                profiler = profile.record(
+                    server.process.pid,
+                    Path(args.profile),
+                    args.duration,
+                    rate=args.profile_rate,
+                    native=args.profile_native,
+                )
         if cpu_to is None and now >= stop_at:
             cpu_to = server.cpu_seconds()
             ticks_to = cpu_ticks(server_cpus)
@@ -322,39 +336,47 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> d
     return figures
 
 
+def game_argv(args: argparse.Namespace, folder: str) -> list[str]:
+    """The arguments after ``python -m server`` that :func:`game_server` runs the game with:
+    replays on, in ``folder`` (with the arena map for a classic world)."""
+    map_spec = args.map
+    if map_spec is None and args.world == "classic":
+        map_spec = str(Path(folder) / "arena.map")
+        Path(map_spec).write_text(arena_map(args.connections))
+    argv = [
+        "--port",
+        "0",
+        "--world",
+        args.world,
+        "--seed",
+        str(args.seed),
+        "--log-level",
+        "warning",
+        "--idle-timeout",
+        "0",
+        "--max-connections",
+        str(args.connections + 100),
+        "--no-http",  # the benchmark measures the game's TCP face alone
+        # Every load connection comes from 127.0.0.1.
+        "--max-connections-per-address",
+        str(args.connections + 100),
+        # A real server writes replays; they go to the scratch folder, not the tree.
+        "--replay-dir",
+        str(Path(folder) / "replays"),
+    ]
+    if map_spec is not None:
+        argv += ["--map", map_spec]
+    return argv
+
+
 @contextlib.contextmanager
-def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
+def game_server(
+    args: argparse.Namespace, launcher: list[str] | None = None
+) -> Iterator[ServerProcess]:
+    """The game server, started by ``launcher`` (``python -m server`` unless given: the
+    game's own arguments follow it)."""
     with tempfile.TemporaryDirectory() as folder:
-        map_spec = args.map
-        if map_spec is None and args.world == "classic":
-            map_spec = str(Path(folder) / "arena.map")
-            Path(map_spec).write_text(arena_map(args.connections))
-        argv = [
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            "0",
-            "--world",
-            args.world,
-            "--seed",
-            str(args.seed),
-            "--log-level",
-            "warning",
-            "--idle-timeout",
-            "0",
-            "--max-connections",
-            str(args.connections + 100),
-            "--no-http",  # the benchmark measures the game's TCP face alone
-            # Every load connection comes from 127.0.0.1.
-            "--max-connections-per-address",
-            str(args.connections + 100),
-            # A real server writes replays; they go to the scratch folder, not the tree.
-            "--replay-dir",
-            str(Path(folder) / "replays"),
-        ]
-        if map_spec is not None:
-            argv += ["--map", map_spec]
+        argv = [*(launcher or [sys.executable, "-m", "server"]), *game_argv(args, folder)]
         server = start_server("game", argv)
         try:
             yield server
@@ -362,15 +384,24 @@ def game_server(args: argparse.Namespace) -> Iterator[ServerProcess]:
             server.stop()
 
 
-BASELINES = {"stream": [], "raw": ["--raw"], "fd": ["--fd"], "poll": ["--poll"]}
-"""The bare trio servers: through ``SocketStream`` (as before), on the raw trio socket (the
-target's yardstick), on the descriptor by a task per client (``fd``), and by one task for
-every client, the way the game's poller serves them (``poll``)."""
+BASELINES = {
+    "stream": ["bench.bare_server"],
+    "raw": ["bench.bare_server", "--raw"],
+    "fd": ["bench.bare_server", "--fd"],
+    "poll": ["bench.bare_server", "--poll"],
+    "uvloop": ["bench.uvloop_server"],
+}
+"""The servers to compare with, as ``python -m`` arguments: the bare trio servers through
+``SocketStream`` (as before), on the raw trio socket (the target's yardstick), on the
+descriptor by a task per client (``fd``), and by one task for every client, the way the
+game's poller serves them (``poll``); and an asyncio ``Protocol`` server on uvloop
+(``uvloop``, :mod:`bench.uvloop_server`), what a user might pick instead of trio."""
 
 
 @contextlib.contextmanager
 def bare_server(args: argparse.Namespace, kind: str) -> Iterator[ServerProcess]:
-    argv = [sys.executable, "-m", "bench.bare_server", "--port", "0", *BASELINES[kind]]
+    module, *options = BASELINES[kind]
+    argv = [sys.executable, "-m", module, "--port", "0", *options]
     if not args.bare_fixed:
         argv.append("--shaped")
     server = start_server(f"bare-{kind}", argv)
@@ -472,11 +503,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--baseline",
-        choices=["both", "raw", "stream", "fd", "poll", "all", "none"],
+        choices=["both", "raw", "stream", "fd", "poll", "uvloop", "all", "none"],
         default="both",
-        help="bare trio servers to compare with: raw socket, SocketStream, both (the two), "
-        "fd (a task per client on the descriptor), poll (one task for every client, the "
-        "game's own I/O path), all four, or none",
+        help="servers to compare with: the bare trio servers raw socket, SocketStream, both "
+        "(the two), fd (a task per client on the descriptor), poll (one task for every "
+        "client, the game's own I/O path); uvloop (an asyncio Protocol server on uvloop); "
+        "all of them, or none",
     )
     parser.add_argument("--no-baseline", action="store_true", help="the same as --baseline none")
     parser.add_argument(
@@ -495,6 +527,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--profile", metavar="FILE", help="sample the game server with py-spy into FILE (raw)"
     )
+    parser.add_argument(
+        "--profile-native",
+        action="store_true",
+        help="with --profile: the C functions too (py-spy --native)",
+    )
+    parser.add_argument(
+        "--profile-rate", type=int, default=200, help="with --profile: samples a second"
+    )
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.add_argument(
         "--markdown", action="store_true", help="print every run as a Markdown table at the end"
@@ -506,8 +546,14 @@ def _baselines(args: argparse.Namespace) -> list[str]:
     if args.no_baseline or args.baseline == "none":
         return []
     if args.baseline == "all":
-        # The poll server needs epoll (Linux).
-        return ["raw", "stream", "fd", *(["poll"] if hasattr(select, "epoll") else [])]
+        # The poll server needs epoll (Linux); the uvloop one, uvloop (the bench extra).
+        return [
+            "raw",
+            "stream",
+            "fd",
+            *(["poll"] if hasattr(select, "epoll") else []),
+            *(["uvloop"] if importlib.util.find_spec("uvloop") is not None else []),
+        ]
     return ["raw", "stream"] if args.baseline == "both" else [args.baseline]
 
 

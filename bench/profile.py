@@ -29,12 +29,17 @@ def py_spy() -> str:
     return found
 
 
-def record(pid: int, output: Path, duration: float, rate: int = 200) -> subprocess.Popen[bytes]:
-    """Start sampling ``pid`` for ``duration`` seconds into ``output`` (raw format)."""
+def record(
+    pid: int, output: Path, duration: float, rate: int = 200, native: bool = False
+) -> subprocess.Popen[bytes]:
+    """Start sampling ``pid`` for ``duration`` seconds into ``output`` (raw format);
+    ``native`` adds the C functions under the Python ones (the system calls, the
+    interpreter's own work)."""
     return subprocess.Popen(
         [
             py_spy(),
             "record",
+            *(["--native"] if native else []),
             "--pid",
             str(pid),
             "--duration",
@@ -94,3 +99,105 @@ def table(raw: Path, top: int = 15) -> str:
     lines = [f"profile: {samples} samples   self %  total %  function"]
     lines += [f"  {own:22.1f}  {total:7.1f}  {name}" for name, own, total in rows]
     return "\n".join(lines)
+
+
+LOOK_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("waiting in epoll_wait (idle)", (":epoll_wait",)),
+    ("read system call", (":os_read",)),
+    ("write system call", (":os_write",)),
+    ("trio's run loop, wait_readable", ("_run.py:unrolled_run",)),
+    ("the poller's round", ("poller.py:Poller._serve",)),
+    (
+        "the transport's own work",
+        ("transport.py:Transport.take_input", "transport.py:Transport.write_out"),
+    ),
+    ("the view (look_window_bytes)", ("view.py:look_window_bytes",)),
+    ("the game (handle, _look, _look_reply)", ("game.py:Game.handle",)),
+    (
+        "the reply rendered and queued",
+        (
+            "connection.py:Connection.send",
+            "connection.py:ServerProtocol.send",
+            "connection.py:Connection.events",
+        ),
+    ),
+    ("the command loop", ("connection.py:Connection._handle_commands",)),
+    ("the reply built", ("world.py:ClassicWorld.look_bytes", "replies.py:_DrawnLook.to_bytes")),
+    (
+        "parsing",
+        (
+            "connection.py:ServerProtocol.next_event",
+            "connection.py:Connection.data_received",
+            "connection.py:ServerProtocol.events",
+            "connection.py:_kind",
+            "framing.py:LineFramer.next_event",
+        ),
+    ),
+    ("settling (the replay's flush)", ("transport.py:Transport.settle",)),
+    ("the turn check", ("game.py:Game._look_waits_for_turn",)),
+    ("the lobby's routing", ("lobby.py:Lobby.command",)),
+)
+"""The groups of docs/performance.md's "where each microsecond of a LOOK goes": a sample
+belongs to the group of the deepest frame on its stack whose ``file:function`` ends with
+one of these (a native frame's file is its library, which differs between Pythons)."""
+
+IDLE_GROUP = LOOK_GROUPS[0][0]
+
+
+def grouped(
+    raw: Path, groups: tuple[tuple[str, tuple[str, ...]], ...] = LOOK_GROUPS
+) -> Counter[str]:
+    """Samples of the server's main thread by group (``other`` for none); the samples of
+    trio's worker threads (idle, in the records store's thread cache) are left out."""
+    counts: Counter[str] = Counter()
+    for line in raw.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        frames = [_name(f) for f in stack.split(";") if not f.startswith(("process ", "thread "))]
+        if not frames or "_thread_cache.py:WorkerThread._work" in frames:
+            continue
+        best, deepest = "other", -1
+        for depth, frame in enumerate(frames):
+            for group, names in groups:
+                if depth > deepest and frame.endswith(names):
+                    best, deepest = group, depth
+        counts[best] += int(count_text)
+    return counts
+
+
+def grouped_table(raw: Path, microseconds_per_command: float) -> str:
+    """:func:`grouped` as a Markdown table, the busy samples' shares turned into
+    microseconds of ``microseconds_per_command`` (the CPU cost of one command)."""
+    counts = grouped(raw)
+    busy = sum(counts.values()) - counts[IDLE_GROUP]
+    rows = ["| where | share | µs per command |", "|---|---|---|"]
+    for group, count in counts.most_common():
+        if group == IDLE_GROUP or not busy:
+            continue
+        share = count / busy
+        rows.append(f"| {group} | {share:.1%} | {share * microseconds_per_command:.2f} |")
+    rows.append(f"| ({IDLE_GROUP}: {counts[IDLE_GROUP]} samples, left out) | | |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.profile",
+        description="a py-spy raw profile of LOOKs as docs/performance.md's table",
+    )
+    parser.add_argument("raw", type=Path, help="from bench.load --profile FILE --profile-native")
+    parser.add_argument(
+        "--replies-per-cpu-second",
+        type=float,
+        required=True,
+        help="the game's, from the same bench.load run",
+    )
+    args = parser.parse_args(argv)
+    print(grouped_table(args.raw, 1e6 / args.replies_per_cpu_second))
+
+
+if __name__ == "__main__":
+    main()

@@ -8,9 +8,14 @@ consistent with one another.
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
+import socket
+import time
+
 import pytest
 
-from bench import generator, load
+from bench import bare_server, generator, load
 
 
 def test_reply_lines_match_what_the_servers_answer() -> None:
@@ -48,7 +53,8 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
     )
     results = load.run(args)
     servers = [run["server"] for run in results["runs"]]
-    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd", "bare-poll"]
+    uvloop = ["bare-uvloop"] if importlib.util.find_spec("uvloop") is not None else []
+    assert servers == ["game", "bare-raw", "bare-stream", "bare-fd", "bare-poll", *uvloop]
     for run in results["runs"]:
         assert run["errors"] == 0
         assert run["connections"] == 4
@@ -57,16 +63,16 @@ def test_a_short_run_counts_replies_from_the_game_and_every_bare_server() -> Non
         assert len(run["generator_cpu"]) == 1
         assert len(run["load_before"]) == 3
         assert 0 <= run["server_cpus_steal"] < 1
-    for kind in ("raw", "stream", "fd", "poll"):
+    for kind in ("raw", "stream", "fd", "poll", *(["uvloop"] if uvloop else [])):
         assert results[f"ratio_{kind}"] == pytest.approx(
             results["median"]["game"]["throughput"]
             / results["median"][f"bare-{kind}"]["throughput"]
         )
     table = load.markdown(results).splitlines()
     assert table[0].startswith("| round | server |")
-    assert [row.split(" | ")[1] for row in table[2:7]] == servers
+    assert [row.split(" | ")[1] for row in table[2 : 2 + len(servers)]] == servers
     assert table[2].endswith("% |")  # the steal column
-    assert "game / bare-poll: throughput" in table[-1]
+    assert f"game / bare-{servers[-1][5:]}: throughput" in table[-1]
 
 
 def test_steal_and_all_ticks_are_read_for_the_cpus_asked() -> None:
@@ -90,3 +96,76 @@ def test_an_open_loop_run_reports_how_late_the_generator_sent() -> None:
     assert 0 <= run["send_lag_p99_ms"] <= run["p999_ms"]
     assert 0 <= run["generator_cpus_steal"] < 1
     assert "the generator sent late by up to" in load.report(run)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("uvloop") is None, reason="uvloop: the bench extra")
+def test_the_uvloop_baseline_answers_with_the_bare_servers_bytes() -> None:
+    with (
+        load.bare_server(load.build_parser().parse_args([]), "uvloop") as server,
+        socket.create_connection(("127.0.0.1", server.port)) as sock,
+    ):
+        assert server.name == "bare-uvloop"
+        # Two commands in one write, the second split across writes: lines, not reads.
+        sock.sendall(b"HELLO bot\nLOOK\nMO")
+        sock.sendall(b"VE N\n")
+        expected = bare_server.REPLY + bare_server.LOOK_REPLY + bare_server.REPLY
+        received = b""
+        while len(received) < len(expected):
+            chunk = sock.recv(4096)
+            assert chunk, f"closed after {received!r}"
+            received += chunk
+        assert received == expected
+
+
+class _Recorded:
+    """A stand-in transport and loop: what a bot wrote, and the timers it set."""
+
+    def __init__(self) -> None:
+        self.written: list[bytes] = []
+        self.timers: list[float] = []
+
+    def write(self, data: bytes) -> None:
+        self.written.append(data)
+
+    def is_closing(self) -> bool:
+        return False
+
+    def call_later(self, delay: float, callback: object) -> None:
+        self.timers.append(delay)
+
+
+def test_a_late_reply_is_not_counted_as_the_generators_lateness() -> None:
+    # A bot sends its next command only once answered: when the answer comes after the
+    # command was due, the command leaves at once, and that wait is the server's.
+    async def scenario() -> generator.WorkerResult:
+        plan = generator.Plan(
+            port=0,
+            connections=1,
+            duration=1,
+            warmup=0,
+            pipeline=1,
+            interval=0.1,
+            shaped=True,
+            commands=(b"MOVE N\n",),
+            seed=1,
+        )
+        clock = generator._Clock()
+        clock.measure_from, clock.stop_at = 0.0, float("inf")
+        stats = generator.WorkerResult()
+        done = asyncio.get_running_loop().create_future()
+        bot = generator.Bot(plan, 0, clock, stats, [0.0], done)
+        recorded = _Recorded()
+        bot.transport = recorded  # type: ignore[assignment]
+        bot.loop = recorded  # type: ignore[assignment]
+        bot.started = True
+        bot.due = time.perf_counter() - 10.0  # answered ten seconds after it was due
+        bot.expect = 1
+        bot.data_received(b"SUCCESS\n")
+        assert recorded.timers == [0.0]  # the next one was due long ago: at once
+        bot.send_one()
+        assert recorded.written == [b"MOVE N\n"]
+        return stats
+
+    stats = asyncio.run(scenario())
+    (lag,) = stats.send_lags
+    assert 0 <= lag < 9.0  # not the ten seconds the server took
