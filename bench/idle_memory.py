@@ -32,6 +32,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import load
+from .load import Figures
 
 LOOK_REPLY_LINES = 6
 
@@ -73,7 +74,7 @@ def _look(sock: socket.socket) -> None:
         raise RuntimeError(f"expected a LOOKREPLY, got {received[:60]!r}")
 
 
-def run(connections: int) -> dict:
+def run(connections: int) -> Figures:
     _raise_file_limit(connections + 100)
     args = load.build_parser().parse_args(["--connections", str(connections)])
     with load.game_server(args) as server:
