@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from protocol.connection import ClientProtocol
 from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Reply
+
+if TYPE_CHECKING:
+    from server.app import Server
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -90,3 +94,9 @@ class Peer:
 
     async def aclose(self) -> None:
         await self.stream.aclose()
+
+
+def bound_port(server: Server) -> int:
+    """The port a started server listens on; fails if it is not listening yet."""
+    assert server.port is not None, "the server is not listening yet"
+    return server.port

@@ -20,12 +20,13 @@ from server.app import Server
 from server.config import ServerConfig
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import ScriptedServer
 
 
 async def test_a_whole_game_on_the_tiny_map(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         assert await client.hello("Ada") == 1
         assert client.name == "Ada"
         assert (await client.look()).relative(0, 1) == "."
@@ -43,7 +44,7 @@ async def test_commands_from_several_tasks_are_answered_in_order(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="default", seed=2)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         await client.hello()
         results: dict[str, object] = {}
 
@@ -63,7 +64,7 @@ async def test_errors_leave_the_connection_usable_and_quit_ends_it(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="tiny", seed=1)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         with pytest.raises(CommandError, match="MOVE SW is not allowed here"):
             await client.move("SW")
         assert await client.hello() == 1
@@ -75,7 +76,7 @@ async def test_errors_leave_the_connection_usable_and_quit_ends_it(
 async def test_an_exception_in_the_block_comes_out_as_itself(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
     with pytest.raises(ServerClosed, match="BYE Thanks for playing"):
-        async with AsyncClient.connect(port=server.port) as client:
+        async with AsyncClient.connect(port=bound_port(server)) as client:
             await client.quit()
             await client.look()
 
@@ -85,8 +86,8 @@ async def test_a_bot_is_shown_as_b_and_extended_clients_get_pushed_lines(
 ) -> None:
     server = await start_server(map="default", seed=3)
     async with (
-        AsyncClient.connect(port=server.port) as watcher,
-        AsyncClient.connect(port=server.port) as bot,
+        AsyncClient.connect(port=bound_port(server)) as watcher,
+        AsyncClient.connect(port=bound_port(server)) as bot,
     ):
         assert "events" in await watcher.extend("events")
         await watcher.hello("ann")

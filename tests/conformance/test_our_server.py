@@ -9,6 +9,7 @@ from conformance import Level, Outcome, Strictness, SuiteConfig, check_server, t
 from conformance.pytest_plugin import CheckServer
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 
 # Extensions that our classic world offers, so they must be checked, not skipped.
 OFFERED = (
@@ -59,7 +60,10 @@ async def test_auto_recognises_each_dialect_of_our_server(
     config = SuiteConfig(timeout=2.0, dialect="auto")
     with trio.fail_after(60):
         report = await check_server(
-            "127.0.0.1", server.port, config, only=["hello.gold", "connect.greeting", "look.shape"]
+            "127.0.0.1",
+            bound_port(server),
+            config,
+            only=["hello.gold", "connect.greeting", "look.shape"],
         )
     assert report.dialect == dialect, to_table(report)
     assert report.ok and report.count(Outcome.PASSED) == 3, to_table(report)

@@ -12,7 +12,7 @@ from records.store import Store
 from server.app import Server
 from server.config import ServerConfig
 
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 from .test_store import finished
 
 NAMES = [f"bot-{n}" for n in range(6)]
@@ -82,8 +82,8 @@ async def test_two_servers_writing_at_once_lose_nothing_and_count_nothing_twice(
                 writer.submit(record)  # type: ignore[union-attr]
         # And one real game on each server, played over the protocol.
         for server in servers:
-            ada = await Peer.connect(server.port)
-            bob = await Peer.connect(server.port)
+            ada = await Peer.connect(bound_port(server))
+            bob = await Peer.connect(bound_port(server))
             for peer, name in ((ada, "ada"), (bob, "bob")):
                 assert (await peer.ask(f"HELLO {name}"))[0].startswith("GOLD")
             await ada.ask("QUIT")
@@ -97,7 +97,7 @@ async def test_two_servers_writing_at_once_lose_nothing_and_count_nothing_twice(
                 await writers[1].drained()  # type: ignore[union-attr]
         assert sum(writer.written for writer in writers) == 40 + 40 + 10 + 2  # type: ignore[union-attr]
         # The other server's LEADERBOARD shows the shared ladder.
-        peer = await Peer.connect(servers[1].port)
+        peer = await Peer.connect(bound_port(servers[1]))
         await peer.send("LEADERBOARD classic\n")
         header = await peer.read_line()
         assert header == f"LEADERBOARD classic {len(NAMES) + 2}"

@@ -12,7 +12,7 @@ import structlog
 from protocol.replies import Bye
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from ..server.worlds import TickerPlugin
 
 
@@ -36,7 +36,7 @@ async def test_a_world_that_raises_on_a_command_ends_only_its_game(
     start_server: StartServer, tmp_path: Path, method: str, command: str
 ) -> None:
     server = await start_server(replay_dir=tmp_path)
-    alice, bob, carol = [await Peer.connect(server.port) for _ in range(3)]
+    alice, bob, carol = [await Peer.connect(bound_port(server)) for _ in range(3)]
     assert (await carol.ask("CREATE side classic"))[0].startswith("GAME side")
     assert (await carol.ask("JOIN side"))[0].startswith("GAME side")
     assert await alice.ask("HELLO") == ["GOLD 3"]
@@ -55,7 +55,7 @@ async def test_a_world_that_raises_on_a_command_ends_only_its_game(
     )
     for line in ("MOVE N", "LOOK", "PICKUP"):
         assert (await carol.ask(line))[0].startswith(("SUCCESS", "FAIL", "LOOKREPLY"))
-    dave = await Peer.connect(server.port)
+    dave = await Peer.connect(bound_port(server))
     assert (await dave.ask("MOVE N"))[0] in ("SUCCESS", "FAIL"), "the default game restarted"
 
 
@@ -63,7 +63,7 @@ async def test_a_world_that_raises_in_a_timed_out_round_ends_only_its_game(
     start_server: StartServer, tmp_path: Path
 ) -> None:
     server = await start_server(replay_dir=tmp_path, worlds=(TickerPlugin(),))
-    alice, bob, carol = [await Peer.connect(server.port) for _ in range(3)]
+    alice, bob, carol = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in (alice, bob):
         assert (await peer.ask("CREATE arena ticker turn=0.2"))[0].startswith(("GAME", "ERROR"))
         assert (await peer.ask("JOIN arena"))[0].startswith("GAME arena")

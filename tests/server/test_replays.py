@@ -15,7 +15,7 @@ from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
 from worlds.registry import load_plugin
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 from .worlds import RecordingPlugin, TickerPlugin
 
@@ -74,7 +74,7 @@ async def test_a_replay_of_each_world_reruns_to_the_same_events(
     inner = plugin_for(name)
     recording = RecordingPlugin(inner)
     server = await start_game_server(world=name, worlds=(recording,), seed=3, turn_timeout=5)
-    await play(server.port, inner)
+    await play(bound_port(server), inner)
     (path,) = replay_dir.iterdir()
     replay = read_replay(path)
     assert replay.header["world"] == name and replay.header["seed"] == 3
@@ -89,7 +89,7 @@ async def test_the_console_script_shows_a_replay(
     start_game_server: StartGameServer, replay_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = await start_game_server(map="tiny", seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO Ada\nPICKUP\nMOVE E\nMOVE E\n")
     assert (await peer.read_to_end()).endswith(
         b"WIN You escaped the dungeon with 1 gold in 3 moves.\n"

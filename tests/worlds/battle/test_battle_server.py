@@ -15,7 +15,7 @@ from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 from ...server.conftest import nothing_received
 from ...server.worlds import RecordingPlugin
 
@@ -45,7 +45,7 @@ async def test_a_turn_not_played_in_time_ends_and_a_silent_player_is_removed(
         max_missed_turns=2,
         replay_dir=tmp_path / "replays",
     )
-    active, silent = await Peer.connect(server.port), await Peer.connect(server.port)
+    active, silent = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await active.ask("EXTEND events") == ["EXTENDED events"]
     assert await active.ask("HELLO") == ["STARTTURN 6", "GOLD 1"][:1]
     assert await active.read_line() == "GOLD 1"
@@ -83,7 +83,7 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("HELLO") == ["GOLD 1"]
     assert await second.ask("HELLO") == ["GOLD 1"]
     world = server.lobby.default.world
@@ -113,7 +113,7 @@ async def test_a_player_who_leaves_on_its_turn_hands_it_on_at_once(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("HELLO ada") == ["GOLD 1"]
     assert await second.ask("EXTEND events") == ["EXTENDED events"]
     assert await second.ask("HELLO bob") == ["TURN ada", "GOLD 1"][:1]
@@ -125,7 +125,7 @@ async def test_a_player_who_leaves_on_its_turn_hands_it_on_at_once(
 
 async def test_turn_commands_elsewhere_are_refused_clearly(start_server: StartServer) -> None:
     server = await start_server(map="tiny")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("ATTACK N") == ["ERROR ATTACK is not available in the classic world"]
     assert await peer.ask("APGET") == ["ERROR APGET is not available in the classic world"]
     assert await peer.ask("ATTACK") == [
@@ -138,7 +138,7 @@ async def test_help_and_a_lantern_look_over_the_wire(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 1"]
     assert await peer.ask("GAMES") == ["GAMES 1"]
     game = await peer.read_line()
@@ -187,7 +187,7 @@ async def test_a_battle_replay_reruns_to_the_same_events(
         turn_timeout=3,
         replay_dir=tmp_path / "replays",
     )
-    peers = [await Peer.connect(server.port) for _ in range(3)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in peers:
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send("HELLO\n")
@@ -228,7 +228,7 @@ async def test_a_player_who_disconnects_with_gold_drops_it(
     arena = "name Arena\nwin 1\n#########\n#G.....E#\n#.......#\n#########\n"
     # Seed 203: alice at (1, 2), bob on the gold at (1, 1).
     server = await start_server(world="battle", map=write_map(arena), seed=203)
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await alice.ask("EXTEND events") == ["EXTENDED events"]
     assert await alice.ask("HELLO alice") == ["STARTTURN 6"]
     assert await alice.read_line() == "GOLD 1"
@@ -259,7 +259,7 @@ async def test_a_player_who_acts_but_never_ends_its_turn_is_removed_as_a_staller
     server = await start_server(
         world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
     )
-    active, staller = await Peer.connect(server.port), await Peer.connect(server.port)
+    active, staller = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await active.ask("EXTEND events") == ["EXTENDED events"]
     assert await active.ask("HELLO ada") == ["STARTTURN 6"]
     assert await active.read_line() == "GOLD 1"
@@ -288,7 +288,7 @@ async def test_a_player_who_ends_each_turn_in_time_is_never_removed(
     server = await start_server(
         world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
     )
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     for peer, name in ((first, "ada"), (second, "bob")):
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send(f"HELLO {name}\n")

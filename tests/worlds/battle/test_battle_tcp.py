@@ -14,7 +14,7 @@ import trio
 from server.app import Server
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 
 ARENA = """name Arena
 win 1
@@ -41,7 +41,7 @@ async def start(start_server: StartServer, write_map: Callable[[str], str], **se
 
 
 async def join(server: Server, name: str, *, events: bool = True) -> Peer:
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     if events:
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
     await peer.send(f"HELLO {name}\n")
