@@ -46,7 +46,7 @@ def test_round_robin_plays_every_pair_then_cycles_with_new_seeds() -> None:
 def test_swiss_rounds_avoid_pairs_that_met() -> None:
     entrants = parse_entrants(["random:4"])
     met: set[frozenset[str]] = set()
-    seen = []
+    seen: list[frozenset[str]] = []
     for number in range(3):
         games = swiss_round(entrants, {}, met, 2, number, number * 2, "classic", None, 1)
         seen.extend(frozenset(e.name for e in g.entrants) for g in games)

@@ -243,7 +243,7 @@ async def test_a_locked_database_answers_promptly_and_shutdown_keeps_the_record(
     assert any(e["event"] in ("store unreachable", "store write failed") for e in logs)
     (segment,) = (tmp_path / "records-unwritten").iterdir()
     (line,) = segment.read_text().splitlines()
-    assert json.loads(line)["id"] == kept["ids"][0]  # type: ignore[index]
+    assert json.loads(line)["id"] == kept["ids"][0]
     assert Store(url).games() == []
 
 

@@ -158,7 +158,10 @@ async def test_a_claimed_name_belongs_to_its_owner(
     again = await Peer.connect(bound_port(server))
     assert await again.ask(f"LOGIN Ada {token}") == ["LOGGEDIN Ada"]
     assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
-    stored = server.ladder.writer.store.token_hash("Ada")  # type: ignore[union-attr]
+    assert server.ladder.writer is not None, "a server with a database has a writer"
+    assert server.ladder.writer.store is not None
+    stored = server.ladder.writer.store.token_hash("Ada")
+    assert stored is not None, "a logged-in name has its token's hash stored"
     assert stored.startswith("$argon2id$") and token not in stored
 
 
