@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import structlog
@@ -16,7 +17,7 @@ from ..helpers import Peer, bound_port
 from ..server.worlds import TickerPlugin
 
 
-def _bug(*args: object) -> None:
+def _bug(*args: object) -> NoReturn:
     raise RuntimeError("bug in a plugin")
 
 
@@ -26,9 +27,10 @@ def _stopped(world: str) -> bytes:
     ).to_bytes()
 
 
-def _last_record(replay_dir: Path, game: str) -> dict:
+def _last_record(replay_dir: Path, game: str) -> dict[str, object]:
     (path,) = replay_dir.glob(f"{game}-*.jsonl")
-    return json.loads(path.read_text().splitlines()[-1])
+    record: dict[str, object] = json.loads(path.read_text().splitlines()[-1])
+    return record
 
 
 @pytest.mark.parametrize(("method", "command"), [("resolve", "MOVE N"), ("look", "LOOK")])
@@ -68,7 +70,7 @@ async def test_a_world_that_raises_in_a_timed_out_round_ends_only_its_game(
         assert (await peer.ask("CREATE arena ticker turn=0.2"))[0].startswith(("GAME", "ERROR"))
         assert (await peer.ask("JOIN arena"))[0].startswith("GAME arena")
     assert await carol.ask("HELLO") == ["GOLD 3"]
-    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign]
+    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign, assignment]  # one instance, on purpose
     with structlog.testing.capture_logs() as logs:
         await alice.send("MOVE E\n")  # bob never acts: the game's own task times the round out
         assert await alice.read_to_end() == _stopped("ticker")
