@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 import trio
 
@@ -10,6 +12,7 @@ from clients import (
     Bye,
     ClientTimeout,
     CommandError,
+    Grid,
     Notice,
     Push,
     ServerClosed,
@@ -48,16 +51,19 @@ async def test_commands_from_several_tasks_are_answered_in_order(
         await client.hello()
         results: dict[str, object] = {}
 
-        async def ask(key: str, command) -> None:
+        async def ask(key: str, command: Callable[[], Awaitable[object]]) -> None:
             results[key] = await command()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ask, "look", client.look)
             nursery.start_soon(ask, "map", client.map)
             nursery.start_soon(ask, "help", client.help)
-        assert results["look"].height == 5
-        assert results["map"].find("@") and results["map"].height == 13
-        assert results["help"][0].startswith("You are in the classic world")
+        look, whole, help_lines = results["look"], results["map"], results["help"]
+        assert isinstance(look, Grid) and isinstance(whole, Grid)
+        assert isinstance(help_lines, tuple) and isinstance(help_lines[0], str)
+        assert look.height == 5
+        assert whole.find("@") and whole.height == 13
+        assert help_lines[0].startswith("You are in the classic world")
 
 
 async def test_errors_leave_the_connection_usable_and_quit_ends_it(
