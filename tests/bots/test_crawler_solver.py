@@ -61,7 +61,8 @@ def test_without_an_exit_the_shortest_door_that_carries_treasure() -> None:
     assert plan is not None and not plan.escapes
     assert (plan.moves, plan.treasure) == (5, 1) == (brute_force([level], Outcome.FINISHED), 1)
     # Holding treasure already, the same door is as near: nothing to fetch.
-    assert plan_level(level, treasure=1).moves == 5
+    held = plan_level(level, treasure=1)
+    assert held is not None and held.moves == 5
 
 
 def test_an_exit_is_taken_over_a_nearer_door() -> None:
@@ -76,7 +77,8 @@ def test_a_level_with_no_way_out_has_no_plan() -> None:
 
 def test_most_treasure_then_fewest_moves() -> None:
     level = parse_level("1 6\n0 2\n$ - - - $ !")
-    assert plan_level(level).moves == 3
+    plan = plan_level(level)
+    assert plan is not None and plan.moves == 3
     greedy = plan_level(level, objective=Objective.TREASURE)
     assert greedy is not None and (greedy.treasure, greedy.moves) == (2, 7)
 
