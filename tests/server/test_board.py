@@ -40,7 +40,7 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     for move in ("S", *"EEEEEE", "N"):  # round the pillar to the door of level 1
         assert await ada.ask(f"MOVE {move}") == ["SUCCESS"]
     seen: list[object] = []
-    while not (isinstance(seen[-1:] and seen[-1], Board) and "level=2" in seen[-1].players[0]):
+    while not (seen and isinstance(seen[-1], Board) and "level=2" in seen[-1].players[0]):
         seen.append(await read_push(watcher, parser))
     level_two = [push for push in seen if isinstance(push, LevelView)]
     assert level_two and level_two[-1].level == 2
@@ -55,7 +55,7 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     )
 
     # A spectator that did not ask for the board gets VIEWs only, as before.
-    lines = []
+    lines: list[str] = []
     while len(lines) < 4 or not await nothing_received(plain):
         lines.append(await plain.read_line())
     assert not [line for line in lines if line.startswith(("BOARD", "LEVEL"))]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import structlog
 import trio
 import trio.testing
 
 from protocol.replies import GameInfo, GamesReply
 
+from ..conftest import WriteMap
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, games, nothing_received
 
@@ -39,7 +42,7 @@ async def test_two_games_at_once_with_different_worlds(start_game_server: StartG
 
 
 async def test_create_and_join_refuse_what_cannot_be(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server()
     peer, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
@@ -80,7 +83,7 @@ async def test_names_are_unique_in_the_game_joined(start_game_server: StartGameS
 
 
 async def test_a_legacy_client_next_to_an_extended_one_sees_no_push(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(map=write_map(CORRIDOR), seed=4)
     legacy, modern = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
@@ -160,7 +163,7 @@ async def test_a_spectator_sees_every_change_and_cannot_act(
     assert isinstance(parsed, GameInfo) and parsed.players == 1
 
 
-async def test_a_bot_shows_as_b(start_game_server: StartGameServer, write_map) -> None:
+async def test_a_bot_shows_as_b(start_game_server: StartGameServer, write_map: WriteMap) -> None:
     server = await start_game_server(map=write_map(CORRIDOR), seed=4)
     bot, human = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await bot.ask("EXTEND bot") == ["EXTENDED bot"]
@@ -192,7 +195,7 @@ async def test_an_extended_client_that_never_reads_is_cut_off(
 
 
 async def test_one_reply_larger_than_the_limit_reaches_a_client_that_reads(
-    start_game_server: StartGameServer, tmp_path
+    start_game_server: StartGameServer, tmp_path: Path
 ) -> None:
     rows = ["." * 200] * 199 + ["." * 199 + "E"]
     board = tmp_path / "wide.map"

@@ -12,9 +12,10 @@ import structlog
 import trio
 import trio.testing
 
-from worlds.api import World, WorldPlugin
+from worlds.api import Event, PlayerId, PlayerKind, World, WorldPlugin
 from worlds.registry import load_plugin
 
+from ..conftest import WriteMap
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, games
 
@@ -69,7 +70,7 @@ class BrokenPlugin:
             raise RuntimeError("bug in open")
         world = self._inner.open(None, seed=seed)
 
-        def join(*args: object) -> list:
+        def join(player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
             raise RuntimeError("bug in join")
 
         world.join = join  # type: ignore[method-assign]
@@ -109,7 +110,7 @@ async def test_look_is_answered_within_50_ms_while_a_large_world_is_generated(
     assert await player.ask("HELLO") == ["GOLD 1"]
     started = time.perf_counter()
     await creator.send("CREATE big classic map=generated:seed=1,width=400,height=400\n")
-    times = []
+    times: list[float] = []
     while len(times) < 5 or not creator._buffer:
         begin = time.perf_counter()
         assert (await player.ask("LOOK"))[0] == "LOOKREPLY"
@@ -246,7 +247,7 @@ async def test_a_plugin_that_raises_on_join_fails_only_that_game(
 
 
 async def test_a_default_map_edited_badly_or_removed_is_kept_at_restart(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     corridor = "name Corridor\nwin 0\n#####\n#..E#\n#####\n"
     path = Path(write_map(corridor))
@@ -344,7 +345,7 @@ async def test_chat_is_rate_limited_per_sender(start_game_server: StartGameServe
 
 
 async def test_a_lagging_spectator_gets_the_latest_view_and_is_not_cut_off(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(
         map=write_map(room(150)), seed=2, max_pending_output=64 * 1024, send_timeout=60
@@ -369,7 +370,7 @@ async def test_a_lagging_spectator_gets_the_latest_view_and_is_not_cut_off(
 
 
 async def test_a_map_too_big_to_send_is_refused_by_name(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(map=write_map(room(40)), max_map_bytes=1024)
     player, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))

@@ -17,6 +17,7 @@ from server.replay_reader import open_world, read_replay, rerun
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
+from ..conftest import WriteMap
 from ..helpers import TIMEOUT, Peer, bound_port
 from .conftest import StartGameServer
 from .test_cli import SCRIPT, _started
@@ -74,7 +75,7 @@ async def test_old_replays_are_deleted_beyond_the_retention(
 
 
 async def test_a_huge_board_is_recorded_by_digest_not_copied(
-    start_game_server: StartGameServer, replay_dir: Path, write_map
+    start_game_server: StartGameServer, replay_dir: Path, write_map: WriteMap
 ) -> None:
     path = write_map(room(40))
     server = await start_game_server(map=path, seed=1, max_map_bytes=1024)

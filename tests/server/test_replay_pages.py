@@ -14,6 +14,7 @@ from server.replay_reader import open_world, read_replay, rerun
 from server.web import replays, serve_web
 from worlds.registry import load_plugin
 
+from ..conftest import WriteMap
 from ..helpers import Peer, bound_port
 from ..web.test_operations import _get
 from .conftest import StartGameServer
@@ -74,7 +75,7 @@ async def test_a_page_holds_a_bounded_weight_of_maps(
     start_game_server: StartGameServer,
     replay_dir: Path,
     nursery: trio.Nursery,
-    write_map,  # type: ignore[no-untyped-def]
+    write_map: WriteMap,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(replays, "MAX_PAGE_BYTES", 16_384)
@@ -85,7 +86,9 @@ async def test_a_page_holds_a_bounded_weight_of_maps(
     pages = await _pages(f"{web.url}api/replays/{path.name}")
     assert len(pages) > 3, "a 1,640-byte map a frame: 16 KiB holds about ten"
     for page in pages:
-        drawn = sum(len(row) for frame in page["frames"] for row in frame["view"] or ())  # type: ignore[attr-defined]
+        frames = page["frames"]
+        assert isinstance(frames, list)
+        drawn = sum(len(row) for frame in frames for row in frame["view"] or ())
         assert drawn <= 16_384 + 1640
 
 

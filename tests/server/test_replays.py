@@ -13,6 +13,7 @@ import trio.testing
 
 from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
+from worlds.api import WorldPlugin
 from worlds.registry import load_plugin
 
 from ..helpers import Peer, bound_port
@@ -22,7 +23,7 @@ from .worlds import RecordingPlugin, TickerPlugin
 FINAL = ("WIN ", "LOSE ", "BYE ")
 
 
-def plugin_for(name: str):
+def plugin_for(name: str) -> WorldPlugin:
     if name == "ticker":
         return TickerPlugin()
     try:
@@ -32,7 +33,7 @@ def plugin_for(name: str):
     return load_plugin(name)
 
 
-async def play(server_port: int, plugin, rounds: int = 12) -> None:
+async def play(server_port: int, plugin: WorldPlugin, rounds: int = 12) -> None:
     """Two players act at random for a while; the first vanishes halfway, the other quits."""
     world = plugin.open(None, seed=0)
     choices = [f"MOVE {d.name}" for d in sorted(world.directions, key=lambda d: d.value)]

@@ -12,9 +12,10 @@ from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, nothing_received
 
 
-def replay_records(replay_dir: Path) -> list[dict]:
+def replay_records(replay_dir: Path) -> list[dict[str, object]]:
     (path,) = replay_dir.iterdir()
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    records: list[dict[str, object]] = [json.loads(line) for line in path.read_text().splitlines()]
+    return records
 
 
 async def test_a_round_waits_for_both_players(start_game_server: StartGameServer) -> None:

@@ -8,7 +8,7 @@ import pytest
 import trio
 import trio.testing
 
-from ..conftest import StartServer
+from ..conftest import StartServer, WriteMap
 from ..helpers import Peer, bound_port
 
 CORRIDOR = "name Corridor\nwin 1\n#######\n#G...E#\n#######\n"
@@ -39,11 +39,11 @@ async def test_exact_bytes_of_a_scripted_game(start_server: StartServer) -> None
 
 
 async def test_two_players_see_each_other_and_cannot_share_a_square(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(map=write_map(CORRIDOR), seed=4)
     alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
-    map_a = await alice.ask("MAP")
+    await alice.ask("MAP")
     await bob.ask("HELLO")
     map_a = (await alice.ask("MAP"))[2]
     mine, theirs = map_a.index("@"), map_a.index("P")
@@ -177,13 +177,14 @@ async def test_help_explains_the_world_it_is_in(start_server: StartServer, world
 
 
 async def test_what_a_world_says_on_a_join_reaches_the_player(start_server: StartServer) -> None:
+    from worlds.api import Event, PlayerId, PlayerKind
     from worlds.api import Notice as WorldNotice
 
     server = await start_server()
     world = server.lobby.games["default"].world
     original_join = world.join
 
-    def greeting_join(player, kind):
+    def greeting_join(player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
         return [*original_join(player, kind), WorldNotice(player, "Welcome, brave one.")]
 
     world.join = greeting_join  # type: ignore[method-assign]

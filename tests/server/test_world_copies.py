@@ -19,6 +19,7 @@ import structlog
 from server.builds import copy_world, open_world
 from worlds.registry import load_plugin, world_names
 
+from ..conftest import WriteMap
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 
@@ -67,7 +68,7 @@ def test_every_world_pickles(world_name: str, spec: str | None) -> None:
 
 
 async def test_a_baddies_game_whose_map_file_is_gone_restarts_on_the_loaded_map(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     board = "name Alley\n..........\nH...m....*\n..........\n"
     path = Path(write_map(board))
