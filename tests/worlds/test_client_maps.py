@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from worlds.classic import ClassicWorld
 from worlds.errors import MapError
 from worlds.limits import CLIENT_LIMITS, Limits, MapFiles
 from worlds.registry import load_plugin, world_names
@@ -62,7 +63,8 @@ def test_files_under_the_maps_folder_are_allowed_and_nothing_above(tmp_path: Pat
     (folder / "link.map").symlink_to(tmp_path / "secret.map")
     limits = Limits(files=MapFiles(folder=folder))
     classic = load_plugin("classic")
-    assert classic.open("sub/mine.map", seed=1, limits=limits).map.name == "Mine"
+    mine = classic.open("sub/mine.map", seed=1, limits=limits)
+    assert isinstance(mine, ClassicWorld) and mine.map.name == "Mine"
     for spec in ("../secret.map", str(tmp_path / "secret.map"), "link.map"):
         with pytest.raises(MapError) as caught:
             classic.open(spec, seed=1, limits=limits)

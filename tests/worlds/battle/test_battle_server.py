@@ -13,9 +13,10 @@ import trio.testing
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
+from worlds.battle import BattleWorld
 
 from ...conftest import StartServer
-from ...helpers import Peer, bound_port
+from ...helpers import Peer, bound_port, status_of
 from ...server.conftest import nothing_received
 from ...server.worlds import RecordingPlugin
 
@@ -27,9 +28,11 @@ win 1
 """
 
 
-def records(replay_dir: Path) -> list[dict]:
+def records(replay_dir: Path) -> list[dict[str, object]]:
     (path,) = replay_dir.iterdir()
-    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    lines = path.read_text().splitlines()[1:]
+    found: list[dict[str, object]] = [json.loads(line) for line in lines]
+    return found
 
 
 async def test_a_turn_not_played_in_time_ends_and_a_silent_player_is_removed(
@@ -87,6 +90,7 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     assert await first.ask("HELLO") == ["GOLD 1"]
     assert await second.ask("HELLO") == ["GOLD 1"]
     world = server.lobby.default.world
+    assert isinstance(world, BattleWorld)
     # Not its turn: its LOOK waits too (it sees the board as its turn begins), then PICKUP.
     await second.send("LOOK\nPICKUP\n")
     assert await nothing_received(second)
@@ -94,7 +98,7 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     # The first player never sends ENDTURN: its action points end its turn.
     for moves in range(6):
         assert world.turn == 1, f"the turn ended after {moves} moves"
-        me, other = world.status(1).position, world.status(2).position
+        me, other = status_of(world, 1).position, status_of(world, 2).position
         direction = next(
             d
             for d, step in (("E", 1), ("W", -1))
@@ -147,11 +151,11 @@ async def test_help_and_a_lantern_look_over_the_wire(
     assert any(line.startswith("ATTACK <dir>") for line in help_lines)
     assert any(line.startswith("APGET") for line in help_lines)
     world = server.lobby.default.world
-    (row, column) = world.status(1).position
+    (row, column) = status_of(world, 1).position
     while (row, column) != (1, 4):  # walk to the lantern, turn after turn
         step = "E" if column < 4 else "W"
         assert await peer.ask(f"MOVE {step}") == ["SUCCESS"]
-        row, column = world.status(1).position
+        row, column = status_of(world, 1).position
     assert await peer.ask("PICKUP") == ["SUCCESS"]
     await peer.send("LOOK\n")
     lines = [await peer.read_line() for _ in range(8)]
@@ -192,6 +196,7 @@ async def test_a_battle_replay_reruns_to_the_same_events(
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send("HELLO\n")
     world = server.lobby.default.world
+    assert isinstance(world, BattleWorld)
     script = ["MOVE E", "ATTACK E", "ATTACK W", "PICKUP", "MOVE W", "ENDTURN", None]
     for step in range(40):
         holder = world.turn
@@ -277,7 +282,8 @@ async def test_a_player_who_acts_but_never_ends_its_turn_is_removed_as_a_staller
     assert (
         await staller.read_to_end() == b"BYE removed from the game after missing 2 turns in a row\n"
     )
-    assert server.lobby.default.world.turn is not None
+    world = server.lobby.default.world
+    assert isinstance(world, BattleWorld) and world.turn is not None
 
 
 async def test_a_player_who_ends_each_turn_in_time_is_never_removed(

@@ -36,7 +36,9 @@ async def lines_until(peer: Peer, stop: Callable[[str], bool]) -> list[str]:
             return seen
 
 
-async def start(start_server: StartServer, write_map: Callable[[str], str], **settings) -> Server:
+async def start(
+    start_server: StartServer, write_map: Callable[[str], str], **settings: object
+) -> Server:
     return await start_server(world="battle", map=write_map(ARENA), seed=SEED, **settings)
 
 

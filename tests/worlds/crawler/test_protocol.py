@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...conftest import StartServer
+from ...conftest import StartServer, WriteMap
 from ...helpers import Peer, bound_port
 
 CORRIDOR = "1 4\n0 0\n- $ - !"
 
 
-async def test_exact_bytes_of_a_game_alone(start_server: StartServer, write_map) -> None:
+async def test_exact_bytes_of_a_game_alone(start_server: StartServer, write_map: WriteMap) -> None:
     server = await start_server(world="crawler", map=write_map(CORRIDOR, ".txt"), seed=5)
     peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nLOOK\nMOVE W\nSTAY\nPICKUP\nmove e\r\nMAP\nMOVE E\nMOVE E\n")
@@ -43,7 +43,7 @@ async def test_the_sample_tutorial_dungeon_over_the_protocol(
 
 
 async def test_two_players_block_each_other_and_one_is_caught(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     level = "2 4\n0 0\n- - M -\n? - - -"
     server = await start_server(world="crawler", map=write_map(level, ".txt"))
@@ -62,7 +62,7 @@ async def test_two_players_block_each_other_and_one_is_caught(
 
 
 async def test_clients_that_ask_for_events_are_told_what_happened(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(world="crawler", map=write_map("1 3\n0 0\n- $ !", ".txt"))
     peer = await Peer.connect(bound_port(server))

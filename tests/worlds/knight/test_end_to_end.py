@@ -86,7 +86,7 @@ async def test_knights_cross_the_same_grid_independently(start_server: StartServ
     assert await alice.ask("MOVE E") == ["SUCCESS"]
     assert (await bob.ask("LOOK"))[3] == "##+P+"
     seen = read_numbers((await bob.ask("MAP"))[1:])
-    assert (seen.you, seen.knights) == ((0, 0), {(0, 1)})
+    assert (seen.you, seen.knights) == ((0, 0), frozenset({(0, 1)}))
     last, final = await play_optimal_path(bob)
     assert (last, final.split()[0]) == ("SUCCESS", "WIN")
     for move in "SEE":
