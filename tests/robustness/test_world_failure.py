@@ -70,7 +70,8 @@ async def test_a_world_that_raises_in_a_timed_out_round_ends_only_its_game(
         assert (await peer.ask("CREATE arena ticker turn=0.2"))[0].startswith(("GAME", "ERROR"))
         assert (await peer.ask("JOIN arena"))[0].startswith("GAME arena")
     assert await carol.ask("HELLO") == ["GOLD 3"]
-    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign, assignment]  # one instance, on purpose
+    # One world made to fail; mypy compares _bug with the unbound method, self included.
+    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign, assignment]
     with structlog.testing.capture_logs() as logs:
         await alice.send("MOVE E\n")  # bob never acts: the game's own task times the round out
         assert await alice.read_to_end() == _stopped("ticker")
