@@ -13,6 +13,7 @@ import trio.testing
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
+from server.turns import plays_in_turns
 from worlds.battle import BattleWorld
 
 from ...conftest import StartServer
@@ -195,8 +196,8 @@ async def test_a_battle_replay_reruns_to_the_same_events(
     for peer in peers:
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send("HELLO\n")
-    world = server.lobby.default.world
-    assert isinstance(world, BattleWorld)
+    world = server.lobby.default.world  # the recording wrapper of a battle world
+    assert plays_in_turns(world)
     script = ["MOVE E", "ATTACK E", "ATTACK W", "PICKUP", "MOVE W", "ENDTURN", None]
     for step in range(40):
         holder = world.turn
