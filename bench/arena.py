@@ -80,18 +80,19 @@ def main(argv: list[str] | None = None) -> int:
                 runs[cores].append(measure(cores, options.games, where, options.world))
     figures = []
     for cores in counts:
-        rates = sorted(run["games_per_minute"] for run in runs[cores])
+        per_run = [run["games_per_minute"] for run in runs[cores]]
+        rates = sorted(per_run)
         figure = {
             "cores": cores,
             "games": runs[cores][0]["games"],
-            "runs": [run["games_per_minute"] for run in runs[cores]],
+            "runs": per_run,
             "games_per_minute": statistics.median(rates),
         }
         figures.append(figure)
         print(
             f"{cores} core(s): {figure['games']} games a run, "
             f"{figure['games_per_minute']:.1f} games per minute (median of {len(rates)}: "
-            f"{', '.join(f'{r:.1f}' for r in figure['runs'])})",
+            f"{', '.join(f'{r:.1f}' for r in per_run)})",
             flush=True,
         )
     if options.json:

@@ -36,6 +36,7 @@ import os
 import select
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import trio
@@ -177,6 +178,7 @@ async def serve(
                     nursery.cancel_scope.cancel()
                     break
                 return
+            handler: Callable[[trio.SocketStream], Awaitable[None]]
             if fd:
                 handler = partial(handle_fd, shaped=shaped)
             elif raw:

@@ -31,7 +31,7 @@ from bots import random as random_bot
 from bots.cli import Bot
 from clients import Direction, Grid, PickupResult
 from protocol.commands import Attack, EndTurn, Move, Pickup
-from worlds.api import Died, Escaped, Event, Moved, PickedUp, PlayerKind
+from worlds.api import Action, Died, Escaped, Event, Moved, PickedUp, PlayerKind
 from worlds.battle import BattleWorld, plugin
 from worlds.turns import Attacked, Defeated, TurnEnded, TurnPassed, TurnStarted
 
@@ -94,7 +94,7 @@ class Seat:
             self._turn_over = False
             self._free_actions = 0
 
-    def _act(self, action) -> list[Event]:
+    def _act(self, action: Action) -> list[Event]:
         table, world = self.table, self.table.world
         with table.lock:
             self._wait()

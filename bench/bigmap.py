@@ -31,6 +31,11 @@ import tempfile
 import time
 import timeit
 from pathlib import Path
+from typing import Any
+
+# One measurement: a JSON object of mixed numbers and names, passed from the child
+# process to the parent through json.dumps and json.loads.
+Figures = dict[str, Any]
 
 WORLDS = ("classic", "battle")
 
@@ -66,7 +71,7 @@ def _status_kib(field: str) -> int:
     return 0
 
 
-def measure(world_name: str, path: str) -> dict:
+def measure(world_name: str, path: str) -> Figures:
     """Run in a fresh process: load ``path`` into ``world_name`` and measure."""
     import gc
 
@@ -106,7 +111,7 @@ def measure(world_name: str, path: str) -> dict:
     }
 
 
-def run_child(world_name: str, path: str, code: str | None) -> dict:
+def run_child(world_name: str, path: str, code: str | None) -> Figures:
     env = dict(os.environ)
     if code is not None:
         # The other tree's packages come first on the path; this file runs as a script.
@@ -118,10 +123,11 @@ def run_child(world_name: str, path: str, code: str | None) -> dict:
         capture_output=True,
         text=True,
     ).stdout
-    return json.loads(output)
+    figures: Figures = json.loads(output)
+    return figures
 
 
-def table(results: list[dict]) -> str:
+def table(results: list[Figures]) -> str:
     lines = [
         f"{'world':8} {'size':>11} {'parse s':>8} {'open s':>7} {'map MiB':>8} "
         f"{'world MiB':>9} {'RSS MiB':>8} {'peak MiB':>9} {'LOOK µs':>8}"

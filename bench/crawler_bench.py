@@ -21,13 +21,16 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
-from worlds.crawler import Command, Grid, State, parse_level, read_level
+from worlds.crawler import Command, Grid, Level, State, parse_level, read_level
 
 
-def _median(action: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None):
-    times = []
+def _median(
+    action: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None
+) -> float:
+    times: list[float] = []
     for _ in range(repeat):
         if setup is not None:
             setup()
@@ -64,7 +67,7 @@ def bench_load(side: int, repeat: int) -> None:
         for spaced in (True, False):
             path = Path(folder) / f"big{int(spaced)}.txt"
             path.write_text(level_text(side, 1, spaced))
-            seconds = _median(lambda path=path: read_level(path), repeat)
+            seconds = _median(partial(read_level, path), repeat)
             size = path.stat().st_size / 1e6
             style = "spaced" if spaced else "glued "
             print(f"load {side:,} x {side:,} ({style}, {size:.1f} MB): {seconds * 1e3:8.1f} ms")
@@ -76,7 +79,7 @@ def bench_hunt(sides: list[int], repeat: int, walled: bool) -> None:
         level = parse_level(level_text(side, 2, False, 4 if walled else None, 6 if walled else 0))
         grid = Grid.from_level(level)
 
-        def fresh(grid: Grid = grid, level=level) -> None:
+        def fresh(grid: Grid = grid, level: Level = level) -> None:
             grid.cells[:] = level.tiles
 
         def hunt(grid: Grid = grid, middle: int = side // 2) -> None:

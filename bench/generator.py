@@ -28,7 +28,20 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import partial
+from multiprocessing.queues import Queue
+from multiprocessing.synchronize import Event as EventType
 from time import perf_counter
+from typing import Protocol, TypeVar, cast
+
+T = TypeVar("T")
+
+
+class Shared(Protocol[T]):
+    """A number shared with the parent process (a ``multiprocessing`` Value)."""
+
+    value: T
+
 
 CLOSE_GRACE = 2.0
 """Seconds bots stay connected after the measured seconds, so that closing 10,000
@@ -144,8 +157,9 @@ class Bot(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports implement asyncio.Transport without subclassing it.
-        self.transport = transport  # type: ignore[assignment]
-        transport.write(b"HELLO\n")
+        stream = cast(asyncio.Transport, transport)  # create_connection makes stream transports
+        self.transport = stream
+        stream.write(b"HELLO\n")
 
     def data_received(self, data: bytes) -> None:
         self.expect -= data.count(b"\n")
@@ -214,7 +228,13 @@ class Bot(asyncio.Protocol):
         self.transport.write(command)
 
 
-async def _run(plan: Plan, connected, go, counter, slowest_shared) -> WorkerResult:
+async def _run(
+    plan: Plan,
+    connected: Shared[int],
+    go: EventType,
+    counter: Shared[int],
+    slowest_shared: Shared[float],
+) -> WorkerResult:
     loop = asyncio.get_running_loop()
     stats = WorkerResult()
     clock = _Clock()
@@ -226,7 +246,7 @@ async def _run(plan: Plan, connected, go, counter, slowest_shared) -> WorkerResu
         ready.append(done)
         try:
             _, bot = await loop.create_connection(
-                lambda i=index, d=done: Bot(plan, i, clock, stats, slowest, d),
+                partial(Bot, plan, index, clock, stats, slowest, done),
                 "127.0.0.1",
                 plan.port,
             )
@@ -286,13 +306,22 @@ def _raise_file_limit() -> None:
 def new_event_loop() -> asyncio.AbstractEventLoop:
     """uvloop's loop when it is installed (``pip install -e '.[bench]'``), else asyncio's."""
     try:
-        import uvloop
+        # uvloop is the optional [bench] extra; without it this import is what fails.
+        import uvloop  # type: ignore[import-not-found, unused-ignore]
     except ImportError:
         return asyncio.new_event_loop()
-    return uvloop.new_event_loop()
+    loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
+    return loop
 
 
-def worker(plan: Plan, connected, go, counter, slowest, results) -> None:
+def worker(
+    plan: Plan,
+    connected: Shared[int],
+    go: EventType,
+    counter: Shared[int],
+    slowest: Shared[float],
+    results: Queue[dict[str, object]],
+) -> None:
     """A generator process's body: run the plan, put the result dict on ``results``."""
     _raise_file_limit()
     if plan.cpus is not None:

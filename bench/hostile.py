@@ -40,6 +40,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Final
 
@@ -216,7 +217,7 @@ def _websocket_message(size: int) -> bytes:
     from wsproto.frame_protocol import FrameProtocol
 
     client = FrameProtocol(client=True, extensions=[])
-    return client.send_data(("LOOK\n" * (size // 5)), fin=True)
+    return bytes(client.send_data(("LOOK\n" * (size // 5)), fin=True))
 
 
 async def attack(
@@ -237,7 +238,7 @@ async def attack(
             many(
                 f"tcp flood {dialect}",
                 per_kind,
-                lambda tally, port=port: _writer(port, tally, _flood, read=True, pause=PACE),
+                partial(_writer, port, chunks=_flood, read=True, pause=PACE),
             )
         tcp = target.ports["2013"]
         many(

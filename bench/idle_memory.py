@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from . import load
+from .load import Figures
 
 LOOK_REPLY_LINES = 6
 
@@ -102,7 +103,7 @@ def _snapshot(pid: int, folder: Path, index: int) -> Path:
     return path
 
 
-def traced_sites(before: Path, after: Path, connections: int, top: int = 25) -> list[dict]:
+def traced_sites(before: Path, after: Path, connections: int, top: int = 25) -> list[Figures]:
     """Where the memory between two snapshots was allocated: bytes and blocks per
     connection at each line of code, the largest first."""
     import tracemalloc
@@ -122,7 +123,7 @@ def traced_sites(before: Path, after: Path, connections: int, top: int = 25) -> 
     return rows
 
 
-def run(connections: int, trace: Path | None = None) -> dict:
+def run(connections: int, trace: Path | None = None) -> Figures:
     _raise_file_limit(connections + 100)
     args = load.build_parser().parse_args(["--connections", str(connections)])
     launcher = None
@@ -156,7 +157,7 @@ def run(connections: int, trace: Path | None = None) -> dict:
             for sock in sockets:
                 with contextlib.suppress(OSError):
                     sock.close()
-    figures: dict = {
+    figures: Figures = {
         "connections": connections,
         "seconds_to_connect": connected,
         "rss_empty_kib": rss_empty,

@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import generator, load
+from .load import Figures
 
 
 @dataclass(frozen=True)
@@ -299,7 +300,7 @@ def wait_until_quiet(pid: int, still: float = 1.0, timeout: float = 600.0) -> No
 
 def count(
     target: Target, units: int, warmup: int, seed: int, keep: Path | None = None
-) -> list[dict]:
+) -> list[Figures]:
     """Instructions per command of each of ``target``'s phases; with ``keep``, each
     phase's callgrind output is kept in that folder."""
 
@@ -346,7 +347,7 @@ def count(
     return rows
 
 
-def report(rows: Sequence[dict]) -> str:
+def report(rows: Sequence[Figures]) -> str:
     lines = [
         f"{'server':9} {'world':8} {'phase':12} {'commands':>8} {'instructions':>14} "
         f"{'per command':>12} {'per unit':>12}"
@@ -391,7 +392,7 @@ def main(argv: list[str] | None = None) -> None:
         return
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
-    rows: list[dict] = []
+    rows: list[Figures] = []
     for target in TARGETS:
         label = "battle" if target.world == "battle" else target.name
         if args.only and label not in args.only:

@@ -54,8 +54,13 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from . import generator, profile
+
+# A benchmark's figures: a JSON object of mixed numbers, names and nested lists, written
+# out with json.dumps and read back with json.loads, whose values each caller knows.
+Figures = dict[str, Any]
 
 LISTENING = re.compile(rb"listening on [\d.]+:(\d+)")
 
@@ -117,7 +122,7 @@ def attach_server(
     return ServerProcess(name, process, int(match.group(1)))
 
 
-def _drain(pipe) -> None:
+def _drain(pipe: IO[bytes]) -> None:
     for _ in iter(pipe.readline, b""):
         pass
 
@@ -201,7 +206,7 @@ def _cpu_set(cpus: tuple[int, ...] | None) -> set[int] | None:
     return set(cpus) if cpus is not None else None
 
 
-def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> dict:
+def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> Figures:
     """Run the load against one server and return its figures."""
     context = mp.get_context("spawn")
     workers = max(1, min(args.workers, args.connections))
@@ -411,7 +416,7 @@ def bare_server(args: argparse.Namespace, kind: str) -> Iterator[ServerProcess]:
         server.stop()
 
 
-def report(figures: dict) -> str:
+def report(figures: Figures) -> str:
     generator_cpu = figures["generator_cpu"]
     lines = [
         f"{figures['server']:8} {figures['connections']:6,d} conns  "
@@ -448,7 +453,7 @@ def report(figures: dict) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: dict) -> str:
+def markdown(results: Figures) -> str:
     """Every run of ``results`` as a Markdown table (for docs/performance.md), then the
     medians and ratios: the figures, the CPU shares and the load average around each run."""
     rows = [
@@ -563,7 +568,7 @@ def _median(values: list[float]) -> float:
     return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
-def run(args: argparse.Namespace) -> dict:
+def run(args: argparse.Namespace) -> Figures:
     mode = (
         f"open loop, one command every {args.interval:g}s per bot"
         if args.interval
@@ -574,7 +579,7 @@ def run(args: argparse.Namespace) -> dict:
         f"{mode}, {args.warmup:g}s warm-up + {args.duration:g}s, {args.repeat} round(s)",
         file=sys.stderr,
     )
-    results: dict = {"settings": vars(args).copy(), "cpus": os.cpu_count(), "runs": []}
+    results: Figures = {"settings": vars(args).copy(), "cpus": os.cpu_count(), "runs": []}
     baselines = _baselines(args)
     for round_number in range(args.repeat):
         # Alternate which server goes first, so that drifting load favours none.
@@ -591,7 +596,7 @@ def run(args: argparse.Namespace) -> dict:
             figures["round"] = round_number
             results["runs"].append(figures)
             print(report(figures))
-    summary: dict = {}
+    summary: Figures = {}
     for name in ["game", *(f"bare-{kind}" for kind in baselines)]:
         runs = [r for r in results["runs"] if r["server"] == name]
         summary[name] = {

@@ -12,6 +12,7 @@ bytes, and the server's peak resident memory (``VmHWM``) before and after.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -74,7 +75,8 @@ def main() -> None:
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    assert server.stderr is not None
+    # The default buffering makes the pipe a BufferedReader, which can return what is there.
+    assert isinstance(server.stderr, io.BufferedReader)
     seen = b""
     while not (
         (port := re.search(rb"listening on [^\s:]+:(\d+)", seen))

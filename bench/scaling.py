@@ -25,13 +25,14 @@ import threading
 from pathlib import Path
 
 from . import generator, load
+from .load import Figures
 
 
-def run_servers(count: int, base: list[str]) -> dict:
+def run_servers(count: int, base: list[str]) -> Figures:
     """``count`` servers measured at once; their summed and individual figures."""
     args = load.build_parser().parse_args([*base, "--no-pinning", "--no-baseline"])
     cpus = sorted(os.sched_getaffinity(0))
-    results: list[dict | BaseException] = [RuntimeError("not run")] * count
+    results: list[Figures | BaseException] = [RuntimeError("not run")] * count
     with contextlib.ExitStack() as stack:
         servers = [stack.enter_context(load.game_server(args)) for _ in range(count)]
         for index, server in enumerate(servers):

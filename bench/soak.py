@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from . import generator, load
+from .load import Figures
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,11 +39,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def soak(args: argparse.Namespace) -> list[dict]:
+def soak(args: argparse.Namespace) -> list[Figures]:
     # The load benchmark's server and bots, with its settings named as it names them.
     settings = argparse.Namespace(connections=args.bots, **vars(args))
     context = mp.get_context("spawn")
-    samples: list[dict] = []
+    samples: list[Figures] = []
     with load.game_server(settings) as server:
         plan = generator.Plan(
             port=server.port,

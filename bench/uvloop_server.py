@@ -68,7 +68,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     try:
-        import uvloop
+        import uvloop  # type: ignore[import-not-found, unused-ignore]  # an optional extra
     except ImportError:
         sys.exit("uvloop is not installed: pip install -e '.[bench]'")
     with contextlib.suppress(KeyboardInterrupt):

@@ -111,7 +111,7 @@ def open_websocket(port: int, receive_buffer: int | None = None) -> socket.socke
 
 def frame(size: int) -> bytes:
     text = ("LOOK\n" * (size // 5 + 1))[: size - 1]
-    return FrameProtocol(client=True, extensions=[]).send_data(text, fin=True)
+    return bytes(FrameProtocol(client=True, extensions=[]).send_data(text, fin=True))
 
 
 def ws_flood(args: argparse.Namespace) -> None:

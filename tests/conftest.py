@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 import trio
@@ -13,6 +14,13 @@ from server.config import ServerConfig
 from .helpers import COMPAT
 
 StartServer = Callable[..., Awaitable[Server]]
+
+
+class WriteMap(Protocol):
+    """The ``write_map`` fixture: writes ``text`` to a new file and returns its path."""
+
+    def __call__(self, text: str, suffix: str = ".map") -> str: ...
+
 
 # A dod-server a test starts serves its web page on a free port, never on the default
 # 8004, so that servers started side by side (and a developer's own) never collide.
@@ -37,7 +45,7 @@ async def start_server(nursery: trio.Nursery) -> AsyncIterator[StartServer]:
 
 
 @pytest.fixture
-def write_map(tmp_path: Path) -> Callable[[str], str]:
+def write_map(tmp_path: Path) -> WriteMap:
     """Write a map file and return its path."""
     count = 0
 

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from protocol.connection import ClientProtocol
 from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Reply
+from worlds.api import Event, Joined, PlayerId, PlayerStatus, Position, World
+
+if TYPE_CHECKING:
+    from server.app import Server
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -90,3 +96,23 @@ class Peer:
 
     async def aclose(self) -> None:
         await self.stream.aclose()
+
+
+def bound_port(server: Server) -> int:
+    """The port a started server listens on; fails if it is not listening yet."""
+    assert server.port is not None, "the server is not listening yet"
+    return server.port
+
+
+def status_of(world: World, player: PlayerId) -> PlayerStatus:
+    """The status of ``player``, who must be in ``world``."""
+    status = world.status(player)
+    assert status is not None, f"player {player} is not in the world"
+    return status
+
+
+def joined_at(events: Sequence[Event]) -> Position:
+    """Where a join put its player: ``events`` (what ``join`` returned) begins with ``Joined``."""
+    first = events[0]
+    assert isinstance(first, Joined), f"a join began with {first!r}"
+    return first.position

@@ -13,6 +13,7 @@ from worlds.baddies import Parameters, generate, parse_board, play_round
 from worlds.baddies.rules import Escaped
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import run_module
 
 SMALL = Parameters(rows=10, columns=20, abysses=20, monsters=3, bats=1)
@@ -97,9 +98,9 @@ async def test_on_the_lure_board_the_lurer_wins_where_the_ladder_walker_is_caugh
     start_server: StartServer,
 ) -> None:
     server = await start_server(world="baddies", map="lure")
-    assert (await run_bot("baddie-lurer", server.port))[0] == "win"
+    assert (await run_bot("baddie-lurer", bound_port(server)))[0] == "win"
     server = await start_server(world="baddies", map="lure")
-    outcome, _, detail = await run_bot("ladder", server.port)
+    outcome, _, detail = await run_bot("ladder", bound_port(server))
     assert outcome == "lose" and "caught" in detail
 
 
@@ -107,7 +108,7 @@ async def test_the_lurer_stops_when_no_escape_exists(
     start_server: StartServer, write_map: Callable[..., str]
 ) -> None:
     server = await start_server(world="baddies", map=write_map(BOXED))
-    outcome, moves, detail = await run_bot("baddie-lurer", server.port)
+    outcome, moves, detail = await run_bot("baddie-lurer", bound_port(server))
     assert (outcome, moves) == ("quit", 0) and detail.startswith("no escape exists")
 
 
@@ -123,5 +124,5 @@ async def test_a_process_plays_the_same_game_as_the_in_process_figures(
         f"monsters={p.monsters},bats={p.bats},seed={seed}"
     )
     server = await start_server(world="baddies", map=spec)
-    outcome, moves, _ = await run_bot(kind, server.port)
+    outcome, moves, _ = await run_bot(kind, bound_port(server))
     assert (outcome, moves) == simulate(None, seed, kind)

@@ -12,6 +12,7 @@ from bots.plan.crawler import Objective, dungeon_front, level_from_map, plan_lev
 from worlds.crawler import Command, Level, Outcome, State, parse_level
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import run_module
 
 TINY = {
@@ -60,7 +61,8 @@ def test_without_an_exit_the_shortest_door_that_carries_treasure() -> None:
     assert plan is not None and not plan.escapes
     assert (plan.moves, plan.treasure) == (5, 1) == (brute_force([level], Outcome.FINISHED), 1)
     # Holding treasure already, the same door is as near: nothing to fetch.
-    assert plan_level(level, treasure=1).moves == 5
+    held = plan_level(level, treasure=1)
+    assert held is not None and held.moves == 5
 
 
 def test_an_exit_is_taken_over_a_nearer_door() -> None:
@@ -75,7 +77,8 @@ def test_a_level_with_no_way_out_has_no_plan() -> None:
 
 def test_most_treasure_then_fewest_moves() -> None:
     level = parse_level("1 6\n0 2\n$ - - - $ !")
-    assert plan_level(level).moves == 3
+    plan = plan_level(level)
+    assert plan is not None and plan.moves == 3
     greedy = plan_level(level, objective=Objective.TREASURE)
     assert greedy is not None and (greedy.treasure, greedy.moves) == (2, 7)
 
@@ -111,22 +114,22 @@ async def test_the_bot_plays_the_proved_shortest_escape(
     start_server: StartServer, write_map: Callable[..., str], name: str
 ) -> None:
     server = await start_server(world="crawler", map=write_map(TINY[name], suffix=".txt"))
-    treasure, moves = await run_solver(server.port)
+    treasure, moves = await run_solver(bound_port(server))
     assert moves == brute_force([parse_level(TINY[name])], Outcome.ESCAPED) and treasure >= 1
 
 
 async def test_the_bot_crosses_levels_and_counts_its_treasure(start_server: StartServer) -> None:
     server = await start_server(world="crawler", map="easy")
-    assert await run_solver(server.port) == (1, 26)
+    assert await run_solver(bound_port(server)) == (1, 26)
     server = await start_server(world="crawler", map="easy")
-    assert await run_solver(server.port, "--objective", "treasure") == (2, 26)
+    assert await run_solver(bound_port(server), "--objective", "treasure") == (2, 26)
 
 
 async def test_the_original_tutorial_in_the_seeds_sixteen_moves(
     start_server: StartServer, compat: Path
 ) -> None:
     server = await start_server(world="crawler", map=f"{compat / 'crawler-levels' / 'tutorial'}:4")
-    assert await run_solver(server.port) == (1, 16)
+    assert await run_solver(bound_port(server)) == (1, 16)
 
 
 async def test_a_level_without_a_way_out_makes_the_bot_stop(

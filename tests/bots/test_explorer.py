@@ -9,6 +9,7 @@ import pytest
 from clients import AsyncClient
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import run_module
 
 GOALS = {"tiny": 1, "default": 3, "labyrinth": 5, "cavern": 4}
@@ -34,7 +35,7 @@ async def test_the_explorer_wins_every_shipped_classic_map(
 
 async def test_a_bot_joins_the_game_it_is_told_to(start_server: StartServer) -> None:
     server = await start_server(map="labyrinth", seed=1)
-    async with AsyncClient.connect(port=server.port) as host:
+    async with AsyncClient.connect(port=bound_port(server)) as host:
         await host.create("vault", "classic", map="tiny", seed=1)
         finished = await run_module(
             "bots.explorer", "--port", str(server.port), "--game", "vault", "--name", "Ex"

@@ -14,7 +14,7 @@ import trio
 
 from bots.launcher import main, parse_kinds
 
-from ..conftest import StartServer
+from ..conftest import StartServer, WriteMap
 from ..helpers import REPO
 from .conftest import BOT_TIMEOUT, run_module
 
@@ -41,7 +41,7 @@ win 0
 
 
 async def test_three_bots_play_to_a_result_and_are_summed_up(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(map=write_map(ROOM), seed=1)
     finished = await run_module(
@@ -71,7 +71,7 @@ async def test_three_bots_play_to_a_result_and_are_summed_up(
 
 
 async def test_the_summary_table_names_every_bot_and_the_totals(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(map=write_map(ROOM), seed=2)
     finished = await run_module(
@@ -92,7 +92,9 @@ async def test_the_summary_table_names_every_bot_and_the_totals(
     assert re.fullmatch(r"3 bots: \d won, \d lost, \d other; \d+ moves in all", lines[4])
 
 
-async def test_ctrl_c_stops_every_bot_cleanly(start_server: StartServer, write_map) -> None:
+async def test_ctrl_c_stops_every_bot_cleanly(
+    start_server: StartServer, write_map: WriteMap
+) -> None:
     server = await start_server(map=write_map(SEALED), seed=3)
     command = [sys.executable, "-m", "bots.launcher", "--port", str(server.port), "--json"]
     process = await trio.lowlevel.open_process(
@@ -101,6 +103,7 @@ async def test_ctrl_c_stops_every_bot_cleanly(start_server: StartServer, write_m
         stderr=subprocess.PIPE,
         cwd=REPO,
     )
+    assert process.stdout is not None and process.stderr is not None
     try:
         with trio.fail_after(BOT_TIMEOUT):
             # Wait until all three are playing (each has reported from its game, so its

@@ -10,6 +10,7 @@ from bots import random as random_bot
 from bots.cli import Bot
 from clients import Grid, PickupResult
 from protocol.commands import Move, Pickup
+from protocol.direction import Direction
 from worlds.api import Blocked, PickedUp
 from worlds.registry import load_plugin
 
@@ -56,7 +57,7 @@ class WorldClient:
     def look(self) -> Grid:
         return Grid(self.world.look(1))
 
-    def move(self, direction) -> bool:
+    def move(self, direction: Direction) -> bool:
         (event,) = self.world.resolve([(1, Move(direction))])
         self.events.append(event)
         self.moves += 1
@@ -78,7 +79,7 @@ def test_the_random_bot_never_walks_into_a_wall_and_picks_up_what_it_stands_on()
     assert any(isinstance(event, PickedUp) for event in client.events)
 
 
-def test_the_random_bot_has_a_move_limit_by_default(capsys) -> None:
+def test_the_random_bot_has_a_move_limit_by_default(capsys: pytest.CaptureFixture[str]) -> None:
     # `dod-bots random:2` must end on a map the wanderers never win.
     with pytest.raises(SystemExit):
         random_bot.main(["--help"])

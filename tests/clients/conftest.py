@@ -21,6 +21,7 @@ async def scripted_server(nursery: trio.Nursery) -> ScriptedServer:
                 pass
 
         listeners = await nursery.start(partial(trio.serve_tcp, serve, 0, host="127.0.0.1"))
-        return listeners[0].socket.getsockname()[1]
+        port: int = listeners[0].socket.getsockname()[1]
+        return port
 
     return start

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import pytest
 import trio
 
@@ -10,6 +12,7 @@ from clients import (
     Bye,
     ClientTimeout,
     CommandError,
+    Grid,
     Notice,
     Push,
     ServerClosed,
@@ -20,12 +23,13 @@ from server.app import Server
 from server.config import ServerConfig
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import ScriptedServer
 
 
 async def test_a_whole_game_on_the_tiny_map(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         assert await client.hello("Ada") == 1
         assert client.name == "Ada"
         assert (await client.look()).relative(0, 1) == "."
@@ -43,27 +47,30 @@ async def test_commands_from_several_tasks_are_answered_in_order(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="default", seed=2)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         await client.hello()
         results: dict[str, object] = {}
 
-        async def ask(key: str, command) -> None:
+        async def ask(key: str, command: Callable[[], Awaitable[object]]) -> None:
             results[key] = await command()
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ask, "look", client.look)
             nursery.start_soon(ask, "map", client.map)
             nursery.start_soon(ask, "help", client.help)
-        assert results["look"].height == 5
-        assert results["map"].find("@") and results["map"].height == 13
-        assert results["help"][0].startswith("You are in the classic world")
+        look, whole, help_lines = results["look"], results["map"], results["help"]
+        assert isinstance(look, Grid) and isinstance(whole, Grid)
+        assert isinstance(help_lines, tuple) and isinstance(help_lines[0], str)
+        assert look.height == 5
+        assert whole.find("@") and whole.height == 13
+        assert help_lines[0].startswith("You are in the classic world")
 
 
 async def test_errors_leave_the_connection_usable_and_quit_ends_it(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="tiny", seed=1)
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         with pytest.raises(CommandError, match="MOVE SW is not allowed here"):
             await client.move("SW")
         assert await client.hello() == 1
@@ -75,7 +82,7 @@ async def test_errors_leave_the_connection_usable_and_quit_ends_it(
 async def test_an_exception_in_the_block_comes_out_as_itself(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
     with pytest.raises(ServerClosed, match="BYE Thanks for playing"):
-        async with AsyncClient.connect(port=server.port) as client:
+        async with AsyncClient.connect(port=bound_port(server)) as client:
             await client.quit()
             await client.look()
 
@@ -85,8 +92,8 @@ async def test_a_bot_is_shown_as_b_and_extended_clients_get_pushed_lines(
 ) -> None:
     server = await start_server(map="default", seed=3)
     async with (
-        AsyncClient.connect(port=server.port) as watcher,
-        AsyncClient.connect(port=server.port) as bot,
+        AsyncClient.connect(port=bound_port(server)) as watcher,
+        AsyncClient.connect(port=bound_port(server)) as bot,
     ):
         assert "events" in await watcher.extend("events")
         await watcher.hello("ann")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import signal
 import subprocess
 import sys
@@ -27,7 +28,8 @@ def test_a_reader_that_goes_away_ends_the_game_without_a_traceback(
     game = subprocess.Popen(
         [str(BIN / script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
-    assert game.stdout is not None and game.stdin is not None
+    # The default buffering makes stdout a BufferedReader, which can return what is there.
+    assert isinstance(game.stdout, io.BufferedReader) and game.stdin is not None
     # The answers fit in the pipe; the game's output, two hundred boards, does not.
     game.stdin.write(answers)
     game.stdin.close()
@@ -45,7 +47,7 @@ def test_ctrl_c_ends_the_game_with_status_130() -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert game.stdout is not None
+    assert isinstance(game.stdout, io.BufferedReader)
     seen = b""
     while b"Please enter the dungeon name" not in seen:
         chunk = game.stdout.read1(4096)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from clients.core import CLOSED, Answer, ClientCore, PickupResult
+from clients.core import CLOSED, Answer, ClientCore, PickupResult, Request
 from clients.dialect import Unasked
 from clients.errors import CommandError, ServerClosed, UnexpectedReply
 from protocol.framing import NEED_DATA
 from protocol.replies import Bye, Message, Notice, Push, Win
 
 
-def answers(core: ClientCore) -> list[Answer]:
-    found = []
+def answers(core: ClientCore) -> list[Answer[Any]]:
+    found: list[Answer[Any]] = []
     while isinstance(answer := core.next_answer(), Answer):
         found.append(answer)
     return found
@@ -20,23 +22,21 @@ def answers(core: ClientCore) -> list[Answer]:
 
 def test_commands_become_the_exact_lines_of_the_protocol() -> None:
     core = ClientCore()
-    sent = b"".join(
-        core.send(request)
-        for request in (
-            core.hello(),
-            core.hello("Ada"),
-            core.move("n"),
-            core.move("SE"),
-            core.pickup(),
-            core.look(),
-            core.stay(),
-            core.map(),
-            core.help(),
-            core.extend("bot"),
-            core.extend(),
-            core.quit(),
-        )
+    requests: tuple[Request[Any], ...] = (
+        core.hello(),
+        core.hello("Ada"),
+        core.move("n"),
+        core.move("SE"),
+        core.pickup(),
+        core.look(),
+        core.stay(),
+        core.map(),
+        core.help(),
+        core.extend("bot"),
+        core.extend(),
+        core.quit(),
     )
+    sent = b"".join(core.send(request) for request in requests)
     assert sent == (
         b"HELLO\nHELLO Ada\nMOVE N\nMOVE SE\nPICKUP\nLOOK\nSTAY\nMAP\nHELP\n"
         b"EXTEND bot\nEXTEND\nQUIT\n"
@@ -50,7 +50,13 @@ def test_a_direction_that_does_not_exist_is_refused_before_anything_is_sent() ->
 
 def test_pipelined_replies_answer_their_requests_in_order_with_typed_results() -> None:
     core = ClientCore()
-    requests = [core.hello(), core.look(), core.pickup(), core.move("E"), core.move("W")]
+    requests: list[Request[Any]] = [
+        core.hello(),
+        core.look(),
+        core.pickup(),
+        core.move("E"),
+        core.move("W"),
+    ]
     for request in requests:
         core.send(request)
     core.receive_data(b"GOLD 2\nLOOKREPLY\nX#.#X\n#.G.#\n..G..\n#...#\nX#.#X\nSUCCESS, GOLD ")
@@ -185,7 +191,9 @@ def test_the_event_queue_keeps_the_newest_lines() -> None:
     core = ClientCore(max_events=2)
     core.receive_data(b"NOTICE 1\nNOTICE 2\nNOTICE 3\n")
     core.next_answer()
-    assert [push.text for push in core.events] == ["2", "3"]
+    notices = [push for push in core.events if isinstance(push, Notice)]
+    assert notices == list(core.events)
+    assert [notice.text for notice in notices] == ["2", "3"]
 
 
 def test_extend_reports_the_capabilities_turned_on() -> None:

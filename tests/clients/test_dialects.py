@@ -6,7 +6,7 @@ import pytest
 import trio
 
 from clients import AsyncClient, Client, CommandError, ServerClosed, UnsupportedServer, Win
-from clients.core import ClientCore
+from clients.core import Answer, ClientCore
 from clients.dialect import TreasureChanged, TurnStarted, Unasked, ViewChanged
 
 from ..peers import start_peer
@@ -124,6 +124,7 @@ def test_a_view_with_a_blank_line_after_it_leaves_nothing_for_the_next_command()
     core.receive_data(b"LOOKREPLY:\nX###X\n###A#\n##EG.\n#LG.H\nX#S.X\n\n\n")
     first = core.next_answer()
     second = core.next_answer()
+    assert isinstance(first, Answer) and isinstance(second, Answer)
     assert first.result().rows[2] == "##EG."
     with pytest.raises(CommandError, match="refused"):
         second.result()

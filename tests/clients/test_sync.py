@@ -10,6 +10,7 @@ from server.app import Server
 from server.config import ServerConfig
 
 from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import ScriptedServer
 
 
@@ -17,7 +18,7 @@ async def test_a_whole_game_on_the_tiny_map(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
 
     def play() -> None:
-        with Client.connect(port=server.port) as client:
+        with Client.connect(port=bound_port(server)) as client:
             assert client.hello() == 1
             view = client.look()
             assert view.rows == ("X###X", "#####", "##G.E", "#####", "X###X")
@@ -40,7 +41,7 @@ async def test_a_refused_command_raises_and_the_game_goes_on(start_server: Start
     server = await start_server(map="tiny", seed=1)
 
     def play() -> None:
-        with Client.connect(port=server.port) as client:
+        with Client.connect(port=bound_port(server)) as client:
             with pytest.raises(CommandError, match="MOVE NE is not allowed here"):
                 client.move("NE")
             with pytest.raises(CommandError, match="STAY is not available"):
@@ -61,7 +62,7 @@ async def test_a_command_after_the_server_said_goodbye_raises_its_final_line(
     server = Server(ServerConfig(port=0, map="tiny"))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        client = await trio.to_thread.run_sync(lambda: Client.connect(port=server.port))
+        client = await trio.to_thread.run_sync(lambda: Client.connect(port=bound_port(server)))
         await trio.to_thread.run_sync(client.hello)
         server.shutdown()
     # The server has stopped: every connection was told BYE and closed.

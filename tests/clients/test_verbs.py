@@ -25,7 +25,12 @@ def test_each_client_method_sends_its_verb() -> None:
         if verb.client is None:
             continue
         make = getattr(ClientCore, verb.client)
-        arguments = {"move": ("N",), "attack": ("N",), "shout": ("hi",), "join": ("g",)}
+        arguments: dict[str, tuple[str, ...]] = {
+            "move": ("N",),
+            "attack": ("N",),
+            "shout": ("hi",),
+            "join": ("g",),
+        }
         arguments |= {"watch": ("g",), "create": ("g", "classic")}
         request = make(core, *arguments.get(verb.client, ()))
         assert type(request.command) is verb.command

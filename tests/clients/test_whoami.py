@@ -9,18 +9,18 @@ from clients import AsyncClient, Client
 from protocol.replies import Identity
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 async def test_whoami_over_the_wire(start_server: StartServer) -> None:
     server = await start_server()
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("WHOAMI") == ["WHOAMI # default"]  # not in a game yet, no name
     assert await peer.ask("whoami") == ["WHOAMI # default"]
     assert (await peer.ask("WHOAMI me"))[0].startswith("ERROR WHOAMI takes no arguments")
     assert await peer.ask("HELLO Ada Lovelace") == ["GOLD 3"]
     assert await peer.ask("WHOAMI") == ["WHOAMI Ada Lovelace default"]
-    other = await Peer.connect(server.port)
+    other = await Peer.connect(bound_port(server))
     await other.ask("LOOK")  # joins without a name: player 2, shown as #2
     assert await other.ask("WHOAMI") == ["WHOAMI #2 default"]
     assert (await other.ask("CREATE side classic"))[0].startswith("GAME side ")
@@ -32,13 +32,13 @@ async def test_whoami_over_the_wire(start_server: StartServer) -> None:
 
 async def test_whoami_from_both_clients(start_server: StartServer) -> None:
     server = await start_server()
-    async with AsyncClient.connect(port=server.port) as client:
+    async with AsyncClient.connect(port=bound_port(server)) as client:
         assert await client.whoami() == Identity("#", "default")
         await client.hello("Ada")
         assert await client.whoami() == Identity("Ada", "default")
 
     def blocking() -> Identity:
-        with Client.connect(port=server.port) as client:
+        with Client.connect(port=bound_port(server)) as client:
             client.hello("Bob")
             return client.whoami()
 

@@ -19,6 +19,7 @@ def start_faulty(nursery: trio.Nursery) -> StartFaulty:
     """Start a :class:`FaultyServer` on port 0; its port. It stops with the test."""
 
     async def start(fault: Fault | None) -> int:
-        return await nursery.start(FaultyServer(fault).run)
+        port: int = await nursery.start(FaultyServer(fault).run)
+        return port
 
     return start

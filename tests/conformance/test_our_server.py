@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 import pytest
 import trio
 
-from conformance import Level, Outcome, Strictness, SuiteConfig, check_server, to_table
+from conformance import Level, Outcome, Report, Strictness, SuiteConfig, check_server, to_table
 from conformance.pytest_plugin import CheckServer
 
 from ..conftest import StartServer
+from ..helpers import bound_port
+
+
+async def awaited(pending: Report | Awaitable[Report]) -> Report:
+    """The report of ``dod_conformance`` called inside a trio run, which must be awaited."""
+    assert not isinstance(pending, Report), "inside a trio run the check is awaited"
+    return await pending
+
 
 # Extensions that our classic world offers, so they must be checked, not skipped.
 OFFERED = (
@@ -33,7 +43,7 @@ async def test_our_server_passes_every_strict_check(
 ) -> None:
     server = await start_server(map=map_name, seed=seed)
     with trio.fail_after(60):
-        report = await dod_conformance("127.0.0.1", server.port)
+        report = await awaited(dod_conformance("127.0.0.1", bound_port(server)))
     classic = [r for r in report.results if not r.check_id.startswith("ext.")]
     assert len(classic) == 22
     assert all(r.outcome is Outcome.PASSED for r in classic), to_table(report)
@@ -48,7 +58,7 @@ async def test_the_suite_fails_a_test_when_a_check_fails(
     port = listener.socket.getsockname()[1]
     await listener.aclose()
     with pytest.raises(AssertionError, match=r"(?s)FAIL  hello\.gold .*could not connect"):
-        await dod_conformance("127.0.0.1", port)
+        await awaited(dod_conformance("127.0.0.1", port))
 
 
 @pytest.mark.parametrize("dialect", ["2015", "2016"])
@@ -60,7 +70,7 @@ async def test_each_dialect_port_of_our_server_passes_every_strict_check(
     server = await start_server(dialect=dialect, map="default", seed=3)
     config = SuiteConfig(timeout=2.0, dialect="auto")
     with trio.fail_after(120):
-        report = await check_server("127.0.0.1", server.port, config)
+        report = await check_server("127.0.0.1", bound_port(server), config)
     assert report.dialect == dialect, to_table(report)
     assert report.ok, to_table(report)
     assert report.count(Outcome.PASSED) == len(report.results), to_table(report)

@@ -16,7 +16,8 @@ FAST = SuiteConfig(timeout=1.0, check_timeout=5.0)
 def _closed_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port
 
 
 def test_a_plain_test_gets_the_failure() -> None:

@@ -14,7 +14,7 @@ from worlds.baddies.rules import Escaped
 from worlds.errors import MapError
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 def king_steps(one: tuple[int, int], other: tuple[int, int]) -> int:
@@ -103,7 +103,7 @@ async def test_a_server_on_a_generated_baddies_board_answers_look(
 ) -> None:
     board = to_baddies(generate(7), seed=7)
     server = await start_server(world="baddies", map="generated:7")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 0"]
     look = await peer.ask("LOOK")
     assert look[0] == "LOOKREPLY" and [len(row) for row in look[1:]] == [5] * 5

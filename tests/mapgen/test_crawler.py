@@ -15,7 +15,7 @@ from worlds.crawler.levelfile import Level
 from worlds.errors import MapError
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 def assert_winnable(levels: tuple[Level, ...]) -> None:
@@ -145,7 +145,7 @@ async def test_a_server_on_a_generated_crawler_dungeon_answers_look(
     spec = "generated:seed=7,width=60,height=16,levels=2"
     first = crawler_levels(7, Settings(width=60, height=16), 2)[0]
     server = await start_server(world="crawler", map=spec)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 1"]
     look = await peer.ask("LOOK")
     assert look[0] == "LOOKREPLY" and [len(row) for row in look[1:]] == [5] * 5

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import replace
+from typing import TypedDict
 
 import pytest
 from hypothesis import given, settings
@@ -104,6 +105,14 @@ def test_chosen_gold_exits_target_and_name() -> None:
     assert_winnable(classic)
 
 
+class ClassicChoice(TypedDict, total=False):
+    """The counts ``to_classic`` lets a caller choose."""
+
+    gold: int
+    exits: int
+    goal: int
+
+
 @pytest.mark.parametrize(
     ("choice", "reason"),
     [
@@ -113,7 +122,7 @@ def test_chosen_gold_exits_target_and_name() -> None:
         ({"gold": 200}, "do not fit"),
     ],
 )
-def test_impossible_classic_choices_are_refused(choice: dict[str, int], reason: str) -> None:
+def test_impossible_classic_choices_are_refused(choice: ClassicChoice, reason: str) -> None:
     with pytest.raises(GenerationError, match=reason):
         to_classic(GOOD_DUNGEON, **choice)
 

@@ -592,4 +592,5 @@ PEERS: Final[dict[str, Callable[[], Peer]]] = {
 
 async def start_peer(nursery: trio.Nursery, name: str) -> Peer:
     """Start the double of server ``name``; it stops with ``nursery``."""
-    return await nursery.start(PEERS[name]().run)
+    peer: Peer = await nursery.start(PEERS[name]().run)
+    return peer

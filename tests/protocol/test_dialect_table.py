@@ -5,6 +5,7 @@ it declared."""
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 
 import pytest
 
@@ -109,6 +110,10 @@ SAMPLES: dict[type[Reply], tuple[Reply, Command | None]] = {
 """One reply of every kind the server builds, and the command it answers, if any."""
 
 
+def by_name(kinds: Iterable[type[Reply]]) -> list[type[Reply]]:
+    return sorted(kinds, key=lambda kind: kind.__name__)
+
+
 def _replies() -> set[type[Reply]]:
     """Every concrete reply class of protocol.replies (not the abstract bases)."""
     return {
@@ -125,7 +130,7 @@ def test_there_is_a_sample_of_every_reply() -> None:
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
-@pytest.mark.parametrize("kind", sorted(_replies(), key=lambda cls: cls.__name__))
+@pytest.mark.parametrize("kind", by_name(_replies()))
 def test_every_dialect_declares_every_reply(dialect: str, kind: type[Reply]) -> None:
     assert DIALECTS[dialect].declares(kind), (
         f"the {dialect} dialect does not say how it writes {kind.__name__}: declare it "
@@ -146,7 +151,7 @@ def _read_back(data: bytes, asking: Command | None, *, strict: bool) -> list[Rep
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
-@pytest.mark.parametrize("kind", sorted(SAMPLES, key=lambda cls: cls.__name__))
+@pytest.mark.parametrize("kind", by_name(SAMPLES))
 def test_every_reply_renders_and_reads_back_in_every_dialect(
     dialect: str, kind: type[Reply]
 ) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Create, Extend, Games, Join, Shout, Watch, parse_command
+from protocol.commands import Command, Create, Extend, Games, Join, Shout, Watch, parse_command
 from protocol.errors import RemoteProtocolError
 from protocol.replies import (
     Extended,
@@ -41,9 +41,9 @@ ARENA = GameInfo("arena", "crawler", "easy", 7, 2, 4, 1, 30.0)
         ),
     ],
 )
-def test_extension_commands_parse_and_write_back(line: str, command: object) -> None:
+def test_extension_commands_parse_and_write_back(line: str, command: Command) -> None:
     assert parse_command(line) == command
-    assert parse_command(command.to_line()) == command  # type: ignore[attr-defined]
+    assert parse_command(command.to_line()) == command
 
 
 @pytest.mark.parametrize(

@@ -11,8 +11,9 @@ from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
 
 
 def lines_of(framer: LineFramer) -> list[str]:
-    out = []
+    out: list[str] = []
     while (event := framer.next_event()) is not NEED_DATA and event is not END_OF_INPUT:
+        assert isinstance(event, str)
         out.append(event)
     return out
 
@@ -226,7 +227,7 @@ def strict_events(data: bytes) -> list[str]:
     """The lines of ``data`` read strictly, a refused line as ``!<message>``."""
     framer = LineFramer(strict=True)
     framer.receive_data(data)
-    seen = []
+    seen: list[str] = []
     while True:
         try:
             event = framer.next_event()
@@ -236,6 +237,7 @@ def strict_events(data: bytes) -> list[str]:
             continue
         if event is NEED_DATA:
             return seen
+        assert isinstance(event, str)
         seen.append(event)
 
 

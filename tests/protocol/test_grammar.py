@@ -3,6 +3,8 @@ reads back exactly, and a value it could not read back is refused when the reply
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from protocol.errors import LocalProtocolError
@@ -61,6 +63,8 @@ def test_a_map_spec_with_a_space_leaves_games_readable() -> None:
         lambda: Win("escaped\nWIN again"),
     ],
 )
-def test_a_reply_that_could_not_be_read_back_is_refused_when_built(build) -> None:
+def test_a_reply_that_could_not_be_read_back_is_refused_when_built(
+    build: Callable[[], object],
+) -> None:
     with pytest.raises(LocalProtocolError):
         build()

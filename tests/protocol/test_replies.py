@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from protocol.dialects import DIALECTS, dialect_named
@@ -62,7 +64,7 @@ def test_exact_bytes_and_parse_back(reply: object, wire: bytes) -> None:
         lambda: Error("two\nlines").to_bytes(),
     ],
 )
-def test_impossible_replies_are_our_mistake(build) -> None:
+def test_impossible_replies_are_our_mistake(build: Callable[[], object]) -> None:
     with pytest.raises(LocalProtocolError):
         build()
 

@@ -166,14 +166,16 @@ READ_AS: dict[type[Reply], type[Reply]] = {
 
 
 def concrete_replies() -> list[type[Reply]]:
-    return [
-        cls
-        for _, cls in inspect.getmembers(replies_module, inspect.isclass)
-        if issubclass(cls, Reply)
-        and dataclasses.is_dataclass(cls)
-        and hasattr(cls, "form")
-        and not cls.__name__.startswith("_")  # a private way to hold a public reply
-    ]
+    found: list[type[Reply]] = []
+    for _, cls in inspect.getmembers(replies_module, inspect.isclass):
+        if (
+            issubclass(cls, Reply)
+            and dataclasses.is_dataclass(cls)
+            and hasattr(cls, "form")
+            and not cls.__name__.startswith("_")  # a private way to hold a public reply
+        ):
+            found.append(cls)
+    return found
 
 
 def test_every_reply_type_has_a_round_trip_property() -> None:

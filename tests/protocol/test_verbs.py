@@ -9,6 +9,7 @@ import pytest
 
 import protocol.commands as commands
 from protocol.commands import DECLARED_VERBS, VERBS, Command, Route, Shown, parse_command
+from protocol.errors import RemoteProtocolError
 from server.commands import COMMANDS as GAME_COMMANDS
 from server.connection import _OWN, Connection
 from server.game import plays_in_turns
@@ -38,7 +39,7 @@ def test_the_parser_is_the_declared_one(verb: commands.Verb) -> None:
     for args in ([], ["N"], ["g", "classic"], ["Ada", "token"]):
         try:
             expected = verb.parse(list(args))
-        except commands.RemoteProtocolError:
+        except RemoteProtocolError:
             continue
         assert parse_command(" ".join((verb.word.lower(), *args))) == expected
         assert type(expected) is verb.command

@@ -15,7 +15,7 @@ from records.compare import compare
 from records.store import Store
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from ..server.conftest import nothing_received
 
 
@@ -46,7 +46,7 @@ def test_round_robin_plays_every_pair_then_cycles_with_new_seeds() -> None:
 def test_swiss_rounds_avoid_pairs_that_met() -> None:
     entrants = parse_entrants(["random:4"])
     met: set[frozenset[str]] = set()
-    seen = []
+    seen: list[frozenset[str]] = []
     for number in range(3):
         games = swiss_round(entrants, {}, met, 2, number, number * 2, "classic", None, 1)
         seen.extend(frozenset(e.name for e in g.entrants) for g in games)
@@ -57,17 +57,17 @@ async def test_start_full_holds_actions_until_the_game_is_full(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="tiny")
-    owner = await Peer.connect(server.port)
+    owner = await Peer.connect(bound_port(server))
     assert (await owner.ask("CREATE duel classic map=tiny players=2 start=full"))[0].startswith(
         "GAME duel"
     )
-    first = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
     await first.ask("JOIN duel")
     # LOOK waits too: what the first player sees never depends on whether the second
     # had joined yet (re-runs of a tournament play the same).
     await first.send("LOOK\nPICKUP\n")
     assert await nothing_received(first)
-    second = await Peer.connect(server.port)
+    second = await Peer.connect(bound_port(server))
     await second.ask("JOIN duel")  # the game is full: the first player's LOOK is answered
     world = server.lobby.games["duel"].world
     assert await first.read_lines(6) == ["LOOKREPLY", *world.look(1)]

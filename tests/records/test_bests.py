@@ -12,7 +12,7 @@ from records.model import GameRecord, Tally
 from records.store import Store
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .test_server_records import played
 
 
@@ -99,7 +99,7 @@ async def test_leaderboard_best_answers_over_the_protocol(
     writer.submit(solo("Ada Lovelace", 14, map_spec="my maze"))
     writer.submit(solo("Bob", 9, map_spec="my maze"))
     await played(server, 2)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("LEADERBOARD crawler best") == ["BESTS crawler 2"]
     assert [await peer.read_line() for _ in range(2)] == [
         "1 9 1 0 my%20maze Bob",

@@ -21,7 +21,7 @@ from records.writer import MAX_BATCH, RecordWriter
 from server.app import Server
 from server.config import ServerConfig
 
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 from ..server.test_cli import SCRIPT, _started
 from .test_server_records import named
 
@@ -157,8 +157,8 @@ async def test_a_full_backlog_refuses_new_games_with_a_clear_line(tmp_path: Path
         with structlog.testing.capture_logs() as logs:
             async with locked(database):
                 for _ in range(3):
-                    await _one_game(server.port)
-                late = await Peer.connect(server.port)
+                    await _one_game(bound_port(server))
+                late = await Peer.connect(bound_port(server))
                 assert await late.ask("HELLO") == [
                     "ERROR the server cannot begin a game now: 3 finished games wait to be "
                     "recorded; try again later"
@@ -225,7 +225,7 @@ async def test_a_locked_database_answers_promptly_and_shutdown_keeps_the_record(
         async with locked(database, "readers-too"):
             async with trio.open_nursery() as nursery:
                 await nursery.start(server.run)
-                ada = await named(server.port, "Ada")
+                ada = await named(bound_port(server), "Ada")
                 started = trio.current_time()
                 with trio.fail_after(TIMEOUT):  # before: two 30-second waits
                     assert await ada.ask("LEADERBOARD") == [
@@ -243,7 +243,7 @@ async def test_a_locked_database_answers_promptly_and_shutdown_keeps_the_record(
     assert any(e["event"] in ("store unreachable", "store write failed") for e in logs)
     (segment,) = (tmp_path / "records-unwritten").iterdir()
     (line,) = segment.read_text().splitlines()
-    assert json.loads(line)["id"] == kept["ids"][0]  # type: ignore[index]
+    assert json.loads(line)["id"] == kept["ids"][0]
     assert Store(url).games() == []
 
 
@@ -298,11 +298,11 @@ async def test_leaderboard_answers_while_another_program_holds_the_write_lock(
         with trio.fail_after(TIMEOUT):
             await writer.ready()
         async with locked(database):
-            await _one_game(server.port)  # its record now waits for the lock
+            await _one_game(bound_port(server))  # its record now waits for the lock
             with trio.fail_after(TIMEOUT):
                 while not writer.failures:
                     await trio.sleep(0.01)
-            ada = await named(server.port, "Ada")
+            ada = await named(bound_port(server), "Ada")
             with trio.fail_after(TIMEOUT):  # before: behind the writer's 30 s wait
                 assert await ada.ask("LEADERBOARD") == ["LEADERBOARD classic 0"]
         with trio.fail_after(TIMEOUT * 3):

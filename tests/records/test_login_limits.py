@@ -12,7 +12,7 @@ import trio.testing
 from records import names
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 
 BUSY = (
     "ERROR the server is busy checking other logins (hash_threads, max_hash_queue); "
@@ -62,7 +62,7 @@ async def test_hashes_run_in_their_own_threads_and_a_full_queue_is_refused_at_on
         max_hash_queue=2,
         login_burst=100,
     )
-    peers = [await Peer.connect(server.port) for _ in range(6)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(6)]
     answers: dict[int, str] = {}
     three_refused = trio.Event()
 
@@ -110,15 +110,15 @@ async def test_one_address_sends_register_and_login_only_so_fast(
         "and 0.001 a second (login_rate); retry in a moment"
     ]
     for index in range(3):  # spread over connections: the limit is the address's
-        peer = await Peer.connect(server.port)
+        peer = await Peer.connect(bound_port(server))
         assert await peer.ask(f"LOGIN n{index} x") == [
             f"ERROR the name 'n{index}' is not claimed; REGISTER n{index} claims it"
         ]
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("LOGIN n9 x") == refusal
     assert await peer.ask("REGISTER n9") == refusal
     assert await peer.ask("LEADERBOARD") == ["LEADERBOARD classic 0"]
-    other = await other_address(server.port)
+    other = await other_address(bound_port(server))
     assert (await other.ask("REGISTER n9"))[0].startswith("REGISTERED n9 ")
 
 
@@ -128,14 +128,14 @@ async def test_one_address_claims_names_only_so_fast(
     server = await start_server(
         map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}", register_burst=2, register_per_hour=1
     )
-    first = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
     assert (await first.ask("REGISTER a"))[0].startswith("REGISTERED a ")
     assert await first.ask("REGISTER a") == ["ERROR the name 'a' is claimed already"]
-    second = await Peer.connect(server.port)
+    second = await Peer.connect(bound_port(server))
     assert (await second.ask("REGISTER b"))[0].startswith("REGISTERED b ")
     assert await second.ask("REGISTER c") == [
         "ERROR your address has claimed names too fast: at most 2 at once and 1 an hour "
         "(register_per_hour); retry later"
     ]
-    other = await other_address(server.port)
+    other = await other_address(bound_port(server))
     assert (await other.ask("REGISTER c"))[0].startswith("REGISTERED c ")

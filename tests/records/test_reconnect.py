@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 async def registered(port: int, name: str) -> tuple[Peer, str]:
@@ -21,8 +21,8 @@ async def test_a_logged_in_player_resumes_its_player_after_a_drop(
 ) -> None:
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
     await server.ladder.writer.ready()  # type: ignore[union-attr]
-    ada, token = await registered(server.port, "Ada")
-    bob = await Peer.connect(server.port)
+    ada, token = await registered(bound_port(server), "Ada")
+    bob = await Peer.connect(bound_port(server))
     assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await bob.ask("EXTEND events") == ["EXTENDED events"]
     game = server.games["default"]
@@ -32,7 +32,7 @@ async def test_a_logged_in_player_resumes_its_player_after_a_drop(
     assert await bob.read_line() == (
         "NOTICE Ada lost the connection and may come back within 30 seconds"
     )
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     await again.send(f"LOGIN Ada {token}\n")
     assert await again.read_line() == "LOGGEDIN Ada"
     assert (await again.read_line()).startswith("GAME default world=classic")
@@ -49,14 +49,14 @@ async def test_a_player_not_back_within_the_grace_period_leaves(
         map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}", reconnect_grace=0.2
     )
     await server.ladder.writer.ready()  # type: ignore[union-attr]
-    ada, token = await registered(server.port, "Ada")
-    bob = await Peer.connect(server.port)
+    ada, token = await registered(bound_port(server), "Ada")
+    bob = await Peer.connect(bound_port(server))
     assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await bob.ask("EXTEND events") == ["EXTENDED events"]
     await ada.aclose()
     assert (await bob.read_line()).startswith("NOTICE Ada lost the connection")
     assert await bob.read_line() == "LEFT Ada: disconnected"
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     assert await again.ask(f"LOGIN Ada {token}") == ["LOGGEDIN Ada"]  # a fresh start
 
 
@@ -65,10 +65,10 @@ async def test_a_player_that_quits_or_never_logged_in_leaves_at_once(
 ) -> None:
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
     await server.ladder.writer.ready()  # type: ignore[union-attr]
-    ada, _ = await registered(server.port, "Ada")
-    eve = await Peer.connect(server.port)
+    ada, _ = await registered(bound_port(server), "Ada")
+    eve = await Peer.connect(bound_port(server))
     assert (await eve.ask("HELLO Eve"))[0].startswith("GOLD")
-    bob = await Peer.connect(server.port)
+    bob = await Peer.connect(bound_port(server))
     assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await bob.ask("EXTEND events") == ["EXTENDED events"]
     await eve.aclose()  # a classic player: gone at once, as ever
@@ -88,8 +88,8 @@ async def test_in_a_world_with_rounds_the_rounds_missed_while_away_count_as_ever
         max_missed_turns=3,
     )
     await server.ladder.writer.ready()  # type: ignore[union-attr]
-    ada, token = await registered(server.port, "Ada")
-    bob = await Peer.connect(server.port)
+    ada, token = await registered(bound_port(server), "Ada")
+    bob = await Peer.connect(bound_port(server))
     assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await bob.ask("EXTEND events") == ["EXTENDED events"]
     await ada.aclose()
@@ -101,7 +101,7 @@ async def test_in_a_world_with_rounds_the_rounds_missed_while_away_count_as_ever
         "SUCCESS",
         "ROUND 1 acted=1 missed=1",
     ]
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     await again.send(f"LOGIN Ada {token}\n")
     assert await again.read_line() == "LOGGEDIN Ada"
     assert (await again.read_line()).startswith("GAME default world=crawler")

@@ -14,7 +14,7 @@ from records.writer import RecordWriter
 from server.app import Server
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 
 
 async def named(port: int, name: str, *extra: str) -> Peer:
@@ -44,8 +44,8 @@ async def test_a_finished_game_is_recorded_with_its_players(
     server = await start_server(
         map="tiny", seed=4, db=f"sqlite:///{tmp_path / 'r.db'}", replay_dir=str(tmp_path)
     )
-    ada = await named(server.port, "Ada")
-    bob = await named(server.port, "Bob", "EXTEND bot")
+    ada = await named(bound_port(server), "Ada")
+    bob = await named(bound_port(server), "Bob", "EXTEND bot")
     await ada.ask("LOOK")
     # An action: the game's replay file is made. Not PICKUP: Ada quitting with the only
     # coin would leave Bob a game nobody can win, ended at once (issue 29).
@@ -84,7 +84,7 @@ async def test_leaderboard_answers_over_the_protocol_in_order(
 
     writer.submit(finished([("Ada Lovelace", "win", 3), ("Bob", "lose", 0)]))
     await played(server, 1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("LEADERBOARD\n")
     lines = [await peer.read_line() for _ in range(3)]
     assert lines[0] == "LEADERBOARD classic 2"
@@ -113,7 +113,7 @@ async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
-            peer = await Peer.connect(server.port)
+            peer = await Peer.connect(bound_port(server))
             await peer.send("LEADERBOARD classic\n")
             SlowToOpenStore.opened.set()  # the store is reached while the request waits
             with trio.fail_after(TIMEOUT):
@@ -125,7 +125,7 @@ async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path)
 
 async def test_a_server_without_a_store_says_so(start_server: StartServer) -> None:
     server = await start_server(map="tiny")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("LEADERBOARD") == [
         "ERROR LEADERBOARD needs a server that keeps records (--db)"
     ]
@@ -136,14 +136,14 @@ async def test_a_claimed_name_belongs_to_its_owner(
 ) -> None:
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
     await played(server, 0)
-    owner = await Peer.connect(server.port)
+    owner = await Peer.connect(bound_port(server))
     [answer] = await owner.ask("REGISTER Ada")
     keyword, name, token = answer.split(" ")
     assert (keyword, name) == ("REGISTERED", "Ada") and len(token) >= 40
     assert await owner.ask("REGISTER Ada") == ["ERROR the name 'Ada' is claimed already"]
     assert (await owner.ask("HELLO Ada"))[0].startswith("GOLD")  # the owner may play as it
 
-    stranger = await Peer.connect(server.port)
+    stranger = await Peer.connect(bound_port(server))
     assert await stranger.ask("HELLO Ada") == [
         "ERROR the name 'Ada' is claimed; LOGIN Ada <token> first, or choose another"
     ]
@@ -155,10 +155,13 @@ async def test_a_claimed_name_belongs_to_its_owner(
     assert await stranger.ask("HELLO") == ["GOLD 1"]  # and a classic HELLO is untouched
 
     await owner.ask("QUIT")
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     assert await again.ask(f"LOGIN Ada {token}") == ["LOGGEDIN Ada"]
     assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
-    stored = server.ladder.writer.store.token_hash("Ada")  # type: ignore[union-attr]
+    assert server.ladder.writer is not None, "a server with a database has a writer"
+    assert server.ladder.writer.store is not None
+    stored = server.ladder.writer.store.token_hash("Ada")
+    assert stored is not None, "a logged-in name has its token's hash stored"
     assert stored.startswith("$argon2id$") and token not in stored
 
 
@@ -167,8 +170,8 @@ async def test_the_record_says_claimed_when_the_player_proved_the_name_during_th
 ) -> None:
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
     await played(server, 0)
-    ada = await named(server.port, "Ada")  # plays first, claims the name mid-game
-    bob = await named(server.port, "Bob")  # never claims it
+    ada = await named(bound_port(server), "Ada")  # plays first, claims the name mid-game
+    bob = await named(bound_port(server), "Bob")  # never claims it
     [answer] = await ada.ask("REGISTER Ada")
     assert answer.startswith("REGISTERED Ada ")
     await ada.ask("QUIT")
@@ -231,12 +234,15 @@ async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
-            ada, bob = await named(server.port, "Ada"), await named(server.port, "Bob")
+            ada, bob = (
+                await named(bound_port(server), "Ada"),
+                await named(bound_port(server), "Bob"),
+            )
             await ada.ask("QUIT")
             await bob.ask("QUIT")  # the game is over: its record goes to the stuck store
             with trio.fail_after(TIMEOUT):
                 await trio.to_thread.run_sync(StuckStore.entered.wait, abandon_on_cancel=True)
-                cy = await named(server.port, "Cy")  # the loop is free: a new game plays
+                cy = await named(bound_port(server), "Cy")  # the loop is free: a new game plays
                 assert (await cy.ask("LOOK"))[0] == "LOOKREPLY"
                 assert (await cy.ask("QUIT"))[0].startswith("BYE")
             assert server.ladder.writer.written == 0
@@ -271,7 +277,7 @@ async def test_a_game_stopped_by_shutdown_is_recorded_unfinished(
     server = Server(ServerConfig(port=0, map="tiny", db=url))
     async with trio.open_nursery() as nursery:
         await nursery.start(server.run)
-        peer = await named(server.port, "Ada")
+        peer = await named(bound_port(server), "Ada")
         server.shutdown()
         await peer.read_to_end()
     [row] = Store(url).games()
@@ -286,10 +292,10 @@ async def test_a_name_that_only_looks_like_a_claimed_one_is_refused_by_name(
     # Ａｌｉｃｅ were taken by HELLO and REGISTER, and then the owner's HELLO was refused.
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
     await played(server, 0)
-    owner = await Peer.connect(server.port)
+    owner = await Peer.connect(bound_port(server))
     [answer] = await owner.ask("REGISTER Alice")
     token = answer.split(" ")[2]
-    stranger = await Peer.connect(server.port)
+    stranger = await Peer.connect(bound_port(server))
     for lookalike in ("alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45", "A1ice"):
         assert await stranger.ask(f"REGISTER {lookalike}") == [
             f"ERROR the name {lookalike!r} looks too much like 'Alice', which is claimed; "
@@ -304,7 +310,7 @@ async def test_a_name_that_only_looks_like_a_claimed_one_is_refused_by_name(
     ]
     assert (await stranger.ask("HELLO Alicia"))[0].startswith("GOLD")
     await owner.aclose()
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     assert await again.ask(f"LOGIN Alice {token}") == ["LOGGEDIN Alice"]
     assert (await again.ask("HELLO Alice"))[0].startswith("GOLD")
 
@@ -313,7 +319,7 @@ async def test_live_names_that_look_alike_are_one_name_in_a_game(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="tiny")
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert (await first.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await second.ask("HELLO B0B") == [
         "ERROR the name 'B0B' is taken in this game (it looks too much like 'Bob'); choose another"

@@ -4,6 +4,7 @@ URL that can never work. Every test runs the real command as a subprocess."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import signal
@@ -67,7 +68,7 @@ def _interrupt_once_running(argv: list[str]) -> tuple[int, bytes]:
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL
     )
     try:
-        assert process.stdout is not None
+        assert isinstance(process.stdout, io.BufferedReader)
         assert process.stdout.read1(1), "the command ended before writing anything"
         process.send_signal(signal.SIGINT)
         _, errors = process.communicate(timeout=60)

@@ -11,12 +11,12 @@ import trio
 import trio.testing
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 async def test_over_long_line_is_refused_and_others_play_on(start_server: StartServer) -> None:
     server = await start_server(max_line_length=64)
-    rogue, good = await Peer.connect(server.port), await Peer.connect(server.port)
+    rogue, good = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     await rogue.send(b"LOOK " + b"x" * 500)
     assert await rogue.read_to_end() == b"BYE line too long (the limit is 64 bytes)\n"
     assert await good.ask("HELLO") == ["GOLD 3"]
@@ -24,7 +24,7 @@ async def test_over_long_line_is_refused_and_others_play_on(start_server: StartS
 
 async def test_idle_client_is_told_and_disconnected(start_server: StartServer) -> None:
     server = await start_server(idle_timeout=0.2)
-    silent, busy = await Peer.connect(server.port), await Peer.connect(server.port)
+    silent, busy = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     told = trio.Event()
 
     async def wait_for_bye() -> None:
@@ -45,8 +45,8 @@ async def test_random_bytes_on_several_connections_do_not_disturb_a_player(
 ) -> None:
     server = await start_server(max_line_length=256)
     rng = random.Random(7)
-    rogues = [await Peer.connect(server.port) for _ in range(4)]
-    good = await Peer.connect(server.port)
+    rogues = [await Peer.connect(bound_port(server)) for _ in range(4)]
+    good = await Peer.connect(bound_port(server))
     assert await good.ask("HELLO") == ["GOLD 3"]
 
     endings = []
@@ -81,9 +81,9 @@ async def test_random_bytes_on_several_connections_do_not_disturb_a_player(
 
 async def test_connection_limit_answers_with_a_clear_line(start_server: StartServer) -> None:
     server = await start_server(max_connections=1)
-    first = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
     assert await first.ask("HELLO") == ["GOLD 3"]
-    second = await Peer.connect(server.port)
+    second = await Peer.connect(bound_port(server))
     assert await second.read_to_end() == (
         b"BYE the server is full (1 connections); try again later\n"
     )
@@ -92,7 +92,7 @@ async def test_connection_limit_answers_with_a_clear_line(start_server: StartSer
 
 async def test_a_client_that_never_reads_does_not_slow_another(start_server: StartServer) -> None:
     server = await start_server(send_timeout=0.5)
-    hog, good = await Peer.connect(server.port), await Peer.connect(server.port)
+    hog, good = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     flood = b"LOOK\n" * 20000  # replies the hog never reads
     cut_off = trio.Event()
 
@@ -118,7 +118,7 @@ async def test_a_client_that_never_reads_does_not_slow_another(start_server: Sta
 
 async def test_shutdown_tells_every_client(start_server: StartServer) -> None:
     server = await start_server()
-    peers = [await Peer.connect(server.port) for _ in range(3)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in peers:
         assert await peer.ask("HELLO") == ["GOLD 3"]
     server.shutdown()
@@ -129,7 +129,7 @@ async def test_shutdown_tells_every_client(start_server: StartServer) -> None:
 async def test_connect_and_disconnect_are_logged_with_context(start_server: StartServer) -> None:
     server = await start_server()
     with structlog.testing.capture_logs() as logs:
-        peer = await Peer.connect(server.port)
+        peer = await Peer.connect(bound_port(server))
         await peer.send("HELLO\nDANCE\nQUIT\n")
         await peer.read_to_end()
         await trio.testing.wait_all_tasks_blocked()
@@ -145,7 +145,7 @@ async def test_a_client_that_pipelines_many_commands_and_reads_is_served(
     start_server: StartServer,
 ) -> None:
     server = await start_server(max_pending_output=16 * 1024)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     help_reply = await peer.ask("HELP")
     await peer.send("HELP\n" * 400)  # 2 KB of commands whose replies far pass the limit
     for _ in range(400):
@@ -157,7 +157,7 @@ async def test_only_a_whole_command_keeps_a_client_from_idling_out(
     start_server: StartServer,
 ) -> None:
     server = await start_server(idle_timeout=0.3)
-    chatter = await Peer.connect(server.port)
+    chatter = await Peer.connect(bound_port(server))
     ended = trio.Event()
 
     async def read_to_end() -> None:
@@ -185,16 +185,16 @@ async def test_only_a_whole_command_keeps_a_client_from_idling_out(
 
 async def test_one_address_cannot_take_every_connection(start_server: StartServer) -> None:
     server = await start_server(max_connections_per_address=2)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("HELLO") == ["GOLD 3"]
-    third = await Peer.connect(server.port)
+    third = await Peer.connect(bound_port(server))
     assert await third.read_to_end() == (
         b"BYE too many connections from your address (2); try again later\n"
     )
     assert await second.ask("QUIT") == ["BYE Thanks for playing."]
     await second.read_to_end()
     await trio.testing.wait_all_tasks_blocked()  # the server has seen the second one go
-    fourth = await Peer.connect(server.port)
+    fourth = await Peer.connect(bound_port(server))
     assert await fourth.ask("HELLO") == ["GOLD 3"]
     assert await first.ask("HELLO") == ["GOLD 3"]
 
@@ -221,7 +221,7 @@ async def test_a_command_whose_handler_fails_is_answered_and_the_server_serves_o
 ) -> None:
     brittle = _MapsFail()
     server = await start_server(worlds=(brittle,))
-    creator, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    creator, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await player.ask("HELLO") == ["GOLD 3"]
     with structlog.testing.capture_logs() as logs:
         assert await creator.ask("CREATE g brittle map=x") == [

@@ -16,7 +16,7 @@ from server.replay_reader import open_world, read_replay, rerun
 from worlds.registry import load_plugin
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 from ..server.test_cli import SCRIPT
 
 LATIN1_NAME = "café.map".encode("latin-1")
@@ -58,7 +58,7 @@ async def test_a_link_to_a_latin1_file_names_it_with_escapes(
     target = _latin1_file(folder, "name Broken\nwin 1\n#####\n#G?E#\n#####\n")
     (folder / "link.map").symlink_to(target.name)
     server = await start_server(maps_dir=str(folder))
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     [refusal] = await peer.ask("CREATE g classic map=link.map")
     assert refusal.startswith("ERROR the game cannot be opened: caf\\xe9.map:"), refusal
     assert (await peer.ask("GAMES"))[0] == "GAMES 1"
@@ -72,7 +72,7 @@ async def test_a_game_on_a_linked_latin1_file_is_listed_recorded_and_replayed(
     target = _latin1_file(folder, TINY)
     (folder / "link.map").symlink_to(target.name)
     server = await start_server(maps_dir=str(folder), replay_dir=str(replays))
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("CREATE g classic map=link.map"))[0].startswith("GAME g")
     assert (await peer.ask("JOIN g"))[0].startswith("GAME g world=classic map=link.map")
     assert await peer.ask("MOVE E") == ["SUCCESS"]

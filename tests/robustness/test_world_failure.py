@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 import structlog
@@ -12,11 +13,11 @@ import structlog
 from protocol.replies import Bye
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from ..server.worlds import TickerPlugin
 
 
-def _bug(*args: object) -> None:
+def _bug(*args: object) -> NoReturn:
     raise RuntimeError("bug in a plugin")
 
 
@@ -26,9 +27,10 @@ def _stopped(world: str) -> bytes:
     ).to_bytes()
 
 
-def _last_record(replay_dir: Path, game: str) -> dict:
+def _last_record(replay_dir: Path, game: str) -> dict[str, object]:
     (path,) = replay_dir.glob(f"{game}-*.jsonl")
-    return json.loads(path.read_text().splitlines()[-1])
+    record: dict[str, object] = json.loads(path.read_text().splitlines()[-1])
+    return record
 
 
 @pytest.mark.parametrize(("method", "command"), [("resolve", "MOVE N"), ("look", "LOOK")])
@@ -36,7 +38,7 @@ async def test_a_world_that_raises_on_a_command_ends_only_its_game(
     start_server: StartServer, tmp_path: Path, method: str, command: str
 ) -> None:
     server = await start_server(replay_dir=tmp_path)
-    alice, bob, carol = [await Peer.connect(server.port) for _ in range(3)]
+    alice, bob, carol = [await Peer.connect(bound_port(server)) for _ in range(3)]
     assert (await carol.ask("CREATE side classic"))[0].startswith("GAME side")
     assert (await carol.ask("JOIN side"))[0].startswith("GAME side")
     assert await alice.ask("HELLO") == ["GOLD 3"]
@@ -55,7 +57,7 @@ async def test_a_world_that_raises_on_a_command_ends_only_its_game(
     )
     for line in ("MOVE N", "LOOK", "PICKUP"):
         assert (await carol.ask(line))[0].startswith(("SUCCESS", "FAIL", "LOOKREPLY"))
-    dave = await Peer.connect(server.port)
+    dave = await Peer.connect(bound_port(server))
     assert (await dave.ask("MOVE N"))[0] in ("SUCCESS", "FAIL"), "the default game restarted"
 
 
@@ -63,12 +65,13 @@ async def test_a_world_that_raises_in_a_timed_out_round_ends_only_its_game(
     start_server: StartServer, tmp_path: Path
 ) -> None:
     server = await start_server(replay_dir=tmp_path, worlds=(TickerPlugin(),))
-    alice, bob, carol = [await Peer.connect(server.port) for _ in range(3)]
+    alice, bob, carol = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in (alice, bob):
         assert (await peer.ask("CREATE arena ticker turn=0.2"))[0].startswith(("GAME", "ERROR"))
         assert (await peer.ask("JOIN arena"))[0].startswith("GAME arena")
     assert await carol.ask("HELLO") == ["GOLD 3"]
-    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign]
+    # One world made to fail; mypy compares _bug with the unbound method, self included.
+    server.games["arena"].world.resolve = _bug  # type: ignore[method-assign, assignment]
     with structlog.testing.capture_logs() as logs:
         await alice.send("MOVE E\n")  # bob never acts: the game's own task times the round out
         assert await alice.read_to_end() == _stopped("ticker")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from protocol.replies import Board, LevelView, ReplyParser, View
 from server.board import Scene
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, nothing_received
 
 
@@ -21,8 +21,8 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(world="crawler", map="tutorial")
-    watcher, plain = await Peer.connect(server.port), await Peer.connect(server.port)
-    ada = await Peer.connect(server.port)
+    watcher, plain = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
+    ada = await Peer.connect(bound_port(server))
     assert await watcher.ask("EXTEND board") == ["EXTENDED board"]
     assert (await watcher.ask("WATCH default"))[0].startswith("GAME default world=crawler")
     parser = ReplyParser()
@@ -40,7 +40,7 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     for move in ("S", *"EEEEEE", "N"):  # round the pillar to the door of level 1
         assert await ada.ask(f"MOVE {move}") == ["SUCCESS"]
     seen: list[object] = []
-    while not (isinstance(seen[-1:] and seen[-1], Board) and "level=2" in seen[-1].players[0]):
+    while not (seen and isinstance(seen[-1], Board) and "level=2" in seen[-1].players[0]):
         seen.append(await read_push(watcher, parser))
     level_two = [push for push in seen if isinstance(push, LevelView)]
     assert level_two and level_two[-1].level == 2
@@ -55,7 +55,7 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
     )
 
     # A spectator that did not ask for the board gets VIEWs only, as before.
-    lines = []
+    lines: list[str] = []
     while len(lines) < 4 or not await nothing_received(plain):
         lines.append(await plain.read_line())
     assert not [line for line in lines if line.startswith(("BOARD", "LEVEL"))]
@@ -64,7 +64,7 @@ async def test_a_board_spectator_is_told_each_player_by_name_and_level(
 
 async def test_board_lines_tell_what_the_world_adds(start_game_server: StartGameServer) -> None:
     server = await start_game_server(world="battle", seed=3)
-    watcher, ada = await Peer.connect(server.port), await Peer.connect(server.port)
+    watcher, ada = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await watcher.ask("EXTEND board events") == ["EXTENDED events board"]
     await watcher.ask("WATCH default")
     parser = ReplyParser()

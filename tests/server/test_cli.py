@@ -97,7 +97,9 @@ def test_an_unknown_world_is_named() -> None:
 # -- settings: flags, environment, file ------------------------------------------------
 
 
-def _run_script(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None):
+def _run_script(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [SCRIPT, *args],
         capture_output=True,

@@ -20,7 +20,7 @@ from server.dialects import TurnReminder, turn_points
 from server.listening import parse_listens
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import nothing_received
 
 TINY = {"map": "tiny", "seed": 1}
@@ -41,7 +41,7 @@ def port(server: Server, dialect: str) -> int:
 
 async def test_2015_a_whole_game_as_the_bath_skeleton_speaks_it(start_server: StartServer) -> None:
     server = await start_server(dialect="2015", **TINY)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     # Unasked, on connect: the goal, then the turn (the client sends nothing before).
     assert await peer.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
     await exactly(peer, "HELLO", b"FAIL HELLO needs an argument\n")
@@ -66,7 +66,7 @@ async def test_2015_a_whole_game_as_the_bath_skeleton_speaks_it(start_server: St
 
 async def test_2016_a_whole_game_as_its_clients_read_it(start_server: StartServer) -> None:
     server = await start_server(dialect="2016", **TINY)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await nothing_received(peer)  # no greeting: its bot sends HELLO first
     await exactly(peer, "HELLO", b"GOLD: 1\n")
     await exactly(peer, "LOOK", b"X###X\n#####\n##P.E\n#####\nX###X\n\n")
@@ -125,9 +125,9 @@ async def test_2015_in_a_world_with_turns_tells_the_worlds_turns(
 ) -> None:
     arena = "name Arena\nwin 1\n#########\n#G.....E#\n#.......#\n#########\n"
     server = await start_server(world="battle", map=write_map(arena), seed=203, dialect="2015")
-    first = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
     assert await first.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
-    second = await Peer.connect(server.port)
+    second = await Peer.connect(bound_port(server))
     # A later player is told the goal only; the turn is the first player's.
     assert await second.read_exactly(len(b"GOLD 1\n")) == b"GOLD 1\n"
     assert await nothing_received(second)
@@ -251,9 +251,9 @@ async def test_a_refused_connection_is_told_why_in_its_own_dialect(
 ) -> None:
     # The refusal used to be written around the protocol, in 2013 words to every client.
     server = await start_server(dialect="2015", max_connections=1, **TINY)
-    first = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
     assert await first.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
-    second = await Peer.connect(server.port)
+    second = await Peer.connect(bound_port(server))
     assert await second.read_to_end() == (
         b"FROM SERVER\nMESSAGE the server is full (1 connections); try again later\n"
     )

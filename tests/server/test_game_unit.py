@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import pytest
 import trio
@@ -26,7 +27,8 @@ from protocol.replies import (
 from server.builds import QUICK, WorldBuilder, open_world
 from server.dialects import greet
 from server.game import Game
-from worlds.api import World
+from worlds.api import Action, Event, PlayerId, World
+from worlds.limits import OPERATOR_LIMITS, Limits
 from worlds.registry import load_plugin
 
 from .outboxes import MemoryOutbox
@@ -37,7 +39,9 @@ WINNING_MOVES = ["MOVE W", "PICKUP", "MOVE E", "MOVE E"]
 
 
 def command(line: str) -> Command:
-    return parse_command(line)
+    parsed = parse_command(line)
+    assert parsed is not None, f"{line!r} is no command"
+    return parsed
 
 
 def tiny_game(**settings: object) -> Game:
@@ -158,12 +162,12 @@ class _SlowBrittleClassic:
     def maps(self) -> list[str]:
         return self._classic.maps()
 
-    def open(self, map_spec: str | None, *, seed: int) -> World:
+    def open(self, map_spec: str | None, *, seed: int, limits: Limits = OPERATOR_LIMITS) -> World:
         time.sleep(2 * QUICK)
-        world = self._classic.open(map_spec, seed=seed)
+        world = self._classic.open(map_spec, seed=seed, limits=limits)
         resolve = world.resolve
 
-        def brittle(actions):  # type: ignore[no-untyped-def]
+        def brittle(actions: Sequence[tuple[PlayerId, Action]]) -> list[Event]:
             if any(action.verb == "PICKUP" for _, action in actions):
                 raise RuntimeError("the world broke")
             return resolve(actions)
@@ -201,7 +205,7 @@ async def test_what_waited_for_a_fresh_world_never_enters_one_about_to_be_replac
             while greeted.waiting is not None and not greeted.waiting.is_set():
                 await greeted.waiting.wait()
         player = game.player_of(greeted)
-        assert player is not None and player in game.world  # type: ignore[operator]
+        assert player is not None and player in game.world
         game.handle(greeted, command("LOOK"))
         assert isinstance(greeted.replies[-1], LookReply), greeted.replies
         assert not greeted.closed

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import structlog
 import trio
 import trio.testing
 
 from protocol.replies import GameInfo, GamesReply
 
-from ..helpers import Peer
+from ..conftest import WriteMap
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, games, nothing_received
 
 CORRIDOR = "name Corridor\nwin 1\n#######\n#G...E#\n#######\n"
@@ -16,7 +19,7 @@ CORRIDOR = "name Corridor\nwin 1\n#######\n#G...E#\n#######\n"
 
 async def test_two_games_at_once_with_different_worlds(start_game_server: StartGameServer) -> None:
     server = await start_game_server(map="tiny", seed=1)
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await games(alice) == GamesReply(
         (GameInfo("default", "classic", "tiny", 1, 0, None, 0, None),)
     )
@@ -39,10 +42,10 @@ async def test_two_games_at_once_with_different_worlds(start_game_server: StartG
 
 
 async def test_create_and_join_refuse_what_cannot_be(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server()
-    peer, other = await Peer.connect(server.port), await Peer.connect(server.port)
+    peer, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await peer.ask("JOIN nowhere") == [
         "ERROR there is no game called nowhere; send GAMES for the list"
     ]
@@ -65,7 +68,7 @@ async def test_create_and_join_refuse_what_cannot_be(
 
 async def test_names_are_unique_in_the_game_joined(start_game_server: StartGameServer) -> None:
     server = await start_game_server()
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await alice.ask("HELLO Ada") == ["GOLD 3"]
     assert await bob.ask("CREATE side classic") == [
         "GAME side world=classic map=default seed=0 players=0 limit=100 watchers=0 turn=none"
@@ -80,10 +83,10 @@ async def test_names_are_unique_in_the_game_joined(start_game_server: StartGameS
 
 
 async def test_a_legacy_client_next_to_an_extended_one_sees_no_push(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(map=write_map(CORRIDOR), seed=4)
-    legacy, modern = await Peer.connect(server.port), await Peer.connect(server.port)
+    legacy, modern = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await modern.ask("EXTEND") == ["EXTENDED events chat"]
     assert await modern.ask("HELLO Grace") == ["GOLD 1"]
     assert await legacy.ask("HELLO") == ["GOLD 1"]
@@ -106,7 +109,7 @@ async def test_chat_reaches_the_game_and_refuses_escapes(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server()
-    ada, bob, elsewhere = [await Peer.connect(server.port) for _ in range(3)]
+    ada, bob, elsewhere = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in (ada, bob, elsewhere):
         assert await peer.ask("EXTEND chat") == ["EXTENDED chat"]
     assert (await elsewhere.ask("CREATE other classic"))[0].startswith("GAME other")
@@ -130,7 +133,7 @@ async def test_a_spectator_sees_every_change_and_cannot_act(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(map="tiny", seed=1)
-    watcher, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    watcher, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await watcher.ask("WATCH default") == [
         "GAME default world=classic map=tiny seed=1 players=0 limit=none watchers=1 turn=none"
     ]
@@ -160,9 +163,9 @@ async def test_a_spectator_sees_every_change_and_cannot_act(
     assert isinstance(parsed, GameInfo) and parsed.players == 1
 
 
-async def test_a_bot_shows_as_b(start_game_server: StartGameServer, write_map) -> None:
+async def test_a_bot_shows_as_b(start_game_server: StartGameServer, write_map: WriteMap) -> None:
     server = await start_game_server(map=write_map(CORRIDOR), seed=4)
-    bot, human = await Peer.connect(server.port), await Peer.connect(server.port)
+    bot, human = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await bot.ask("EXTEND bot") == ["EXTENDED bot"]
     assert await bot.ask("HELLO") == ["GOLD 1"]
     assert "B" in (await human.ask("MAP"))[2]
@@ -176,7 +179,7 @@ async def test_an_extended_client_that_never_reads_is_cut_off(
     server = await start_game_server(
         max_pending_output=32 * 1024, send_timeout=60, chat_rate=1e6, chat_burst=10**6
     )
-    hog, talker, other = [await Peer.connect(server.port) for _ in range(3)]
+    hog, talker, other = [await Peer.connect(bound_port(server)) for _ in range(3)]
     assert await hog.ask("EXTEND") == ["EXTENDED events chat"]
     assert await hog.ask("HELLO") == ["GOLD 3"]
     assert await talker.ask("HELLO Talker") == ["GOLD 3"]
@@ -192,13 +195,13 @@ async def test_an_extended_client_that_never_reads_is_cut_off(
 
 
 async def test_one_reply_larger_than_the_limit_reaches_a_client_that_reads(
-    start_game_server: StartGameServer, tmp_path
+    start_game_server: StartGameServer, tmp_path: Path
 ) -> None:
     rows = ["." * 200] * 199 + ["." * 199 + "E"]
     board = tmp_path / "wide.map"
     board.write_text("name Wide\nwin 0\n" + "\n".join(rows) + "\n")
     server = await start_game_server(map=str(board), max_pending_output=16 * 1024)
-    reader = await Peer.connect(server.port)
+    reader = await Peer.connect(bound_port(server))
     lines = await reader.ask("MAP")  # about 40 KiB in one reply
     assert lines[0] == "MAP 200 200" and len(lines) == 201
     assert await reader.ask("HELLO") == ["GOLD 0"]

@@ -65,18 +65,25 @@ def test_every_state_is_reached_from_open_and_closed_is_the_end() -> None:
 
 
 def command(line: str) -> Command:
-    return parse_command(line)
+    parsed = parse_command(line)
+    assert parsed is not None, f"{line!r} is no command"
+    return parsed
+
+
+def state_of(game: Game) -> State:
+    """The game's state, read afresh (each step of a test changes it)."""
+    return game.steward.state
 
 
 async def test_a_game_goes_open_playing_and_open_again_after_a_win() -> None:
     game = Game("g", load_plugin("classic"), "tiny", 1)
-    assert game.steward.state is S.OPEN and not game.joined_any
+    assert state_of(game) is S.OPEN and not game.joined_any
     ada = MemoryOutbox("Ada")
     game.handle(ada, command("LOOK"))
-    assert game.steward.state is S.PLAYING and game.joined_any
+    assert state_of(game) is S.PLAYING and game.joined_any
     for line in WINNING_MOVES:
         game.handle(ada, command(line))
-    assert game.steward.state is S.OPEN, "over, then rebuilt at once (the tiny map is quick)"
+    assert state_of(game) is S.OPEN, "over, then rebuilt at once (the tiny map is quick)"
 
 
 async def test_a_game_nobody_can_win_is_over_for_everyone() -> None:
@@ -87,7 +94,7 @@ async def test_a_game_nobody_can_win_is_over_for_everyone() -> None:
     game.handle(ada, command("PICKUP"))
     game.leave(ada, "quit")
     assert isinstance(bob.final, Lose)
-    assert game.steward.state is S.CLOSED and game.closed, "not kept: closed"
+    assert state_of(game) is S.CLOSED and game.closed, "not kept: closed"
 
 
 async def test_a_game_nobody_joins_is_closed_when_its_time_runs_out() -> None:
@@ -104,7 +111,7 @@ async def test_a_game_nobody_joins_is_closed_when_its_time_runs_out() -> None:
         with trio.fail_after(10):
             await told.wait()
     assert gone == ["nobody joined within 0.01 seconds"]
-    assert game.steward.state is S.CLOSED
+    assert state_of(game) is S.CLOSED
 
 
 async def test_a_slow_world_restarts_through_restarting() -> None:
@@ -117,13 +124,13 @@ async def test_a_slow_world_restarts_through_restarting() -> None:
         ada = MemoryOutbox()
         game.handle(ada, command("LOOK"))
         game.leave(ada, "quit")
-        assert game.steward.state is S.RESTARTING and game.restarting
+        assert state_of(game) is S.RESTARTING and game.restarting
         bob = MemoryOutbox()
         game.handle(bob, command("LOOK"))  # waits for the fresh world
         assert bob.waiting is not None
         with trio.fail_after(10):
             await bob.waiting.wait()
-        assert game.steward.state is S.PLAYING and game.player_of(bob) is not None
+        assert state_of(game) is S.PLAYING and game.player_of(bob) is not None
         game.close("the test is over")
-        assert game.steward.state is S.CLOSED
+        assert state_of(game) is S.CLOSED
         nursery.cancel_scope.cancel()

@@ -12,10 +12,11 @@ import structlog
 import trio
 import trio.testing
 
-from worlds.api import World, WorldPlugin
+from worlds.api import Event, PlayerId, PlayerKind, World, WorldPlugin
 from worlds.registry import load_plugin
 
-from ..helpers import Peer
+from ..conftest import WriteMap
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, games
 
 ROOM = "name Room\nwin 0\n{rows}\n"
@@ -69,7 +70,7 @@ class BrokenPlugin:
             raise RuntimeError("bug in open")
         world = self._inner.open(None, seed=seed)
 
-        def join(*args: object) -> list:
+        def join(player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
             raise RuntimeError("bug in join")
 
         world.join = join  # type: ignore[method-assign]
@@ -88,7 +89,7 @@ async def wait_opening(plugin: GatedPlugin) -> None:
 async def test_others_play_on_while_a_world_is_built(start_game_server: StartGameServer) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), map="tiny", seed=1)
-    creator, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    creator, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await player.ask("HELLO") == ["GOLD 1"]
     await creator.send("CREATE slow gated\nGAMES\n")
     await wait_opening(gated)
@@ -105,11 +106,11 @@ async def test_look_is_answered_within_50_ms_while_a_large_world_is_generated(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(map="tiny", seed=1)
-    creator, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    creator, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await player.ask("HELLO") == ["GOLD 1"]
     started = time.perf_counter()
     await creator.send("CREATE big classic map=generated:seed=1,width=400,height=400\n")
-    times = []
+    times: list[float] = []
     while len(times) < 5 or not creator._buffer:
         begin = time.perf_counter()
         assert (await player.ask("LOOK"))[0] == "LOOKREPLY"
@@ -131,7 +132,7 @@ async def test_look_is_answered_within_50_ms_while_a_large_world_is_generated(
 async def test_worlds_built_at_once_are_limited(start_game_server: StartGameServer) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), max_world_builds=2)
-    peers = [await Peer.connect(server.port) for _ in range(3)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
     await peers[0].send("CREATE a gated\n")
     await peers[1].send("CREATE b gated\n")
     await wait_opening(gated)
@@ -148,7 +149,7 @@ async def test_worlds_built_at_once_are_limited(start_game_server: StartGameServ
 async def test_a_world_that_takes_too_long_is_refused(start_game_server: StartGameServer) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), world_build_timeout=0.2)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("CREATE slow gated") == [
         "ERROR the gated world took more than 0.2 seconds to build (world_build_timeout); "
         "ask for a smaller one"
@@ -162,7 +163,7 @@ async def test_ten_creates_in_one_write_are_answered_in_order_and_go_with_their_
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(max_games_per_client=4)
-    flood, other = await Peer.connect(server.port), await Peer.connect(server.port)
+    flood, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     await flood.send(
         "".join(
             f"CREATE g{i} classic map=generated:seed={i},width=60,height=60\n" for i in range(10)
@@ -189,7 +190,7 @@ async def test_a_slow_restart_is_built_off_the_loop_and_joins_wait_for_it(
 ) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), map="tiny", seed=1)
-    owner, watcher, other = [await Peer.connect(server.port) for _ in range(3)]
+    owner, watcher, other = [await Peer.connect(bound_port(server)) for _ in range(3)]
     assert await other.ask("HELLO") == ["GOLD 1"]
     await owner.send("CREATE slow gated map=tiny\n")
     await wait_opening(gated)
@@ -202,7 +203,7 @@ async def test_a_slow_restart_is_built_off_the_loop_and_joins_wait_for_it(
     await owner.send("QUIT\n")  # the game ends; the watcher keeps it: it restarts
     await owner.read_to_end()
     await wait_opening(gated)
-    joiner = await Peer.connect(server.port)
+    joiner = await Peer.connect(bound_port(server))
     await joiner.send("JOIN slow\n")
     for _ in range(3):
         with trio.fail_after(1):
@@ -220,7 +221,7 @@ async def test_a_plugin_that_raises_on_open_fails_only_that_create(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(worlds=(BrokenPlugin("open"),))
-    peer, other = await Peer.connect(server.port), await Peer.connect(server.port)
+    peer, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await other.ask("HELLO") == ["GOLD 3"]
     with structlog.testing.capture_logs() as logs:
         assert await peer.ask("CREATE x broken") == [
@@ -235,7 +236,7 @@ async def test_a_plugin_that_raises_on_join_fails_only_that_game(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(worlds=(BrokenPlugin("join"),))
-    peer, other = await Peer.connect(server.port), await Peer.connect(server.port)
+    peer, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await other.ask("HELLO") == ["GOLD 3"]
     assert (await peer.ask("CREATE x broken"))[0].startswith("GAME x world=broken")
     with structlog.testing.capture_logs() as logs:
@@ -246,13 +247,13 @@ async def test_a_plugin_that_raises_on_join_fails_only_that_game(
 
 
 async def test_a_default_map_edited_badly_or_removed_is_kept_at_restart(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     corridor = "name Corridor\nwin 0\n#####\n#..E#\n#####\n"
     path = Path(write_map(corridor))
     server = await start_game_server(map=str(path), seed=1)
     for damage in ("typo", "removed"):
-        peer = await Peer.connect(server.port)
+        peer = await Peer.connect(bound_port(server))
         assert await peer.ask("MAP") == ["MAP 3 5", "#####", "#@.E#", "#####"]
         if damage == "typo":
             path.write_text("name Corridor\nwin zero\n#####\n")
@@ -261,7 +262,7 @@ async def test_a_default_map_edited_badly_or_removed_is_kept_at_restart(
         with structlog.testing.capture_logs() as logs:
             await peer.send("QUIT\n")
             await peer.read_to_end()
-            again = await Peer.connect(server.port)
+            again = await Peer.connect(bound_port(server))
             assert await again.ask("MAP") == ["MAP 3 5", "#####", "#@.E#", "#####"]
         (failure,) = [e for e in logs if e["event"] == "game restart failed"]
         assert failure["log_level"] == "error" and "Corridor" not in failure["error"]
@@ -278,7 +279,7 @@ async def test_a_game_nobody_joins_is_removed_after_its_time_limit(
     start_game_server: StartGameServer,
 ) -> None:
     server = await start_game_server(unjoined_game_timeout=0.5)
-    owner, watcher = await Peer.connect(server.port), await Peer.connect(server.port)
+    owner, watcher = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert (await owner.ask("CREATE empty classic"))[0].startswith("GAME empty")
     assert (await owner.ask("CREATE played classic"))[0].startswith("GAME played")
     assert (await watcher.ask("WATCH empty"))[0].startswith("GAME empty")
@@ -299,7 +300,7 @@ async def test_games_and_players_per_game_and_round_lengths_are_bounded(
     server = await start_game_server(
         max_games=3, max_players_per_game=8, min_turn_timeout=1, max_turn_timeout=60
     )
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("CREATE a ticker players=9") == [
         "ERROR players= may be at most 8 here (max_players_per_game)"
     ]
@@ -321,7 +322,10 @@ async def test_games_and_players_per_game_and_round_lengths_are_bounded(
 
 async def test_chat_is_rate_limited_per_sender(start_game_server: StartGameServer) -> None:
     server = await start_game_server(chat_rate=0.01, chat_burst=3)
-    talker, listener = await Peer.connect(server.port), await Peer.connect(server.port)
+    talker, listener = (
+        await Peer.connect(bound_port(server)),
+        await Peer.connect(bound_port(server)),
+    )
     assert await listener.ask("EXTEND chat") == ["EXTENDED chat"]
     assert await listener.ask("HELLO") == ["GOLD 3"]
     assert await talker.ask("HELLO") == ["GOLD 3"]
@@ -341,12 +345,12 @@ async def test_chat_is_rate_limited_per_sender(start_game_server: StartGameServe
 
 
 async def test_a_lagging_spectator_gets_the_latest_view_and_is_not_cut_off(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(
         map=write_map(room(150)), seed=2, max_pending_output=64 * 1024, send_timeout=60
     )
-    watcher, player = await Peer.connect(server.port), await Peer.connect(server.port)
+    watcher, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert (await watcher.ask("WATCH default"))[0].startswith("GAME default")
     assert (await watcher.read_line()) == "VIEW 150 150"
     await watcher.read_lines(150)
@@ -366,10 +370,10 @@ async def test_a_lagging_spectator_gets_the_latest_view_and_is_not_cut_off(
 
 
 async def test_a_map_too_big_to_send_is_refused_by_name(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     server = await start_game_server(map=write_map(room(40)), max_map_bytes=1024)
-    player, other = await Peer.connect(server.port), await Peer.connect(server.port)
+    player, other = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await player.ask("MAP") == [
         "ERROR the map of default is 1640 bytes; this server sends whole maps of at most "
         "1024 bytes (max_map_bytes); use LOOK"
@@ -389,7 +393,7 @@ async def test_one_address_holds_only_its_share_of_the_games(
     # default) games, counting those it created and those it plays in or watches.
     server = await start_game_server(max_games=24)
     share = 16
-    creators = [await Peer.connect(server.port) for _ in range(share // 4)]
+    creators = [await Peer.connect(bound_port(server)) for _ in range(share // 4)]
     for index in range(share):
         creator = creators[index // 4]
         reply = await creator.ask(f"CREATE g{index} classic")
@@ -399,10 +403,12 @@ async def test_one_address_holds_only_its_share_of_the_games(
     refusal = (
         f"ERROR your address holds {share} games already (max_games_per_address); leave one first"
     )
-    late = await Peer.connect(server.port)
+    late = await Peer.connect(bound_port(server))
     assert await late.ask("CREATE more classic") == [refusal]
     # Another address still has games to create, and one of 127.0.0.1 may not join it.
-    other = Peer(await trio.open_tcp_stream("127.0.0.1", server.port, local_address="127.0.0.2"))
+    other = Peer(
+        await trio.open_tcp_stream("127.0.0.1", bound_port(server), local_address="127.0.0.2")
+    )
     assert (await other.ask("CREATE theirs classic"))[0].startswith("GAME theirs ")
     assert await late.ask("JOIN theirs") == [refusal]
     assert (await late.ask("WATCH theirs"))[0] == refusal

@@ -16,7 +16,9 @@ from .outboxes import MemoryOutbox
 
 
 def command(line: str) -> Command:
-    return parse_command(line)
+    parsed = parse_command(line)
+    assert parsed is not None, f"{line!r} is no command"
+    return parsed
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import trio.testing
 from server.logs import LogAllowance, RateLimitedLogger, SafePrintLogger
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 class FullDisk(io.StringIO):
@@ -65,7 +65,10 @@ async def test_a_rate_limited_logger_reports_what_it_suppressed_when_it_resumes(
 async def test_one_client_cannot_fill_the_log(start_server: StartServer) -> None:
     server = await start_server(client_log_burst=5, client_log_rate=0.001)
     with structlog.testing.capture_logs() as logs:
-        rogue, other = await Peer.connect(server.port), await Peer.connect(server.port)
+        rogue, other = (
+            await Peer.connect(bound_port(server)),
+            await Peer.connect(bound_port(server)),
+        )
         await rogue.send("DANCE\n" * 200)
         for _ in range(200):
             assert (await rogue.read_line()).startswith("ERROR unknown command")
@@ -89,7 +92,7 @@ async def test_a_client_looping_hello_and_quit_cannot_fill_the_log(
     server = await start_server(client_log_burst=10, client_log_rate=0.001, map="tiny")
     with structlog.testing.capture_logs() as logs:
         for _ in range(30):
-            peer = await Peer.connect(server.port)
+            peer = await Peer.connect(bound_port(server))
             await peer.send("HELLO\nQUIT\n")
             assert await peer.read_to_end() == b"GOLD 1\nBYE Thanks for playing.\n"
         await trio.testing.wait_all_tasks_blocked()

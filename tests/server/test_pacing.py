@@ -15,7 +15,9 @@ from .outboxes import MemoryOutbox
 
 
 def command(line: str) -> Command:
-    return parse_command(line)
+    parsed = parse_command(line)
+    assert parsed is not None, f"{line!r} is no command"
+    return parsed
 
 
 def test_pending_steps_are_one_a_player_and_released_in_join_order() -> None:

@@ -107,7 +107,7 @@ def test_what_each_event_becomes(
         assert reply.reason == answer.reason
     if answer is not None:
         assert isinstance(event, api.ResultEvent)
-        assert result_reply(event).to_bytes() == answer.to_bytes()  # type: ignore[attr-defined]
+        assert result_reply(event).to_bytes() == answer.to_bytes()
         assert type(result_reply(event)) is type(answer)
     assert (told.to_player(event, _labels) if told.to_player else None) == to_player
     assert (told.to_others(event, _labels) if told.to_others else None) == to_others
@@ -139,15 +139,15 @@ def test_each_world_declares_what_it_emits_and_the_server_tells_it(name: str) ->
         alive = [p for p in players if world.status(p) is not None]
         if not alive:
             break
-        player = world.turn if plays_in_turns(world) else rng.choice(alive)
-        if player is None:
+        mover = world.turn if plays_in_turns(world) else rng.choice(alive)
+        if mover is None:
             break
         choices: list[Action] = [Move(rng.choice(directions)), Pickup()]
         if world.allows_stay:
             choices.append(Stay())
         if plays_in_turns(world):
             choices += [Attack(rng.choice(directions)), EndTurn()]
-        seen |= {type(event) for event in world.resolve([(player, rng.choice(choices))])}
+        seen |= {type(event) for event in world.resolve([(mover, rng.choice(choices))])}
         if plays_in_turns(world) and rng.random() < 0.05 and world.turn is not None:
             seen |= {type(event) for event in world.time_out(world.turn)}
     for player in players:

@@ -17,7 +17,8 @@ from server.replay_reader import open_world, read_replay, rerun
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
-from ..helpers import TIMEOUT, Peer
+from ..conftest import WriteMap
+from ..helpers import TIMEOUT, Peer, bound_port
 from .conftest import StartGameServer
 from .test_cli import SCRIPT, _started
 from .test_lobby_limits import room
@@ -35,10 +36,10 @@ async def test_a_game_nobody_acted_in_writes_no_replay(
 ) -> None:
     server = await start_game_server(map="tiny", seed=1)
     for _ in range(50):  # HELLO/QUIT in a loop: before, a file each time
-        await _game(server.port, "HELLO")
+        await _game(bound_port(server), "HELLO")
     await trio.testing.wait_all_tasks_blocked()
     assert not replay_dir.exists() or not list(replay_dir.iterdir())
-    await _game(server.port, "HELLO", "MOVE W")
+    await _game(bound_port(server), "HELLO", "MOVE W")
     await trio.testing.wait_all_tasks_blocked()
     (path,) = replay_dir.iterdir()
     records = read_replay(path).records
@@ -53,7 +54,7 @@ async def test_new_replays_are_rate_limited(
     server = await start_game_server(map="tiny", seed=1, replay_rate=0.001, replay_burst=3)
     with structlog.testing.capture_logs() as logs:
         for _ in range(20):
-            await _game(server.port, "MOVE W")
+            await _game(bound_port(server), "MOVE W")
         await trio.testing.wait_all_tasks_blocked()
     assert len(list(replay_dir.iterdir())) == 3
     warnings = [e for e in logs if e["event"] == "replay not recorded: too many games start"]
@@ -65,7 +66,7 @@ async def test_old_replays_are_deleted_beyond_the_retention(
 ) -> None:
     server = await start_game_server(map="tiny", seed=1, replay_keep=2)
     for number in range(5):
-        await _game(server.port, "HELLO", *["MOVE W"] * (number + 1))
+        await _game(bound_port(server), "HELLO", *["MOVE W"] * (number + 1))
     await trio.testing.wait_all_tasks_blocked()
     kept = sorted(replay_dir.iterdir())
     assert len(kept) == 2
@@ -74,11 +75,11 @@ async def test_old_replays_are_deleted_beyond_the_retention(
 
 
 async def test_a_huge_board_is_recorded_by_digest_not_copied(
-    start_game_server: StartGameServer, replay_dir: Path, write_map
+    start_game_server: StartGameServer, replay_dir: Path, write_map: WriteMap
 ) -> None:
     path = write_map(room(40))
     server = await start_game_server(map=path, seed=1, max_map_bytes=1024)
-    await _game(server.port, "MOVE W", "MOVE N")
+    await _game(bound_port(server), "MOVE W", "MOVE N")
     await trio.testing.wait_all_tasks_blocked()
     (file,) = replay_dir.iterdir()
     assert file.stat().st_size < 1024, "the 1640-byte board is not in the replay"
@@ -123,7 +124,7 @@ async def test_a_live_replay_stops_at_its_cap_and_the_game_plays_on(
     start_game_server: StartGameServer, replay_dir: Path
 ) -> None:
     server = await start_game_server(map="tiny", seed=1, max_replay_bytes=4096)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("HELLO"))[0].startswith("GOLD")
     with structlog.testing.capture_logs() as logs:
         for step in range(300):  # about 35 bytes a move: 10 KB unbounded
@@ -151,9 +152,9 @@ async def test_live_replays_count_against_the_folder_bytes(
 ) -> None:
     server = await start_game_server(map="tiny", seed=1, replay_keep_bytes=6000)
     for _ in range(4):  # finished replays of about 1 KB each
-        await _game(server.port, "HELLO", *["MOVE W"] * 20)
+        await _game(bound_port(server), "HELLO", *["MOVE W"] * 20)
     assert len(list(replay_dir.iterdir())) == 4
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("HELLO"))[0].startswith("GOLD")
     for step in range(400):
         await peer.ask("MOVE E" if step % 2 else "MOVE W")

@@ -14,7 +14,8 @@ from server.replay_reader import open_world, read_replay, rerun
 from server.web import replays, serve_web
 from worlds.registry import load_plugin
 
-from ..helpers import Peer
+from ..conftest import WriteMap
+from ..helpers import Peer, bound_port
 from ..web.test_operations import _get
 from .conftest import StartGameServer
 from .test_lobby_limits import room
@@ -47,7 +48,7 @@ async def test_a_replay_is_served_in_pages_with_the_frames_of_a_whole_rerun(
 ) -> None:
     server = await start_game_server(map="tiny", seed=1, http_port=0)
     web = await nursery.start(serve_web, server)
-    await _long_game(server.port, 700)
+    await _long_game(bound_port(server), 700)
     (path,) = replay_dir.iterdir()
     url = f"{web.url}api/replays/{path.name}"
 
@@ -74,18 +75,20 @@ async def test_a_page_holds_a_bounded_weight_of_maps(
     start_game_server: StartGameServer,
     replay_dir: Path,
     nursery: trio.Nursery,
-    write_map,  # type: ignore[no-untyped-def]
+    write_map: WriteMap,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(replays, "MAX_PAGE_BYTES", 16_384)
     server = await start_game_server(map=write_map(room(40)), seed=1, http_port=0)
     web = await nursery.start(serve_web, server)
-    await _long_game(server.port, 60)
+    await _long_game(bound_port(server), 60)
     (path,) = replay_dir.iterdir()
     pages = await _pages(f"{web.url}api/replays/{path.name}")
     assert len(pages) > 3, "a 1,640-byte map a frame: 16 KiB holds about ten"
     for page in pages:
-        drawn = sum(len(row) for frame in page["frames"] for row in frame["view"] or ())  # type: ignore[attr-defined]
+        frames = page["frames"]
+        assert isinstance(frames, list)
+        drawn = sum(len(row) for frame in frames for row in frame["view"] or ())
         assert drawn <= 16_384 + 1640
 
 
@@ -107,7 +110,7 @@ async def test_bad_page_bounds_are_refused_clearly(
 ) -> None:
     server = await start_game_server(map="tiny", seed=1, http_port=0)
     web = await nursery.start(serve_web, server)
-    await _long_game(server.port, 2)
+    await _long_game(bound_port(server), 2)
     (path,) = replay_dir.iterdir()
     status, _, body = await _get(f"{web.url}api/replays/{path.name}?{query}")
     assert (status, json.loads(body)) == (400, {"error": error})

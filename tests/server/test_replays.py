@@ -13,16 +13,17 @@ import trio.testing
 
 from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
+from worlds.api import WorldPlugin
 from worlds.registry import load_plugin
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 from .worlds import RecordingPlugin, TickerPlugin
 
 FINAL = ("WIN ", "LOSE ", "BYE ")
 
 
-def plugin_for(name: str):
+def plugin_for(name: str) -> WorldPlugin:
     if name == "ticker":
         return TickerPlugin()
     try:
@@ -32,7 +33,7 @@ def plugin_for(name: str):
     return load_plugin(name)
 
 
-async def play(server_port: int, plugin, rounds: int = 12) -> None:
+async def play(server_port: int, plugin: WorldPlugin, rounds: int = 12) -> None:
     """Two players act at random for a while; the first vanishes halfway, the other quits."""
     world = plugin.open(None, seed=0)
     choices = [f"MOVE {d.name}" for d in sorted(world.directions, key=lambda d: d.value)]
@@ -74,7 +75,7 @@ async def test_a_replay_of_each_world_reruns_to_the_same_events(
     inner = plugin_for(name)
     recording = RecordingPlugin(inner)
     server = await start_game_server(world=name, worlds=(recording,), seed=3, turn_timeout=5)
-    await play(server.port, inner)
+    await play(bound_port(server), inner)
     (path,) = replay_dir.iterdir()
     replay = read_replay(path)
     assert replay.header["world"] == name and replay.header["seed"] == 3
@@ -89,7 +90,7 @@ async def test_the_console_script_shows_a_replay(
     start_game_server: StartGameServer, replay_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     server = await start_game_server(map="tiny", seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO Ada\nPICKUP\nMOVE E\nMOVE E\n")
     assert (await peer.read_to_end()).endswith(
         b"WIN You escaped the dungeon with 1 gold in 3 moves.\n"

@@ -15,7 +15,7 @@ import time
 
 import trio
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 from .test_lobby_limits import GatedPlugin, wait_opening
 
@@ -40,7 +40,7 @@ async def test_another_players_look_is_answered_while_a_game_restarts(
 ) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), map="tiny", seed=1)
-    owner, watcher = await Peer.connect(server.port), await Peer.connect(server.port)
+    owner, watcher = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     await owner.send("CREATE slow gated map=tiny\n")
     await wait_opening(gated)
     gated.gate.set()

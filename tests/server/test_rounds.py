@@ -8,19 +8,20 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, nothing_received
 
 
-def replay_records(replay_dir: Path) -> list[dict]:
+def replay_records(replay_dir: Path) -> list[dict[str, object]]:
     (path,) = replay_dir.iterdir()
-    return [json.loads(line) for line in path.read_text().splitlines()]
+    records: list[dict[str, object]] = [json.loads(line) for line in path.read_text().splitlines()]
+    return records
 
 
 async def test_a_round_waits_for_both_players(start_game_server: StartGameServer) -> None:
     server = await start_game_server(world="ticker", seed=5)
     game = server.games["default"]
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await alice.ask("EXTEND events") == ["EXTENDED events"]
     assert await alice.ask("HELLO Alice") == ["GOLD 0"]
     assert await bob.ask("HELLO Bob") == ["GOLD 0"]
@@ -45,7 +46,7 @@ async def test_a_round_waits_for_both_players(start_game_server: StartGameServer
 
 async def test_join_order_decides_who_moves_first(start_game_server: StartGameServer) -> None:
     server = await start_game_server(world="ticker", seed=5)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("MAP") == ["MAP 1 12", ".....@......"]
     assert await second.ask("MAP") == ["MAP 1 12", "....@P......"]
     # The second player acts first, east onto the first player's square; it is free
@@ -62,7 +63,7 @@ async def test_a_round_times_out_and_a_silent_player_is_removed(
     start_game_server: StartGameServer, autojump_clock: trio.testing.MockClock, replay_dir: Path
 ) -> None:
     server = await start_game_server(world="ticker", seed=5, turn_timeout=5, max_missed_turns=2)
-    active, silent = await Peer.connect(server.port), await Peer.connect(server.port)
+    active, silent = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await active.ask("EXTEND") == ["EXTENDED events chat"]
     assert await active.ask("HELLO") == ["GOLD 0"]
     assert await silent.ask("HELLO") == ["GOLD 0"]
@@ -103,7 +104,7 @@ async def test_a_disconnect_in_the_middle_of_a_round(
     ada, bob, cy = (
         (await Peer.connect(server.port) for _ in range(3))
         if False
-        else [await Peer.connect(server.port) for _ in range(3)]
+        else [await Peer.connect(bound_port(server)) for _ in range(3)]
     )
     for peer in (ada, bob, cy):
         assert await peer.ask("HELLO") == ["GOLD 0"]

@@ -8,15 +8,15 @@ import pytest
 import trio
 import trio.testing
 
-from ..conftest import StartServer
-from ..helpers import Peer
+from ..conftest import StartServer, WriteMap
+from ..helpers import Peer, bound_port
 
 CORRIDOR = "name Corridor\nwin 1\n#######\n#G...E#\n#######\n"
 
 
 async def test_exact_bytes_of_a_scripted_game(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send(
         "HELLO\nLOOK\nMOVE E\nMOVE E\nmove w\r\nMOVE W\r\nPICKUP\r\n"
         "PICKUP\nMOVE N\nMOVE E\nMOVE E\n"
@@ -39,11 +39,11 @@ async def test_exact_bytes_of_a_scripted_game(start_server: StartServer) -> None
 
 
 async def test_two_players_see_each_other_and_cannot_share_a_square(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(map=write_map(CORRIDOR), seed=4)
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
-    map_a = await alice.ask("MAP")
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
+    await alice.ask("MAP")
     await bob.ask("HELLO")
     map_a = (await alice.ask("MAP"))[2]
     mine, theirs = map_a.index("@"), map_a.index("P")
@@ -65,7 +65,7 @@ async def test_two_players_see_each_other_and_cannot_share_a_square(
 
 async def test_a_whole_game_from_spawn_to_win(start_server: StartServer) -> None:
     server = await start_server(map="labyrinth", seed=11)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     goal = int((await peer.ask("HELLO"))[0].split()[1])
     rows = (await peer.ask("MAP"))[1:]
     position = next((r, c) for r, row in enumerate(rows) for c, t in enumerate(row) if t == "@")
@@ -116,14 +116,14 @@ async def test_a_whole_game_from_spawn_to_win(start_server: StartServer) -> None
 
 async def test_quit_closes_the_connection(start_server: StartServer) -> None:
     server = await start_server()
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nQUIT\nLOOK\n")
     assert await peer.read_to_end() == b"GOLD 3\nBYE Thanks for playing.\n"
 
 
 async def test_help_and_errors_keep_the_game_going(start_server: StartServer) -> None:
     server = await start_server()
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("DANCE") == [
         'ERROR unknown command "DANCE"; send HELP for the list of commands'
     ]
@@ -137,7 +137,7 @@ async def test_help_and_errors_keep_the_game_going(start_server: StartServer) ->
 
 async def test_names_are_unique_per_game(start_server: StartServer) -> None:
     server = await start_server()
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await alice.ask("HELLO Ada") == ["GOLD 3"]
     assert (await bob.ask("HELLO Ada"))[0].startswith("ERROR the name 'Ada' is taken")
     assert await bob.ask("HELLO Grace") == ["GOLD 3"]
@@ -150,7 +150,7 @@ async def test_names_are_unique_per_game(start_server: StartServer) -> None:
 
 async def test_telnet_negotiation_is_refused_and_invisible(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send(b"\xff\xfd\x01\xff\xfb\x1fHELLO\r\n\xff\xfd\x01LOOK\r\x00")
     expected = b"\xff\xfc\x01\xff\xfe\x1fGOLD 1\nLOOKREPLY\nX###X\n#####\n##G.E\n#####\nX###X\n"
     assert await peer.read_exactly(len(expected)) == expected
@@ -158,7 +158,7 @@ async def test_telnet_negotiation_is_refused_and_invisible(start_server: StartSe
 
 async def test_split_writes_are_one_command(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     for piece in (b"HE", b"LL", b"O\r", b"\nLO", b"OK\n"):
         await peer.send(piece)
     assert await peer.read_lines(2) == ["GOLD 1", "LOOKREPLY"]
@@ -169,7 +169,7 @@ async def test_help_explains_the_world_it_is_in(start_server: StartServer, world
     from worlds.registry import load_plugin
 
     server = await start_server(world=world)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     lines = await peer.ask("HELP")
     notes = load_plugin(world).open(None, seed=0).help_notes
     assert notes, f"{world} says nothing about itself"
@@ -177,17 +177,18 @@ async def test_help_explains_the_world_it_is_in(start_server: StartServer, world
 
 
 async def test_what_a_world_says_on_a_join_reaches_the_player(start_server: StartServer) -> None:
+    from worlds.api import Event, PlayerId, PlayerKind
     from worlds.api import Notice as WorldNotice
 
     server = await start_server()
     world = server.lobby.games["default"].world
     original_join = world.join
 
-    def greeting_join(player, kind):
+    def greeting_join(player: PlayerId, kind: PlayerKind = PlayerKind.HUMAN) -> list[Event]:
         return [*original_join(player, kind), WorldNotice(player, "Welcome, brave one.")]
 
     world.join = greeting_join  # type: ignore[method-assign]
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("EXTEND events"))[0].startswith("EXTENDED")
     await peer.send("HELLO\n")
     assert await peer.read_lines(2) == ["NOTICE Welcome, brave one.", "GOLD 3"]

@@ -9,7 +9,7 @@ from server.app import Server
 from server.config import ServerConfig
 from server.transport import CUT_OFF, Input, Transport
 
-from ..helpers import TIMEOUT
+from ..helpers import TIMEOUT, bound_port
 
 
 class Echo:
@@ -106,7 +106,7 @@ async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nurse
         client, server_end = trio.testing.memory_stream_pair()
         nursery.start_soon(lambda: server.serve_stream(server_end, host="memory", port=7))
         await client.send_all(b"HELLO Mem\n")
-        tcp = await Peer.connect(server.port)
+        tcp = await Peer.connect(bound_port(server))
         assert await tcp.ask("HELLO Tcp") == ["GOLD 1"]
         assert (await tcp.ask("MAP"))[2].count("P") == 1, "the memory player is on the map"
         assert {c.peer for c in server.connections} >= {"memory:7"}

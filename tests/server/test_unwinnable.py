@@ -9,7 +9,7 @@ from pathlib import Path
 
 from server.replay_reader import read_replay
 
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 
 FOUR = "name Four\nwin 2\n#########\n#G.G...E#\n#.......#\n#########\n"
@@ -49,7 +49,7 @@ async def test_a_game_nobody_can_win_ends_for_every_player_with_lose(
     start_game_server: StartGameServer, write_map: Callable[[str], str], replay_dir: Path
 ) -> None:
     server = await start_game_server(map=write_map(FOUR), seed=11)
-    peers = [await Peer.connect(server.port) for _ in range(4)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(4)]
     squares = [await position(peer) for peer in peers]
     rows = FOUR.splitlines()[2:]
     coins = [(1, 1), (1, 3)]

@@ -19,7 +19,8 @@ import structlog
 from server.builds import copy_world, open_world
 from worlds.registry import load_plugin, world_names
 
-from ..helpers import Peer
+from ..conftest import WriteMap
+from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 
 MAX_MAP_BYTES = 1 << 20
@@ -67,20 +68,20 @@ def test_every_world_pickles(world_name: str, spec: str | None) -> None:
 
 
 async def test_a_baddies_game_whose_map_file_is_gone_restarts_on_the_loaded_map(
-    start_game_server: StartGameServer, write_map
+    start_game_server: StartGameServer, write_map: WriteMap
 ) -> None:
     board = "name Alley\n..........\nH...m....*\n..........\n"
     path = Path(write_map(board))
     with structlog.testing.capture_logs() as logs:
         server = await start_game_server(world="baddies", map=str(path), seed=1)
     assert [e for e in logs if e["event"] == "world not copied for restarts"] == []
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     before = await peer.ask("MAP")
     path.unlink()
     with structlog.testing.capture_logs() as logs:
         await peer.send("QUIT\n")
         await peer.read_to_end()
-        again = await Peer.connect(server.port)
+        again = await Peer.connect(bound_port(server))
         assert await again.ask("MAP") == before
     (failure,) = [e for e in logs if e["event"] == "game restart failed"]
     assert failure["log_level"] == "error"

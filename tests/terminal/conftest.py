@@ -18,8 +18,9 @@ from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
 from clients.terminal.app import MapView, PlayApp
+from clients.terminal.session import Ending
 
-Scenario = Callable[[PlayApp, Pilot], Awaitable[None]]
+Scenario = Callable[[PlayApp, Pilot[Ending]], Awaitable[None]]
 RunApp = Callable[..., Awaitable[PlayApp]]
 WAIT = 10.0
 SIZE = (200, 40)
@@ -63,4 +64,5 @@ def closed_port() -> int:
     """A loopback port nobody listens on (it was free a moment ago)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+        port: int = probe.getsockname()[1]
+        return port

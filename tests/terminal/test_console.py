@@ -14,6 +14,8 @@ import time
 
 import trio
 
+from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import closed_port
 
 LIMIT = 20.0
@@ -89,9 +91,9 @@ def _play_and_quit(port: int) -> tuple[int, bytes]:
     return terminal.finish(), terminal.output
 
 
-async def test_quit_on_a_real_terminal(start_server) -> None:
+async def test_quit_on_a_real_terminal(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=1)
-    status, output = await trio.to_thread.run_sync(_play_and_quit, server.port)
+    status, output = await trio.to_thread.run_sync(_play_and_quit, bound_port(server))
     assert status == 0
     assert b"dod-play: BYE Thanks for playing." in output
     assert b"Traceback" not in output

@@ -8,14 +8,19 @@ from textual.pilot import Pilot
 from textual.widgets import Static
 
 from clients.terminal.app import ConfirmScreen, EndScreen, HelpScreen, PlayApp
+from clients.terminal.session import Ending
 
+from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import RunApp, log_text, map_text, status_text, until
 
 
-async def test_classic_move_pick_up_and_win_with_keys(start_server, run_app: RunApp) -> None:
+async def test_classic_move_pick_up_and_win_with_keys(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(map="tiny", seed=1)
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "#@.E#" in map_text(app))
         assert "classic world" in status_text(app)
         assert "gold 0/1" in status_text(app)
@@ -33,16 +38,18 @@ async def test_classic_move_pick_up_and_win_with_keys(start_server, run_app: Run
         await pilot.press("space")
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server)), scenario)
     assert app.return_value is not None
     assert app.return_value.text == "WIN You escaped the dungeon with 1 gold in 4 moves."
     assert app.return_value.status == 0
 
 
-async def test_quit_asks_first_then_says_goodbye(start_server, run_app: RunApp) -> None:
+async def test_quit_asks_first_then_says_goodbye(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(map="tiny", seed=1)
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "#@.E#" in map_text(app))
         await pilot.press("q")
         assert isinstance(app.screen, ConfirmScreen)
@@ -52,7 +59,7 @@ async def test_quit_asks_first_then_says_goodbye(start_server, run_app: RunApp) 
         await pilot.press("q", "y")
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server), name="Ada"), scenario)
     assert app.return_value is not None
     assert app.return_value.text == "BYE Thanks for playing."
     assert app.return_code == 0
@@ -69,10 +76,12 @@ def _where(app: PlayApp, glyph: str) -> tuple[int, int] | None:
     return None
 
 
-async def test_crawler_keys_stay_move_and_notice(start_server, run_app: RunApp) -> None:
+async def test_crawler_keys_stay_move_and_notice(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(world="crawler")
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: _where(app, "o") == (1, 0))
         assert "treasure 0/1" in status_text(app)
         await pilot.press("e")  # the crawler's stay key: a turn passes, nobody moves
@@ -90,13 +99,15 @@ async def test_crawler_keys_stay_move_and_notice(start_server, run_app: RunApp) 
         assert "Level 2" in log
         assert "moves 9" in status_text(app)
 
-    await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    await run_app(PlayApp("127.0.0.1", bound_port(server)), scenario)
 
 
-async def test_baddies_nine_keys_and_quit_without_q(start_server, run_app: RunApp) -> None:
+async def test_baddies_nine_keys_and_quit_without_q(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(world="baddies", map="lure")
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: _where(app, "@") == (2, 1))
         assert "baddies world" in status_text(app)
         await pilot.press("s")  # s stays here
@@ -123,15 +134,15 @@ async def test_baddies_nine_keys_and_quit_without_q(start_server, run_app: RunAp
         await pilot.press("y")
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server)), scenario)
     assert app.return_value is not None
     assert app.return_value.text == "BYE Thanks for playing."
 
 
-async def test_knight_moves_east_and_south_only(start_server, run_app: RunApp) -> None:
+async def test_knight_moves_east_and_south_only(start_server: StartServer, run_app: RunApp) -> None:
     server = await start_server(world="knight")
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "[-2]" in map_text(app))
         assert "health ?" in status_text(app)
         await pilot.press("d")
@@ -146,6 +157,6 @@ async def test_knight_moves_east_and_south_only(start_server, run_app: RunApp) -
         await pilot.press("enter")
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server)), scenario)
     assert app.return_value is not None
     assert app.return_value.text.startswith("LOSE A trap of -10")

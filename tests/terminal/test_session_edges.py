@@ -7,19 +7,24 @@ from textual.pilot import Pilot
 
 from clients import Client
 from clients.terminal.app import EndScreen, PlayApp
+from clients.terminal.session import Ending
 
+from ..conftest import StartServer
+from ..helpers import bound_port
 from .conftest import RunApp, closed_port, log_text, map_text, status_text, until
 
 
-async def test_watch_mode_follows_another_player(start_server, run_app: RunApp) -> None:
+async def test_watch_mode_follows_another_player(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(map="tiny", seed=1)
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "#G.E#" in map_text(app))
         assert "watching" in status_text(app)
         await pilot.press("d")  # a spectator has no moves
         await until(app, lambda: "The key d does nothing here" in log_text(app))
-        with Client.connect("127.0.0.1", server.port) as player:
+        with Client.connect("127.0.0.1", bound_port(server)) as player:
             player.hello()
             await until(app, lambda: "#P.E#" in map_text(app))
             player.move("E")
@@ -28,13 +33,13 @@ async def test_watch_mode_follows_another_player(start_server, run_app: RunApp) 
             player.quit()
         await until(app, lambda: "Game over" in log_text(app))
 
-    await run_app(PlayApp("127.0.0.1", server.port, watch="default"), scenario)
+    await run_app(PlayApp("127.0.0.1", bound_port(server), watch="default"), scenario)
 
 
-async def test_chat_and_typed_commands(start_server, run_app: RunApp) -> None:
+async def test_chat_and_typed_commands(start_server: StartServer, run_app: RunApp) -> None:
     server = await start_server()
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "you: Ada" in status_text(app) and "@" in map_text(app))
         await pilot.press("t", *"hello", "space", *"there", "enter")
         await until(app, lambda: "<Ada> hello there" in log_text(app))
@@ -45,7 +50,7 @@ async def test_chat_and_typed_commands(start_server, run_app: RunApp) -> None:
         await until(app, lambda: 'unknown command "dance"' in log_text(app))
         await pilot.press("colon", *"move", "space", "up", "escape")  # Esc leaves the line
         assert "MOVE UP" not in log_text(app)
-        with Client.connect("127.0.0.1", server.port) as bob:
+        with Client.connect("127.0.0.1", bound_port(server)) as bob:
             bob.extend("chat")
             bob.hello("Bob")
             await until(app, lambda: "Bob joined the game" in log_text(app))
@@ -55,13 +60,15 @@ async def test_chat_and_typed_commands(start_server, run_app: RunApp) -> None:
             bob.quit()
         await until(app, lambda: "Bob quit" in log_text(app))
 
-    await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
+    await run_app(PlayApp("127.0.0.1", bound_port(server), name="Ada"), scenario)
 
 
-async def test_server_closing_shows_its_last_line(start_server, run_app: RunApp) -> None:
+async def test_server_closing_shows_its_last_line(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(map="tiny", seed=1)
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await until(app, lambda: "#@.E#" in map_text(app))
         trio.from_thread.run_sync(server.shutdown)
         await until(app, lambda: isinstance(app.screen, EndScreen))
@@ -69,7 +76,7 @@ async def test_server_closing_shows_its_last_line(start_server, run_app: RunApp)
         await pilot.press("x")
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server)), scenario)
     assert app.return_value is not None
     assert app.return_value.text == "BYE the server is shutting down; goodbye"
 
@@ -77,7 +84,7 @@ async def test_server_closing_shows_its_last_line(start_server, run_app: RunApp)
 async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
     port = closed_port()
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await app.wait_session_end()
 
     app = await run_app(PlayApp("127.0.0.1", port), scenario)
@@ -86,11 +93,13 @@ async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
     assert app.return_value.text == f"cannot connect to 127.0.0.1:{port}: connection refused"
 
 
-async def test_a_turn_waits_for_the_round_and_says_so(start_server, run_app: RunApp) -> None:
+async def test_a_turn_waits_for_the_round_and_says_so(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(world="crawler")
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
-        with Client.connect("127.0.0.1", server.port) as bob:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
+        with Client.connect("127.0.0.1", bound_port(server)) as bob:
             bob.hello("Bob")
             await until(app, lambda: "players 2" in status_text(app))
             await pilot.press("e")
@@ -101,16 +110,18 @@ async def test_a_turn_waits_for_the_round_and_says_so(start_server, run_app: Run
             await until(app, lambda: "waiting" not in status_text(app))
             assert "moves 1" in status_text(app)
 
-    await run_app(PlayApp("127.0.0.1", server.port, name="Ada"), scenario)
+    await run_app(PlayApp("127.0.0.1", bound_port(server), name="Ada"), scenario)
 
 
-async def test_a_game_that_is_not_there_ends_with_the_error(start_server, run_app: RunApp) -> None:
+async def test_a_game_that_is_not_there_ends_with_the_error(
+    start_server: StartServer, run_app: RunApp
+) -> None:
     server = await start_server(map="tiny", seed=1)
 
-    async def scenario(app: PlayApp, pilot: Pilot) -> None:
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", server.port, game="nosuchgame"), scenario)
+    app = await run_app(PlayApp("127.0.0.1", bound_port(server), game="nosuchgame"), scenario)
     assert app.return_value is not None
     assert app.return_value.status == 1
     assert app.return_value.text.startswith("cannot join nosuchgame: ")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clients.terminal.messages import Kind, MessageLog, describe_final, describe_push
+from clients.terminal.messages import Entry, Kind, MessageLog, describe_final, describe_push
 from clients.terminal.state import GameState, read_help
 from clients.terminal.status import status_line
 from protocol.direction import Direction
@@ -12,6 +12,7 @@ from protocol.replies import (
     Message,
     Notice,
     PlayerLeft,
+    Push,
     RoundEnded,
     Seen,
     View,
@@ -95,11 +96,18 @@ def test_joining_another_game_starts_the_count_again() -> None:
     assert state.players == 2
 
 
+def described(push: Push) -> Entry:
+    """What ``describe_push`` says of ``push``, which it must describe."""
+    entry = describe_push(push)
+    assert entry is not None, f"{push!r} is not described"
+    return entry
+
+
 def test_pushes_in_words() -> None:
-    assert describe_push(Message("Bob", "hi")).text == "<Bob> hi"
-    assert describe_push(Message("Bob", "hi")).kind is Kind.CHAT
-    assert describe_push(PlayerLeft("#2", "moved")).text == "#2 moved to another game"
-    assert describe_push(Seen("Bob", "MOVE N", "FAIL")).text == "Bob: MOVE N FAIL"
+    assert described(Message("Bob", "hi")).text == "<Bob> hi"
+    assert described(Message("Bob", "hi")).kind is Kind.CHAT
+    assert described(PlayerLeft("#2", "moved")).text == "#2 moved to another game"
+    assert described(Seen("Bob", "MOVE N", "FAIL")).text == "Bob: MOVE N FAIL"
     assert describe_push(RoundEnded(1, 1, 0)) is None
     assert describe_final(Lose("You died.")).kind is Kind.LOSE
     assert describe_final(None).kind is Kind.ERROR

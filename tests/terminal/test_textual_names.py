@@ -99,7 +99,8 @@ def test_the_check_catches_a_shadowing_attribute() -> None:
     class Shadowing(App[None]):
         def __init__(self) -> None:
             super().__init__()
-            self._log = "mine"  # Textual's App._log is its logging method
+            # Textual's App._log is its logging method: the shadowing the check must catch.
+            self._log = "mine"  # type: ignore[method-assign, assignment]
             self._fine = 1
 
     assert shadowed(Shadowing) == {"_log"}

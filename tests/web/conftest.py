@@ -14,7 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,7 +73,7 @@ class LinePlayer:
         self.socket.close()
 
 
-def start_web_server(tmp_path: Path, *args: str) -> Iterator[WebServer]:
+def start_web_server(tmp_path: Path, *args: str) -> Generator[WebServer, None, None]:
     replay_dir = tmp_path / "replays"
     process = subprocess.Popen(
         [
@@ -99,7 +99,7 @@ def start_web_server(tmp_path: Path, *args: str) -> Iterator[WebServer]:
     )
     assert process.stderr is not None
     port = url = None
-    seen = []
+    seen: list[str] = []
     while url is None:
         line = process.stderr.readline()
         if not line:

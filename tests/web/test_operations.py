@@ -17,7 +17,7 @@ from server.web import serve_web
 from server.web.replays import NoSuchReplay, replay_path, shown_map
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 
 async def _get(url: str) -> tuple[int, str, str]:
@@ -52,7 +52,7 @@ async def test_health_readiness_and_metrics_that_move_with_play(
     assert _sample(before, "dod_connections") == 0
     assert 'dod_games{world="classic"} 1.0' in before
 
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nLOOK\nLOOK\nMOVE N\nFROB\n")
     for _ in range(3):  # GOLD, two LOOKREPLYs and their rows, the move, the error
         await peer.read_line()
@@ -160,8 +160,8 @@ async def test_the_leaderboard_api_shows_the_ratings_of_finished_games(
     )
     assert {"classic", "crawler", "baddies", "knight", "battle"} <= set(answer["worlds"])
 
-    loser = await named(server.port, "Bob")  # a rated game has two named players
-    winner = await named(server.port, "Ada")
+    loser = await named(bound_port(server), "Bob")  # a rated game has two named players
+    winner = await named(bound_port(server), "Ada")
     assert await loser.ask("QUIT") == ["BYE Thanks for playing."]
     await winner.ask("MOVE W")  # onto the gold, or into the wall
     await winner.ask("PICKUP")

@@ -70,6 +70,7 @@ def check_player_drawn(page: Any, shot: Image.Image, name: str, square: tuple[in
     assert abs(where["x"] - (box["x"] + square[1] * px + px / 2)) < 1
     assert abs(where["y"] - (box["y"] + square[0] * px + px / 2)) < 1
     seen = shot.getpixel((round(where["x"]), round(where["y"])))
+    assert isinstance(seen, tuple), "an RGB screenshot has a tuple for a pixel"
     assert near(seen, rgb(where["colour"])), f"{name}: {seen} is not {where['colour']}"
     tag = page.locator(f".tag[data-player='{name}']")
     assert tag.inner_text() == name

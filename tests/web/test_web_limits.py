@@ -25,7 +25,7 @@ from server.app import Server
 from server.web import WebService, serve_web
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 from .conftest import start_web_server
 from .wsclient import Closed, Refused, WebSocketClient, resident_bytes, text_frame
 
@@ -245,7 +245,7 @@ async def test_http_connections_share_the_per_address_limit(
     held = [await Http.open(web.port) for _ in range(2)]
     for connection in held:
         assert (await connection.get("/api/games"))[0] == 200  # kept alive
-    player = await Peer.connect(server.port)  # the third: a game connection
+    player = await Peer.connect(bound_port(server))  # the third: a game connection
     await player.send("HELLO\n")
     assert (await player.read_line()).startswith("GOLD")
 
@@ -256,7 +256,7 @@ async def test_http_connections_share_the_per_address_limit(
     with pytest.raises(Refused) as refused:
         await WebSocketClient.open(web.port)
     assert refused.value.status == 503
-    fourth = await Peer.connect(server.port)
+    fourth = await Peer.connect(bound_port(server))
     assert (await fourth.read_line()).startswith("BYE too many connections")
 
     await held.pop().aclose()  # one leaves: a WebSocket may take its place
@@ -280,7 +280,7 @@ async def test_http_max_connections_bounds_the_web_face_alone(
     extra = await Http.open(web.port)
     status, body = await extra.get("/healthz")
     assert status == 503 and "the web face is full (2 connections)" in body
-    player = await Peer.connect(server.port)  # the game port is not the web face's
+    player = await Peer.connect(bound_port(server))  # the game port is not the web face's
     await player.send("HELLO\n")
     assert (await player.read_line()).startswith("GOLD")
 

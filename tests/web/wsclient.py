@@ -73,7 +73,9 @@ class WebSocketClient:
         await sock.connect(("127.0.0.1", port))
         client = cls(trio.SocketStream(sock))
         request = Request(
-            host=host or f"127.0.0.1:{port}", target=path, extra_headers=list(headers)
+            host=host or f"127.0.0.1:{port}",
+            target=path,
+            extra_headers=[(k.encode("ascii"), v.encode("ascii")) for k, v in headers],
         )
         await client._send(client.ws.send(request))
         status, body = 0, b""
@@ -138,7 +140,7 @@ class WebSocketClient:
 
 def text_frame(text: str) -> bytes:
     """``text`` as one masked frame of a client, whatever the state of any connection."""
-    return FrameProtocol(client=True, extensions=[]).send_data(text, fin=True)
+    return bytes(FrameProtocol(client=True, extensions=[]).send_data(text, fin=True))
 
 
 def resident_bytes() -> int:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from protocol.commands import Move, Pickup
 from protocol.direction import Direction
 from worlds.api import (
+    Action,
     Blocked,
     Escaped,
     Joined,
@@ -21,6 +22,8 @@ from worlds.api import (
     WorldFull,
 )
 from worlds.classic import ClassicWorld, parse_map
+
+from ..helpers import joined_at, status_of
 
 N, S, E, W = (Move(d) for d in (Direction.N, Direction.S, Direction.E, Direction.W))
 
@@ -37,8 +40,8 @@ def place(w: ClassicWorld, player: int, position: tuple[int, int]) -> None:
 def test_spawn_is_on_open_free_squares_and_seeded() -> None:
     rows = ["#####", "#.G.#", "#.#E#", "#####"]
     a, b = world(rows, seed=7), world(rows, seed=7)
-    spots_a = [a.join(p)[0].position for p in range(1, 6)]
-    spots_b = [b.join(p)[0].position for p in range(1, 6)]
+    spots_a = [joined_at(a.join(p)) for p in range(1, 6)]
+    spots_b = [joined_at(b.join(p)) for p in range(1, 6)]
     assert spots_a == spots_b
     assert len(set(spots_a)) == 5
     assert all(a.tile(s) != "#" for s in spots_a)
@@ -46,7 +49,7 @@ def test_spawn_is_on_open_free_squares_and_seeded() -> None:
 
 def test_different_seeds_spawn_differently() -> None:
     rows = ["." * 30 + "E"] * 10
-    spots = {world(rows, seed=s).join(1)[0].position for s in range(20)}
+    spots = {joined_at(world(rows, seed=s).join(1)) for s in range(20)}
     assert len(spots) > 1
 
 
@@ -82,7 +85,7 @@ def test_walls_edges_and_players_block() -> None:
     assert w.resolve([(1, N)]) == [Blocked(1, "the edge of the map")]
     assert w.resolve([(1, E)]) == [Blocked(1, "another player")]
     assert w.resolve([(2, E)]) == [Blocked(2, "the edge of the map")]
-    assert w.status(1).position == (0, 1)
+    assert status_of(w, 1).position == (0, 1)
     assert w.resolve([(1, S)]) == [Moved(1, (0, 1), (1, 1))]
     assert w.resolve([(2, W)]) == [Moved(2, (0, 2), (0, 1))]
 
@@ -91,7 +94,7 @@ def test_moves_count_every_action() -> None:
     w = world(["#.E"])
     place(w, 1, (0, 1))
     w.resolve([(1, W), (1, Pickup())])
-    assert w.status(1).moves == 2
+    assert status_of(w, 1).moves == 2
 
 
 def test_pickup_gold_is_gone_for_everyone() -> None:
@@ -103,7 +106,7 @@ def test_pickup_gold_is_gone_for_everyone() -> None:
     assert w.tile((0, 1)) == "."
     w.resolve([(1, E), (2, E)])
     assert w.resolve([(2, Pickup())]) == [NothingToPickUp(2)]
-    assert w.status(1).gold == 1 and w.status(2).gold == 0
+    assert status_of(w, 1).gold == 1 and status_of(w, 2).gold == 0
 
 
 def test_pickup_an_item_succeeds_without_gold() -> None:
@@ -177,7 +180,7 @@ def test_render_draws_the_viewer_as_at_sign() -> None:
 
 def test_same_seed_and_actions_same_game() -> None:
     rows = ["#########", "#.G..G..#", "#..#..E.#", "#########"]
-    script = [N, E, Pickup(), S, W, E, E, Pickup(), N]
+    script: list[Action] = [N, E, Pickup(), S, W, E, E, Pickup(), N]
 
     def play(seed: int) -> list[object]:
         w = world(rows, goal=1, seed=seed)
@@ -193,8 +196,8 @@ def test_same_seed_and_actions_same_game() -> None:
 
 def naive_look(w: ClassicWorld, player: int) -> tuple[str, ...]:
     """LOOK computed from scratch from the rules, to check the world's faster one."""
-    row, column = w.status(player).position
-    others = {w.status(p).position: w._players[p].kind.value for p in w._players if p != player}
+    row, column = status_of(w, player).position
+    others = {status_of(w, p).position: w._players[p].kind.value for p in w._players if p != player}
     rows = []
     for r in range(row - 2, row + 3):
         line = ""

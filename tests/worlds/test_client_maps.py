@@ -13,12 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from worlds.classic import ClassicWorld
 from worlds.errors import MapError
 from worlds.limits import CLIENT_LIMITS, Limits, MapFiles
 from worlds.registry import load_plugin, world_names
 
 from ..conftest import StartServer
-from ..helpers import Peer
+from ..helpers import Peer, bound_port
 
 SECRET = "name hunter2\nwin 0\n#####\n#.E.#\n#####\n"
 """A valid classic map, so that only the rules about files can refuse it."""
@@ -62,7 +63,8 @@ def test_files_under_the_maps_folder_are_allowed_and_nothing_above(tmp_path: Pat
     (folder / "link.map").symlink_to(tmp_path / "secret.map")
     limits = Limits(files=MapFiles(folder=folder))
     classic = load_plugin("classic")
-    assert classic.open("sub/mine.map", seed=1, limits=limits).map.name == "Mine"
+    mine = classic.open("sub/mine.map", seed=1, limits=limits)
+    assert isinstance(mine, ClassicWorld) and mine.map.name == "Mine"
     for spec in ("../secret.map", str(tmp_path / "secret.map"), "link.map"):
         with pytest.raises(MapError) as caught:
             classic.open(spec, seed=1, limits=limits)
@@ -109,7 +111,7 @@ async def test_create_never_reads_or_quotes_a_file_outside_the_maps_folder(
     start_server: StartServer, in_folder: Path
 ) -> None:
     server = await start_server()
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     for world in ("knight", "classic", "crawler", "baddies"):
         reply = await peer.ask(f"CREATE g{world} {world} map=app.conf")
         assert reply[0].startswith("ERROR the game cannot be opened: app.conf: no such"), reply
@@ -118,7 +120,7 @@ async def test_create_never_reads_or_quotes_a_file_outside_the_maps_folder(
 
 async def test_create_of_a_huge_knight_grid_is_refused_at_once(start_server: StartServer) -> None:
     server = await start_server()
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("CREATE k knight map=100000x100000") == [
         "ERROR the game cannot be opened: 100000x100000: the knight grid may have at most "
         "1000000 cells; 10000000000 asked"
@@ -130,7 +132,7 @@ async def test_create_may_name_a_file_under_the_maps_dir(
 ) -> None:
     (tmp_path / "mine.map").write_text(SECRET.replace("hunter2", "Mine"))
     server = await start_server(maps_dir=str(tmp_path), max_map_cells=100)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("CREATE m classic map=mine.map"))[0].startswith("GAME m")
     refused = await peer.ask("CREATE big knight map=11x10")
     assert refused == [
@@ -142,7 +144,7 @@ async def test_create_may_name_a_file_under_the_maps_dir(
 async def test_the_knight_world_takes_generated_maps_too(start_server: StartServer) -> None:
     """Issue 20 item 12: ``--map generated:7`` is documented for every world."""
     server = await start_server(world="knight", map="generated:7")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("MAP"))[0].split()[:2] == ["MAP", "21"]
     assert (await peer.ask("CREATE g knight map=generated:8,width=30,health=99999"))[0].startswith(
         "GAME g"
@@ -157,7 +159,7 @@ async def test_a_replay_keeps_the_file_the_game_was_opened_on(
     replays = tmp_path_factory.mktemp("replays")
     (folder / "app.conf").write_text(SECRET.replace("hunter2", "Mine"))
     server = await start_server(maps_dir=str(folder), replay_dir=str(replays))
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert (await peer.ask("CREATE m classic map=app.conf"))[0].startswith("GAME m")
     assert (await peer.ask("JOIN m"))[0].startswith("GAME m")
     assert (await peer.ask("MOVE E"))[0] in ("SUCCESS", "FAIL")

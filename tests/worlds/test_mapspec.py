@@ -15,7 +15,7 @@ from worlds.errors import MapError
 from worlds.mapspec import generated_spec as parse_spec
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer
+from ..helpers import TIMEOUT, Peer, bound_port
 
 
 @pytest.mark.parametrize(
@@ -111,7 +111,7 @@ async def test_a_server_on_a_generated_dungeon_answers_look(start_server: StartS
     spec = "generated:seed=7,width=60,height=20"
     expected = to_classic(generate(7, Settings(width=60, height=20)), seed=7)
     server = await start_server(map=spec, seed=3)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == [f"GOLD {expected.goal}"]
     look = await peer.ask("LOOK")
     assert look[0] == "LOOKREPLY"

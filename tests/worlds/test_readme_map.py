@@ -10,6 +10,8 @@ from protocol.direction import Direction
 from worlds.api import Escaped, PlayerKind
 from worlds.registry import load_plugin
 
+from ..helpers import status_of
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
@@ -21,7 +23,7 @@ def test_the_readme_example_map_loads_and_is_winnable(tmp_path: Path) -> None:
     world = load_plugin("classic").open(str(path), seed=1)
     world.join(1, PlayerKind.HUMAN)
     # Walk the corridor west to east, picking up every gold on the way: the exit wins.
-    _row, column = world.status(1).position
+    _row, column = status_of(world, 1).position
     for _ in range(column):
         world.resolve([(1, Move(Direction.W))])
     events = []

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import trio
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 
 LURE = "name Lure\nH.#m..\n......\n.....*\n"
 PAIR = "name Pair\n+++.........\nH.+......~.*\n+++.........\n"
@@ -17,7 +17,7 @@ async def test_a_2013_client_plays_a_whole_game(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="baddies", map=write_map(LURE), seed=0)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send(
         "HELLO\nLOOK\nMOVE N\nMAP\nmove se\r\nMOVE SE\nPICKUP\nSTAY\nMOVE E\nMOVE E\nMOVE E\n"
     )
@@ -41,7 +41,7 @@ async def test_an_extended_client_is_told_what_happened(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="baddies", map=write_map(LURE), seed=0)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("EXTEND events\nHELLO\nSTAY\nMOVE E\nMOVE E\n")
     lines = (await peer.read_to_end()).decode().splitlines()
     assert [line for line in lines if not line.startswith(("ROUND", "EXTENDED"))] == [
@@ -56,7 +56,7 @@ async def test_an_extended_client_is_told_what_happened(
 
 async def test_a_generated_board_is_the_originals(start_server: StartServer) -> None:
     server = await start_server(world="baddies", map="random:seed=1", seed=0)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     rows = await peer.ask("MAP")
     assert rows[0] == "MAP 15 40"
     assert rows[14] == ".@....+...........................#....."
@@ -67,8 +67,8 @@ async def test_two_heroes_share_rounds_and_the_bat_takes_the_nearest(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="baddies", map=write_map(PAIR), seed=0)
-    first = await Peer.connect(server.port)
-    second = await Peer.connect(server.port)
+    first = await Peer.connect(bound_port(server))
+    second = await Peer.connect(bound_port(server))
     assert await first.ask("HELLO") == ["GOLD 0"]
     assert await second.ask("HELLO") == ["GOLD 0"]
     # The only empty square of the three leftmost columns was (1, 1).
@@ -91,7 +91,7 @@ async def test_two_heroes_share_rounds_and_the_bat_takes_the_nearest(
 async def test_look_with_the_view_inside_the_board_answers(start_server: StartServer) -> None:
     """Issue 20: this ``LOOK`` stopped the game for everyone with an internal error."""
     server = await start_server(world="baddies", map="lure", seed=0)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("MOVE E\nMOVE E\n")
     assert await peer.read_lines(2) == ["SUCCESS", "SUCCESS"]
     assert await peer.ask("LOOK") == ["LOOKREPLY", "X...X", ".....", "....#", ".....", "X..#X"]

@@ -43,6 +43,7 @@ def test_the_first_hero_takes_the_start_and_later_ones_the_left_columns() -> Non
     again.join(1)
     for player in range(2, 8):
         (event,) = w.join(player)
+        assert isinstance(event, Joined)
         assert event.position[1] < 3 and event.position != w.board.start
         assert again.join(player) == [event]
     assert len(set(w.board.heroes.values())) == 7

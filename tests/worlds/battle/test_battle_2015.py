@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pytest
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 from ...server.conftest import nothing_received
 
 pytest.importorskip("protocol.dialects", reason="the dialects of docs/dialects.md are not here")
@@ -40,11 +40,11 @@ async def test_the_first_turns_of_the_capture(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(ARENA), seed=SEED, dialect="2015")
-    alice = await Peer.connect(server.port)
+    alice = await Peer.connect(bound_port(server))
     await exactly(alice, b"GOLD 1\nSTARTTURN\n")
     await alice.send("HELLO alice\n")
     await exactly(alice, b"HELLO alice\n")
-    bob = await Peer.connect(server.port)
+    bob = await Peer.connect(bound_port(server))
     await exactly(bob, b"GOLD 1\n")  # bob appears out of alice's sight: she is told nothing
     await bob.send("HELLO bob\n")
     await exactly(bob, b"HELLO bob\n")

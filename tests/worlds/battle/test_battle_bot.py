@@ -12,7 +12,7 @@ from clients import Direction, Grid
 
 from ...bots.conftest import run_module
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 
 
 def brain() -> BattleBrain:
@@ -64,7 +64,7 @@ async def test_the_bot_plays_a_battle_over_tcp_to_the_end(start_server: StartSer
     server = await start_server(world="battle", seed=7, turn_timeout=10)
     port = str(server.port)
     # A first player holds the turn until both bots are in, so that they meet.
-    host = await Peer.connect(server.port)
+    host = await Peer.connect(bound_port(server))
     assert await host.ask("EXTEND events") == ["EXTENDED events"]
     assert await host.ask("HELLO host") == ["STARTTURN 6"]
     assert await host.read_line() == "GOLD 3"

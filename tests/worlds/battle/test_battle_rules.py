@@ -6,14 +6,18 @@ deviation from the zss server.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from protocol.commands import Attack, EndTurn, Move, Pickup
 from protocol.direction import Direction
 from worlds.api import (
+    Action,
     Blocked,
     Died,
     Escaped,
+    Event,
     Joined,
     Left,
     Moved,
@@ -34,6 +38,8 @@ from worlds.turns import (
     TurnPassed,
     TurnStarted,
 )
+
+from ...helpers import joined_at
 
 N, E, S, W = Direction.N, Direction.E, Direction.S, Direction.W
 ROOM = """name Room
@@ -59,7 +65,7 @@ def placed(*squares: tuple[int, int], text: str = ROOM, seed: int = 0) -> Battle
     return w
 
 
-def act(w: BattleWorld, player: int, *actions) -> list:
+def act(w: BattleWorld, player: int, *actions: Action) -> list[Event]:
     return [e for action in actions for e in w.resolve([(player, action)])]
 
 
@@ -104,11 +110,11 @@ def test_spawns_are_random_squares_that_are_not_walls_nor_taken_and_follow_the_s
     squares = set()
     for seed in range(40):
         w = world(tiny, seed)
-        spots = [w.join(p)[0].position for p in (1, 2, 3)]
+        spots = [joined_at(w.join(p)) for p in (1, 2, 3)]
         assert len(set(spots)) == 3 and set(spots) == {(1, 1), (1, 2), (1, 3)}
         squares.add(spots[0])
         again = world(tiny, seed)
-        assert [again.join(p)[0].position for p in (1, 2, 3)] == spots
+        assert [joined_at(again.join(p)) for p in (1, 2, 3)] == spots
     assert len(squares) == 3  # exits included
     w = world(tiny)
     for p in (1, 2, 3):
@@ -254,7 +260,9 @@ def test_hits_land_three_times_in_four_from_the_seed() -> None:
     hits = 0
     for seed in range(2000):
         w = placed((1, 1), (1, 2), seed=seed)
-        hits += act(w, 1, Attack(E))[0].hit
+        attacked = act(w, 1, Attack(E))[0]
+        assert isinstance(attacked, Attacked)
+        hits += attacked.hit
     assert 0.72 < hits / 2000 < 0.78  # zss: 9/13 ≈ 0.69
 
 
@@ -279,15 +287,16 @@ def test_bots_can_be_attacked() -> None:
     assert act(w, 1, Attack(E))[0] == Attacked(1, 2, True, 1)
 
 
-def kill(w: BattleWorld, attacker: int, direction: Direction) -> list:
+def kill(w: BattleWorld, attacker: int, direction: Direction) -> list[Event]:
     """Attack until the victim dies (the victim passes its turns)."""
-    events: list = []
+    events: list[Event] = []
     for _ in range(100):
         if w.turn == attacker:
             events += act(w, attacker, Attack(direction))
             if any(isinstance(e, Died) for e in events):
                 return events
         else:
+            assert w.turn is not None, "the battle ended before a death"
             act(w, w.turn, EndTurn())
     raise AssertionError("never died")
 
@@ -422,16 +431,23 @@ def test_a_goal_of_0_wins_on_any_action_on_an_exit() -> None:
 
 
 def test_the_same_seed_and_calls_give_the_same_battle() -> None:
-    def battle(seed: int) -> list:
+    def battle(seed: int) -> list[Event]:
         w = plugin.open("default", seed=seed)
         log = [e for p in (1, 2, 3) for e in w.join(p)]
         for _ in range(300):
             if w.turn is None:
                 break
             player = w.turn
-            action = [Move(N), Move(E), Move(S), Move(W), Attack(E), Attack(W), Pickup()][
-                len(log) % 7
+            actions: list[Action] = [
+                Move(N),
+                Move(E),
+                Move(S),
+                Move(W),
+                Attack(E),
+                Attack(W),
+                Pickup(),
             ]
+            action = actions[len(log) % 7]
             log += w.resolve([(player, action)])
         return log
 
@@ -446,7 +462,7 @@ def test_every_shipped_classic_map_opens_as_a_battle(name: str) -> None:
     assert len(w.look(1)) == 5
 
 
-def test_every_compat_classic_map_plays_as_a_battle(compat) -> None:
+def test_every_compat_classic_map_plays_as_a_battle(compat: Path) -> None:
     files = sorted((compat / "dod-maps").iterdir())
     assert files
     for path in files:

@@ -13,9 +13,11 @@ import trio.testing
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
 from server.replay_reader import open_world, read_replay, rerun
+from server.turns import plays_in_turns
+from worlds.battle import BattleWorld
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port, status_of
 from ...server.conftest import nothing_received
 from ...server.worlds import RecordingPlugin
 
@@ -27,9 +29,11 @@ win 1
 """
 
 
-def records(replay_dir: Path) -> list[dict]:
+def records(replay_dir: Path) -> list[dict[str, object]]:
     (path,) = replay_dir.iterdir()
-    return [json.loads(line) for line in path.read_text().splitlines()[1:]]
+    lines = path.read_text().splitlines()[1:]
+    found: list[dict[str, object]] = [json.loads(line) for line in lines]
+    return found
 
 
 async def test_a_turn_not_played_in_time_ends_and_a_silent_player_is_removed(
@@ -45,7 +49,7 @@ async def test_a_turn_not_played_in_time_ends_and_a_silent_player_is_removed(
         max_missed_turns=2,
         replay_dir=tmp_path / "replays",
     )
-    active, silent = await Peer.connect(server.port), await Peer.connect(server.port)
+    active, silent = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await active.ask("EXTEND events") == ["EXTENDED events"]
     assert await active.ask("HELLO") == ["STARTTURN 6", "GOLD 1"][:1]
     assert await active.read_line() == "GOLD 1"
@@ -83,10 +87,11 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("HELLO") == ["GOLD 1"]
     assert await second.ask("HELLO") == ["GOLD 1"]
     world = server.lobby.default.world
+    assert isinstance(world, BattleWorld)
     # Not its turn: its LOOK waits too (it sees the board as its turn begins), then PICKUP.
     await second.send("LOOK\nPICKUP\n")
     assert await nothing_received(second)
@@ -94,7 +99,7 @@ async def test_a_classic_client_waits_for_its_turn_and_plays_without_endturn(
     # The first player never sends ENDTURN: its action points end its turn.
     for moves in range(6):
         assert world.turn == 1, f"the turn ended after {moves} moves"
-        me, other = world.status(1).position, world.status(2).position
+        me, other = status_of(world, 1).position, status_of(world, 2).position
         direction = next(
             d
             for d, step in (("E", 1), ("W", -1))
@@ -113,7 +118,7 @@ async def test_a_player_who_leaves_on_its_turn_hands_it_on_at_once(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await first.ask("HELLO ada") == ["GOLD 1"]
     assert await second.ask("EXTEND events") == ["EXTENDED events"]
     assert await second.ask("HELLO bob") == ["TURN ada", "GOLD 1"][:1]
@@ -125,7 +130,7 @@ async def test_a_player_who_leaves_on_its_turn_hands_it_on_at_once(
 
 async def test_turn_commands_elsewhere_are_refused_clearly(start_server: StartServer) -> None:
     server = await start_server(map="tiny")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("ATTACK N") == ["ERROR ATTACK is not available in the classic world"]
     assert await peer.ask("APGET") == ["ERROR APGET is not available in the classic world"]
     assert await peer.ask("ATTACK") == [
@@ -138,7 +143,7 @@ async def test_help_and_a_lantern_look_over_the_wire(
     start_server: StartServer, write_map: Callable[[str], str]
 ) -> None:
     server = await start_server(world="battle", map=write_map(CORRIDOR), seed=1)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 1"]
     assert await peer.ask("GAMES") == ["GAMES 1"]
     game = await peer.read_line()
@@ -147,11 +152,11 @@ async def test_help_and_a_lantern_look_over_the_wire(
     assert any(line.startswith("ATTACK <dir>") for line in help_lines)
     assert any(line.startswith("APGET") for line in help_lines)
     world = server.lobby.default.world
-    (row, column) = world.status(1).position
+    (row, column) = status_of(world, 1).position
     while (row, column) != (1, 4):  # walk to the lantern, turn after turn
         step = "E" if column < 4 else "W"
         assert await peer.ask(f"MOVE {step}") == ["SUCCESS"]
-        row, column = world.status(1).position
+        row, column = status_of(world, 1).position
     assert await peer.ask("PICKUP") == ["SUCCESS"]
     await peer.send("LOOK\n")
     lines = [await peer.read_line() for _ in range(8)]
@@ -187,11 +192,12 @@ async def test_a_battle_replay_reruns_to_the_same_events(
         turn_timeout=3,
         replay_dir=tmp_path / "replays",
     )
-    peers = [await Peer.connect(server.port) for _ in range(3)]
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
     for peer in peers:
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send("HELLO\n")
-    world = server.lobby.default.world
+    world = server.lobby.default.world  # the recording wrapper of a battle world
+    assert plays_in_turns(world)
     script = ["MOVE E", "ATTACK E", "ATTACK W", "PICKUP", "MOVE W", "ENDTURN", None]
     for step in range(40):
         holder = world.turn
@@ -228,7 +234,7 @@ async def test_a_player_who_disconnects_with_gold_drops_it(
     arena = "name Arena\nwin 1\n#########\n#G.....E#\n#.......#\n#########\n"
     # Seed 203: alice at (1, 2), bob on the gold at (1, 1).
     server = await start_server(world="battle", map=write_map(arena), seed=203)
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await alice.ask("EXTEND events") == ["EXTENDED events"]
     assert await alice.ask("HELLO alice") == ["STARTTURN 6"]
     assert await alice.read_line() == "GOLD 1"
@@ -259,7 +265,7 @@ async def test_a_player_who_acts_but_never_ends_its_turn_is_removed_as_a_staller
     server = await start_server(
         world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
     )
-    active, staller = await Peer.connect(server.port), await Peer.connect(server.port)
+    active, staller = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     assert await active.ask("EXTEND events") == ["EXTENDED events"]
     assert await active.ask("HELLO ada") == ["STARTTURN 6"]
     assert await active.read_line() == "GOLD 1"
@@ -277,7 +283,8 @@ async def test_a_player_who_acts_but_never_ends_its_turn_is_removed_as_a_staller
     assert (
         await staller.read_to_end() == b"BYE removed from the game after missing 2 turns in a row\n"
     )
-    assert server.lobby.default.world.turn is not None
+    world = server.lobby.default.world
+    assert isinstance(world, BattleWorld) and world.turn is not None
 
 
 async def test_a_player_who_ends_each_turn_in_time_is_never_removed(
@@ -288,7 +295,7 @@ async def test_a_player_who_ends_each_turn_in_time_is_never_removed(
     server = await start_server(
         world="battle", map=write_map(CORRIDOR), seed=1, turn_timeout=5, max_missed_turns=2
     )
-    first, second = await Peer.connect(server.port), await Peer.connect(server.port)
+    first, second = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     for peer, name in ((first, "ada"), (second, "bob")):
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
         await peer.send(f"HELLO {name}\n")

@@ -14,7 +14,7 @@ import trio
 from server.app import Server
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 
 ARENA = """name Arena
 win 1
@@ -36,12 +36,14 @@ async def lines_until(peer: Peer, stop: Callable[[str], bool]) -> list[str]:
             return seen
 
 
-async def start(start_server: StartServer, write_map: Callable[[str], str], **settings) -> Server:
+async def start(
+    start_server: StartServer, write_map: Callable[[str], str], **settings: object
+) -> Server:
     return await start_server(world="battle", map=write_map(ARENA), seed=SEED, **settings)
 
 
 async def join(server: Server, name: str, *, events: bool = True) -> Peer:
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     if events:
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
     await peer.send(f"HELLO {name}\n")

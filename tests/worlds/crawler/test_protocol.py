@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ...conftest import StartServer
-from ...helpers import Peer
+from ...conftest import StartServer, WriteMap
+from ...helpers import Peer, bound_port
 
 CORRIDOR = "1 4\n0 0\n- $ - !"
 
 
-async def test_exact_bytes_of_a_game_alone(start_server: StartServer, write_map) -> None:
+async def test_exact_bytes_of_a_game_alone(start_server: StartServer, write_map: WriteMap) -> None:
     server = await start_server(world="crawler", map=write_map(CORRIDOR, ".txt"), seed=5)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nLOOK\nMOVE W\nSTAY\nPICKUP\nmove e\r\nMAP\nMOVE E\nMOVE E\n")
     assert await peer.read_to_end() == (
         b"GOLD 1\n"
@@ -34,7 +34,7 @@ async def test_the_sample_tutorial_dungeon_over_the_protocol(
 ) -> None:
     dungeon = compat / "crawler-levels" / "tutorial"
     server = await start_server(world="crawler", map=f"{dungeon}:4")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     moves = "SSE" + "ENEE" + "SSE" + "SSSEEN"
     await peer.send("".join(f"MOVE {direction}\n" for direction in moves))
     lines = (await peer.read_to_end()).decode().splitlines()
@@ -43,13 +43,13 @@ async def test_the_sample_tutorial_dungeon_over_the_protocol(
 
 
 async def test_two_players_block_each_other_and_one_is_caught(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     level = "2 4\n0 0\n- - M -\n? - - -"
     server = await start_server(world="crawler", map=write_map(level, ".txt"))
-    alice = await Peer.connect(server.port)
+    alice = await Peer.connect(bound_port(server))
     assert await alice.ask("HELLO") == ["GOLD 1"]
-    bob = await Peer.connect(server.port)
+    bob = await Peer.connect(bound_port(server))
     assert await bob.ask("MAP") == ["MAP 2 4", "PoM-", "?---"]  # bob appears next to alice
     # One round: alice bumps into bob, then the monster hunting her takes bob.
     await alice.send("MOVE E\n")
@@ -62,10 +62,10 @@ async def test_two_players_block_each_other_and_one_is_caught(
 
 
 async def test_clients_that_ask_for_events_are_told_what_happened(
-    start_server: StartServer, write_map
+    start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(world="crawler", map=write_map("1 3\n0 0\n- $ !", ".txt"))
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("EXTEND events") == ["EXTENDED events"]
     await peer.send("MOVE E\nMOVE E\n")
     lines = (await peer.read_to_end()).decode().splitlines()
@@ -84,7 +84,7 @@ async def test_the_shipped_default_dungeon_starts_with_help_for_stay(
     start_server: StartServer,
 ) -> None:
     server = await start_server(world="crawler")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 1"]
     assert await peer.ask("LOOK") == ["LOOKREPLY", "X###X", "##---", "##---", "##---", "X###X"]
     assert "STAY" in "\n".join(await peer.ask("HELP"))
@@ -97,7 +97,7 @@ async def test_saw_reaches_only_players_on_the_same_level(
     (tmp_path / "two1.txt").write_text("2 3\n0 0\n- ? -\n- - -\n")
     (tmp_path / "two2.txt").write_text("2 3\n0 0\n- - -\n- - !\n")
     server = await start_server(world="crawler", map=f"{tmp_path / 'two'}:2")
-    below, above = await Peer.connect(server.port), await Peer.connect(server.port)
+    below, above = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     for peer in (below, above):
         assert await peer.ask("EXTEND events") == ["EXTENDED events"]
     assert await below.ask("HELLO Below") == ["GOLD 1"]

@@ -10,12 +10,14 @@ from worlds.api import (
     Blocked,
     Died,
     Escaped,
+    Event,
     Joined,
     Left,
     Moved,
     NothingToPickUp,
     Notice,
     PlayerKind,
+    ResultEvent,
     Stayed,
     WorldError,
     WorldFull,
@@ -30,7 +32,7 @@ def world(*texts: str) -> CrawlerWorld:
     return CrawlerWorld(Dungeon("test", tuple(parse_level(text) for text in texts)))
 
 
-def kinds(events: list) -> list[str]:
+def kinds(events: list[Event]) -> list[str]:
     return [type(event).__name__ for event in events]
 
 
@@ -207,6 +209,7 @@ def test_a_player_sees_only_actions_on_their_own_level() -> None:
     game.join(3)  # on level 1, beside player 2
     assert game.witnesses(3, moved)
     (stayed,) = game.resolve([(1, Stay()), (2, Stay()), (3, Stay())])[:1]
+    assert isinstance(stayed, ResultEvent)
     assert not game.witnesses(2, stayed) and not game.witnesses(3, stayed), "player 1 is on level 2"
 
 

@@ -7,7 +7,7 @@ from worlds.knight.solver import health_along, solve
 from worlds.knight.spec import parse_spec
 
 from ...conftest import StartServer
-from ...helpers import Peer
+from ...helpers import Peer, bound_port
 
 
 async def play_optimal_path(peer: Peer) -> tuple[str, str]:
@@ -24,7 +24,7 @@ async def play_optimal_path(peer: Peer) -> tuple[str, str]:
 
 async def test_the_example_transcript_byte_for_byte(start_server: StartServer) -> None:
     server = await start_server(world="knight", map="example")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nLOOK\nMAP\nmove e\r\nMOVE E\nMOVE S\nMOVE E\nMOVE S\n")
     assert await peer.read_to_end() == (
         b"GOLD 0\n"
@@ -42,7 +42,7 @@ async def test_the_example_transcript_byte_for_byte(start_server: StartServer) -
 
 async def test_a_bad_path_loses(start_server: StartServer) -> None:
     server = await start_server(world="knight", map="example")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     await peer.send("HELLO\nMOVE S\nMOVE E\n")
     assert await peer.read_to_end() == (
         b"GOLD 0\n"
@@ -57,7 +57,7 @@ async def test_the_solvers_path_wins_a_generated_grid(start_server: StartServer)
     grid = parse_spec("30x40,range=-60..40", seed=12).grid
     solution = solve(grid)
     left = health_along(grid, solution.path, solution.health)[-1]
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await peer.ask("HELLO") == ["GOLD 0"]
     assert await play_optimal_path(peer) == (
         "SUCCESS",
@@ -69,7 +69,7 @@ async def test_the_solvers_path_wins_a_generated_grid(start_server: StartServer)
 
 async def test_too_little_health_loses_even_on_the_best_path(start_server: StartServer) -> None:
     server = await start_server(world="knight", map="example,health=6")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     last, final = await play_optimal_path(peer)
     assert last == "SUCCESS"
     assert final == (
@@ -80,13 +80,13 @@ async def test_too_little_health_loses_even_on_the_best_path(start_server: Start
 
 async def test_knights_cross_the_same_grid_independently(start_server: StartServer) -> None:
     server = await start_server(world="knight", map="greedy,health=40")
-    alice, bob = await Peer.connect(server.port), await Peer.connect(server.port)
+    alice, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
     await alice.ask("HELLO")
     await bob.ask("HELLO")
     assert await alice.ask("MOVE E") == ["SUCCESS"]
     assert (await bob.ask("LOOK"))[3] == "##+P+"
     seen = read_numbers((await bob.ask("MAP"))[1:])
-    assert (seen.you, seen.knights) == ((0, 0), {(0, 1)})
+    assert (seen.you, seen.knights) == ((0, 0), frozenset({(0, 1)}))
     last, final = await play_optimal_path(bob)
     assert (last, final.split()[0]) == ("SUCCESS", "WIN")
     for move in "SEE":
@@ -97,7 +97,7 @@ async def test_knights_cross_the_same_grid_independently(start_server: StartServ
 
 async def test_north_and_west_are_not_moves_here(start_server: StartServer) -> None:
     server = await start_server(world="knight", map="example")
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     for line in ("MOVE N", "MOVE W", "MOVE NE"):
         reply = await peer.ask(line)
         assert reply[0].startswith("ERROR"), reply

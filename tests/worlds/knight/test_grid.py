@@ -110,6 +110,6 @@ def test_grids_compare_and_hash_by_value() -> None:
         ([[MAX_VALUE + 1]], "must lie in"),
     ],
 )
-def test_a_grid_must_be_a_rectangle_of_64_bit_integers(rows, message: str) -> None:
+def test_a_grid_must_be_a_rectangle_of_64_bit_integers(rows: list[list[int]], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Grid(rows)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +16,7 @@ from worlds.knight.solver import (
     MAX_RECURSIVE_PATH,
     GridTooLarge,
     Solution,
+    Values,
     health_along,
     min_health,
     path_need,
@@ -25,6 +27,7 @@ from worlds.knight.solver import (
     solve_recursive,
     surviving_path,
 )
+from worlds.knight.solver import Path as KnightPath
 
 SEED_EXAMPLE = [[-2, -3, 3], [-5, -10, 1], [10, 30, -5]]
 LARGE_GRID_SOLVERS = [solve_memoised, solve_bottom_up, solve_binary]
@@ -155,7 +158,9 @@ def test_surviving_path_refuses_too_little_health() -> None:
 
 @pytest.mark.parametrize("shape", [(3000, 2), (2, 3000), (1, 5000), (5000, 1)])
 @pytest.mark.parametrize("solver", LARGE_GRID_SOLVERS)
-def test_long_paths_do_not_hit_the_recursion_limit(shape: tuple[int, int], solver) -> None:
+def test_long_paths_do_not_hit_the_recursion_limit(
+    shape: tuple[int, int], solver: Callable[[Values], Solution]
+) -> None:
     # A path of 3,000 squares or more is deeper than Python's default limit (1,000)
     # would allow any recursive version.
     grid = generate(*shape, low=-10, high=9, seed=1)
@@ -193,13 +198,13 @@ def test_recursive_call_count_is_one_call_per_path_to_each_square() -> None:
         ((), "bottom-right"),
     ],
 )
-def test_health_along_rejects_paths_that_are_not_paths(path, message: str) -> None:
+def test_health_along_rejects_paths_that_are_not_paths(path: KnightPath, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         health_along(SEED_EXAMPLE, path, 10)
 
 
 @pytest.mark.parametrize("values", [[], [[]], [[1, 2], [3]]])
-def test_solvers_reject_grids_that_are_not_rectangles(values) -> None:
+def test_solvers_reject_grids_that_are_not_rectangles(values: list[list[int]]) -> None:
     for solver in ALGORITHMS.values():
         with pytest.raises(ValueError):
             solver(values)

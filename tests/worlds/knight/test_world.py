@@ -7,9 +7,11 @@ import pytest
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import Direction
 from worlds.api import (
+    Action,
     Blocked,
     Died,
     Escaped,
+    Event,
     Joined,
     Left,
     Moved,
@@ -31,7 +33,7 @@ S, E, N, W = (Move(d) for d in (Direction.S, Direction.E, Direction.N, Direction
 EXAMPLE = Grid([[-2, -3, 3], [-5, -10, 1], [10, 30, -5]])
 
 
-def step(world: KnightWorld, player: int, action) -> list:
+def step(world: KnightWorld, player: int, action: Action) -> list[Event]:
     return world.resolve([(player, action)])
 
 
@@ -61,7 +63,8 @@ def test_the_optimal_path_wins_with_the_least_health() -> None:
     assert step(world, 1, E)[1] == Notice(
         1, "Health 5 at (0, 2) after a potion of +3. Next: E off the grid, S 1."
     )
-    assert step(world, 1, S)[1].text.startswith("Health 6 at (1, 2)")
+    told = step(world, 1, S)[1]
+    assert isinstance(told, Notice) and told.text.startswith("Health 6 at (1, 2)")
     assert world.path(1) == ((0, 0), (0, 1), (0, 2), (1, 2))
     assert step(world, 1, S) == [
         Moved(1, (1, 2), (2, 2)),
