@@ -7,28 +7,17 @@ What a caller may rely on:
 * The lobby knows which client plays or watches which game (:meth:`Lobby.game_for`,
   :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`);
   a client is an :class:`~server.outbox.Outbox` to it, never changed by it.
-* ``CREATE`` adds a game once its world is built, off the event loop
-  (:mod:`server.builds`): the reply (``GAME`` or ``ERROR``) comes when the world is
-  ready, and the client's next command is read after it; every other client plays
-  on meanwhile. A created game that ends restarts too while someone watches it;
-  otherwise it is removed.
-* **Limits**, each refused with an ``ERROR`` that names the setting:
-  ``max_games`` games at once; ``max_games_per_client`` games a client has
-  created that still exist; ``max_games_per_address`` games the clients of one
-  address hold (created and not ended, played in or watched; checked on ``CREATE``,
-  ``JOIN`` and ``WATCH``), so one address cannot take every game;
-  ``max_world_builds`` worlds being built at once (``CREATE`` is refused, not
-  queued); ``world_build_timeout`` seconds to build one;
-  ``max_players_per_game`` players (``players=``, also the limit when none is
-  asked for); rounds from ``min_turn_timeout`` to ``max_turn_timeout`` seconds
-  (``turn=``).
+* ``CREATE`` adds a game once its world is built, off the event loop; its limits
+  and what else it promises are in :mod:`server.creation`. A created game that
+  ends restarts too while someone watches it; otherwise it is removed.
+* **Limit**, refused with an ``ERROR`` that names the setting:
+  ``max_games_per_address`` games the clients of one address hold (created and
+  not ended, played in or watched; checked on ``CREATE``, ``JOIN`` and ``WATCH``),
+  so one address cannot take every game.
 * **No squatting**: a created game nobody has joined is removed after
   ``unjoined_game_timeout`` seconds, and at once when its creator disconnects.
 * A plugin that raises while a world is opened, joined or restarted ends that
   request (an ``ERROR`` to the client, one log event), never the server.
-* A map for a created game must be one the world ships, or a spec that names
-  no file or folder (such as a generator's settings): clients cannot make the
-  server open files of their choosing.
 * :meth:`Lobby.run` owns every game's task and every build; when it returns, every
   game is closed and its replay written to the end. :meth:`Lobby.close_all` does
   that at once, so that the players a shutdown sends away are not recorded as
@@ -42,7 +31,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar, TypeVar, cast
 
-import structlog
 import trio
 
 from protocol.commands import Command, Create, Games, Hello, Join, Watch
@@ -50,13 +38,12 @@ from protocol.replies import Error, GameInfo, GameOver, GamesReply
 from records.model import GameRecord
 from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
-from worlds.errors import MapError
-from worlds.limits import Limits, MapFiles
-from worlds.registry import LimitedPlugin, UnknownWorld, load_plugin
+from worlds.registry import load_plugin
 
-from .builds import BuildTimeout, Opened, WorldBuilder, open_world
+from .builds import Opened, WorldBuilder, open_world
 from .cluster.directory import Directory, open_directory
 from .config import ServerConfig
+from .creation import Creations
 from .game import Game
 from .outbox import Outbox
 from .ratelimit import TokenBucket
@@ -64,13 +51,6 @@ from .replay import ReplayShelf
 from .seating import DEFAULT_GAME, Seating
 
 __all__ = ["DEFAULT_GAME", "Lobby"]
-
-
-class _Refused(Exception):
-    """The directory refused a name (taken elsewhere, or the directory unreachable)."""
-
-
-log = structlog.get_logger("server.lobby")
 
 
 _C = TypeVar("_C", bound=Command)
@@ -105,15 +85,10 @@ class Lobby:
         self.may_begin_game: Callable[[], str | None] = lambda: None
         """Why no game may begin now (``None``: they may); the ladder sets it
         (:meth:`records.writer.RecordWriter.refusal`)."""
-        self.client_limits = Limits(
-            cells=config.max_map_cells,
-            generated_cells=config.max_generated_cells,
-            files=MapFiles(folder=None if config.maps_dir is None else Path(config.maps_dir)),
-        )
-        """What a client's ``CREATE`` may ask of a world (the operator's ``--map`` is trusted)."""
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
-        self._nursery: trio.Nursery | None = None
+        self.nursery: trio.Nursery | None = None
+        """Where the games' tasks run; ``None`` unless :meth:`run` runs."""
         self.builder = WorldBuilder(
             config.max_world_builds, config.world_build_timeout, config.max_map_bytes
         )
@@ -129,19 +104,22 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
-        self._seating = seating = Seating(config.max_games_per_address)
+        self.seating = seating = Seating(config.max_games_per_address)
+        """Who plays in or watches which game, and what each address holds."""
         # Who plays in a game other than the default one (see game_for), who watches one.
         self._playing, self._watching = seating.playing, seating.watching
-        self._building: set[str] = set()  # names of games whose world is being built
-        self._owned: dict[int, set[str]] = {}  # client id -> games it created
+        self.owned: dict[int, set[str]] = {}
+        """The games each client (by id) created that still exist or are being built."""
         self.draining = False
         """Set while the server stops: no game may be created here any more."""
+        self.creations = Creations(self)
+        """How a ``CREATE`` is answered (:mod:`server.creation`)."""
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
         # restart can fall back on it if the file is later edited badly or removed.
         opened = open_world(plugin, config.map, config.seed, config.max_map_bytes, template=True)
-        self.default = self._add(
+        self.default = self.add(
             DEFAULT_GAME, plugin, config.map, config.seed, config.max_players, opened=opened
         )
 
@@ -152,7 +130,7 @@ class Lobby:
             plugin = self._plugins[name] = load_plugin(name)
         return plugin
 
-    def _add(
+    def add(
         self,
         name: str,
         plugin: WorldPlugin,
@@ -165,6 +143,8 @@ class Lobby:
         owner: int | None = None,
         start_full: bool = False,
     ) -> Game:
+        """Hold a game whose world is ``opened``, and run it if the lobby runs
+        (``owner``: the id of the client that created it)."""
         config = self.config
         game = Game(
             name,
@@ -189,9 +169,9 @@ class Lobby:
         )
         self.games[name] = game
         if owner is not None:
-            self._owned.setdefault(owner, set()).add(name)
-        if self._nursery is not None:
-            self._nursery.start_soon(game.run)
+            self.owned.setdefault(owner, set()).add(name)
+        if self.nursery is not None:
+            self.nursery.start_soon(game.run)
         return game
 
     def _over(self, game: Game) -> bool:
@@ -217,21 +197,21 @@ class Lobby:
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
             del self.games[game.name]
-            self._seating.creators.pop(game.name, None)
+            self.seating.creators.pop(game.name, None)
             if game.owner is not None:
                 self.directory.release(game.name)
         for client in [client for client, place in self._playing.items() if place is game]:
-            self._seating.unseat(self._playing, client)  # its players go back to the default game
+            self.seating.unseat(self._playing, client)  # its players go back to the default game
         if game.owner is not None:
-            owned = self._owned.get(game.owner)
+            owned = self.owned.get(game.owner)
             if owned is not None:
                 owned.discard(game.name)
                 if not owned:
-                    del self._owned[game.owner]
+                    del self.owned[game.owner]
 
     def client_gone(self, client: Outbox) -> None:
         """``client`` has ended: the games it created that nobody joined go with it."""
-        for name in list(self._owned.get(client.id, ())):
+        for name in list(self.owned.get(client.id, ())):
             game = self.games.get(name)
             if game is not None and not game.players and not game.joined_any:
                 why = "its creator left before anyone joined"
@@ -257,14 +237,14 @@ class Lobby:
         """Run every game's task until cancelled, then close every game."""
         try:
             async with trio.open_nursery() as nursery:
-                self._nursery = nursery
+                self.nursery = nursery
                 for game in self.games.values():
                     nursery.start_soon(game.run)
                 await nursery.start(self.directory.run, self._created_infos, self._names_in_play)
                 task_status.started()
                 await trio.sleep_forever()
         finally:
-            self._nursery = None
+            self.nursery = None
             self.close_all()
 
     def close_all(self) -> None:
@@ -299,7 +279,9 @@ class Lobby:
     _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
         (
             _answers(Games, _games),
-            _answers(Create, lambda lobby, client, command: lobby._create(client, command)),
+            _answers(
+                Create, lambda lobby, client, command: lobby.creations.create(client, command)
+            ),
             _answers(
                 Join, lambda lobby, client, command: lobby._carry(client, command, lobby._join)
             ),
@@ -354,8 +336,8 @@ class Lobby:
     def leave(self, client: Outbox, why: str) -> None:
         """``client`` stops playing or watching, whichever it does (``why``: for the
         others and the record: ``quit``, ``disconnected``, ``moved``...)."""
-        (self._seating.unseat(self._playing, client) or self.default).leave(client, why)
-        watched = self._seating.unseat(self._watching, client)
+        (self.seating.unseat(self._playing, client) or self.default).leave(client, why)
+        watched = self.seating.unseat(self._watching, client)
         if watched is not None:
             watched.unwatch(client)
 
@@ -366,9 +348,9 @@ class Lobby:
         self.leave(new, "moved")
         if not game.resume(old, new):
             return None
-        self._seating.unseat(self._playing, old)
+        self.seating.unseat(self._playing, old)
         if game is not self.default:
-            self._seating.seat(self._playing, new, game)
+            self.seating.seat(self._playing, new, game)
         return game
 
     def _find(self, client: Outbox, name: str) -> Game | None:
@@ -380,128 +362,6 @@ class Lobby:
             else:
                 client.send(Error(f"there is no game called {name}; send GAMES for the list"))
         return game
-
-    def _refusal(self, client: Outbox, command: Create) -> str | None:
-        """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
-        config = self.config
-        if self.draining:
-            return "this server is stopping and takes no new games; create it on another"
-        if (
-            command.game in self.games
-            or command.game in self._building
-            or self.directory.elsewhere(command.game) is not None
-        ):
-            return f"there is already a game called {command.game}"
-        if len(self.games) + len(self._building) >= config.max_games:
-            return f"the server holds {config.max_games} games already (max_games); join one"
-        share = self._seating.refusal(client)
-        if share is not None:
-            return share
-        owned = len(self._owned.get(client.id, ()))
-        if owned >= config.max_games_per_client:
-            return (
-                f"you have created {owned} games that are still open; at most "
-                f"{config.max_games_per_client} (max_games_per_client)"
-            )
-        if command.players is not None and command.players > config.max_players_per_game:
-            return (
-                f"players= may be at most {config.max_players_per_game} here (max_players_per_game)"
-            )
-        turn = command.turn
-        if turn is not None and not config.min_turn_timeout <= turn <= config.max_turn_timeout:
-            return (
-                f"turn= takes from {config.min_turn_timeout:g} to {config.max_turn_timeout:g} "
-                "seconds here (min_turn_timeout, max_turn_timeout)"
-            )
-        if self.builder.busy():
-            return (
-                f"the server is building {self.builder.max_builds} worlds already "
-                "(max_world_builds); try again in a moment"
-            )
-        if self._nursery is None:
-            return "the server is not running games"
-        return None
-
-    def _create(self, client: Outbox, command: Create) -> None:
-        refusal = self._refusal(client, command)
-        if refusal is not None:
-            client.send(Error(refusal))
-            return
-        try:
-            plugin = self.plugin(command.world)
-        except UnknownWorld as error:
-            client.send(Error(str(error)))
-            return
-        except Exception as error:
-            log.warning("world not loaded", world=command.world, error=repr(error))
-            client.send(Error(f"the {command.world} world cannot be loaded"))
-            return
-        # The clients' limits bound what the spec may name and cost (worlds.mapspec).
-        plugin = LimitedPlugin(plugin, self.client_limits)
-        done = trio.Event()
-        self._building.add(command.game)
-        self._owned.setdefault(client.id, set()).add(command.game)
-        self._seating.creators[command.game] = client.address
-        client.wait_for(done)
-        assert self._nursery is not None
-        self._nursery.start_soon(self._build_created, client, command, plugin, done)
-
-    async def _build_created(
-        self, client: Outbox, command: Create, plugin: WorldPlugin, done: trio.Event
-    ) -> None:
-        """Build the world of a ``CREATE`` off the loop, then add the game and answer."""
-        name = command.game
-        reply: Error | None = None
-        try:
-            taken = await self.directory.claim(name)
-            if taken is not None:
-                raise _Refused(taken)
-            opened = await self.builder.open(plugin, command.map, command.seed)
-        except _Refused as refusal:
-            reply = Error(str(refusal))
-        except BuildTimeout as error:
-            reply = Error(str(error))
-        except (MapError, WorldError, ValueError) as error:
-            reply = Error(f"the game cannot be opened: {error}")
-        except Exception as error:
-            log.error(
-                "world failed to open",
-                game=name,
-                world=plugin.name,
-                map=command.map,
-                error=repr(error),
-            )
-            reply = Error(f"the {plugin.name} world failed to open that map (a server bug)")
-        finally:
-            self._building.discard(name)
-            owned = self._owned.get(client.id)
-            if owned is not None:
-                owned.discard(name)
-            done.set()
-        if reply is not None:
-            self._seating.creators.pop(name, None)
-            self.directory.release(name)  # a refused claim holds nothing to release
-            client.send(reply)
-            return
-        if client.closed:
-            self._seating.creators.pop(name, None)
-            self.directory.release(name)
-            return  # its creator has gone: nobody asked for the game any more
-        limit = command.players or self.config.max_players_per_game
-        game = self._add(
-            name,
-            plugin,
-            command.map,
-            command.seed,
-            limit,
-            command.turn,
-            opened=opened,
-            owner=client.id,
-            start_full=command.start_full,
-        )
-        self.directory.publish()
-        log.info("game created", game=name, world=plugin.name, conn=client.id)
-        client.send(game.info())
 
     def _carry(
         self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
@@ -526,7 +386,7 @@ class Lobby:
         if game.full():
             client.send(Error(f"the game {name} is full ({game.limit} players)"))
             return
-        share = self._seating.refusal(client, name)
+        share = self.seating.refusal(client, name)
         if share is not None:
             client.send(Error(share))
             return
@@ -544,7 +404,7 @@ class Lobby:
             client.send(Error(f"the game {name} failed as you joined (a server bug)"))
             return
         if game is not self.default:
-            self._seating.seat(self._playing, client, game)
+            self.seating.seat(self._playing, client, game)
         client.send(game.info())
 
     def _watch(self, client: Outbox, name: str) -> None:
@@ -555,10 +415,10 @@ class Lobby:
         if refusal is not None:
             client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
             return
-        share = self._seating.refusal(client, name)
+        share = self.seating.refusal(client, name)
         if share is not None:
             client.send(Error(share))
             return
         self.leave(client, "moved")
-        self._seating.seat(self._watching, client, game)
+        self.seating.seat(self._watching, client, game)
         game.watch(client)

@@ -177,17 +177,17 @@ async def test_what_an_address_holds_is_counted_as_its_clients_move() -> None:
         lobby.handle(ada, command("JOIN a"))  # all four of 192.0.2.1
         lobby.handle(bob, command("WATCH b"))
         lobby.handle(bob, command("WATCH a"))  # a move: b is no longer held
-        assert lobby._seating.held("192.0.2.1") == {"a"}
+        assert lobby.seating.held("192.0.2.1") == {"a"}
         lobby.handle(bob, command("JOIN b"))
         lobby.handle(cy, command("JOIN c"))
-        assert lobby._seating.held("192.0.2.1") == {"a", "b", "c"}
+        assert lobby.seating.held("192.0.2.1") == {"a", "b", "c"}
         lobby.handle(di, command("WATCH d"))
         assert di.lines()[-1] == (
             "ERROR your address holds 3 games already (max_games_per_address); leave one first"
         )
         lobby.handle(ada, command("WATCH d"))  # ada alone held a: she may move
-        assert lobby._seating.held("192.0.2.1") == {"b", "c", "d"}
+        assert lobby.seating.held("192.0.2.1") == {"b", "c", "d"}
         for client in (ada, bob, cy, di):
             lobby.leave(client, "quit")
-        assert lobby._seating.held("192.0.2.1") == set() and lobby._seating._seated == {}
+        assert lobby.seating.held("192.0.2.1") == set() and lobby.seating._seated == {}
         nursery.cancel_scope.cancel()
