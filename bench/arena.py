@@ -33,7 +33,7 @@ def measure(cores: int, games: int, folder: Path, world: str) -> dict[str, float
     command = [
         sys.executable,
         "-m",
-        "records.arena",
+        "arena",
         *bots,
         *where,
         "--games",

@@ -1,0 +1,237 @@
+"""``dod-arena``: a tournament of bots, played in parallel on local servers, rated in the store.
+
+::
+
+    dod-arena random:3 explorer:3 \\
+        'mine=python mybot.py --port {port} --game {game} --name {name} --seed {seed}' \\
+        --world classic --map tiny --seeds 1-20 --games 200 --players 2
+
+See docs/arena.md for what the schedule, the limits and the table promise. Exit status
+0 when every game was played and recorded, 1 otherwise, 130 on Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import secrets
+import sys
+from collections.abc import Sequence
+from functools import partial
+from pathlib import Path
+from typing import Final
+
+import trio
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from bots import KINDS
+from records.pipes import quiet_on_broken_pipe
+from records.ranking import Rating
+from records.store import Store, safe_url
+
+from .entrants import Entrant, parse_entrants, parse_seeds
+from .results import standings, table_of, tournament_records
+from .runner import Arena
+from .schedule import Match, round_robin, swiss_round
+
+__all__ = ["build_parser", "main"]
+
+DEFAULT_DIR: Final = "arena-runs"
+RECORD_WAIT: Final = 30.0
+"""Seconds to wait for the servers to have written a round's records."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    cores = os.cpu_count() or 1
+    parser = argparse.ArgumentParser(
+        prog="dod-arena",
+        description="Play a tournament of bots on local Dungeon of Doom servers, record every "
+        "game in the store, and print the table with ratings.",
+    )
+    parser.add_argument(
+        "entrants",
+        nargs="+",
+        metavar="BOT",
+        help=f"an installed bot KIND[:COUNT] ({', '.join(sorted(KINDS))}), or "
+        "NAME=COMMAND with {host} {port} {game} {name} {seed} filled in",
+    )
+    parser.add_argument("--world", action="append", help="world(s) to play (default: classic)")
+    parser.add_argument("--map", action="append", help="map(s) to play (default: the world's)")
+    parser.add_argument("--seeds", default="1", help="seeds, as 1-20,33 (default: %(default)s)")
+    parser.add_argument("--games", type=int, default=None, help="games in all (default: one cycle)")
+    parser.add_argument("--players", type=int, default=2, help="bots per game (default: 2)")
+    parser.add_argument("--format", choices=("round-robin", "swiss"), default="round-robin")
+    parser.add_argument("--rounds", type=int, default=5, help="Swiss rounds (default: 5)")
+    parser.add_argument(
+        "--servers", type=int, default=cores, help="server processes (default: cores)"
+    )
+    parser.add_argument(
+        "--parallel", type=int, default=None, help="games at once (default: --servers)"
+    )
+    parser.add_argument("--game-time", type=float, default=60.0, help="seconds a game may last")
+    parser.add_argument("--join-time", type=float, default=10.0, help="seconds a bot has to join")
+    parser.add_argument(
+        "--turn-timeout",
+        type=float,
+        default=10.0,
+        help="seconds per round or turn (generous: a missed turn makes a re-run differ)",
+    )
+    parser.add_argument("--max-missed-turns", type=int, default=3)
+    parser.add_argument("--max-moves", type=int, default=2000, help="each bot's move limit")
+    parser.add_argument("--bot-timeout", type=float, default=10.0, help="a bot's wait for a reply")
+    parser.add_argument("--dir", default=DEFAULT_DIR, help="folder for logs, replays, the store")
+    parser.add_argument("--db", default=None, help="the store (default: sqlite:///DIR/records.db)")
+    parser.add_argument(
+        "--tournament", default=None, help="name prefix of the games (default: random)"
+    )
+    parser.add_argument(
+        "--no-rerate", action="store_true", help="leave the store's ladder as written"
+    )
+    parser.add_argument("--json", action="store_true", help="print the table as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return quiet_on_broken_pipe(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    options = parser.parse_args(argv)
+    try:
+        entrants = parse_entrants(options.entrants)
+        seeds = parse_seeds(options.seeds)
+    except ValueError as error:
+        parser.error(str(error))
+    if options.players < 1 or options.players > len(entrants):
+        parser.error(f"--players must be between 1 and the {len(entrants)} entrants")
+    if options.servers < 1:
+        parser.error("--servers must be at least 1")
+    options.parallel = options.parallel or options.servers
+    options.world = options.world or ["classic"]
+    options.map = options.map or [None]
+    Path(options.dir).mkdir(parents=True, exist_ok=True)
+    options.db = options.db or f"sqlite:///{Path(options.dir) / 'records.db'}"
+    tournament = options.tournament or secrets.token_hex(3)
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,18}", tournament):
+        parser.error("--tournament: at most 18 letters, digits, _ and -")
+    store = Store(options.db)
+    store.migrate()  # before the servers, so that they do not race to create it
+    console = Console(stderr=True)
+    console.print(
+        f"dod-arena: tournament {tournament}: {len(entrants)} bots, {options.format}, "
+        f"{options.servers} servers, {options.parallel} games at once, store {safe_url(options.db)}"
+    )
+    if "classic" in options.world:
+        console.print(
+            "dod-arena: classic resolves every action as it arrives, so bots race and a "
+            "re-run may differ in detail; battle (turns), baddies and crawler (rounds) re-run "
+            "identically"
+        )
+    arena = Arena(options, tournament)
+    try:
+        matches = trio.run(partial(_run, arena, entrants, seeds, store, console))
+    except KeyboardInterrupt:
+        console.print("dod-arena: interrupted; servers stopped, bots killed")
+        return 130
+    records = tournament_records(store, tournament, matches)
+    if not options.no_rerate:
+        for world in options.world:
+            store.rerate(world, [r.id for r in records if r.world == world])
+    lines = standings(entrants, records)
+    recorded = {r.game for r in records}
+    void = sum(1 for o in arena.outcomes if o.game not in recorded and not o.joined and not o.over)
+    missing = len(matches) - len(records) - void
+    if options.json:
+        print(
+            json.dumps(
+                {
+                    "tournament": tournament,
+                    "games": len(matches),
+                    "recorded": len(records),
+                    "void": void,
+                    "table": [
+                        {
+                            "rank": rank,
+                            "name": line.name,
+                            "rating": round(line.rating.ordinal, 4),
+                            "mu": round(line.rating.mu, 4),
+                            "sigma": round(line.rating.sigma, 4),
+                            "games": line.games,
+                            "wins": line.wins,
+                            "outcomes": line.outcomes,
+                        }
+                        for rank, line in enumerate(lines, 1)
+                    ],
+                }
+            )
+        )
+    else:
+        title = f"tournament {tournament}: {len(records)} of {len(matches)} games recorded"
+        Console(width=140).print(table_of(lines, title))
+    store.close()
+    if void:
+        print(f"dod-arena: {void} games void: none of their bots joined", file=sys.stderr)
+    if missing:
+        print(f"dod-arena: {missing} games were not recorded", file=sys.stderr)
+    return 0 if not missing and not arena.interrupted else 1
+
+
+async def _run(
+    arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, console: Console
+) -> list[Match]:
+    options = arena.options
+    async with trio.open_nursery() as nursery:
+        await arena.start_servers(nursery)
+        columns = (
+            TextColumn("[progress.description]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console) as progress:
+            if options.format == "round-robin":
+                matches = round_robin(
+                    entrants, options.players, options.world, options.map, seeds, options.games
+                )
+                task = progress.add_task("games", total=len(matches))
+                await arena.play_all(matches, progress, task)
+            else:
+                matches = await _swiss(arena, entrants, seeds, store, progress)
+        await arena.stop_servers()
+        nursery.cancel_scope.cancel()
+    return matches
+
+
+async def _swiss(
+    arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, progress: Progress
+) -> list[Match]:
+    options = arena.options
+    per_round = len(entrants) // options.players
+    task = progress.add_task("games", total=per_round * options.rounds)
+    table: dict[str, Rating] = {}
+    met: set[frozenset[str]] = set()
+    matches: list[Match] = []
+    for number in range(options.rounds):
+        world = options.world[number % len(options.world)]
+        map_spec = options.map[number % len(options.map)]
+        seed = seeds[number % len(seeds)]
+        games = swiss_round(
+            entrants, table, met, options.players, number, len(matches), world, map_spec, seed
+        )
+        await arena.play_all(games, progress, task)
+        matches.extend(games)
+        # The next round's pairs need this round's results: wait for the servers to write them.
+        with trio.move_on_after(RECORD_WAIT):
+            while len(
+                await trio.to_thread.run_sync(tournament_records, store, arena.tournament, games)
+            ) < len(games):
+                await trio.sleep(0.2)
+        records = await trio.to_thread.run_sync(
+            tournament_records, store, arena.tournament, matches
+        )
+        table = {line.name: line.rating for line in standings(entrants, records)}
+    return matches

@@ -1,0 +1,134 @@
+"""Playing one match: create its game on a server, start its bots one at a time in the
+schedule's order, watch until the game is over or its time is up, stop the bots."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+import trio
+
+from .entrants import Entrant
+from .schedule import Match
+from .servers import ServerProcess, stop_process
+
+__all__ = ["Outcome", "play_match"]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What the arena saw of one match (the store holds the record)."""
+
+    match: Match
+    game: str
+    over: bool = False
+    joined: int = 0
+    """Players seen joining; a game none joined is void (it has no record)."""
+    timed_out: bool = False
+    error: str | None = None
+    seconds: float = 0.0
+    bot_status: dict[str, int | None] = field(default_factory=dict)
+
+
+class Lines:
+    """Lines over a stream, for the arena's control connections."""
+
+    def __init__(self, stream: trio.SocketStream) -> None:
+        self.stream = stream
+        self.buffer = b""
+
+    async def send(self, line: str) -> None:
+        await self.stream.send_all(line.encode() + b"\n")
+
+    async def expect(self, *prefixes: str) -> str:
+        """Read lines until one starts with one of ``prefixes``; return it."""
+        while True:
+            while b"\n" not in self.buffer:
+                chunk = await self.stream.receive_some(65536)
+                if not chunk:
+                    raise EOFError("the server closed the connection")
+                self.buffer += chunk
+            raw, _, self.buffer = self.buffer.partition(b"\n")
+            line = raw.decode(errors="replace")
+            if line.startswith(prefixes):
+                return line
+
+
+def create_command(match: Match, game: str, options: argparse.Namespace) -> str:
+    create = f"CREATE {game} {match.world}"
+    if match.map is not None:
+        create += f" map={match.map}"
+    create += f" seed={match.seed} players={len(match.entrants)}"
+    return create + f" turn={options.turn_timeout:g} start=full"
+
+
+async def play_match(
+    options: argparse.Namespace, tournament: str, match: Match, server: ServerProcess
+) -> Outcome:
+    """Create the game, start its bots one at a time, wait for its end (or the limit)."""
+    game = match.game_name(tournament)
+    outcome = Outcome(match, game)
+    started = time.monotonic()
+    processes: list[tuple[Entrant, trio.Process]] = []
+    try:
+        control = await trio.open_tcp_stream("127.0.0.1", server.port)
+    except OSError as error:
+        outcome.error = f"cannot reach its server: {error}"
+        return outcome
+    lines = Lines(control)
+    try:
+        with trio.move_on_after(options.game_time) as limit:
+            await lines.send("EXTEND events")
+            await lines.expect("EXTENDED")
+            await lines.send(create_command(match, game, options))
+            answer = await lines.expect("GAME ", "ERROR")
+            if answer.startswith("ERROR"):
+                outcome.error = answer
+                return outcome
+            await lines.send(f"WATCH {game}")
+            await lines.expect("GAME ")
+            for position, entrant in enumerate(match.entrants):
+                seed = match.seed * 1000 + entrant.index
+                command = entrant.command(
+                    host="127.0.0.1", port=server.port, game=game, seed=seed, options=options
+                )
+                try:
+                    process = await trio.lowlevel.open_process(
+                        command,
+                        stdin=subprocess.DEVNULL,
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        start_new_session=True,
+                    )
+                except OSError as error:
+                    outcome.error = f"{entrant.name} cannot start: {error}"
+                    break
+                processes.append((entrant, process))
+                # Players join in the schedule's order: wait for this one first.
+                if position + 1 < len(match.entrants):
+                    with trio.move_on_after(options.join_time):
+                        # (as #n: bots JOIN before they say HELLO with their name)
+                        if (await lines.expect("JOINED ", "GAMEOVER")).startswith("JOINED"):
+                            outcome.joined += 1
+            while (await lines.expect("JOINED ", "GAMEOVER")).startswith("JOINED"):
+                outcome.joined += 1
+            outcome.over = True
+        outcome.timed_out = limit.cancelled_caught
+    except (OSError, trio.BrokenResourceError, EOFError) as error:
+        outcome.error = f"lost its server: {error}"
+    finally:
+        with trio.CancelScope(shield=True):
+            for entrant, process in processes:
+                await stop_process(process, grace=0 if outcome.timed_out else 2.0)
+                outcome.bot_status[entrant.name] = process.returncode
+            with (
+                trio.move_on_after(2),
+                contextlib.suppress(OSError, trio.BrokenResourceError, trio.ClosedResourceError),
+            ):
+                await lines.send("QUIT")
+            await control.aclose()
+    outcome.seconds = time.monotonic() - started
+    return outcome

@@ -1,0 +1,58 @@
+"""An arena: its servers, and a schedule's matches played on them, a few at a time."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import Any
+
+import trio
+from rich.progress import Progress
+
+from .match import Outcome, play_match
+from .schedule import Match
+from .servers import ServerProcess, run_server, stop_servers
+
+__all__ = ["Arena"]
+
+
+class Arena:
+    """Runs a schedule on its servers; owns every process it starts."""
+
+    def __init__(self, options: argparse.Namespace, tournament: str) -> None:
+        self.options = options
+        self.tournament = tournament
+        self.servers: list[ServerProcess] = []
+        self.outcomes: list[Outcome] = []
+        self.interrupted = False
+        self._slots = trio.Semaphore(options.parallel)
+
+    async def start_servers(self, nursery: trio.Nursery) -> None:
+        for index in range(self.options.servers):
+            self.servers.append(await nursery.start(run_server, self.options, index))
+
+    async def stop_servers(self) -> None:
+        await stop_servers(self.servers)
+
+    def _server(self) -> ServerProcess:
+        server = min(self.servers, key=lambda s: s.busy)
+        server.busy += 1
+        return server
+
+    async def play_all(self, matches: Sequence[Match], progress: Progress, task: Any) -> None:
+        async with trio.open_nursery() as nursery:
+            for match in matches:
+                await self._slots.acquire()
+                nursery.start_soon(self._play_and_release, match, progress, task)
+
+    async def _play_and_release(self, match: Match, progress: Progress, task: Any) -> None:
+        server = self._server()
+        try:
+            outcome = await play_match(self.options, self.tournament, match, server)
+            self.outcomes.append(outcome)
+            progress.advance(task)
+            if outcome.error:
+                progress.console.print(f"[yellow]{outcome.game}: {outcome.error}")
+        finally:
+            server.busy -= 1
+            self._slots.release()
