@@ -35,7 +35,7 @@ from records.store import Store, safe_url
 from .entrants import Entrant, parse_entrants, parse_seeds
 from .results import standings, table_of, tournament_records
 from .runner import Arena
-from .schedule import Match, round_robin, swiss_round
+from .schedule import Match, fairness_note, round_robin, swiss_round
 
 __all__ = ["build_parser", "main"]
 
@@ -197,6 +197,7 @@ async def _run(
                 matches = round_robin(
                     entrants, options.players, options.world, options.map, seeds, options.games
                 )
+                console.print(f"dod-arena: {fairness_note(entrants, matches)}")
                 task = progress.add_task("games", total=len(matches))
                 await arena.play_all(matches, progress, task)
             else:
@@ -214,13 +215,23 @@ async def _swiss(
     task = progress.add_task("games", total=per_round * options.rounds)
     table: dict[str, Rating] = {}
     met: set[frozenset[str]] = set()
+    byes: dict[str, int] = {}
     matches: list[Match] = []
     for number in range(options.rounds):
         world = options.world[number % len(options.world)]
         map_spec = options.map[number % len(options.map)]
         seed = seeds[number % len(seeds)]
         games = swiss_round(
-            entrants, table, met, options.players, number, len(matches), world, map_spec, seed
+            entrants,
+            table,
+            met,
+            options.players,
+            number,
+            len(matches),
+            world,
+            map_spec,
+            seed,
+            byes,
         )
         await arena.play_all(games, progress, task)
         matches.extend(games)
@@ -234,4 +245,5 @@ async def _swiss(
             tournament_records, store, arena.tournament, matches
         )
         table = {line.name: line.rating for line in standings(entrants, records)}
+    progress.console.print(f"dod-arena: {fairness_note(entrants, matches)}")
     return matches
