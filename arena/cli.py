@@ -33,8 +33,9 @@ from records.ranking import Rating
 from records.store import Store, safe_url
 
 from .entrants import Entrant, parse_entrants, parse_seeds
-from .results import standings, table_of, tournament_records
+from .results import standings, strangers, table_of, tournament_records
 from .runner import Arena
+from .sandbox import Sandbox, choose_isolation
 from .schedule import Match, fairness_note, round_robin, swiss_round
 
 __all__ = ["build_parser", "main"]
@@ -90,6 +91,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-rerate", action="store_true", help="leave the store's ladder as written"
     )
+    parser.add_argument(
+        "--isolation",
+        choices=("auto", "namespaces", "none"),
+        default="auto",
+        help="shut each bot in its own user, network and PID namespaces (unshare): "
+        "auto (the default) where Linux allows it",
+    )
     parser.add_argument("--json", action="store_true", help="print the table as JSON")
     return parser
 
@@ -131,13 +139,33 @@ def _main(argv: Sequence[str] | None) -> int:
             "re-run may differ in detail; battle (turns), baddies and crawler (rounds) re-run "
             "identically"
         )
-    arena = Arena(options, tournament)
+    try:
+        isolation, why_not = choose_isolation(options.isolation)
+    except RuntimeError as error:
+        parser.error(str(error))
+    if why_not is None:
+        console.print(
+            "dod-arena: each bot is shut in its own namespaces: it plays only under its "
+            "own name, and nothing it starts outlives its match"
+        )
+    else:
+        console.print(
+            f"dod-arena: bots are not shut in namespaces ({why_not}): each plays under its "
+            "own name on the connection the arena gives it, but may reach the server "
+            "directly, and what it detaches (setsid) may outlive its match; games with "
+            "strangers in them are counted as not recorded"
+        )
+    arena = Arena(options, tournament, Sandbox(isolation))
     try:
         matches = trio.run(partial(_run, arena, entrants, seeds, store, console))
     except KeyboardInterrupt:
         console.print("dod-arena: interrupted; servers stopped, bots killed")
         return 130
     records = tournament_records(store, tournament, matches)
+    intruded = strangers(tournament, matches, records)
+    for game, what in intruded.items():
+        console.print(f"dod-arena: {game}: {what}; left out of the table")
+    records = [r for r in records if r.game not in intruded]
     if not options.no_rerate:
         for world in options.world:
             store.rerate(world, [r.id for r in records if r.world == world])
@@ -153,6 +181,7 @@ def _main(argv: Sequence[str] | None) -> int:
                     "games": len(matches),
                     "recorded": len(records),
                     "void": void,
+                    "strangers": intruded,
                     "table": [
                         {
                             "rank": rank,

@@ -3,6 +3,7 @@ its own table, rated game by game in that order."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -15,7 +16,7 @@ from records.store import Store
 from .entrants import Entrant
 from .schedule import Match
 
-__all__ = ["Line", "standings", "table_of", "tournament_records"]
+__all__ = ["Line", "standings", "strangers", "table_of", "tournament_records"]
 
 
 def tournament_records(store: Store, tournament: str, matches: Sequence[Match]) -> list[GameRecord]:
@@ -122,3 +123,26 @@ def table_of(lines: Sequence[Line], title: str) -> Table:
             " ".join(f"{k} {v}" for k, v in sorted(line.outcomes.items())),
         )
     return table
+
+
+def strangers(
+    tournament: str, matches: Sequence[Match], records: Sequence[GameRecord]
+) -> dict[str, str]:
+    """The games with a player recorded who is none of its match's entrants (someone
+    joined who should not have, or under another's name, or under none), each with what
+    was wrong; they say nothing about the entrants and are left out of the table. An
+    entrant that never joined (it crashed, say) is missing, not a stranger."""
+    wanted = {m.game_name(tournament): m for m in matches}
+    found = {}
+    for record in records:
+        match = wanted.get(record.game)
+        if match is None:
+            continue
+        expected = Counter(e.name for e in match.entrants)
+        recorded = Counter(p.name or "(no name)" for p in record.players)
+        if recorded - expected:
+            found[record.game] = (
+                f"recorded players {sorted(recorded.elements())}, "
+                f"its entrants {sorted(expected.elements())}"
+            )
+    return found

@@ -10,6 +10,7 @@ import trio
 from rich.progress import Progress
 
 from .match import Outcome, play_match
+from .sandbox import Sandbox
 from .schedule import Match
 from .servers import ServerProcess, run_server, stop_servers
 
@@ -19,8 +20,9 @@ __all__ = ["Arena"]
 class Arena:
     """Runs a schedule on its servers; owns every process it starts."""
 
-    def __init__(self, options: argparse.Namespace, tournament: str) -> None:
+    def __init__(self, options: argparse.Namespace, tournament: str, sandbox: Sandbox) -> None:
         self.options = options
+        self.sandbox = sandbox
         self.tournament = tournament
         self.servers: list[ServerProcess] = []
         self.outcomes: list[Outcome] = []
@@ -48,7 +50,7 @@ class Arena:
     async def _play_and_release(self, match: Match, progress: Progress, task: Any) -> None:
         server = self._server()
         try:
-            outcome = await play_match(self.options, self.tournament, match, server)
+            outcome = await play_match(self.options, self.tournament, match, server, self.sandbox)
             self.outcomes.append(outcome)
             progress.advance(task)
             if outcome.error:
