@@ -41,6 +41,10 @@ from .schedule import Match, fairness_note, round_robin, swiss_round
 __all__ = ["build_parser", "main"]
 
 DEFAULT_DIR: Final = "arena-runs"
+INTERRUPTED: Final = 130
+"""Exit status after Ctrl-C: 128 + SIGINT, as shells report it."""
+TERMINATED: Final = 143
+"""Exit status after SIGTERM (the games being played were finished): 128 + SIGTERM."""
 RECORD_WAIT: Final = 30.0
 """Seconds to wait for the servers to have written a round's records."""
 
@@ -103,7 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return quiet_on_broken_pipe(lambda: _main(argv))
+    """Run ``dod-arena``; its exit status. Ctrl-C ends it with 130 and one line."""
+    try:
+        return quiet_on_broken_pipe(lambda: _main(argv))
+    except KeyboardInterrupt:
+        # (before or after the tournament itself, which handles SIGINT on its own)
+        print("dod-arena: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -158,9 +168,25 @@ def _main(argv: Sequence[str] | None) -> int:
     arena = Arena(options, tournament, Sandbox(isolation))
     try:
         matches = trio.run(partial(_run, arena, entrants, seeds, store, console))
-    except KeyboardInterrupt:
-        console.print("dod-arena: interrupted; servers stopped, bots killed")
-        return 130
+    except BaseException:
+        store.close()
+        raise
+    if arena.stopped_by is not None:
+        store.close()
+        played = len(arena.outcomes)
+        if arena.interrupted:
+            print(
+                f"dod-arena: interrupted ({arena.stopped_by}) after {played} of "
+                f"{len(matches)} games; servers stopped, bots killed",
+                file=sys.stderr,
+            )
+            return INTERRUPTED
+        print(
+            f"dod-arena: stopped by SIGTERM after {played} of {len(matches)} games, "
+            "each of them finished",
+            file=sys.stderr,
+        )
+        return TERMINATED
     records = tournament_records(store, tournament, matches)
     intruded = strangers(tournament, matches, records)
     for game, what in intruded.items():
@@ -213,15 +239,17 @@ async def _run(
     arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, console: Console
 ) -> list[Match]:
     options = arena.options
+    matches: list[Match] = []
     async with trio.open_nursery() as nursery:
-        await arena.start_servers(nursery)
+        await nursery.start(partial(arena.watch_signals, console))
         columns = (
             TextColumn("[progress.description]{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeRemainingColumn(),
         )
-        with Progress(*columns, console=console) as progress:
+        with arena.play_scope, Progress(*columns, console=console) as progress:
+            await arena.start_servers(nursery)
             if options.format == "round-robin":
                 matches = round_robin(
                     entrants, options.players, options.world, options.map, seeds, options.games

@@ -88,6 +88,7 @@ async def play_match(
         outcome.error = f"cannot reach its server: {error}"
         return outcome
     lines = Lines(control)
+    cut_short = False
     async with trio.open_nursery() as relays:
         try:
             with trio.move_on_after(options.game_time) as limit:
@@ -121,10 +122,13 @@ async def play_match(
             outcome.timed_out = limit.cancelled_caught
         except (OSError, trio.BrokenResourceError, EOFError) as error:
             outcome.error = f"lost its server: {error}"
+        except trio.Cancelled:
+            cut_short = True
+            raise
         finally:
             with trio.CancelScope(shield=True):
                 for entrant, process in processes:
-                    await stop_process(process, grace=0 if outcome.timed_out else 2.0)
+                    await stop_process(process, grace=0 if outcome.timed_out or cut_short else 2.0)
                     outcome.bot_status[entrant.name] = process.returncode
                 with (
                     trio.move_on_after(2),
