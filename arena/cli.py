@@ -32,6 +32,7 @@ from records.pipes import quiet_on_broken_pipe
 from records.ranking import Rating
 from records.store import Store, safe_url
 
+from . import distributed
 from .entrants import Entrant, parse_entrants, parse_seeds
 from .results import standings, strangers, table_of, tournament_records
 from .runner import Arena
@@ -106,6 +107,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+COMMANDS: Final = ("submit", "worker", "status")
+"""``dod-arena submit|worker|status``: a tournament played by workers sharing PostgreSQL."""
+
+
+def _command(command: str, args: list[str]) -> int:
+    if command == "submit":
+        parser = build_parser()
+        parser.prog = "dod-arena submit"
+        parser.description = "Store a round-robin tournament in PostgreSQL for workers to play."
+        return distributed.main_submit(parser, parser.parse_args(args))
+    parser = argparse.ArgumentParser(prog=f"dod-arena {command}")
+    parser.add_argument("--db", required=True, help="postgresql://... shared by the workers")
+    if command == "worker":
+        parser.description = "Claim and play queued matches, one at a time, until stopped."
+        parser.add_argument("--tournament", default=None, help="only this tournament's")
+        parser.add_argument("--dir", default=None, help="logs, replays, the server's store")
+        parser.add_argument("--isolation", choices=("auto", "namespaces", "none"), default="auto")
+        distributed.add_worker_options(parser)
+        return distributed.main_worker(parser, parser.parse_args(args))
+    parser.description = "A distributed tournament's progress and table, from any host."
+    parser.add_argument("--tournament", required=True)
+    parser.add_argument("--json", action="store_true", help="as JSON")
+    return distributed.main_status(parser, parser.parse_args(args))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``dod-arena``; its exit status. Ctrl-C ends it with 130 and one line."""
     try:
@@ -117,8 +143,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] in COMMANDS:
+        return _command(args[0], args[1:])
     parser = build_parser()
-    options = parser.parse_args(argv)
+    options = parser.parse_args(args)
     try:
         entrants = parse_entrants(options.entrants)
         seeds = parse_seeds(options.seeds)
