@@ -187,7 +187,9 @@ async def _work(worker: Worker) -> None:
                         queue.claim, claims, worker.name, options.lease, options.tournament
                     )
                     if claimed is None:
-                        if options.exit_when_idle:
+                        if options.exit_when_idle and not await trio.to_thread.run_sync(
+                            queue.unfinished, claims, options.tournament
+                        ):
                             break
                         await trio.to_thread.run_sync(
                             queue.wait_for_work, wakes, options.lease, abandon_on_cancel=True
@@ -365,7 +367,11 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
 def add_worker_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default=None, help="the worker's name (default: host:pid)")
     parser.add_argument("--lease", type=float, default=60.0, help="seconds a claim lasts")
-    parser.add_argument("--exit-when-idle", action="store_true", help="stop when none wait")
+    parser.add_argument(
+        "--exit-when-idle",
+        action="store_true",
+        help="stop once every match is done (not only claimed)",
+    )
     parser.add_argument("--turn-timeout", type=float, default=10.0)
     parser.add_argument("--max-missed-turns", type=int, default=3)
     parser.add_argument("--game-time", type=float, default=60.0)

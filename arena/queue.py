@@ -43,6 +43,7 @@ __all__ = [
     "results",
     "status",
     "submit",
+    "unfinished",
     "wait_for_work",
 ]
 
@@ -201,6 +202,16 @@ def status(connection: psycopg.Connection[Any], tournament: str) -> dict[str, in
         counts[state] = number
         counts["claims"] += int(claims)
     return counts
+
+
+def unfinished(connection: psycopg.Connection[Any], tournament: str | None = None) -> int:
+    """Matches waiting or being played (of ``tournament``, or of all)."""
+    row = connection.execute(
+        "SELECT count(*) FROM arena_matches WHERE state <> 'done' "
+        "AND (%(t)s::text IS NULL OR tournament = %(t)s::text)",
+        {"t": tournament},
+    ).fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 def results(connection: psycopg.Connection[Any], tournament: str) -> dict[int, dict[str, Any]]:

@@ -68,6 +68,7 @@ async def run_server(
         server_command(options),
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
         start_new_session=True,
     )
     try:

@@ -3,7 +3,10 @@ records and table as the same tournament played on one machine."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +18,8 @@ from records.compare import compare
 from records.store import Store
 
 from .test_arena import DETERMINISTIC
+from .test_hostile import _running
+from .test_signals import IDLE, _wait_for
 
 
 def _arena(*args: str) -> subprocess.Popen[str]:
@@ -48,3 +53,63 @@ def test_two_workers_play_a_tournament_as_one_machine_does(
     found = compare(Store(one).games(), Store(postgres_url).games(), prefix="same-")
     assert found.identical and found.same == 3, found.as_dict()
     assert status["table"] == alone["table"]
+
+
+def test_a_worker_killed_mid_match_leaves_it_to_another_and_it_is_stored_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    idle = tmp_path / "idle.py"
+    idle.write_text(IDLE)
+    flag = tmp_path / "started"
+    bot = f"{sys.executable} {idle} {{port}} {{game}} {{name}} {flag}"
+    submitted = [
+        "random",
+        f"idle={bot}",
+        "--map",
+        "tiny",
+        "--games",
+        "1",
+        "--max-moves",
+        "40",
+        "--game-time",
+        "300",
+        "--join-time",
+        "60",
+        "--tournament",
+        "killed",
+        "--db",
+        postgres_url,
+    ]
+    assert arena.main(["submit", *submitted]) == 0
+    first_dir = tmp_path / "first-worker"
+    first = _arena("worker", "--db", postgres_url, "--lease", "3", "--dir", str(first_dir))
+    _wait_for(flag, 1, first)  # its match is being played: the idle bot is in
+    first.kill()  # SIGKILL: no chance to release its match or stop its server and bots
+    first.wait(timeout=60)
+    # What it started runs on until its own limits (its server's records stay in the
+    # worker's own store, never the shared one): as a supervisor would, end it here.
+    for pid in _running(str(first_dir)) + _running(str(flag)):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    first.communicate(timeout=60)
+    # The idle bot quits at once when played again, so the second play ends.
+    Path(f"{flag}.quit").write_text("")
+    second = _arena(
+        "worker",
+        "--db",
+        postgres_url,
+        "--lease",
+        "3",
+        "--exit-when-idle",
+        "--dir",
+        str(tmp_path / "w2"),
+    )
+    _, err = second.communicate(timeout=600)
+    assert second.returncode == 0, err
+    capsys.readouterr()
+    assert arena.main(["status", "--db", postgres_url, "--tournament", "killed", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["games"], status["done"], status["recorded"], status["claims"]) == (1, 1, 1, 2)
+    stored = [row for row in Store(postgres_url).games() if row.game["game"].startswith("killed-")]
+    assert len(stored) == 1
+    assert sorted(p["name"] for p in stored[0].players) == ["idle", "random"]
