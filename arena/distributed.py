@@ -208,7 +208,12 @@ async def _watch_signals(worker: Worker, *, task_status: trio.TaskStatus[None]) 
         task_status.started()
         async for number in signals:
             if number == signal.SIGTERM and worker.stopping is None:
-                worker.stopping = "SIGTERM"  # finish the match being played
+                worker.stopping = "SIGTERM"
+                print(
+                    "dod-arena worker: SIGTERM: finishing the match being played",
+                    file=sys.stderr,
+                    flush=True,
+                )
             else:
                 worker.stopping = "SIGINT"
                 worker.scope.cancel()

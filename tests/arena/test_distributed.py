@@ -113,3 +113,32 @@ def test_a_worker_killed_mid_match_leaves_it_to_another_and_it_is_stored_once(
     stored = [row for row in Store(postgres_url).games() if row.game["game"].startswith("killed-")]
     assert len(stored) == 1
     assert sorted(p["name"] for p in stored[0].players) == ["idle", "random"]
+
+
+def test_a_worker_drains_on_sigterm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    """It finishes the match it is playing, stores it, claims no more, exits 143."""
+    idle = tmp_path / "idle.py"
+    idle.write_text(IDLE)
+    flag = tmp_path / "started"
+    bot = f"{sys.executable} {idle} {{port}} {{game}} {{name}} {flag}"
+    submitted = ["random", f"idle={bot}", "--map", "tiny", "--games", "3", "--max-moves", "40"]
+    submitted += ["--game-time", "300", "--tournament", "drain", "--db", postgres_url]
+    assert arena.main(["submit", *submitted]) == 0
+    worker = _arena("worker", "--db", postgres_url, "--dir", str(tmp_path / "w"))
+    _wait_for(flag, 1, worker)
+    worker.send_signal(signal.SIGTERM)
+    assert worker.stderr is not None
+    seen = []
+    while not (line := worker.stderr.readline()).startswith("dod-arena worker: SIGTERM"):
+        assert line, seen
+        seen.append(line)
+    Path(f"{flag}.quit").write_text("")  # now the match may end
+    _, err = worker.communicate(timeout=300)
+    assert worker.returncode == 143, err
+    assert "stopped by SIGTERM after 1 matches" in err
+    capsys.readouterr()
+    assert arena.main(["status", "--db", postgres_url, "--tournament", "drain", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["done"], status["waiting"], status["claims"], status["recorded"]) == (1, 2, 1, 1)
