@@ -234,15 +234,17 @@ async def _play(
         tuple(entrants[n] for n in spec["entrants"]),
     )
     limits = argparse.Namespace(**{limit: tournament[limit] for limit in LIMITS})
+    played = False
     try:
         async with trio.open_nursery() as renewing:
             renewing.start_soon(_renew, connection, claimed, worker.name, options.lease)
             outcome = await play_match(limits, claimed.tournament, match, server, worker.sandbox)
             renewing.cancel_scope.cancel()
-    except trio.Cancelled:
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(queue.release, connection, claimed, worker.name)
-        raise
+        played = True
+    finally:
+        if not played:  # cut short (Ctrl-C): give the match back at once
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(queue.release, connection, claimed, worker.name)
     record = None
     if outcome.joined or outcome.over:
         record = await _wait_for_record(local, claimed.tournament, match)

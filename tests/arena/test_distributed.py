@@ -142,3 +142,25 @@ def test_a_worker_drains_on_sigterm(
     assert arena.main(["status", "--db", postgres_url, "--tournament", "drain", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert (status["done"], status["waiting"], status["claims"], status["recorded"]) == (1, 2, 1, 1)
+
+
+def test_ctrl_c_gives_a_workers_match_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    idle = tmp_path / "idle.py"
+    idle.write_text(IDLE)
+    flag = tmp_path / "started"
+    bot = f"{sys.executable} {idle} {{port}} {{game}} {{name}} {flag}"
+    submitted = ["random", f"idle={bot}", "--map", "tiny", "--games", "2"]
+    submitted += ["--game-time", "300", "--tournament", "back", "--db", postgres_url]
+    assert arena.main(["submit", *submitted]) == 0
+    worker = _arena("worker", "--db", postgres_url, "--dir", str(tmp_path / "w"))
+    _wait_for(flag, 1, worker)
+    worker.send_signal(signal.SIGINT)
+    _, err = worker.communicate(timeout=120)
+    assert worker.returncode == 130, err
+    assert "Traceback" not in err and "interrupted after 0 matches" in err
+    capsys.readouterr()
+    assert arena.main(["status", "--db", postgres_url, "--tournament", "back", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["done"], status["playing"], status["waiting"], status["claims"]) == (0, 0, 2, 1)
