@@ -14,16 +14,18 @@ workers, on any hosts, that share a PostgreSQL database (:mod:`arena.queue`).
   rated in schedule order; the store's ladder is rerated in schedule order by the worker
   that finishes the last match.
 
-Swiss tournaments are not distributed yet (their rounds are to be paired from stored
-results); ``submit`` refuses them.
+A Swiss tournament is submitted one round at a time: the worker that stores the last
+result of a round pairs the next from the stored results, as one machine would.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -42,7 +44,7 @@ from .entrants import Entrant, parse_entrants, parse_seeds
 from .match import play_match
 from .results import standings, table_of, tournament_records
 from .sandbox import Sandbox, choose_isolation
-from .schedule import Match, fairness_note, round_robin
+from .schedule import Match, fairness_note, round_robin, swiss_round
 from .servers import run_server, stop_servers
 
 __all__ = ["main_status", "main_submit", "main_worker"]
@@ -74,12 +76,12 @@ def record_from_json(data: dict[str, Any]) -> GameRecord:
 
 
 def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
-    if options.format != "round-robin":
-        parser.error("only round-robin tournaments can be played by workers yet")
     if not options.db or not options.db.startswith("postgresql"):
         parser.error("submit needs --db postgresql://... (the database the workers share)")
     if not options.tournament:
         parser.error("submit needs --tournament NAME (the workers and status find it by name)")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,18}", options.tournament):
+        parser.error("--tournament: at most 18 letters, digits, _ and -")
     try:
         entrants = parse_entrants(options.entrants)
         seeds = parse_seeds(options.seeds)
@@ -89,8 +91,12 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         parser.error(f"--players must be between 1 and the {len(entrants)} entrants")
     worlds = options.world or ["classic"]
     maps = options.map or [None]
-    matches = round_robin(entrants, options.players, worlds, maps, seeds, options.games)
+    if options.format == "swiss":
+        matches = _swiss_round(entrants, options.players, worlds, maps, seeds, 0, [], [])
+    else:
+        matches = round_robin(entrants, options.players, worlds, maps, seeds, options.games)
     spec = {
+        "rounds": options.rounds,
         "entrants": list(options.entrants),
         "format": options.format,
         "players": options.players,
@@ -100,15 +106,7 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         "games": options.games,
         **{limit: getattr(options, limit) for limit in LIMITS},
     }
-    rows = [
-        {
-            "world": m.world,
-            "map": m.map,
-            "seed": m.seed,
-            "entrants": [e.name for e in m.entrants],
-        }
-        for m in matches
-    ]
+    rows = [_row(m) for m in matches]
     Store(options.db).migrate()
     with queue.connect(options.db) as connection:
         queue.ensure_schema(connection)
@@ -119,6 +117,88 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         file=sys.stderr,
     )
     return 0
+
+
+def _row(match: Match) -> dict[str, Any]:
+    return {
+        "world": match.world,
+        "map": match.map,
+        "seed": match.seed,
+        "entrants": [e.name for e in match.entrants],
+    }
+
+
+def _swiss_round(
+    entrants: Sequence[Entrant],
+    players: int,
+    worlds: Sequence[str],
+    maps: Sequence[str | None],
+    seeds: Sequence[int],
+    number: int,
+    before: Sequence[dict[str, Any]],
+    records: Sequence[GameRecord],
+) -> list[Match]:
+    """Round ``number`` of a Swiss tournament, paired as one machine pairs it: from the
+    ratings of the stored ``records`` (schedule order) and the rounds ``before`` (the
+    stored matches: who met, who sat out)."""
+    per_round = len(entrants) // players
+    met: set[frozenset[str]] = set()
+    byes: dict[str, int] = {}
+    for start in range(0, len(before), per_round):
+        playing = set()
+        for row in before[start : start + per_round]:
+            playing.update(row["entrants"])
+            for a, b in itertools.combinations(row["entrants"], 2):
+                met.add(frozenset((a, b)))
+        for entrant in entrants:
+            if entrant.name not in playing:
+                byes[entrant.name] = byes.get(entrant.name, 0) + 1
+    table = {line.name: line.rating for line in standings(entrants, records)}
+    return swiss_round(
+        entrants,
+        table,
+        met,
+        players,
+        number,
+        len(before),
+        worlds[number % len(worlds)],
+        maps[number % len(maps)],
+        seeds[number % len(seeds)],
+        byes,
+    )
+
+
+def _next_round(connection: Any, tournament: str) -> int:
+    """Queue a Swiss tournament's next round once every match of the last is stored;
+    how many matches were added. Workers racing to do it pair it the same way, from the
+    same stored results, and the matches' keys keep it once."""
+    spec = _tournament_spec(connection, tournament)
+    if spec["format"] != "swiss" or queue.unfinished(connection, tournament):
+        return 0
+    before = [
+        row
+        for _, row in connection.execute(
+            "SELECT number, spec FROM arena_matches WHERE tournament = %s ORDER BY number",
+            (tournament,),
+        )
+    ]
+    entrants = parse_entrants(spec["entrants"])
+    per_round = len(entrants) // spec["players"]
+    number = len(before) // per_round
+    if number >= spec["rounds"]:
+        return 0
+    records = _stored_records(connection, tournament)
+    matches = _swiss_round(
+        entrants,
+        spec["players"],
+        spec["worlds"],
+        spec["maps"],
+        spec["seeds"],
+        number,
+        before,
+        records,
+    )
+    return queue.submit(connection, tournament, spec, [_row(m) for m in matches], first=len(before))
 
 
 # -- the worker --------------------------------------------------------------------
@@ -260,6 +340,7 @@ async def _play(
     worker.played += 1
     if stored:
         await trio.to_thread.run_sync(_publish, options.db, connection, claimed.tournament)
+        await trio.to_thread.run_sync(_next_round, connection, claimed.tournament)
 
 
 async def _renew(connection: Any, claimed: queue.Claimed, name: str, lease: float) -> None:

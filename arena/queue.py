@@ -107,16 +107,17 @@ def submit(
     tournament: str,
     spec: dict[str, Any],
     matches: list[dict[str, Any]],
+    first: int = 0,
 ) -> int:
-    """Store the tournament and its matches (numbered in list order); how many matches
-    were new. Wakes idle workers."""
+    """Store the tournament and its matches (numbered in list order from ``first``); how
+    many matches were new. Wakes idle workers."""
     with connection.transaction():
         connection.execute(
             "INSERT INTO arena_tournaments (name, spec) VALUES (%s, %s) ON CONFLICT DO NOTHING",
             (tournament, Jsonb(spec)),
         )
         added = 0
-        for number, match in enumerate(matches):
+        for number, match in enumerate(matches, first):
             cursor = connection.execute(
                 "INSERT INTO arena_matches (tournament, number, spec) VALUES (%s, %s, %s) "
                 "ON CONFLICT DO NOTHING",

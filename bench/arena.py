@@ -76,7 +76,7 @@ def measure_workers(
         ["battle:2", "random:2", "explorer:2"] if world == "battle" else ["random:2", "explorer:2"]
     )
     where = ["--world", "battle"] if world == "battle" else ["--map", "tiny"]
-    tournament = f"bench-{tag}-w{workers}"
+    tournament = f"b{tag}w{workers}"
     arena = [sys.executable, "-m", "arena"]
     started = time.perf_counter()
     subprocess.run(
@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     options = parser.parse_args(argv)
     if options.db:
-        tag = f"{os.getpid()}-{int(time.time())}"
+        tag = f"{int(time.time()) % 100000}"
         with tempfile.TemporaryDirectory(prefix="dod-arena-bench-") as folder:
             figures = [
                 measure_workers(k, options.games, Path(folder), options.world, options.db, tag)

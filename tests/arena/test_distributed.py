@@ -164,3 +164,54 @@ def test_ctrl_c_gives_a_workers_match_back(
     assert arena.main(["status", "--db", postgres_url, "--tournament", "back", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
     assert (status["done"], status["playing"], status["waiting"], status["claims"]) == (0, 0, 2, 1)
+
+
+SWISS = [
+    "battle:2",
+    "random",
+    "explorer",
+    "--world",
+    "battle",
+    "--format",
+    "swiss",
+    "--rounds",
+    "2",
+    "--max-moves",
+    "40",
+    "--turn-timeout",
+    "30",
+    "--game-time",
+    "60",
+    "--seeds",
+    "3",
+    "--tournament",
+    "swiss",
+]
+
+
+def test_swiss_rounds_are_paired_from_stored_results_as_on_one_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    assert arena.main(["submit", *SWISS, "--db", postgres_url]) == 0
+    workers = [
+        _arena("worker", "--db", postgres_url, "--exit-when-idle", "--dir", str(tmp_path / f"w{n}"))
+        for n in range(2)
+    ]
+    for worker in workers:
+        _, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err
+    capsys.readouterr()
+    assert arena.main(["status", "--db", postgres_url, "--tournament", "swiss", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["games"], status["done"], status["recorded"]) == (4, 4, 4)
+    one = f"sqlite:///{tmp_path / 'one.db'}"
+    assert (
+        arena.main(
+            [*SWISS, "--servers", "2", "--dir", str(tmp_path / "one"), "--db", one, "--json"]
+        )
+        == 0
+    )
+    alone = json.loads(capsys.readouterr().out)
+    found = compare(Store(one).games(), Store(postgres_url).games(), prefix="swiss-")
+    assert found.identical and found.same == 4, found.as_dict()
+    assert status["table"] == alone["table"]
