@@ -201,6 +201,27 @@ def _next_round(connection: Any, tournament: str) -> int:
     return queue.submit(connection, tournament, spec, [_row(m) for m in matches], first=len(before))
 
 
+def _work_left(connection: Any, tournament: str | None) -> bool:
+    """Whether any match is waiting or being played, or a Swiss tournament has rounds
+    still to pair (pairing the next one here if the worker that should have died first)."""
+    if queue.unfinished(connection, tournament):
+        return True
+    tournaments = connection.execute(
+        "SELECT t.name, t.spec, count(m.number) FROM arena_tournaments t "
+        "JOIN arena_matches m ON m.tournament = t.name "
+        "WHERE %(t)s::text IS NULL OR t.name = %(t)s::text GROUP BY t.name, t.spec",
+        {"t": tournament},
+    ).fetchall()
+    for name, spec, queued in tournaments:
+        if spec["format"] != "swiss":
+            continue
+        per_round = len(parse_entrants(spec["entrants"])) // spec["players"]
+        if queued < per_round * spec["rounds"]:
+            _next_round(connection, name)
+            return True
+    return False
+
+
 # -- the worker --------------------------------------------------------------------
 
 
@@ -267,9 +288,8 @@ async def _work(worker: Worker) -> None:
                         queue.claim, claims, worker.name, options.lease, options.tournament
                     )
                     if claimed is None:
-                        if options.exit_when_idle and not await trio.to_thread.run_sync(
-                            queue.unfinished, claims, options.tournament
-                        ):
+                        left = await trio.to_thread.run_sync(_work_left, claims, options.tournament)
+                        if options.exit_when_idle and not left:
                             break
                         await trio.to_thread.run_sync(
                             queue.wait_for_work, wakes, options.lease, abandon_on_cancel=True
@@ -339,7 +359,7 @@ async def _play(
     stored = await trio.to_thread.run_sync(queue.finish, connection, claimed, worker.name, result)
     worker.played += 1
     if stored:
-        await trio.to_thread.run_sync(_publish, options.db, connection, claimed.tournament)
+        await trio.to_thread.run_sync(_publish, options.db, connection, claimed.tournament, record)
         await trio.to_thread.run_sync(_next_round, connection, claimed.tournament)
 
 
@@ -383,18 +403,20 @@ def _stored_records(connection: Any, tournament: str) -> list[GameRecord]:
     ]
 
 
-def _publish(url: str, connection: Any, tournament: str) -> None:
-    """Into the shared records store: every stored result's record (again, harmlessly,
-    for one a worker stored before it died); once every match is done, the ladder
-    rerated in schedule order."""
-    records = _stored_records(connection, tournament)
+def _publish(url: str, connection: Any, tournament: str, record: GameRecord | None) -> None:
+    """Into the shared records store: this match's record; once every match is done,
+    every stored result's record again (harmless for those written; it writes one a
+    worker stored before it died) and the ladder rerated in schedule order."""
     store = Store(url)
     try:
+        if record is not None:
+            store.record([record])
+        if queue.unfinished(connection, tournament):
+            return
+        records = _stored_records(connection, tournament)
         store.record(records)
-        counts = queue.status(connection, tournament)
-        if counts["pending"] == counts["playing"] == 0:
-            for world in sorted({r.world for r in records}):
-                store.rerate(world, [r.id for r in records if r.world == world])
+        for world in sorted({r.world for r in records}):
+            store.rerate(world, [r.id for r in records if r.world == world])
     finally:
         store.close()
 

@@ -181,13 +181,16 @@ def release(connection: psycopg.Connection[Any], match: Claimed, worker: str) ->
 def finish(
     connection: psycopg.Connection[Any], match: Claimed, worker: str, result: dict[str, Any]
 ) -> bool:
-    """Store ``match``'s result, unless one is stored already; whether this one was."""
-    cursor = connection.execute(
-        "UPDATE arena_matches SET state = 'done', result = %s, worker = %s, "
-        "finished_at = now(), lease_until = NULL "
-        "WHERE tournament = %s AND number = %s AND state <> 'done'",
-        (Jsonb(result), worker, match.tournament, match.number),
-    )
+    """Store ``match``'s result, unless one is stored already; whether this one was.
+    Wakes idle workers (the last result may be what they wait for, to stop)."""
+    with connection.transaction():
+        cursor = connection.execute(
+            "UPDATE arena_matches SET state = 'done', result = %s, worker = %s, "
+            "finished_at = now(), lease_until = NULL "
+            "WHERE tournament = %s AND number = %s AND state <> 'done'",
+            (Jsonb(result), worker, match.tournament, match.number),
+        )
+        connection.execute(f"NOTIFY {CHANNEL}")
     return cursor.rowcount == 1
 
 
