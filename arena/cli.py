@@ -23,6 +23,7 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
+import psycopg
 import trio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -112,6 +113,15 @@ COMMANDS: Final = ("submit", "worker", "status")
 
 
 def _command(command: str, args: list[str]) -> int:
+    try:
+        return _run_command(command, args)
+    except psycopg.OperationalError as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+        print(f"dod-arena {command}: cannot use the database: {first}", file=sys.stderr)
+        return 1
+
+
+def _run_command(command: str, args: list[str]) -> int:
     if command == "submit":
         parser = build_parser()
         parser.prog = "dod-arena submit"

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Final
 
 import trio
+from rich.console import Console
 
 from records.model import GameRecord, PlayerResult
 from records.store import Store
@@ -468,8 +469,6 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         f"{counts['playing']} being played, {counts['pending']} waiting "
         f"({counts['claims']} claims)"
     )
-    from rich.console import Console
-
     Console(width=140).print(table_of(lines, f"tournament {options.tournament} so far"))
     return 0
 

@@ -215,3 +215,11 @@ def test_swiss_rounds_are_paired_from_stored_results_as_on_one_machine(
     found = compare(Store(one).games(), Store(postgres_url).games(), prefix="swiss-")
     assert found.identical and found.same == 4, found.as_dict()
     assert status["table"] == alone["table"]
+
+
+def test_a_database_out_of_reach_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    unreachable = "postgresql://nobody@127.0.0.1:1/none"
+    assert arena.main(["status", "--db", unreachable, "--tournament", "x"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("dod-arena status: cannot use the database: ") and "Traceback" not in err
+    assert len(err.splitlines()) == 1
