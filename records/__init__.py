@@ -11,5 +11,6 @@ Layers, lowest first (a module imports only those above it in this list):
 * :mod:`records.writer` — :class:`RecordWriter`: the trio task that hands finished games
   to the store in a worker thread, queueing and retrying while the store is away.
 * :mod:`records.names` — claimed names and their hashed tokens.
-* :mod:`records.cli` (``dod-records``) and :mod:`records.arena` (``dod-arena``).
+* :mod:`records.cli` (``dod-records``). Tournaments (``dod-arena``) are the :mod:`arena`
+  package's: it runs servers and bots, and records are what it writes.
 """

@@ -8,7 +8,9 @@ Nothing here touches a database or the network: recording is the writer's job.
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Final
@@ -19,6 +21,7 @@ __all__ = [
     "PlayerResult",
     "Tally",
     "now",
+    "place_players",
 ]
 
 OUTCOMES: Final = ("win", "lose", "quit", "disconnected", "removed", "unfinished")
@@ -52,7 +55,7 @@ class PlayerResult:
     """Actions made."""
     place: int = 0
     """Rank in the game, 1 for the best; players who did equally well share a place.
-    Filled in by :func:`records.ranking.place_players`."""
+    Filled in by :func:`place_players`."""
     claimed: bool = False
     """Whether the name was logged in (``LOGIN``) and so is its owner's."""
 
@@ -84,6 +87,23 @@ class GameRecord:
         one way or another (a game stopped under its players says nothing about them)."""
         named = [p for p in self.players if p.name is not None]
         return len(named) >= 2 and all(p.outcome != "unfinished" for p in named)
+
+
+def _key(result: PlayerResult, order: int) -> tuple[int, int]:
+    if result.outcome == "win":
+        return (0, order)
+    return (1, -result.gold if result.outcome != "lose" else 0)
+
+
+def place_players(results: Sequence[tuple[PlayerResult, int]]) -> list[PlayerResult]:
+    """Each result with its ``place`` set; ``order`` is when the player's game ended
+    (1 for the first to finish), which separates winners."""
+    keys = [_key(result, order) for result, order in results]
+    placed = []
+    for (result, _), key in zip(results, keys, strict=True):
+        place = 1 + sum(other < key for other in keys)
+        placed.append(dataclasses.replace(result, place=place))
+    return placed
 
 
 @dataclass(slots=True)
@@ -161,8 +181,6 @@ class Tally:
         self, *, rounds: int, end: str, replay: str | None, server: str = ""
     ) -> GameRecord | None:
         """The record of the game now over (``None`` if nobody played), and a fresh tally."""
-        from .ranking import place_players
-
         entries, self._entries = self._entries, {}
         started, self.started = self.started, None
         self._departures = 0

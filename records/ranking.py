@@ -1,6 +1,7 @@
-"""Places in a finished game, and ratings from places (openskill's Plackett-Luce model).
+"""Ratings from places in a finished game (openskill's Plackett-Luce model).
 
-Places: players who won come first, in the order they won (the first to escape
+Places (:func:`place_players`, kept with the records in :mod:`records.model` and
+re-exported here): players who won come first, in the order they won (the first to escape
 with the gold is first); then everyone else by the gold they held at the end,
 most first. Equal gold shares a place (competition ranking: 1, 2, 2, 4). Dying
 costs the gold, so a player who died ranks with those who ended with none.
@@ -13,14 +14,12 @@ Unnamed players are placed but not rated.
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from openskill.models import PlackettLuce
 
-from .model import GameRecord, PlayerResult
+from .model import GameRecord, place_players
 
 __all__ = ["MODEL", "Rating", "place_players", "rate_game"]
 
@@ -40,23 +39,6 @@ class Rating:
     def ordinal(self) -> float:
         """The conservative estimate the leaderboard sorts by: ``mu - 3 sigma``."""
         return self.mu - 3 * self.sigma
-
-
-def _key(result: PlayerResult, order: int) -> tuple[int, int]:
-    if result.outcome == "win":
-        return (0, order)
-    return (1, -result.gold if result.outcome != "lose" else 0)
-
-
-def place_players(results: Sequence[tuple[PlayerResult, int]]) -> list[PlayerResult]:
-    """Each result with its ``place`` set; ``order`` is when the player's game ended
-    (1 for the first to finish), which separates winners."""
-    keys = [_key(result, order) for result, order in results]
-    placed = []
-    for (result, _), key in zip(results, keys, strict=True):
-        place = 1 + sum(other < key for other in keys)
-        placed.append(dataclasses.replace(result, place=place))
-    return placed
 
 
 def rate_game(record: GameRecord, current: dict[str, Rating]) -> dict[str, Rating]:

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from records import arena
-from records.arena import parse_entrants, round_robin, swiss_round
+from arena import cli as arena
+from arena.entrants import parse_entrants
+from arena.schedule import round_robin, swiss_round
 from records.compare import compare
 from records.store import Store
 

@@ -1,0 +1,7 @@
+"""``python -m arena``: the same as ``dod-arena``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,486 @@
+"""``dod-arena submit``, ``worker`` and ``status``: a tournament played by any number of
+workers, on any hosts, that share a PostgreSQL database (:mod:`arena.queue`).
+
+* ``submit`` stores the tournament (entrants as given on the command line, the schedule's
+  and the limits' options) and its matches, scheduled as one machine would.
+* ``worker`` starts one ``dod-server`` of its own (recording into a SQLite store in its
+  ``--dir``), then claims matches one at a time, plays each with the bots as its own
+  processes (sandboxed as on one machine), renews its lease while it plays, and stores
+  the game's record as the match's result, once (:func:`arena.queue.finish`); only a
+  stored result then goes into the shared records store, where writing again is
+  harmless (a record's id is its key), so a re-run after a lost lease is stored once.
+  SIGTERM: finish the match being played, claim no more. Ctrl-C: give the match back.
+* ``status`` shows progress from any host and, once every match is done, the table,
+  rated in schedule order; the store's ladder is rerated in schedule order by the worker
+  that finishes the last match.
+
+A Swiss tournament is submitted one round at a time: the worker that stores the last
+result of a round pairs the next from the stored results, as one machine would.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import os
+import re
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+import trio
+from rich.console import Console
+
+from records.model import GameRecord, PlayerResult
+from records.store import Store
+
+from . import queue
+from .entrants import Entrant, parse_entrants, parse_seeds
+from .match import play_match
+from .results import standings, table_of, tournament_records
+from .sandbox import Sandbox, choose_isolation
+from .schedule import Match, fairness_note, round_robin, swiss_round
+from .servers import run_server, stop_servers
+
+__all__ = ["main_status", "main_submit", "main_worker"]
+
+LIMITS: Final = ("game_time", "join_time", "turn_timeout", "max_moves", "bot_timeout")
+RECORD_WAIT: Final = 30.0
+"""Seconds a worker waits for its server to have written a match's record."""
+
+
+# -- records as JSON ---------------------------------------------------------------
+
+
+def record_to_json(record: GameRecord) -> dict[str, Any]:
+    data = dataclasses.asdict(record)
+    data["started"] = record.started.isoformat()
+    data["ended"] = record.ended.isoformat()
+    return data
+
+
+def record_from_json(data: dict[str, Any]) -> GameRecord:
+    fields = dict(data)
+    fields["started"] = datetime.fromisoformat(fields["started"])
+    fields["ended"] = datetime.fromisoformat(fields["ended"])
+    fields["players"] = tuple(PlayerResult(**p) for p in fields["players"])
+    return GameRecord(**fields)
+
+
+# -- submit ------------------------------------------------------------------------
+
+
+def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
+    if not options.db or not options.db.startswith("postgresql"):
+        parser.error("submit needs --db postgresql://... (the database the workers share)")
+    if not options.tournament:
+        parser.error("submit needs --tournament NAME (the workers and status find it by name)")
+    if not re.fullmatch(r"[A-Za-z0-9_-]{1,18}", options.tournament):
+        parser.error("--tournament: at most 18 letters, digits, _ and -")
+    try:
+        entrants = parse_entrants(options.entrants)
+        seeds = parse_seeds(options.seeds)
+    except ValueError as error:
+        parser.error(str(error))
+    if options.players < 1 or options.players > len(entrants):
+        parser.error(f"--players must be between 1 and the {len(entrants)} entrants")
+    worlds = options.world or ["classic"]
+    maps = options.map or [None]
+    if options.format == "swiss":
+        matches = _swiss_round(entrants, options.players, worlds, maps, seeds, 0, [], [])
+    else:
+        matches = round_robin(entrants, options.players, worlds, maps, seeds, options.games)
+    spec = {
+        "rounds": options.rounds,
+        "entrants": list(options.entrants),
+        "format": options.format,
+        "players": options.players,
+        "worlds": worlds,
+        "maps": maps,
+        "seeds": seeds,
+        "games": options.games,
+        **{limit: getattr(options, limit) for limit in LIMITS},
+    }
+    rows = [_row(m) for m in matches]
+    Store(options.db).migrate()
+    with queue.connect(options.db) as connection:
+        queue.ensure_schema(connection)
+        added = queue.submit(connection, options.tournament, spec, rows)
+    print(
+        f"dod-arena: tournament {options.tournament}: {added} of {len(matches)} matches "
+        f"queued; {fairness_note(entrants, matches)}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _row(match: Match) -> dict[str, Any]:
+    return {
+        "world": match.world,
+        "map": match.map,
+        "seed": match.seed,
+        "entrants": [e.name for e in match.entrants],
+    }
+
+
+def _swiss_round(
+    entrants: Sequence[Entrant],
+    players: int,
+    worlds: Sequence[str],
+    maps: Sequence[str | None],
+    seeds: Sequence[int],
+    number: int,
+    before: Sequence[dict[str, Any]],
+    records: Sequence[GameRecord],
+) -> list[Match]:
+    """Round ``number`` of a Swiss tournament, paired as one machine pairs it: from the
+    ratings of the stored ``records`` (schedule order) and the rounds ``before`` (the
+    stored matches: who met, who sat out)."""
+    per_round = len(entrants) // players
+    met: set[frozenset[str]] = set()
+    byes: dict[str, int] = {}
+    for start in range(0, len(before), per_round):
+        playing = set()
+        for row in before[start : start + per_round]:
+            playing.update(row["entrants"])
+            for a, b in itertools.combinations(row["entrants"], 2):
+                met.add(frozenset((a, b)))
+        for entrant in entrants:
+            if entrant.name not in playing:
+                byes[entrant.name] = byes.get(entrant.name, 0) + 1
+    table = {line.name: line.rating for line in standings(entrants, records)}
+    return swiss_round(
+        entrants,
+        table,
+        met,
+        players,
+        number,
+        len(before),
+        worlds[number % len(worlds)],
+        maps[number % len(maps)],
+        seeds[number % len(seeds)],
+        byes,
+    )
+
+
+def _next_round(connection: Any, tournament: str) -> int:
+    """Queue a Swiss tournament's next round once every match of the last is stored;
+    how many matches were added. Workers racing to do it pair it the same way, from the
+    same stored results, and the matches' keys keep it once."""
+    spec = _tournament_spec(connection, tournament)
+    if spec["format"] != "swiss" or queue.unfinished(connection, tournament):
+        return 0
+    before = [
+        row
+        for _, row in connection.execute(
+            "SELECT number, spec FROM arena_matches WHERE tournament = %s ORDER BY number",
+            (tournament,),
+        )
+    ]
+    entrants = parse_entrants(spec["entrants"])
+    per_round = len(entrants) // spec["players"]
+    number = len(before) // per_round
+    if number >= spec["rounds"]:
+        return 0
+    records = _stored_records(connection, tournament)
+    matches = _swiss_round(
+        entrants,
+        spec["players"],
+        spec["worlds"],
+        spec["maps"],
+        spec["seeds"],
+        number,
+        before,
+        records,
+    )
+    return queue.submit(connection, tournament, spec, [_row(m) for m in matches], first=len(before))
+
+
+def _work_left(connection: Any, tournament: str | None) -> bool:
+    """Whether any match is waiting or being played, or a Swiss tournament has rounds
+    still to pair (pairing the next one here if the worker that should have died first)."""
+    if queue.unfinished(connection, tournament):
+        return True
+    tournaments = connection.execute(
+        "SELECT t.name, t.spec, count(m.number) FROM arena_tournaments t "
+        "JOIN arena_matches m ON m.tournament = t.name "
+        "WHERE %(t)s::text IS NULL OR t.name = %(t)s::text GROUP BY t.name, t.spec",
+        {"t": tournament},
+    ).fetchall()
+    for name, spec, queued in tournaments:
+        if spec["format"] != "swiss":
+            continue
+        per_round = len(parse_entrants(spec["entrants"])) // spec["players"]
+        if queued < per_round * spec["rounds"]:
+            _next_round(connection, name)
+            return True
+    return False
+
+
+# -- the worker --------------------------------------------------------------------
+
+
+@dataclasses.dataclass(slots=True)
+class Worker:
+    options: argparse.Namespace
+    name: str
+    sandbox: Sandbox
+    stopping: str | None = None
+    scope: trio.CancelScope = dataclasses.field(default_factory=trio.CancelScope)
+    played: int = 0
+
+
+def main_worker(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
+    if not options.db or not options.db.startswith("postgresql"):
+        parser.error("worker needs --db postgresql://... (the database the tournament is in)")
+    try:
+        isolation, why_not = choose_isolation(options.isolation)
+    except RuntimeError as error:
+        parser.error(str(error))
+    name = options.name or f"{socket.gethostname()}:{os.getpid()}"
+    options.dir = options.dir or f"arena-runs/worker-{os.getpid()}"
+    Path(options.dir).mkdir(parents=True, exist_ok=True)
+    if why_not is not None:
+        print(f"dod-arena worker: bots are not shut in namespaces ({why_not})", file=sys.stderr)
+    Store(options.db).migrate()
+    with queue.connect(options.db) as connection:
+        queue.ensure_schema(connection)
+    worker = Worker(options, name, Sandbox(isolation))
+    trio.run(_work, worker)
+    if worker.stopping == "SIGINT":
+        print(f"dod-arena worker: interrupted after {worker.played} matches", file=sys.stderr)
+        return 130
+    if worker.stopping == "SIGTERM":
+        print(
+            f"dod-arena worker: stopped by SIGTERM after {worker.played} matches", file=sys.stderr
+        )
+        return 143
+    print(f"dod-arena worker: no more matches, {worker.played} played", file=sys.stderr)
+    return 0
+
+
+async def _work(worker: Worker) -> None:
+    options = worker.options
+    local = f"sqlite:///{Path(options.dir) / 'records.db'}"
+    server_options = argparse.Namespace(
+        db=local,
+        dir=options.dir,
+        turn_timeout=options.turn_timeout,
+        max_missed_turns=options.max_missed_turns,
+        game_time=options.game_time,
+    )
+    await trio.to_thread.run_sync(lambda: Store(local).migrate())
+    claims = await trio.to_thread.run_sync(queue.connect, options.db)
+    wakes = await trio.to_thread.run_sync(queue.connect, options.db)
+    await trio.to_thread.run_sync(queue.listen, wakes)
+    try:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(_watch_signals, worker)
+            with worker.scope:
+                server = await nursery.start(run_server, server_options, 0)
+                while worker.stopping is None:
+                    claimed = await trio.to_thread.run_sync(
+                        queue.claim, claims, worker.name, options.lease, options.tournament
+                    )
+                    if claimed is None:
+                        left = await trio.to_thread.run_sync(_work_left, claims, options.tournament)
+                        if options.exit_when_idle and not left:
+                            break
+                        await trio.to_thread.run_sync(
+                            queue.wait_for_work, wakes, options.lease, abandon_on_cancel=True
+                        )
+                        continue
+                    await _play(worker, claims, claimed, server, local)
+                await stop_servers([server])
+            nursery.cancel_scope.cancel()
+    finally:
+        claims.close()
+        wakes.close()
+
+
+async def _watch_signals(worker: Worker, *, task_status: trio.TaskStatus[None]) -> None:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        task_status.started()
+        async for number in signals:
+            if number == signal.SIGTERM and worker.stopping is None:
+                worker.stopping = "SIGTERM"
+                print(
+                    "dod-arena worker: SIGTERM: finishing the match being played",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            else:
+                worker.stopping = "SIGINT"
+                worker.scope.cancel()
+
+
+async def _play(
+    worker: Worker, connection: Any, claimed: queue.Claimed, server: Any, local: str
+) -> None:
+    options = worker.options
+    tournament = await trio.to_thread.run_sync(_tournament_spec, connection, claimed.tournament)
+    entrants = {e.name: e for e in parse_entrants(tournament["entrants"])}
+    spec = claimed.spec
+    match = Match(
+        claimed.number,
+        spec["world"],
+        spec["map"],
+        spec["seed"],
+        tuple(entrants[n] for n in spec["entrants"]),
+    )
+    limits = argparse.Namespace(**{limit: tournament[limit] for limit in LIMITS})
+    played = False
+    try:
+        async with trio.open_nursery() as renewing:
+            renewing.start_soon(_renew, connection, claimed, worker.name, options.lease)
+            outcome = await play_match(limits, claimed.tournament, match, server, worker.sandbox)
+            renewing.cancel_scope.cancel()
+        played = True
+    finally:
+        if not played:  # cut short (Ctrl-C): give the match back at once
+            with trio.CancelScope(shield=True):
+                await trio.to_thread.run_sync(queue.release, connection, claimed, worker.name)
+    record = None
+    if outcome.joined or outcome.over:
+        record = await _wait_for_record(local, claimed.tournament, match)
+    result = {
+        "record": None if record is None else record_to_json(record),
+        "over": outcome.over,
+        "joined": outcome.joined,
+        "timed_out": outcome.timed_out,
+        "error": outcome.error,
+        "worker": worker.name,
+    }
+    stored = await trio.to_thread.run_sync(queue.finish, connection, claimed, worker.name, result)
+    worker.played += 1
+    if stored:
+        await trio.to_thread.run_sync(_publish, options.db, connection, claimed.tournament, record)
+        await trio.to_thread.run_sync(_next_round, connection, claimed.tournament)
+
+
+async def _renew(connection: Any, claimed: queue.Claimed, name: str, lease: float) -> None:
+    while True:
+        await trio.sleep(lease / 3)
+        await trio.to_thread.run_sync(queue.renew, connection, claimed, name, lease)
+
+
+async def _wait_for_record(local: str, tournament: str, match: Match) -> GameRecord | None:
+    store = Store(local)
+    try:
+        with trio.move_on_after(RECORD_WAIT):
+            while True:
+                found = await trio.to_thread.run_sync(
+                    tournament_records, store, tournament, [match]
+                )
+                if found:
+                    return found[0]
+                await trio.sleep(0.2)
+        return None
+    finally:
+        store.close()
+
+
+def _tournament_spec(connection: Any, tournament: str) -> dict[str, Any]:
+    row = connection.execute(
+        "SELECT spec FROM arena_tournaments WHERE name = %s", (tournament,)
+    ).fetchone()
+    assert row is not None, tournament
+    spec: dict[str, Any] = row[0]
+    return spec
+
+
+def _stored_records(connection: Any, tournament: str) -> list[GameRecord]:
+    """The tournament's stored records, in schedule order (void matches have none)."""
+    return [
+        record_from_json(result["record"])
+        for _, result in sorted(queue.results(connection, tournament).items())
+        if result.get("record") is not None
+    ]
+
+
+def _publish(url: str, connection: Any, tournament: str, record: GameRecord | None) -> None:
+    """Into the shared records store: this match's record; once every match is done,
+    every stored result's record again (harmless for those written; it writes one a
+    worker stored before it died) and the ladder rerated in schedule order."""
+    store = Store(url)
+    try:
+        if record is not None:
+            store.record([record])
+        if queue.unfinished(connection, tournament):
+            return
+        records = _stored_records(connection, tournament)
+        store.record(records)
+        for world in sorted({r.world for r in records}):
+            store.rerate(world, [r.id for r in records if r.world == world])
+    finally:
+        store.close()
+
+
+# -- status ------------------------------------------------------------------------
+
+
+def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
+    if not options.db or not options.db.startswith("postgresql"):
+        parser.error("status needs --db postgresql://...")
+    with queue.connect(options.db) as connection:
+        queue.ensure_schema(connection)
+        counts = queue.status(connection, options.tournament)
+        total = counts["pending"] + counts["playing"] + counts["done"]
+        if not total:
+            print(f"dod-arena: no tournament {options.tournament}", file=sys.stderr)
+            return 1
+        spec = _tournament_spec(connection, options.tournament)
+        records = _stored_records(connection, options.tournament)
+    entrants: Sequence[Entrant] = parse_entrants(spec["entrants"])
+    lines = standings(entrants, records)
+    summary = {
+        "tournament": options.tournament,
+        "games": total,
+        "done": counts["done"],
+        "playing": counts["playing"],
+        "waiting": counts["pending"],
+        "claims": counts["claims"],
+        "recorded": len(records),
+    }
+    if options.json:
+        summary["table"] = [
+            {
+                "rank": rank,
+                "name": line.name,
+                "rating": round(line.rating.ordinal, 4),
+                "mu": round(line.rating.mu, 4),
+                "sigma": round(line.rating.sigma, 4),
+                "games": line.games,
+                "wins": line.wins,
+                "outcomes": line.outcomes,
+            }
+            for rank, line in enumerate(lines, 1)
+        ]
+        print(json.dumps(summary))
+        return 0
+    print(
+        f"tournament {options.tournament}: {counts['done']} of {total} games done, "
+        f"{counts['playing']} being played, {counts['pending']} waiting "
+        f"({counts['claims']} claims)"
+    )
+    Console(width=140).print(table_of(lines, f"tournament {options.tournament} so far"))
+    return 0
+
+
+def add_worker_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--name", default=None, help="the worker's name (default: host:pid)")
+    parser.add_argument("--lease", type=float, default=60.0, help="seconds a claim lasts")
+    parser.add_argument(
+        "--exit-when-idle",
+        action="store_true",
+        help="stop once every match is done (not only claimed)",
+    )
+    parser.add_argument("--turn-timeout", type=float, default=10.0)
+    parser.add_argument("--max-missed-turns", type=int, default=3)
+    parser.add_argument("--game-time", type=float, default=60.0)
