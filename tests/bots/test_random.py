@@ -94,4 +94,7 @@ async def test_a_bot_pointed_at_the_wrong_world_ends_with_its_result_line(
     assert finished.returncode == 1
     assert "Traceback" not in finished.stderr
     result = finished.result
-    assert result.outcome == "error" and result.detail.startswith("this bot cannot play this game")
+    assert result.outcome == "error", result
+    # It says which world it plays and which world the game is of (issue 28).
+    assert result.detail.startswith("this bot plays the knight world"), result.detail
+    assert "classic world" in result.detail, result.detail
