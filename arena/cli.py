@@ -244,19 +244,7 @@ def _main(argv: Sequence[str] | None) -> int:
                     "recorded": len(records),
                     "void": void,
                     "strangers": intruded,
-                    "table": [
-                        {
-                            "rank": rank,
-                            "name": line.name,
-                            "rating": round(line.rating.ordinal, 4),
-                            "mu": round(line.rating.mu, 4),
-                            "sigma": round(line.rating.sigma, 4),
-                            "games": line.games,
-                            "wins": line.wins,
-                            "outcomes": line.outcomes,
-                        }
-                        for rank, line in enumerate(lines, 1)
-                    ],
+                    "table": [line.as_json(rank) for rank, line in enumerate(lines, 1)],
                 }
             )
         )

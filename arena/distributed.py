@@ -449,19 +449,7 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         "recorded": len(records),
     }
     if options.json:
-        summary["table"] = [
-            {
-                "rank": rank,
-                "name": line.name,
-                "rating": round(line.rating.ordinal, 4),
-                "mu": round(line.rating.mu, 4),
-                "sigma": round(line.rating.sigma, 4),
-                "games": line.games,
-                "wins": line.wins,
-                "outcomes": line.outcomes,
-            }
-            for rank, line in enumerate(lines, 1)
-        ]
+        summary["table"] = [line.as_json(rank) for rank, line in enumerate(lines, 1)]
         print(json.dumps(summary))
         return 0
     print(

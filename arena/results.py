@@ -75,6 +75,19 @@ class Line:
     gold: int = 0
     outcomes: dict[str, int] = field(default_factory=dict)
 
+    def as_json(self, rank: int) -> dict[str, object]:
+        """The line as ``--json`` prints it, at ``rank`` (from 1)."""
+        return {
+            "rank": rank,
+            "name": self.name,
+            "rating": round(self.rating.ordinal, 4),
+            "mu": round(self.rating.mu, 4),
+            "sigma": round(self.rating.sigma, 4),
+            "games": self.games,
+            "wins": self.wins,
+            "outcomes": self.outcomes,
+        }
+
 
 def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Line]:
     """The tournament's own table, rated game by game in schedule order."""
