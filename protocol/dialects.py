@@ -181,6 +181,10 @@ class Dialect:
     every later game command is refused with ``the game is over``."""
     capabilities: ClassVar[tuple[str, ...]] = ()
     """What its clients get without asking (``EXTEND``): ``events``, ``chat``."""
+    coalesced: ClassVar[tuple[type[Reply], ...]] = ()
+    """Pushes that only say "look again" (2015's ``CHANGE``): a client is sent one, and
+    no other until it sends its next command, however many moves it would tell of (its
+    next ``LOOK`` shows them all; a burst of them crashed the 2015 bot)."""
 
     # -- rendering ----------------------------------------------------------------
 
@@ -323,6 +327,7 @@ class Dialect2015(_Rendered):
     greets: ClassVar[bool] = True
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    coalesced: ClassVar[tuple[type[Reply], ...]] = (Seen,)
 
     _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
         _says(Gold, _2015_gold, Greeted, Gold),
@@ -429,6 +434,7 @@ class Dialect2016(_Rendered):
     name: ClassVar[str] = "2016"
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    coalesced: ClassVar[tuple[type[Reply], ...]] = (Seen,)
 
     _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
         _says(Gold, _2016_gold, GoldLeft),

@@ -44,6 +44,7 @@ import trio
 
 from protocol.commands import (
     DECLARED_VERBS,
+    ApGet,
     Asker,
     Command,
     Extend,
@@ -57,10 +58,20 @@ from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, FinalReply, GameInfo, Lose, Push, Reply, Win
+from protocol.replies import (
+    ActionPoints,
+    Bye,
+    Error,
+    FinalReply,
+    GameInfo,
+    Lose,
+    Push,
+    Reply,
+    Win,
+)
 
 from .config import ServerConfig
-from .dialects import GAME_OVER, TurnReminder, greet, turn_points
+from .dialects import GAME_OVER, TurnReminder, endless_turn_points, greet, turn_points
 from .ladder import Claimant, Ladder
 from .lobby import Lobby
 from .metrics import Counts
@@ -132,6 +143,10 @@ class Connection:
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
+        self._coalesced = self.protocol.dialect.coalesced
+        self._look_again_told = False
+        """A "look again" push (:attr:`Dialect.coalesced`) is queued and the client has
+        sent no command since: another would say nothing new."""
         self.over = False
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
@@ -186,8 +201,16 @@ class Connection:
     def push(self, line: Push) -> None:
         """Queue a line the client asked to be told (events, chat), as the protocol
         says; a line it did not ask for is dropped. Never blocks."""
-        if self.transport.reason is None and self.protocol.wants(line):
-            self._write(self._render(line))
+        if self.transport.reason is not None or not self.protocol.wants(line):
+            return
+        if isinstance(line, self._coalesced):
+            if self._look_again_told:
+                return
+            data = self._render(line)
+            self._look_again_told = bool(data)
+            self._write(data)
+            return
+        self._write(self._render(line))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
         """Send ``final`` as the last line and close the connection."""
@@ -268,6 +291,12 @@ class Connection:
                 self.send(Error(GAME_OVER))
                 return
             self.over = False
+        if isinstance(command, ApGet) and self.protocol.dialect.greets:
+            seat = self.lobby.seat(self)
+            points = None if seat is None else endless_turn_points(seat[0].world)
+            if points is not None:
+                self.send(ActionPoints(points))
+                return
         self.lobby.command(self, command)
 
     # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
@@ -368,6 +397,7 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
+            self._look_again_told = False
             if self.turn_reminder is not None:
                 self.turn_reminder.acted(trio.current_time())
             kind = type(event)

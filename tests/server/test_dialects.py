@@ -257,3 +257,56 @@ async def test_a_refused_connection_is_told_why_in_its_own_dialect(
     assert await second.read_to_end() == (
         b"FROM SERVER\nMESSAGE the server is full (1 connections); try again later\n"
     )
+
+
+async def test_2015_apget_in_a_world_without_turns_answers_its_endless_turn(
+    start_server: StartServer,
+) -> None:
+    # zss's GUI asks APGET after every move and showed "Failed!" for the FAIL it got.
+    server = await start_server(listen="0,0:2015", **TINY)
+    zss = await Peer.connect(port(server, "2015"))
+    assert await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    await exactly(zss, "APGET", b"AP 6\n")
+    await exactly(zss, "MOVE N", b"FAIL can't move into a wall\n")
+    await exactly(zss, "APGET", b"AP 6\n")  # a turn that never ends is never spent
+    # The 2013 dialect keeps its word: no action points where there are no turns.
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    await exactly(classic, "APGET", b"ERROR APGET is not available in the classic world\n")
+
+
+async def _moves_that_succeed(peer: Peer, count: int) -> int:
+    """Make ``count`` moves that succeed, back and forth (SMALL: every square in sight)."""
+    moved = 0
+    for _ in range(8 * count):
+        for direction in "NESW":
+            await peer.send(f"MOVE {direction}\n")
+            if await peer.read_line() == "SUCCESS":
+                moved += 1
+                break
+        if moved == count:
+            return moved
+    raise AssertionError(f"moved {moved} times of {count}")
+
+
+async def test_look_again_pushes_are_coalesced_until_the_client_next_speaks(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    # Every move within sight pushed its own CHANGE; a busy game buried zss's AI client.
+    server = await start_server(listen="0,0:2015,0:2016", map=write_map(SMALL), seed=1)
+    zss = await Peer.connect(port(server, "2015"))
+    assert await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    lib = await Peer.connect(port(server, "2016"))
+    await exactly(lib, "HELLO", b"GOLD: 1\n")
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    await _moves_that_succeed(classic, 3)
+    await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
+    await exactly(lib, None, b"SERVERCHANGE\n")  # type: ignore[arg-type]
+    # Once the client has spoken (its LOOK shows every move so far), the next move is news.
+    zss_view = await zss.ask("LOOK")
+    assert zss_view[0] == "LOOKREPLY" and await zss.read_line() == ""  # its blank line
+    assert await nothing_received(zss)
+    await _moves_that_succeed(classic, 2)
+    await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
+    assert await nothing_received(lib)  # lib has not spoken since its SERVERCHANGE
