@@ -70,12 +70,15 @@ from .lines import (
     FromSender,
     GoldLeft,
     Greeted,
+    HintsEnd,
     PlayerView,
+    RenderHint,
     Said,
     ServerChanged,
     TreasureChanged,
     TurnStarted,
     Unasked,
+    ViewChanged,
 )
 from .replies import (
     OWN_REPLIES,
@@ -181,6 +184,13 @@ class Dialect:
     every later game command is refused with ``the game is over``."""
     capabilities: ClassVar[tuple[str, ...]] = ()
     """What its clients get without asking (``EXTEND``): ``events``, ``chat``."""
+    era: ClassVar[str] = "2013"
+    """The era whose servers wrote like this (a client's own dialect, such as ch739's,
+    belongs to its era): the tolerant reader takes a line as evidence of its era."""
+    pushes_view: ClassVar[bool] = False
+    """The server pushes the client its view (:class:`~protocol.lines.ViewChanged`)
+    whenever it changes, and its turn (``STARTTURN``) as it enters a world without
+    turns: its clients never ``LOOK`` by themselves, or act before they are told."""
     coalesced: ClassVar[tuple[type[Reply], ...]] = ()
     """Pushes that only say "look again" (2015's ``CHANGE``): a client is sent one, and
     no other until it sends its next command, however many moves it would tell of (its
@@ -321,6 +331,7 @@ _2015_BARE: Final = frozenset({"PICKUP", "LOOK", "APGET"})
 
 class Dialect2015(_Rendered):
     name: ClassVar[str] = "2015"
+    era: ClassVar[str] = "2015"
     summary: ClassVar[str] = (
         "the 2015 Bath skeleton: GOLD and STARTTURN on connect, FAIL <reason>, turns, chat"
     )
@@ -432,6 +443,7 @@ _2016_WIN: Final = (
 
 class Dialect2016(_Rendered):
     name: ClassVar[str] = "2016"
+    era: ClassVar[str] = "2016"
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
     coalesced: ClassVar[tuple[type[Reply], ...]] = (Seen,)
@@ -477,8 +489,100 @@ class Dialect2016(_Rendered):
         return parse_command(line)
 
 
+# -- 2016ch: the client of ch739/dungeon-of-doom (its GUI and its bot) ----------------
+
+
+def _hints(rows: tuple[str, ...]) -> tuple[Reply, ...]:
+    """What lies under each square in sight, then ``RENDERHINT END``.
+
+    Its client drops the last hint before the end (and fails on a view with none), so
+    the last one is said twice."""
+    hints = [
+        RenderHint(col, row, glyph if glyph in "#E" else ".")
+        for row, line in enumerate(rows)
+        for col, glyph in enumerate(line)
+        if glyph != "X"
+    ]
+    return (*hints, *hints[-1:], HintsEnd())
+
+
+def _ch_gold(dialect: _Rendered, reply: Gold) -> tuple[Reply, ...]:
+    # Its GUI starts the game on a line starting HELLO; the goal it only logs.
+    return (Greeted(reply.name),) if reply.name is not None else (Gold(reply.amount),)
+
+
+_CH_BARE: Final = frozenset({"LOOK", "PICKUP", "ENDTURN", "APGET", "HPGET", "QUIT"})
+
+
+class Dialect2016ch(_Rendered):
+    name: ClassVar[str] = "2016ch"
+    era: ClassVar[str] = "2016"
+    summary: ClassVar[str] = (
+        "ch739's 2016 client: HELLO <name>, LOOKREPLY with RENDERHINT lines, "
+        "the view pushed as CHANGE, STARTTURN"
+    )
+    closes_after_final: ClassVar[bool] = False
+    capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    pushes_view: ClassVar[bool] = True
+
+    _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
+        _says(Gold, _ch_gold, Greeted, Gold),
+        _says(GoldCoins, _2015_picked_gold, Success, TreasureChanged),
+        _says(Fail, lambda dialect, reply: (_failed(reply.reason),), Failed, Fail),
+        _says(
+            LookReply,
+            lambda dialect, reply: (reply, *_hints(reply.rows)),
+            LookReply,
+            RenderHint,
+            HintsEnd,
+        ),
+        _says(
+            ViewChanged,
+            lambda dialect, reply: (reply, *_hints(reply.rows)),
+            ViewChanged,
+            RenderHint,
+            HintsEnd,
+        ),
+        _says(Error, lambda dialect, reply: (_failed(reply.message),), Failed, Fail),
+        _says(NotYourTurn, lambda dialect, reply: (Failed("not users turn."),), Failed),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Failed("not users turn."),), Failed),
+        # A move within sight: the server pushes the new view instead (pushes_view).
+        _silent(Seen),
+        _silent(Notice),
+        _silent(GameWon),
+        _says(TurnBegins, lambda dialect, reply: (TurnStarted(),), TurnStarted),
+        _says(TurnOver, lambda dialect, reply: (TurnOver(),), TurnOver),
+        _says(Win, lambda dialect, reply: (Win(""),), Win),
+        _says(Lose, lambda dialect, reply: (Lose(""),), Lose),
+        _silent(PlayerJoined),
+        _silent(PlayerLeft),
+        _silent(RoundEnded),
+        _silent(TurnOf),
+        _as_2013(Message),
+        _as_2013(Bye),
+        _as_2013(Done),
+        _as_2013(Success),
+        _as_2013(HitMod),
+        _as_2013(ActionPoints),
+        _as_2013(HitPoints),
+    )
+
+    def parse(self, line: str) -> Command | None:
+        """As ch739's server read lines: the verb in any case, nothing before it; a named
+        ``HELLO``; a bare verb takes no argument."""
+        if not line.strip() or line[0].isspace():
+            raise RemoteProtocolError("invalid command.")
+        verb, _, argument = line.strip().partition(" ")
+        verb = verb.upper()
+        if verb == "HELLO" and not argument.strip():
+            raise RemoteProtocolError("HELLO needs an argument.")
+        if verb in _CH_BARE and argument.strip():
+            raise RemoteProtocolError(f"{verb} does not take an argument.")
+        return parse_command(line.strip())
+
+
 DIALECTS: Final[dict[str, type[Dialect]]] = {
-    cls.name: cls for cls in (Dialect, Dialect2015, Dialect2016)
+    cls.name: cls for cls in (Dialect, Dialect2015, Dialect2016, Dialect2016ch)
 }
 """Every dialect, by name."""
 

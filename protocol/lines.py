@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, Field, Form, Rows
+from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, WORD, Field, Form, Rows
 from .replies import Fail, Gold, LookReply, Message, Push, Reply, Win
 
 __all__ = [
@@ -26,7 +26,9 @@ __all__ = [
     "GoalIs",
     "GoldLeft",
     "Greeted",
+    "HintsEnd",
     "PlayerView",
+    "RenderHint",
     "Said",
     "ServerChanged",
     "TreasureChanged",
@@ -102,6 +104,26 @@ class ViewChanged(Push):
     @classmethod
     def count_of(cls, header: dict[str, Any]) -> int | None:
         return None  # the first row says
+
+
+@dataclass(frozen=True, slots=True)
+class RenderHint(Push):
+    """``RENDERHINT <col> <row> TILETYPE <tile>`` (ch739, 2016): what lies under one square
+    of the view just sent (``#``, ``E`` or ``.``), for a graphical client to draw."""
+
+    form: ClassVar[Form] = Form(
+        "RENDERHINT {col} {row} TILETYPE {tile}", col=INT, row=INT, tile=WORD
+    )
+    col: int
+    row: int
+    tile: str
+
+
+@dataclass(frozen=True, slots=True)
+class HintsEnd(Push):
+    """``RENDERHINT END`` (ch739, 2016): the last line of a view and its hints."""
+
+    form: ClassVar[Form] = Form("RENDERHINT END")
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,6 +255,10 @@ def _declared_lines() -> tuple[tuple[type[Reply], str | None], ...]:
     era that writes it (``None``: more than one does, so it shows no era)."""
     eras: dict[type[Reply], list[str]] = {}
     for name, dialect in DIALECTS.items():
+        if name != dialect.era:
+            # One client's own dialect (ch739's): its lines are its era's, or read
+            # where the reader knows them (RENDERHINT); they show no era of their own.
+            continue
         for kind in sorted(dialect.writes(), key=lambda kind: kind.__name__):
             # Lines our own parser reads (Done is a SUCCESS line) come to it first.
             if kind in _CONTEXTUAL or any(kind.form is own.form for own in OWN_REPLIES):

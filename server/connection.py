@@ -58,6 +58,7 @@ from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
+from protocol.lines import ViewChanged
 from protocol.replies import (
     ActionPoints,
     Bye,
@@ -67,11 +68,14 @@ from protocol.replies import (
     Lose,
     Push,
     Reply,
+    Seen,
+    TurnBegins,
     Win,
 )
 
 from .config import ServerConfig
 from .dialects import GAME_OVER, TurnReminder, endless_turn_points, greet, turn_points
+from .game import plays_in_turns
 from .ladder import Claimant, Ladder
 from .lobby import Lobby
 from .metrics import Counts
@@ -144,6 +148,10 @@ class Connection:
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
         self._coalesced = self.protocol.dialect.coalesced
+        self._pushes_view = self.protocol.dialect.pushes_view
+        self._view_shown: tuple[str, ...] | None = None
+        """The view last pushed (dialects that push it): an unchanged view is not sent again."""
+        self._turn_told = False
         self._look_again_told = False
         """A "look again" push (:attr:`Dialect.coalesced`) is queued and the client has
         sent no command since: another would say nothing new."""
@@ -202,6 +210,9 @@ class Connection:
         """Queue a line the client asked to be told (events, chat), as the protocol
         says; a line it did not ask for is dropped. Never blocks."""
         if self.transport.reason is not None or not self.protocol.wants(line):
+            return
+        if self._pushes_view and isinstance(line, Seen):
+            self._show_view()  # its clients see a move as the view it leaves them
             return
         if isinstance(line, self._coalesced):
             if self._look_again_told:
@@ -283,6 +294,24 @@ class Connection:
         if command.name is not None and self.lobby.watching(self) is None:
             self.name = command.name  # who the client says it is; its game may refuse it
         self._to_game(command)
+        if self._pushes_view and not self._turn_told:
+            seat = self.lobby.seat(self)
+            if seat is not None and not plays_in_turns(seat[0].world):
+                # Its clients act only on STARTTURN; here every player may always act.
+                self._turn_told = True
+                self.push(TurnBegins(0))
+
+    def _show_view(self) -> None:
+        """Push the client its view if it changed since last pushed (dialects that push
+        it: :attr:`~protocol.dialects.Dialect.pushes_view`)."""
+        seat = self.lobby.seat(self)
+        if seat is None or self.over or not self.protocol.wants(ViewChanged):
+            return
+        game, player = seat
+        rows = tuple(game.world.look(player))
+        if rows != self._view_shown:
+            self._view_shown = rows
+            self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
         """Every command the session does not route elsewhere: the game's to answer."""
@@ -404,6 +433,8 @@ class Connection:
             commands[kind] += 1
             try:
                 self.ROUTES[kind](self, event)
+                if self._pushes_view:
+                    self._show_view()
             except Exception as error:
                 self._failed(event, error)
         return Input.ENDED

@@ -310,3 +310,58 @@ async def test_look_again_pushes_are_coalesced_until_the_client_next_speaks(
     await _moves_that_succeed(classic, 2)
     await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
     assert await nothing_received(lib)  # lib has not spoken since its SERVERCHANGE
+
+
+def _ch_view(header: bytes, rows: tuple[str, ...]) -> bytes:
+    """ch739's view: a header, the rows, what lies under each square in sight (the last
+    hint twice: its client drops one), ``RENDERHINT END``."""
+    hints = [
+        f"RENDERHINT {col} {row} TILETYPE {glyph if glyph in '#E' else '.'}\n"
+        for row, line in enumerate(rows)
+        for col, glyph in enumerate(line)
+        if glyph != "X"
+    ]
+    body = "".join(f"{row}\n" for row in rows) + "".join(hints) + hints[-1] + "RENDERHINT END\n"
+    return header + body.encode()
+
+
+async def test_2016ch_a_whole_game_as_ch739s_client_reads_it(start_server: StartServer) -> None:
+    server = await start_server(dialect="2016ch", **TINY)
+    peer = await Peer.connect(server.port)
+    assert await nothing_received(peer)  # its client speaks first: HELLO <name>
+    await exactly(peer, "HELLO", b"FAIL HELLO needs an argument.\n")
+    # Its GUI starts on HELLO; its bot acts only after STARTTURN, on the view pushed as
+    # CHANGE (it never sends LOOK); its reader reads rows up to RENDERHINT END.
+    start = ("X###X", "#####", "##G.E", "#####", "X###X")
+    await exactly(peer, "HELLO bob", b"HELLO bob\nSTARTTURN\n" + _ch_view(b"CHANGE \n", start))
+    await exactly(peer, "LOOK", _ch_view(b"LOOKREPLY\n", start))
+    await exactly(peer, "  LOOK", b"FAIL invalid command.\n")
+    await exactly(peer, "LOOK now", b"FAIL LOOK does not take an argument.\n")
+    await exactly(peer, "MOVE N", b"FAIL can't move into a wall\n")  # the view is unchanged
+    picked = ("X###X", "#####", "##..E", "#####", "X###X")
+    await exactly(peer, "PICKUP", b"SUCCESS\nTREASUREMOD 1\n" + _ch_view(b"CHANGE \n", picked))
+    moved = ("X###X", "#####", "#..E#", "#####", "X###X")
+    await exactly(peer, "move E", b"SUCCESS\n" + _ch_view(b"CHANGE \n", moved))
+    await exactly(peer, "MOVE E", b"SUCCESS\nWIN\n")
+    await exactly(peer, "LOOK", b"FAIL the game is over\n")  # it stays, as its server kept it
+
+
+async def test_2016ch_sees_another_players_move_as_a_pushed_view(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(listen="0,0:2016ch", map=write_map(SMALL), seed=1)
+    ch = await Peer.connect(port(server, "2016ch"))
+    await ch.send(b"HELLO bot\n")
+    assert await ch.read_line() == "HELLO bot"
+    assert await ch.read_line() == "STARTTURN"
+    assert await ch.read_line() == "CHANGE "
+    first = tuple([await ch.read_line() for _ in range(5)])
+    while await ch.read_line() != "RENDERHINT END":
+        pass
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    assert await nothing_received(ch)  # a player's arrival is no move
+    await _moves_that_succeed(classic, 1)
+    assert await ch.read_line() == "CHANGE "
+    seen = tuple([await ch.read_line() for _ in range(5)])
+    assert seen != first and "P" in "".join(seen)  # Ada, in sight, where she moved to
