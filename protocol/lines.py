@@ -20,6 +20,7 @@ __all__ = [
     "Blank",
     "Changed",
     "Chat",
+    "Compact",
     "Congratulated",
     "Failed",
     "FromSender",
@@ -211,3 +212,9 @@ class Unasked(Push):
 
     form: ClassVar[Form] = Form("{line}", line=TEXT)
     line: str
+
+
+@dataclass(frozen=True, slots=True)
+class Compact(Unasked):
+    """A line of mbuckley2000's private protocol (``H2``, ``MS``, ``PF``, ``L5X..#X``):
+    our clients do not speak it, and read its lines as unasked ones."""

@@ -365,3 +365,30 @@ async def test_2016ch_sees_another_players_move_as_a_pushed_view(
     assert await ch.read_line() == "CHANGE "
     seen = tuple([await ch.read_line() for _ in range(5)])
     assert seen != first and "P" in "".join(seen)  # Ada, in sight, where she moved to
+
+
+def _mbk_view(*rows: str) -> bytes:
+    return b"".join(b"L5" + row.encode() + b"\n" for row in rows)
+
+
+async def test_2016mbk_a_whole_game_as_mbuckley2000s_client_reads_it(
+    start_server: StartServer,
+) -> None:
+    # Its GUI sends NAME first (our 2013 word for it was ERROR unknown command, and the GUI
+    # stayed black); its reader dies on a blank line, and ignores lines it does not know.
+    server = await start_server(dialect="2016mbk", **TINY)
+    peer = await Peer.connect(server.port)
+    start = _mbk_view("X###X", "#####", "##P.E", "#####", "X###X")
+    await exactly(peer, "NAME bob", b"H1\n" + start)  # the gold still needed, and the view
+    await exactly(peer, "HELLO", b"H1\n")
+    await exactly(peer, "LOOK", start)
+    await exactly(peer, "MOVE N", b"MF\n")
+    for refused in ("DANCE", "", "MOVE"):
+        await exactly(peer, refused, b"")  # its server answered nothing
+    await exactly(peer, "PICKUP", b"PS1\n" + start)
+    await exactly(peer, "PICKUP", b"PF\n")
+    await exactly(peer, "SAY hi all", b"Cbob: hi all\n")
+    await exactly(peer, "HELLO", b"H0\n")
+    moved = _mbk_view("X###X", "#####", "#.PE#", "#####", "X###X")
+    await exactly(peer, "move e", b"MS\n" + moved)
+    await exactly(peer, "MOVE East", b"MS\nWIN\n")
