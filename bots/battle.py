@@ -196,12 +196,24 @@ class BattleBrain:
         self.blocked = 0
 
 
+ASSUMED_HIT_POINTS: Final = 3
+"""The hit points the bot plays by where ``HPGET`` is refused (zss's 2015 server has no
+such command): a fighter's at the start of a game."""
+
+
+def _hit_points(client: TurnClient) -> int:
+    try:
+        return client.hit_points()
+    except CommandError:
+        return ASSUMED_HIT_POINTS
+
+
 def play_turn(client: TurnClient, brain: BattleBrain) -> None:
     """Play one turn: actions while ``APGET`` says there are points left."""
     brain.new_turn()
     goal = client.goal or 0
     while client.action_points() > 0:
-        action = brain.choose(client.look(), client.hit_points(), client.gold, goal)
+        action = brain.choose(client.look(), _hit_points(client), client.gold, goal)
         if action.verb == "MOVE":
             brain.done(action, client.move(action.direction))  # type: ignore[arg-type]
         elif action.verb == "PICKUP":

@@ -235,6 +235,9 @@ class PickupResult:
 _OPTIONAL_VERBS: Final = frozenset(
     verb.word for verb in DECLARED_VERBS if verb.origin is Origin.OURS
 )
+# Commands a server of another era may not know, and refuse in its words (zss has APGET
+# and no HPGET): a refusal is the command's error, not a conversation gone wrong.
+_REFUSABLE_VERBS: Final = _OPTIONAL_VERBS | {"APGET", "HPGET"}
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
 _ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
 
@@ -646,7 +649,7 @@ def _direction(direction: Direction | str) -> Direction:
 def _expect(reply: Reply, kind: type[T], verb: str) -> T:
     if isinstance(reply, kind):
         return reply
-    if isinstance(reply, Fail | Blank) and verb in _OPTIONAL_VERBS:
+    if isinstance(reply, Fail | Blank) and verb in _REFUSABLE_VERBS:
         # Refused in a dialect's words by a server that does not know the command.
         said = " / ".join(reply.lines()) or "a blank line"
         raise CommandError(verb, f"refused: {said!r}")
