@@ -395,7 +395,10 @@ class ClientCore:
             return
         if isinstance(reply, Blank) and request.line.split(" ")[0] not in _ANSWERED_BLANK:
             return  # a blank line between replies (inside ch's answer to HELLO, say)
-        if not_your_turn(reply) and not isinstance(request.command, Extend):
+        # Our own commands (EXTEND, GAMES) are never a turn's actions: a server that says
+        # "not your turn" to them (ch739, before HELLO) does not know them, and no turn
+        # would ever come for them.
+        if not_your_turn(reply) and request.command.verb not in _OPTIONAL_VERBS:
             self._waiting.popleft()
             self._parked.append(request)
             return
