@@ -196,21 +196,40 @@ class BattleBrain:
         self.blocked = 0
 
 
+ASSUMED_HIT_POINTS: Final = 3
+"""The hit points the bot plays by where ``HPGET`` is refused (zss's 2015 server has no
+such command): a fighter's at the start of a game."""
+
+
+def _hit_points(client: TurnClient) -> int:
+    try:
+        return client.hit_points()
+    except CommandError:
+        return ASSUMED_HIT_POINTS
+
+
 def play_turn(client: TurnClient, brain: BattleBrain) -> None:
     """Play one turn: actions while ``APGET`` says there are points left."""
     brain.new_turn()
-    goal = client.goal or 0
     while client.action_points() > 0:
-        action = brain.choose(client.look(), client.hit_points(), client.gold, goal)
-        if action.verb == "MOVE":
-            brain.done(action, client.move(action.direction))  # type: ignore[arg-type]
-        elif action.verb == "PICKUP":
-            brain.done(action, bool(client.pickup()))
-        elif action.verb == "ATTACK":
-            brain.landed += client.attack(action.direction)  # type: ignore[arg-type]
-        else:
-            client.end_turn()
+        if not act(client, brain):
             return
+
+
+def act(client: TurnClient, brain: BattleBrain) -> bool:
+    """Take one action the brain chooses; ``False`` once it chose to end the turn."""
+    goal = client.goal or 0
+    action = brain.choose(client.look(), _hit_points(client), client.gold, goal)
+    if action.verb == "MOVE":
+        brain.done(action, client.move(action.direction))  # type: ignore[arg-type]
+    elif action.verb == "PICKUP":
+        brain.done(action, bool(client.pickup()))
+    elif action.verb == "ATTACK":
+        brain.landed += client.attack(action.direction)  # type: ignore[arg-type]
+    else:
+        client.end_turn()
+        return False
+    return True
 
 
 def play(bot: Bot) -> str | None:
@@ -225,6 +244,16 @@ def play(bot: Bot) -> str | None:
     if turned_on is not None and "events" not in turned_on:
         return "the server does not push STARTTURN"
     brain = BattleBrain(bot.rng)
+    try:
+        client.action_points()
+    except CommandError:
+        # No APGET (ch739): act on; an action out of turn is refused "not your turn",
+        # and the client sends it again when the server pushes STARTTURN.
+        while bot.may_move():
+            with contextlib.suppress(CommandError):
+                if not act(client, brain):
+                    brain.new_turn()
+        return "move limit reached"
     while bot.may_move():
         if client.action_points() > 0:
             # CommandError: the turn's time ran out under us; wait for the next one.

@@ -235,6 +235,9 @@ class PickupResult:
 _OPTIONAL_VERBS: Final = frozenset(
     verb.word for verb in DECLARED_VERBS if verb.origin is Origin.OURS
 )
+# Commands a server of another era may not know, and refuse in its words (zss has APGET
+# and no HPGET): a refusal is the command's error, not a conversation gone wrong.
+_REFUSABLE_VERBS: Final = _OPTIONAL_VERBS | {"APGET", "HPGET"}
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
 _ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
 
@@ -392,7 +395,10 @@ class ClientCore:
             return
         if isinstance(reply, Blank) and request.line.split(" ")[0] not in _ANSWERED_BLANK:
             return  # a blank line between replies (inside ch's answer to HELLO, say)
-        if not_your_turn(reply) and not isinstance(request.command, Extend):
+        # Our own commands (EXTEND, GAMES) are never a turn's actions: a server that says
+        # "not your turn" to them (ch739, before HELLO) does not know them, and no turn
+        # would ever come for them.
+        if not_your_turn(reply) and request.command.verb not in _OPTIONAL_VERBS:
             self._waiting.popleft()
             self._parked.append(request)
             return
@@ -646,7 +652,7 @@ def _direction(direction: Direction | str) -> Direction:
 def _expect(reply: Reply, kind: type[T], verb: str) -> T:
     if isinstance(reply, kind):
         return reply
-    if isinstance(reply, Fail | Blank) and verb in _OPTIONAL_VERBS:
+    if isinstance(reply, Fail | Blank) and verb in _REFUSABLE_VERBS:
         # Refused in a dialect's words by a server that does not know the command.
         said = " / ".join(reply.lines()) or "a blank line"
         raise CommandError(verb, f"refused: {said!r}")

@@ -160,6 +160,9 @@ class ServerProtocol:
         )
         self.dialect = dialect_named(dialect) if isinstance(dialect, str) else dialect
         self._parse = self.dialect.parse
+        # Only a dialect whose words depend on the command answered is told of each one.
+        heard = self.dialect.heard
+        self._heard = None if type(self.dialect).heard is Dialect.heard else heard
         self._render: Callable[[Reply], bytes] = self.dialect.render
         self.state = ServerState.SERVING
         self.capabilities: frozenset[str] = frozenset(self.dialect.capabilities)
@@ -189,6 +192,8 @@ class ServerProtocol:
         if ready is not None:
             self._ready = None
             self._answering = ready
+            if self._heard is not None:
+                self._heard(ready)
             return ready
         while True:
             line = self._framer.next_event()
@@ -197,6 +202,8 @@ class ServerProtocol:
             command = self._parse(line)
             if command is not None:
                 self._answering = command
+                if self._heard is not None:
+                    self._heard(command)
                 return command
 
     def data_to_send(self) -> bytes:

@@ -56,7 +56,9 @@ from typing import ClassVar, Final, NamedTuple, TypeVar, cast
 from .commands import (
     Attack,
     Command,
+    Hello,
     Move,
+    Shout,
     parse_command,
 )
 from .direction import Direction
@@ -65,17 +67,21 @@ from .lines import (
     Blank,
     Changed,
     Chat,
+    Compact,
     Congratulated,
     Failed,
     FromSender,
     GoldLeft,
     Greeted,
+    HintsEnd,
     PlayerView,
+    RenderHint,
     Said,
     ServerChanged,
     TreasureChanged,
     TurnStarted,
     Unasked,
+    ViewChanged,
 )
 from .replies import (
     OWN_REPLIES,
@@ -181,6 +187,17 @@ class Dialect:
     every later game command is refused with ``the game is over``."""
     capabilities: ClassVar[tuple[str, ...]] = ()
     """What its clients get without asking (``EXTEND``): ``events``, ``chat``."""
+    era: ClassVar[str] = "2013"
+    """The era whose servers wrote like this (a client's own dialect, such as ch739's,
+    belongs to its era): the tolerant reader takes a line as evidence of its era."""
+    pushes_view: ClassVar[bool] = False
+    """The server pushes the client its view (:class:`~protocol.lines.ViewChanged`)
+    whenever it changes, and its turn (``STARTTURN``) as it enters a world without
+    turns: its clients never ``LOOK`` by themselves, or act before they are told."""
+    coalesced: ClassVar[tuple[type[Reply], ...]] = ()
+    """Pushes that only say "look again" (2015's ``CHANGE``): a client is sent one, and
+    no other until it sends its next command, however many moves it would tell of (its
+    next ``LOOK`` shows them all; a burst of them crashed the 2015 bot)."""
 
     # -- rendering ----------------------------------------------------------------
 
@@ -206,6 +223,11 @@ class Dialect:
         return reply.to_bytes()
 
     # -- parsing ------------------------------------------------------------------
+
+    def heard(self, command: Command) -> None:
+        """``command`` is the one the next replies answer (read by :meth:`parse`, or
+        known whole from an earlier line). A dialect whose words for a reply depend on
+        the command it answers keeps it; the others are not told."""
 
     def parse(self, line: str) -> Command | None:
         """The command ``line`` holds; ``None`` for a line to skip (a blank one)."""
@@ -317,12 +339,14 @@ _2015_BARE: Final = frozenset({"PICKUP", "LOOK", "APGET"})
 
 class Dialect2015(_Rendered):
     name: ClassVar[str] = "2015"
+    era: ClassVar[str] = "2015"
     summary: ClassVar[str] = (
         "the 2015 Bath skeleton: GOLD and STARTTURN on connect, FAIL <reason>, turns, chat"
     )
     greets: ClassVar[bool] = True
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    coalesced: ClassVar[tuple[type[Reply], ...]] = (Seen,)
 
     _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
         _says(Gold, _2015_gold, Greeted, Gold),
@@ -427,8 +451,10 @@ _2016_WIN: Final = (
 
 class Dialect2016(_Rendered):
     name: ClassVar[str] = "2016"
+    era: ClassVar[str] = "2016"
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    coalesced: ClassVar[tuple[type[Reply], ...]] = (Seen,)
 
     _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
         _says(Gold, _2016_gold, GoldLeft),
@@ -471,8 +497,220 @@ class Dialect2016(_Rendered):
         return parse_command(line)
 
 
+# -- 2016ch: the client of ch739/dungeon-of-doom (its GUI and its bot) ----------------
+
+
+def _hints(rows: tuple[str, ...]) -> tuple[Reply, ...]:
+    """What lies under each square in sight, then ``RENDERHINT END``.
+
+    Its client drops the last hint before the end (and fails on a view with none), so
+    the last one is said twice."""
+    hints = [
+        RenderHint(col, row, glyph if glyph in "#E" else ".")
+        for row, line in enumerate(rows)
+        for col, glyph in enumerate(line)
+        if glyph != "X"
+    ]
+    return (*hints, *hints[-1:], HintsEnd())
+
+
+def _ch_gold(dialect: _Rendered, reply: Gold) -> tuple[Reply, ...]:
+    # Its GUI starts the game on a line starting HELLO; the goal it only logs.
+    return (Greeted(reply.name),) if reply.name is not None else (Gold(reply.amount),)
+
+
+_CH_BARE: Final = frozenset({"LOOK", "PICKUP", "ENDTURN", "APGET", "HPGET", "QUIT"})
+
+
+class Dialect2016ch(_Rendered):
+    name: ClassVar[str] = "2016ch"
+    era: ClassVar[str] = "2016"
+    summary: ClassVar[str] = (
+        "ch739's 2016 client: HELLO <name>, LOOKREPLY with RENDERHINT lines, "
+        "the view pushed as CHANGE, STARTTURN"
+    )
+    closes_after_final: ClassVar[bool] = False
+    capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    pushes_view: ClassVar[bool] = True
+
+    _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
+        _says(Gold, _ch_gold, Greeted, Gold),
+        _says(GoldCoins, _2015_picked_gold, Success, TreasureChanged),
+        _says(Fail, lambda dialect, reply: (_failed(reply.reason),), Failed, Fail),
+        _says(
+            LookReply,
+            lambda dialect, reply: (reply, *_hints(reply.rows)),
+            LookReply,
+            RenderHint,
+            HintsEnd,
+        ),
+        _says(
+            ViewChanged,
+            lambda dialect, reply: (reply, *_hints(reply.rows)),
+            ViewChanged,
+            RenderHint,
+            HintsEnd,
+        ),
+        _says(Error, lambda dialect, reply: (_failed(reply.message),), Failed, Fail),
+        _says(NotYourTurn, lambda dialect, reply: (Failed("not users turn."),), Failed),
+        _says(NotYourTurnToEnd, lambda dialect, reply: (Failed("not users turn."),), Failed),
+        # A move within sight: the server pushes the new view instead (pushes_view).
+        _silent(Seen),
+        _silent(Notice),
+        _silent(GameWon),
+        _says(TurnBegins, lambda dialect, reply: (TurnStarted(),), TurnStarted),
+        _says(TurnOver, lambda dialect, reply: (TurnOver(),), TurnOver),
+        _says(Win, lambda dialect, reply: (Win(""),), Win),
+        _says(Lose, lambda dialect, reply: (Lose(""),), Lose),
+        _silent(PlayerJoined),
+        _silent(PlayerLeft),
+        _silent(RoundEnded),
+        _silent(TurnOf),
+        _as_2013(Message),
+        _as_2013(Bye),
+        _as_2013(Done),
+        _as_2013(Success),
+        _as_2013(HitMod),
+        _as_2013(ActionPoints),
+        _as_2013(HitPoints),
+    )
+
+    def parse(self, line: str) -> Command | None:
+        """As ch739's server read lines: the verb in any case, nothing before it; a named
+        ``HELLO``; a bare verb takes no argument."""
+        if not line.strip() or line[0].isspace():
+            raise RemoteProtocolError("invalid command.")
+        verb, _, argument = line.strip().partition(" ")
+        verb = verb.upper()
+        if verb == "HELLO" and not argument.strip():
+            raise RemoteProtocolError("HELLO needs an argument.")
+        if verb in _CH_BARE and argument.strip():
+            raise RemoteProtocolError(f"{verb} does not take an argument.")
+        return parse_command(line.strip())
+
+
+# -- 2016mbk: the client of mbuckley2000/DungeonsOfDooom (its GUI and its bot) ----------
+
+
+def _centred(rows: tuple[str, ...]) -> tuple[str, ...]:
+    """The view with the player shown as ``P`` in the centre (2016)."""
+    rows_ = list(rows)
+    middle = len(rows_) // 2
+    row = rows_[middle]
+    rows_[middle] = row[:middle] + "P" + row[middle + 1 :]
+    return tuple(rows_)
+
+
+def _mbk_view(dialect: _Rendered, reply: LookReply | ViewChanged) -> tuple[Reply, ...]:
+    # Each row says the size of the view; never a blank line (its reader dies on one).
+    rows = _centred(reply.rows)
+    return tuple(Compact(f"L{len(rows)}{row}") for row in rows)
+
+
+def _mbk_success(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    verb = cast("Dialect2016mbk", dialect).answering
+    if verb == "MOVE":
+        return (Compact("MS"),)
+    if verb == "PICKUP":
+        return (Compact(f"PS{dialect._gold}"),)
+    return ()
+
+
+def _mbk_picked_gold(dialect: _Rendered, reply: GoldCoins) -> tuple[Reply, ...]:
+    dialect.found(reply.total)
+    return (Compact(f"PS{reply.total}"),)
+
+
+def _mbk_failed(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
+    # Its server answered a move or a pickup that failed, and nothing else that did.
+    verb = cast("Dialect2016mbk", dialect).answering
+    return (Compact(f"{verb[0]}F"),) if verb in ("MOVE", "PICKUP") else ()
+
+
+class Dialect2016mbk(_Rendered):
+    name: ClassVar[str] = "2016mbk"
+    era: ClassVar[str] = "2016"
+    summary: ClassVar[str] = (
+        "mbuckley2000's 2016 client: NAME <name>, H<n>, L5 rows, MS/MF, PS<n>/PF, C<chat>"
+    )
+    closes_after_final: ClassVar[bool] = False
+    capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
+    pushes_view: ClassVar[bool] = True
+
+    _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
+        _says(
+            Gold,
+            lambda dialect, reply: (Compact(f"H{max(reply.amount - reply.held, 0)}"),),
+            Compact,
+        ),
+        _says(Success, _mbk_success, Compact),
+        _says(GoldCoins, _mbk_picked_gold, Compact),
+        _says(Fail, _mbk_failed, Compact),
+        _says(Error, _mbk_failed, Compact),
+        _says(NotYourTurn, _mbk_failed, Compact),
+        _says(NotYourTurnToEnd, _mbk_failed, Compact),
+        _says(LookReply, _mbk_view, Compact),
+        _says(ViewChanged, _mbk_view, Compact),
+        _says(
+            Message, lambda dialect, reply: (Compact(f"C{reply.sender}: {reply.text}"),), Compact
+        ),
+        _says(Win, lambda dialect, reply: (Win(""),), Win),
+        _says(Lose, lambda dialect, reply: (Lose(""),), Lose),
+        _silent(Done),
+        _silent(Seen),  # the server pushes the new view instead (pushes_view)
+        _silent(Notice),
+        _silent(GameWon),
+        _silent(PlayerJoined),
+        _silent(PlayerLeft),
+        _silent(RoundEnded),
+        _silent(TurnBegins),
+        _silent(TurnOver),
+        _silent(TurnOf),
+        _silent(HitMod),
+        _as_2013(Bye),
+        _as_2013(ActionPoints),
+        _as_2013(HitPoints),
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.answering = ""
+        """The verb of the command last read: its answers say what they answer (``MS``,
+        ``PF``); a connection's commands are answered one at a time, in order."""
+
+    def heard(self, command: Command) -> None:
+        self.answering = command.verb
+
+    def parse(self, line: str) -> Command | None:
+        """As mbuckley2000's server read lines: trimmed, the verb in any case, a direction
+        by its first letter; ``NAME <name>`` names the player (answered with the gold still
+        needed), ``SAY <text>`` is chat; a blank line is skipped."""
+        self.answering = ""  # a line refused answers no MOVE or PICKUP
+        words = line.strip().split(" ")
+        verb = words[0].upper()
+        if not verb:
+            return None
+        if verb == "NAME":
+            if len(words) < 2 or not words[1]:
+                raise RemoteProtocolError("NAME needs a name")
+            return Hello(words[1])
+        if verb == "SAY":
+            text = line.strip()[4:]
+            if not text.strip():
+                raise RemoteProtocolError("need something to say")
+            return Shout(text)
+        if verb == "MOVE":
+            if len(words) != 2 or not words[1]:
+                raise RemoteProtocolError("MOVE needs a direction")
+            direction = Direction.__members__.get(words[1][0].upper())
+            if direction is None:
+                raise RemoteProtocolError("invalid direction")
+            return Move(direction)
+        return parse_command(line.strip())
+
+
 DIALECTS: Final[dict[str, type[Dialect]]] = {
-    cls.name: cls for cls in (Dialect, Dialect2015, Dialect2016)
+    cls.name: cls for cls in (Dialect, Dialect2015, Dialect2016, Dialect2016ch, Dialect2016mbk)
 }
 """Every dialect, by name."""
 

@@ -13,20 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, Field, Form, Rows
+from .forms import INT, LINE, OPTIONAL_TEXT, TEXT, WORD, Field, Form, Rows
 from .replies import Fail, Gold, LookReply, Message, Push, Reply, Win
 
 __all__ = [
     "Blank",
     "Changed",
     "Chat",
+    "Compact",
     "Congratulated",
     "Failed",
     "FromSender",
     "GoalIs",
     "GoldLeft",
     "Greeted",
+    "HintsEnd",
     "PlayerView",
+    "RenderHint",
     "Said",
     "ServerChanged",
     "TreasureChanged",
@@ -102,6 +105,26 @@ class ViewChanged(Push):
     @classmethod
     def count_of(cls, header: dict[str, Any]) -> int | None:
         return None  # the first row says
+
+
+@dataclass(frozen=True, slots=True)
+class RenderHint(Push):
+    """``RENDERHINT <col> <row> TILETYPE <tile>`` (ch739, 2016): what lies under one square
+    of the view just sent (``#``, ``E`` or ``.``), for a graphical client to draw."""
+
+    form: ClassVar[Form] = Form(
+        "RENDERHINT {col} {row} TILETYPE {tile}", col=INT, row=INT, tile=WORD
+    )
+    col: int
+    row: int
+    tile: str
+
+
+@dataclass(frozen=True, slots=True)
+class HintsEnd(Push):
+    """``RENDERHINT END`` (ch739, 2016): the last line of a view and its hints."""
+
+    form: ClassVar[Form] = Form("RENDERHINT END")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,3 +212,9 @@ class Unasked(Push):
 
     form: ClassVar[Form] = Form("{line}", line=TEXT)
     line: str
+
+
+@dataclass(frozen=True, slots=True)
+class Compact(Unasked):
+    """A line of mbuckley2000's private protocol (``H2``, ``MS``, ``PF``, ``L5X..#X``):
+    our clients do not speak it, and read its lines as unasked ones."""

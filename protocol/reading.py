@@ -100,6 +100,8 @@ def _read(kind: type[_R], line: str) -> _R | None:
 _TOTAL_GOLD: Final = re.compile(r"SUCCESS: \+ \d+ Gold\. Total Gold = (\d+)")
 _GOLD_COINS_MAP: Final = re.compile(r"SUCCESS, GOLD COINS: \{.*?(\d+)\}")
 _GOLD_COLON: Final = re.compile(r"GOLD:\s*(\d+)")
+_TOTAL_AFTER: Final = re.compile(r"Total \w+ = -?\d+")
+"""The second line of ldjb's 2013 ``SUCCESS:  +1 HP`` (`` Total HP = 4``)."""
 _ERAS: Final = ("2013", "2015", "2016")
 _TURN_REFUSALS: Final = ("not your turn", "not users turn")
 _ROW_GLYPHS: Final = re.compile(r"[^\s]{5}")
@@ -119,6 +121,9 @@ class TolerantReader:
         self._rows_are_push = False
         self._blank_may_follow = False
         self._from: str | None = None  # a 2015 FROM line was read: its MESSAGE comes next
+        self._total_may_follow = False  # ldjb's "SUCCESS:  +1 HP" has its total next
+        self._updated = False  # ldjb3's UPDATE: the answer of a PICKUP comes next
+        self._treasure = 0  # the gold ldjb3's TREASUREMOD lines after UPDATE added up to
         self.dialect: str | None = None
         self.evidence: list[str] = []
 
@@ -146,6 +151,18 @@ class TolerantReader:
             return None
         self._blank_may_follow = False
         text = line.rstrip()
+        if self._total_may_follow:
+            self._total_may_follow = False
+            if _TOTAL_AFTER.fullmatch(line.strip()):
+                return None
+        if text == "UPDATE":
+            self._updated = True  # ldjb3: a PICKUP's answer follows (TREASUREMOD, SUCCESS: Got)
+            return None
+        if self._updated:
+            self._updated = False
+            if (treasure := _read(TreasureChanged, text)) is not None:
+                self._treasure += treasure.amount
+                return GoldCoins(self._treasure)
         if text.startswith("RENDERHINT"):
             self._seen("2016", repr(line))
             return None  # drawing hints for graphical clients
@@ -228,8 +245,6 @@ class TolerantReader:
             return Failed(text.removeprefix("FAIL: "))  # ldjb's ``FAIL: <reason>``
         if text == "ENDGAME":
             return Win(text)
-        if text == "UPDATE":
-            return Success()
         if match := _GOLD_COLON.fullmatch(text):
             self._seen("2016", repr(line))
             return GoldLeft(int(match[1]))
@@ -239,6 +254,10 @@ class TolerantReader:
         if match := _GOLD_COINS_MAP.fullmatch(text):
             self._seen("2016", repr(line))
             return GoldCoins(int(match[1]))
+        if text.startswith("SUCCESS:"):
+            self._seen("2013", repr(line))
+            self._total_may_follow = True
+            return Success()  # ldjb's 2013 ``SUCCESS:  +1 HP`` and its `` Total HP = 4``
         if (goal := _read(GoalIs, text)) is not None:
             self._seen("2013", repr(line))
             return goal
@@ -255,6 +274,10 @@ def _declared_lines() -> tuple[tuple[type[Reply], str | None], ...]:
     era that writes it (``None``: more than one does, so it shows no era)."""
     eras: dict[type[Reply], list[str]] = {}
     for name, dialect in DIALECTS.items():
+        if name != dialect.era:
+            # One client's own dialect (ch739's): its lines are its era's, or read
+            # where the reader knows them (RENDERHINT); they show no era of their own.
+            continue
         for kind in sorted(dialect.writes(), key=lambda kind: kind.__name__):
             # Lines our own parser reads (Done is a SUCCESS line) come to it first.
             if kind in _CONTEXTUAL or any(kind.form is own.form for own in OWN_REPLIES):

@@ -44,6 +44,7 @@ import trio
 
 from protocol.commands import (
     DECLARED_VERBS,
+    ApGet,
     Asker,
     Command,
     Extend,
@@ -57,10 +58,24 @@ from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
 from protocol.framing import EndOfInput, NeedData
-from protocol.replies import Bye, Error, FinalReply, GameInfo, Lose, Push, Reply, Win
+from protocol.lines import ViewChanged
+from protocol.replies import (
+    ActionPoints,
+    Bye,
+    Error,
+    FinalReply,
+    GameInfo,
+    Lose,
+    Push,
+    Reply,
+    Seen,
+    TurnBegins,
+    Win,
+)
 
 from .config import ServerConfig
-from .dialects import GAME_OVER, TurnReminder, greet, turn_points
+from .dialects import GAME_OVER, TurnReminder, endless_turn_points, greet, turn_points
+from .game import plays_in_turns
 from .ladder import Claimant, Ladder
 from .lobby import Lobby
 from .metrics import Counts
@@ -132,6 +147,14 @@ class Connection:
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see :mod:`server.dialects`)."""
+        self._coalesced = self.protocol.dialect.coalesced
+        self._pushes_view = self.protocol.dialect.pushes_view
+        self._view_shown: tuple[str, ...] | None = None
+        """The view last pushed (dialects that push it): an unchanged view is not sent again."""
+        self._turn_told = False
+        self._look_again_told = False
+        """A "look again" push (:attr:`Dialect.coalesced`) is queued and the client has
+        sent no command since: another would say nothing new."""
         self.over = False
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
@@ -189,8 +212,19 @@ class Connection:
     def push(self, line: Push) -> None:
         """Queue a line the client asked to be told (events, chat), as the protocol
         says; a line it did not ask for is dropped. Never blocks."""
-        if self.transport.reason is None and self.protocol.wants(line):
-            self._write(self._render(line))
+        if self.transport.reason is not None or not self.protocol.wants(line):
+            return
+        if self._pushes_view and isinstance(line, Seen):
+            self._show_view()  # its clients see a move as the view it leaves them
+            return
+        if isinstance(line, self._coalesced):
+            if self._look_again_told:
+                return
+            data = self._render(line)
+            self._look_again_told = bool(data)
+            self._write(data)
+            return
+        self._write(self._render(line))
 
     def finish(self, final: FinalReply, *, reason: str) -> None:
         """Send ``final`` as the last line and close the connection."""
@@ -276,6 +310,24 @@ class Connection:
         if command.name is not None and self.lobby.watching(self) is None:
             self.name = command.name  # who the client says it is; its game may refuse it
         self._to_game(command)
+        if self._pushes_view and not self._turn_told:
+            seat = self.lobby.seat(self)
+            if seat is not None and not plays_in_turns(seat[0].world):
+                # Its clients act only on STARTTURN; here every player may always act.
+                self._turn_told = True
+                self.push(TurnBegins(0))
+
+    def _show_view(self) -> None:
+        """Push the client its view if it changed since last pushed (dialects that push
+        it: :attr:`~protocol.dialects.Dialect.pushes_view`)."""
+        seat = self.lobby.seat(self)
+        if seat is None or self.over or not self.protocol.wants(ViewChanged):
+            return
+        game, player = seat
+        rows = tuple(game.world.look(player))
+        if rows != self._view_shown:
+            self._view_shown = rows
+            self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
         """Every command the session does not route elsewhere: the game's to answer."""
@@ -284,6 +336,12 @@ class Connection:
                 self.send(Error(GAME_OVER))
                 return
             self.over = False
+        if isinstance(command, ApGet) and self.protocol.dialect.greets:
+            seat = self.lobby.seat(self)
+            points = None if seat is None else endless_turn_points(seat[0].world)
+            if points is not None:
+                self.send(ActionPoints(points))
+                return
         self.lobby.command(self, command)
 
     # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
@@ -386,6 +444,7 @@ class Connection:
                 transport.close("client closed the connection")
                 return Input.ENDED
             transport.heard()
+            self._look_again_told = False
             if self.turn_reminder is not None:
                 self.turn_reminder.acted(trio.current_time())
             kind = type(event)
@@ -395,6 +454,8 @@ class Connection:
                 continue
             try:
                 self.ROUTES[kind](self, event)
+                if self._pushes_view:
+                    self._show_view()
             except Exception as error:
                 self._failed(event, error)
         return Input.ENDED

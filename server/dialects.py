@@ -34,13 +34,26 @@ from .game import Game, plays_in_turns
 from .outbox import Outbox
 
 __all__ = [
+    "ENDLESS_TURN_POINTS",
     "GAME_OVER",
     "TurnReminder",
+    "endless_turn_points",
     "greet",
     "turn_points",
 ]
 
 GAME_OVER: Final = "the game is over"
+
+ENDLESS_TURN_POINTS: Final = 6
+"""What ``APGET`` answers a greeting dialect's client in a world without turns: the
+2015 skeleton's full turn (6 actions), never spent, since that turn never ends. Its
+clients ask after every move and show the number (``FAIL`` there read "Failed!")."""
+
+
+def endless_turn_points(world: World) -> int | None:
+    """``APGET`` for a greeting dialect's client: :data:`ENDLESS_TURN_POINTS` in a world
+    without turns, ``None`` (the world answers) in one with turns."""
+    return None if plays_in_turns(world) else ENDLESS_TURN_POINTS
 
 
 def greet(client: Outbox, game: Game) -> None:

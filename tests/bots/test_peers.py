@@ -83,10 +83,24 @@ async def test_the_explorer_wins_on_our_own_server_in_each_dialect(
 
 
 async def test_the_battle_bot_plays_on_when_extend_is_refused(nursery: trio.Nursery) -> None:
-    # zss has no EXTEND: its 2015 dialect pushes STARTTURN unasked. The bot goes on to
-    # play, and stops where the server lacks what it needs, saying which (issue 27).
+    # zss has no EXTEND: its 2015 dialect pushes STARTTURN unasked; nor HPGET (FAIL
+    # invalid command): the bot plays by the hit points a fighter starts with, and
+    # plays the game to its end (issue 27).
     server = await start_peer(nursery, "zss")
     finished = await run_module("bots.battle", "--port", str(server.port), "--timeout", "5")
     assert "Traceback" not in finished.stderr
+    assert "APGET" in server.received and "HPGET" in server.received, server.received
+    assert finished.result.outcome == "win", finished.result
+
+
+async def test_the_battle_bot_plays_ch739_where_apget_is_refused(nursery: trio.Nursery) -> None:
+    # ch739 says "not users turn." to everything before HELLO (EXTEND, GAMES: the bot then
+    # waited for a turn that never came) and has no APGET: the bot acts on, each action
+    # out of turn sent again when STARTTURN comes (issue 27).
+    server = await start_peer(nursery, "ch")
+    finished = await run_module(
+        "bots.battle", "--port", str(server.port), "--timeout", "5", "--name", "bot"
+    )
+    assert "Traceback" not in finished.stderr
     assert "APGET" in server.received, server.received
-    assert finished.result.detail == "unexpected reply to HPGET: 'FAIL invalid command'"
+    assert finished.result.outcome == "win", finished.result

@@ -136,7 +136,7 @@ def test_the_2016_look_puts_the_player_in_the_centre_of_a_lantern_view_too() -> 
 def test_unknown_dialect_names_the_known_ones() -> None:
     with pytest.raises(UnknownDialect, match="2013, 2015, 2016"):
         dialect_named("2014")
-    assert set(DIALECTS) == {"2013", "2015", "2016"}
+    assert set(DIALECTS) == {"2013", "2015", "2016", "2016ch", "2016mbk"}
 
 
 def events(dialect: str, data: bytes) -> list[object]:

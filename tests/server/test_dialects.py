@@ -257,3 +257,138 @@ async def test_a_refused_connection_is_told_why_in_its_own_dialect(
     assert await second.read_to_end() == (
         b"FROM SERVER\nMESSAGE the server is full (1 connections); try again later\n"
     )
+
+
+async def test_2015_apget_in_a_world_without_turns_answers_its_endless_turn(
+    start_server: StartServer,
+) -> None:
+    # zss's GUI asks APGET after every move and showed "Failed!" for the FAIL it got.
+    server = await start_server(listen="0,0:2015", **TINY)
+    zss = await Peer.connect(port(server, "2015"))
+    assert await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    await exactly(zss, "APGET", b"AP 6\n")
+    await exactly(zss, "MOVE N", b"FAIL can't move into a wall\n")
+    await exactly(zss, "APGET", b"AP 6\n")  # a turn that never ends is never spent
+    # The 2013 dialect keeps its word: no action points where there are no turns.
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    await exactly(classic, "APGET", b"ERROR APGET is not available in the classic world\n")
+
+
+async def _moves_that_succeed(peer: Peer, count: int) -> int:
+    """Make ``count`` moves that succeed, back and forth (SMALL: every square in sight)."""
+    moved = 0
+    for _ in range(8 * count):
+        for direction in "NESW":
+            await peer.send(f"MOVE {direction}\n")
+            if await peer.read_line() == "SUCCESS":
+                moved += 1
+                break
+        if moved == count:
+            return moved
+    raise AssertionError(f"moved {moved} times of {count}")
+
+
+async def test_look_again_pushes_are_coalesced_until_the_client_next_speaks(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    # Every move within sight pushed its own CHANGE; a busy game buried zss's AI client.
+    server = await start_server(listen="0,0:2015,0:2016", map=write_map(SMALL), seed=1)
+    zss = await Peer.connect(port(server, "2015"))
+    assert await zss.read_exactly(len(b"GOLD 1\nSTARTTURN\n")) == b"GOLD 1\nSTARTTURN\n"
+    lib = await Peer.connect(port(server, "2016"))
+    await exactly(lib, "HELLO", b"GOLD: 1\n")
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    await _moves_that_succeed(classic, 3)
+    await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
+    await exactly(lib, None, b"SERVERCHANGE\n")  # type: ignore[arg-type]
+    # Once the client has spoken (its LOOK shows every move so far), the next move is news.
+    zss_view = await zss.ask("LOOK")
+    assert zss_view[0] == "LOOKREPLY" and await zss.read_line() == ""  # its blank line
+    assert await nothing_received(zss)
+    await _moves_that_succeed(classic, 2)
+    await exactly(zss, None, b"CHANGE\n")  # type: ignore[arg-type]
+    assert await nothing_received(lib)  # lib has not spoken since its SERVERCHANGE
+
+
+def _ch_view(header: bytes, rows: tuple[str, ...]) -> bytes:
+    """ch739's view: a header, the rows, what lies under each square in sight (the last
+    hint twice: its client drops one), ``RENDERHINT END``."""
+    hints = [
+        f"RENDERHINT {col} {row} TILETYPE {glyph if glyph in '#E' else '.'}\n"
+        for row, line in enumerate(rows)
+        for col, glyph in enumerate(line)
+        if glyph != "X"
+    ]
+    body = "".join(f"{row}\n" for row in rows) + "".join(hints) + hints[-1] + "RENDERHINT END\n"
+    return header + body.encode()
+
+
+async def test_2016ch_a_whole_game_as_ch739s_client_reads_it(start_server: StartServer) -> None:
+    server = await start_server(dialect="2016ch", **TINY)
+    peer = await Peer.connect(server.port)
+    assert await nothing_received(peer)  # its client speaks first: HELLO <name>
+    await exactly(peer, "HELLO", b"FAIL HELLO needs an argument.\n")
+    # Its GUI starts on HELLO; its bot acts only after STARTTURN, on the view pushed as
+    # CHANGE (it never sends LOOK); its reader reads rows up to RENDERHINT END.
+    start = ("X###X", "#####", "##G.E", "#####", "X###X")
+    await exactly(peer, "HELLO bob", b"HELLO bob\nSTARTTURN\n" + _ch_view(b"CHANGE \n", start))
+    await exactly(peer, "LOOK", _ch_view(b"LOOKREPLY\n", start))
+    await exactly(peer, "  LOOK", b"FAIL invalid command.\n")
+    await exactly(peer, "LOOK now", b"FAIL LOOK does not take an argument.\n")
+    await exactly(peer, "MOVE N", b"FAIL can't move into a wall\n")  # the view is unchanged
+    picked = ("X###X", "#####", "##..E", "#####", "X###X")
+    await exactly(peer, "PICKUP", b"SUCCESS\nTREASUREMOD 1\n" + _ch_view(b"CHANGE \n", picked))
+    moved = ("X###X", "#####", "#..E#", "#####", "X###X")
+    await exactly(peer, "move E", b"SUCCESS\n" + _ch_view(b"CHANGE \n", moved))
+    await exactly(peer, "MOVE E", b"SUCCESS\nWIN\n")
+    await exactly(peer, "LOOK", b"FAIL the game is over\n")  # it stays, as its server kept it
+
+
+async def test_2016ch_sees_another_players_move_as_a_pushed_view(
+    start_server: StartServer, write_map: Callable[[str], str]
+) -> None:
+    server = await start_server(listen="0,0:2016ch", map=write_map(SMALL), seed=1)
+    ch = await Peer.connect(port(server, "2016ch"))
+    await ch.send(b"HELLO bot\n")
+    assert await ch.read_line() == "HELLO bot"
+    assert await ch.read_line() == "STARTTURN"
+    assert await ch.read_line() == "CHANGE "
+    first = tuple([await ch.read_line() for _ in range(5)])
+    while await ch.read_line() != "RENDERHINT END":
+        pass
+    classic = await Peer.connect(port(server, "2013"))
+    await exactly(classic, "HELLO Ada", b"GOLD 1\n")
+    assert await nothing_received(ch)  # a player's arrival is no move
+    await _moves_that_succeed(classic, 1)
+    assert await ch.read_line() == "CHANGE "
+    seen = tuple([await ch.read_line() for _ in range(5)])
+    assert seen != first and "P" in "".join(seen)  # Ada, in sight, where she moved to
+
+
+def _mbk_view(*rows: str) -> bytes:
+    return b"".join(b"L5" + row.encode() + b"\n" for row in rows)
+
+
+async def test_2016mbk_a_whole_game_as_mbuckley2000s_client_reads_it(
+    start_server: StartServer,
+) -> None:
+    # Its GUI sends NAME first (our 2013 word for it was ERROR unknown command, and the GUI
+    # stayed black); its reader dies on a blank line, and ignores lines it does not know.
+    server = await start_server(dialect="2016mbk", **TINY)
+    peer = await Peer.connect(server.port)
+    start = _mbk_view("X###X", "#####", "##P.E", "#####", "X###X")
+    await exactly(peer, "NAME bob", b"H1\n" + start)  # the gold still needed, and the view
+    await exactly(peer, "HELLO", b"H1\n")
+    await exactly(peer, "LOOK", start)
+    await exactly(peer, "MOVE N", b"MF\n")
+    for refused in ("DANCE", "", "MOVE"):
+        await exactly(peer, refused, b"")  # its server answered nothing
+    await exactly(peer, "PICKUP", b"PS1\n" + start)
+    await exactly(peer, "PICKUP", b"PF\n")
+    await exactly(peer, "SAY hi all", b"Cbob: hi all\n")
+    await exactly(peer, "HELLO", b"H0\n")
+    moved = _mbk_view("X###X", "#####", "#.PE#", "#####", "X###X")
+    await exactly(peer, "move e", b"MS\n" + moved)
+    await exactly(peer, "MOVE East", b"MS\nWIN\n")
