@@ -327,7 +327,7 @@ def _ch_view(header: bytes, rows: tuple[str, ...]) -> bytes:
 
 async def test_2016ch_a_whole_game_as_ch739s_client_reads_it(start_server: StartServer) -> None:
     server = await start_server(dialect="2016ch", **TINY)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     assert await nothing_received(peer)  # its client speaks first: HELLO <name>
     await exactly(peer, "HELLO", b"FAIL HELLO needs an argument.\n")
     # Its GUI starts on HELLO; its bot acts only after STARTTURN, on the view pushed as
@@ -377,7 +377,7 @@ async def test_2016mbk_a_whole_game_as_mbuckley2000s_client_reads_it(
     # Its GUI sends NAME first (our 2013 word for it was ERROR unknown command, and the GUI
     # stayed black); its reader dies on a blank line, and ignores lines it does not know.
     server = await start_server(dialect="2016mbk", **TINY)
-    peer = await Peer.connect(server.port)
+    peer = await Peer.connect(bound_port(server))
     start = _mbk_view("X###X", "#####", "##P.E", "#####", "X###X")
     await exactly(peer, "NAME bob", b"H1\n" + start)  # the gold still needed, and the view
     await exactly(peer, "HELLO", b"H1\n")
