@@ -204,9 +204,15 @@ class GuardedStream(trio.abc.HalfCloseableStream):
         return b""
 
     async def send_eof(self) -> None:
-        if self.aborted is None:
+        # Hypercorn ends a connection (send_eof, then aclose) from the task that reads
+        # it, outside the lock its application's writes hold: through trio's stream a
+        # send_eof beside a send_all raises BusyResourceError in one of them. The
+        # socket is shut down directly instead, and not while a write is under way
+        # (aclose follows, which ends that write).
+        if self.aborted is None and self._sending is None:
             with contextlib.suppress(OSError):
-                await self.stream.send_eof()
+                self.socket.shutdown(stdlib_socket.SHUT_WR)
+        await trio.lowlevel.checkpoint()
 
     async def aclose(self) -> None:
         try:
@@ -260,6 +266,16 @@ async def serve_http(
         live.add(guarded)
         try:
             await TCPServer(wrapped, hypercorn, context, ConnectionState({}), guarded)  # type: ignore[arg-type]
+        except* Exception as failed:
+            # Hypercorn's reading task and the application's task both answer on one
+            # connection (a WebSocket upgrade with frames sent before its 101, say):
+            # h11 may then refuse a write in the reading task, which Hypercorn does
+            # not catch. That connection is lost, never the server.
+            guarded.abort("failed in Hypercorn")
+            server.client_log(host).warning(
+                "http connection failed",
+                error=" | ".join(repr(error) for error in failed.exceptions)[:500],
+            )
         finally:
             counted.close()
             live.discard(guarded)
