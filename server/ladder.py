@@ -353,7 +353,7 @@ class Ladder:
         if holder is not None:
             connection.send(Error(_claimed_already(name, holder)))
             return
-        if connection.name != name and await self.writer.call(Store.history, name, None, 1):
+        if connection.name != name and await self._has_games(name):
             # Its games are someone's: only who plays under the name may claim it.
             connection.send(
                 Error(
@@ -386,6 +386,12 @@ class Ladder:
         self._owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
         connection.send(Registered(name, token))
+
+    async def _has_games(self, name: str) -> bool:
+        """Whether the store holds a game played under exactly ``name``."""
+        assert self.writer is not None
+        history = await self.writer.call(Store.history, name, None, 1)
+        return bool(history)
 
     async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None
