@@ -28,6 +28,8 @@ WEB_AT = re.compile(r"web page at http://[\d.]+:(\d+)/")
 VISITS = 1200
 """Visits at most (before the fix the server was gone within a few hundred)."""
 AT_ONCE = 8
+WITNESS = "127.0.0.3"
+"""Another address, asking whether the server still serves."""
 UPGRADE = (
     b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     b"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\n\r\n"
@@ -89,11 +91,13 @@ async def _visit(port: int, chooser: random.Random) -> None:
 
 
 async def _health(port: int, log: list[str]) -> bytes:
+    sock = trio.socket.socket()
     try:
-        stream = await trio.open_tcp_stream("127.0.0.1", port)
+        await sock.bind((WITNESS, 0))
+        await sock.connect(("127.0.0.1", port))
     except OSError as error:
         raise AssertionError("the server is gone: " + "".join(log[-40:])[-3000:]) from error
-    async with stream:
+    async with trio.SocketStream(sock) as stream:
         await stream.send_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         answer = b""
         while b"\r\n\r\n" not in answer and (data := await stream.receive_some(1000)):
@@ -119,11 +123,11 @@ def test_racing_http_connections_never_end_the_server(
         async with trio.open_nursery() as nursery:
             for seed in range(AT_ONCE):
                 nursery.start_soon(visitor, seed)
-        # Still serving: a plain request is answered (once the visits' connections
-        # have closed: until then they may hold this address's share).
-        with trio.fail_after(TIMEOUT * 3):
-            while (answer := await _health(port, log)).startswith(b"HTTP/1.1 503"):
-                await trio.sleep(0.1)
+        # Still serving: a plain request from another address is answered. (Not from
+        # the visits' address: some of its connections, reset by their clients while
+        # Hypercorn did not read them, may still count against its share; see issue 28.)
+        with trio.fail_after(TIMEOUT):
+            answer = await _health(port, log)
         assert answer.startswith(b"HTTP/1.1 200"), answer
 
     trio.run(main)
@@ -131,3 +135,6 @@ def test_racing_http_connections_never_end_the_server(
     # Neither two writers on one socket nor an error of Hypercorn's own.
     bugs = [line for line in log if '"level": "error"' in line or "Busy" in line]
     assert not bugs, bugs[0][-1500:]
+    # And it stops cleanly when told to (before, it was sometimes killed by the SIGTERM).
+    process.terminate()
+    assert process.wait(timeout=60) == 0, "".join(log[-40:])[-3000:]
