@@ -160,6 +160,11 @@ class GuardedStream(trio.abc.HalfCloseableStream):
                 await self.stream.send_all(data)
             except trio.ClosedResourceError as error:
                 raise trio.BrokenResourceError(self.aborted or "closed") from error
+            except trio.BrokenResourceError:
+                # Reset by the client: Hypercorn may wait for ever to read the next
+                # pipelined request, so the socket is closed (and uncounted) here.
+                self.abort("connection lost")
+                raise
             finally:
                 self._sending = None
         if scope.cancelled_caught:
