@@ -26,6 +26,9 @@ ladder's commands with an error; otherwise:
   Claimed names are known from a copy refreshed every :data:`CLAIMS_REFRESH` seconds
   (and at once on this server's own ``REGISTER``), so a name claimed on another
   server of a shared ladder is protected here within that time.
+* ``REGISTER`` of a name that already has games recorded is accepted only from a
+  client playing under that exact name now (as NickServ registers only your current
+  nick): a stranger cannot claim a history's name and lock its player out.
 
 Tokens never reach a log: commands and replies that hold one hide it in ``repr``,
 and nothing here logs a command line.
@@ -86,6 +89,8 @@ class Claimant(Outbox, Protocol):
     (which the ladder sets once the client proved it owns it)."""
 
     login: str | None
+    name: str | None
+    """The name the client plays under now (its ``HELLO``), if any."""
 
     def took_over(self, old: Claimant) -> None:
         """This client now plays ``old``'s player (it logged in as its name)."""
@@ -350,6 +355,15 @@ class Ladder:
         if holder is not None:
             connection.send(Error(_claimed_already(name, holder)))
             return
+        if connection.name != name and await self._has_games(name):
+            # Its games are someone's: only who plays under the name may claim it.
+            connection.send(
+                Error(
+                    f"the name {name!r} has games on the ladder: only a player playing as "
+                    f"{name!r} now may REGISTER it (HELLO {name}, then REGISTER {name})"
+                )
+            )
+            return
         self.hashes.check()  # a refusal spends none of the address's names
         if not self._claims.take(connection.address):
             config = self.config
@@ -374,6 +388,12 @@ class Ladder:
         self._owner_proven(connection, name)
         connection.log.info("name claimed", name=name)
         connection.send(Registered(name, token))
+
+    async def _has_games(self, name: str) -> bool:
+        """Whether the store holds a game played under exactly ``name``."""
+        assert self.writer is not None
+        history = await self.writer.call(Store.history, name, None, 1)
+        return bool(history)
 
     async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None

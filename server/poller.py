@@ -24,6 +24,10 @@ What a caller may rely on:
 * Each client that is ready is read once per round (at most one receive), so one
   that keeps its socket full is served in turn with the others, and the poller
   reaches a checkpoint between rounds.
+* At most :data:`PER_ADDRESS_A_ROUND` clients of one address (as given to
+  :meth:`hold`) are read in a round; its others that are ready wait for the next
+  rounds, taken in turn. So one address flooding from many connections gets the
+  rounds' work of a few, and a player on another address is served in each round.
 * An exception raised by a client's methods is raised in that client's own task
   (from :meth:`hold`), as if that task had called the method; the poller and the
   other clients go on.
@@ -45,6 +49,8 @@ import trio
 
 _READY_AT_ONCE: Final = 1024
 """Clients handled in one round at most; more wait for the next (after a checkpoint)."""
+PER_ADDRESS_A_ROUND: Final = 4
+"""Clients of one address read in one round at most (a player has one connection)."""
 
 
 class Polled(Protocol):
@@ -66,6 +72,8 @@ class Poller:
     def __init__(self) -> None:
         self._epoll: Any = None  # select.epoll while running (absent off Linux)
         self._held: dict[int, tuple[Polled, trio.lowlevel.Task]] = {}
+        self._address: dict[int, str] = {}  # of the held clients that gave one
+        self._turn: dict[str, int] = {}  # where each busy address's clients resume
         self.rounds = 0
         """Rounds served so far (wake-ups that found at least one client ready)."""
 
@@ -79,8 +87,10 @@ class Poller:
         """Whether :meth:`hold` serves clients now (between :meth:`run`'s start and end)."""
         return self._epoll is not None
 
-    async def hold(self, client: Polled, fd: int) -> bool:
+    async def hold(self, client: Polled, fd: int, address: str | None = None) -> bool:
         """Serve ``client`` (whose socket is ``fd``) until it leaves the poller.
+
+        The clients of one ``address`` share :data:`PER_ADDRESS_A_ROUND`.
 
         Returns ``True`` when the client left because one of its methods said so, and
         ``False`` when the poller is not running or stopped: the caller serves the
@@ -91,6 +101,8 @@ class Poller:
             return False
         epoll.register(fd, select.EPOLLIN)
         self._held[fd] = (client, trio.lowlevel.current_task())
+        if address is not None:
+            self._address[fd] = address
 
         def abort(_: trio.lowlevel.RaiseCancelT) -> trio.lowlevel.Abort:
             self._release(fd)
@@ -102,6 +114,7 @@ class Poller:
     def _release(self, fd: int) -> trio.lowlevel.Task | None:
         """Take ``fd``'s client out of the poller; its task, if it was still held."""
         held = self._held.pop(fd, None)
+        self._address.pop(fd, None)
         if held is None:
             return None
         if self._epoll is not None:
@@ -123,13 +136,39 @@ class Poller:
             fileno = epoll.fileno()
             while True:
                 await trio.lowlevel.wait_readable(fileno)
-                self._serve(epoll.poll(0, _READY_AT_ONCE))
+                self._serve(self._fair(epoll.poll(0, _READY_AT_ONCE)))
         finally:
             self._epoll = None
+            self._address.clear()
             for fd in list(self._held):
                 task = self._held.pop(fd)[1]
                 trio.lowlevel.reschedule(task, outcome.Value(False))
             epoll.close()
+
+    def _fair(self, ready: list[tuple[int, int]]) -> list[tuple[int, int]]:
+        """``ready`` with at most :data:`PER_ADDRESS_A_ROUND` clients of each address;
+        an address's clients take turns over the rounds (epoll keeps reporting the
+        ones left out, being level-triggered)."""
+        addresses = self._address
+        by_address: dict[str, list[tuple[int, int]]] = {}
+        served: list[tuple[int, int]] = []
+        for event in ready:
+            address = addresses.get(event[0])
+            if address is None:
+                served.append(event)
+            else:
+                by_address.setdefault(address, []).append(event)
+        turn = self._turn
+        for address, events in by_address.items():
+            if len(events) <= PER_ADDRESS_A_ROUND:
+                served += events
+                turn.pop(address, None)
+                continue
+            start = turn.get(address, 0) % len(events)
+            chosen = (events + events)[start : start + PER_ADDRESS_A_ROUND]
+            served += chosen
+            turn[address] = start + PER_ADDRESS_A_ROUND
+        return served
 
     def _serve(self, ready: list[tuple[int, int]]) -> None:
         """One round: read and handle, settle, write (module docstring)."""

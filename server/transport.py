@@ -55,6 +55,7 @@ that leaves its replies unread is cut off after between ``send_timeout`` and
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
 import sys
@@ -126,10 +127,14 @@ class Transport(TransportPolicy):
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
         self._fd = -1
+        self._address: str | None = None
+        """The client's IP address on the fast path: the poller's share is per address."""
         """The socket's file descriptor on the fast path (module docstring); else -1."""
         if isinstance(stream, trio.SocketStream) and DIRECT_IO:
             # The read loop reads the descriptor itself (no receive coroutine per batch).
             self._fd = stream.socket.fileno()
+            with contextlib.suppress(OSError):  # gone already: its reads will say so
+                self._address = str(stream.socket.getpeername()[0])
             self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_fd
         elif isinstance(stream, trio.SocketStream):
@@ -216,7 +221,7 @@ class Transport(TransportPolicy):
                     # The poller reads, handles and answers until something needs this
                     # task (a round, a full socket, the end); then it goes on below.
                     # A read that failed there is raised here (and ends the connection).
-                    if not await poller.hold(self, fd):
+                    if not await poller.hold(self, fd, self._address):
                         poller = None  # the poller has stopped: serve ourselves
                         continue
                     result = self._result

@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import h11
 import structlog
 import trio
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -105,7 +106,12 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     async def play(websocket: WebSocket) -> None:
-        await websocket.accept()
+        try:
+            await websocket.accept()
+        except h11.LocalProtocolError:
+            # Hypercorn's reading task answered 400 meanwhile (the client sent frames
+            # before its 101): there is no WebSocket to serve.
+            return
         client = websocket.client
         host, port = (client.host, client.port) if client is not None else ("?", 0)
         # The socket is counted already (server.web.serving), and so is its address's

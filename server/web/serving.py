@@ -16,7 +16,8 @@ Hypercorn's per-connection server inside a :class:`GuardedStream`:
 * a write the client does not take within ``send_timeout`` seconds (``linger`` once
   the server stops) aborts the socket, whatever Hypercorn shields;
 * Hypercorn is handed at most :data:`RECEIVE_SIZE` bytes a read (it inflates a
-  compressed WebSocket message a read at a time), and none once a WebSocket's close
+  compressed WebSocket message a read at a time), :data:`COMPRESSED_RECEIVE_SIZE`
+  once a WebSocket's messages may be compressed, and none once a WebSocket's close
   frame has been sent (but the few a close reply needs): the bytes a client sends after
   it is told to go are dropped, never buffered;
 * only HTTP/1.1 is spoken: cleartext HTTP/2 (``PRI *`` or ``Upgrade: h2c``), which
@@ -57,6 +58,11 @@ message (``permessage-deflate``, which Hypercorn always offers) is inflated a re
 time, to up to about a thousand times its size, before its length is checked; and a
 read may begin before the socket is known to be a WebSocket, so every read is small.
 Requests are small (the page's are a few hundred bytes)."""
+COMPRESSED_RECEIVE_SIZE: Final = 256
+"""Bytes handed to Hypercorn a read at most once ``permessage-deflate`` is agreed for a
+WebSocket: inflated up to about a thousand times, a read is then at most about 256 KiB
+(2 KiB reads let six sockets hold over 100 MiB at once). A browser's commands are a few
+bytes a message."""
 AFTER_CLOSE: Final = 256
 """Bytes handed to Hypercorn after a WebSocket close frame was sent: a close reply fits."""
 REQUEST_HEAD: Final = 16384
@@ -110,6 +116,8 @@ class GuardedStream(trio.abc.HalfCloseableStream):
         self._sending: trio.CancelScope | None = None
         self._started = False
         self._websocket = False
+        self._read_size = RECEIVE_SIZE
+        self._surplus = b""  # read before the read size fell: at most RECEIVE_SIZE bytes
         self._closing_budget: int | None = None  # bytes still passed on after a close frame
 
     def hurry(self, deadline: float) -> None:
@@ -152,6 +160,11 @@ class GuardedStream(trio.abc.HalfCloseableStream):
                 await self.stream.send_all(data)
             except trio.ClosedResourceError as error:
                 raise trio.BrokenResourceError(self.aborted or "closed") from error
+            except trio.BrokenResourceError:
+                # Reset by the client: Hypercorn may wait for ever to read the next
+                # pipelined request, so the socket is closed (and uncounted) here.
+                self.abort("connection lost")
+                raise
             finally:
                 self._sending = None
         if scope.cancelled_caught:
@@ -166,8 +179,11 @@ class GuardedStream(trio.abc.HalfCloseableStream):
                 self.abort("cleartext HTTP/2 is not served")
             else:
                 self._websocket = True
+                if b"permessage-deflate" in bytes(data).lower():
+                    self._read_size = COMPRESSED_RECEIVE_SIZE
         elif self._websocket and head[:1] == bytes([_CLOSE_FRAME]) and self._closing_budget is None:
             self._closing_budget = AFTER_CLOSE
+            self._surplus = b""  # a compressed message's rest, most likely: never inflated
 
     async def wait_send_all_might_not_block(self) -> None:
         await self.stream.wait_send_all_might_not_block()
@@ -175,10 +191,18 @@ class GuardedStream(trio.abc.HalfCloseableStream):
     async def receive_some(self, max_bytes: int | None = None) -> bytes:
         if self.aborted is not None:
             raise trio.BrokenResourceError(self.aborted)
-        wanted = RECEIVE_SIZE if max_bytes is None else min(max_bytes, RECEIVE_SIZE)
+        wanted = self._read_size if max_bytes is None else min(max_bytes, self._read_size)
+        if self._surplus:
+            # Hypercorn reads again before the application has answered an upgrade: what
+            # that read brought past the compressed read size is handed on in pieces.
+            data, self._surplus = self._surplus[:wanted], self._surplus[wanted:]
+            await trio.lowlevel.checkpoint()
+            return data
         try:
             if self._closing_budget is None:
                 data = bytes(await self.stream.receive_some(wanted))
+                if len(data) > self._read_size:  # the size fell while this read waited
+                    data, self._surplus = data[: self._read_size], data[self._read_size :]
                 if not data:
                     self._client_closed()
                 elif not self._started:
@@ -204,9 +228,15 @@ class GuardedStream(trio.abc.HalfCloseableStream):
         return b""
 
     async def send_eof(self) -> None:
-        if self.aborted is None:
+        # Hypercorn ends a connection (send_eof, then aclose) from the task that reads
+        # it, outside the lock its application's writes hold: through trio's stream a
+        # send_eof beside a send_all raises BusyResourceError in one of them. The
+        # socket is shut down directly instead, and not while a write is under way
+        # (aclose follows, which ends that write).
+        if self.aborted is None and self._sending is None:
             with contextlib.suppress(OSError):
-                await self.stream.send_eof()
+                self.socket.shutdown(stdlib_socket.SHUT_WR)
+        await trio.lowlevel.checkpoint()
 
     async def aclose(self) -> None:
         try:
@@ -260,6 +290,16 @@ async def serve_http(
         live.add(guarded)
         try:
             await TCPServer(wrapped, hypercorn, context, ConnectionState({}), guarded)  # type: ignore[arg-type]
+        except* Exception as failed:
+            # Hypercorn's reading task and the application's task both answer on one
+            # connection (a WebSocket upgrade with frames sent before its 101, say):
+            # h11 may then refuse a write in the reading task, which Hypercorn does
+            # not catch. That connection is lost, never the server.
+            guarded.abort("failed in Hypercorn")
+            server.client_log(host).warning(
+                "http connection failed",
+                error=" | ".join(repr(error) for error in failed.exceptions)[:500],
+            )
         finally:
             counted.close()
             live.discard(guarded)

@@ -165,6 +165,32 @@ async def test_a_claimed_name_belongs_to_its_owner(
     assert stored.startswith("$argon2id$") and token not in stored
 
 
+async def test_a_name_with_games_on_the_ladder_is_claimed_only_by_who_plays_as_it(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    ada = await named(server.port, "Ada")
+    await ada.ask("MOVE N")
+    await ada.ask("QUIT")
+    await played(server, 1)  # Ada has a history now, and no claim
+
+    stranger = await Peer.connect(server.port)
+    assert await stranger.ask("REGISTER Ada") == [
+        "ERROR the name 'Ada' has games on the ladder: only a player playing as 'Ada' "
+        "now may REGISTER it (HELLO Ada, then REGISTER Ada)"
+    ]
+    assert (await stranger.ask("HELLO Eve"))[0].startswith("GOLD")
+    assert (await stranger.ask("REGISTER Ada"))[0].startswith("ERROR the name 'Ada' has games")
+    # A name without games may still be claimed by anyone.
+    assert (await stranger.ask("REGISTER Zed"))[0].startswith("REGISTERED Zed ")
+
+    owner = await named(server.port, "Ada")  # plays as it now: may claim it
+    [answer] = await owner.ask("REGISTER Ada")
+    assert answer.startswith("REGISTERED Ada ")
+    again = await Peer.connect(server.port)
+    assert (await again.ask("HELLO Ada"))[0].startswith("ERROR the name 'Ada' is claimed")
+
+
 async def test_the_record_says_claimed_when_the_player_proved_the_name_during_the_game(
     start_server: StartServer, tmp_path: Path
 ) -> None:

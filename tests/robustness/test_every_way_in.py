@@ -88,22 +88,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
         process.terminate()
         process.wait(timeout=60)
         reader.join(timeout=TIMEOUT)
-    bugs = [
-        r
-        for r in served
-        if ("exception" in r or r.get("level") in ("error", "critical")) and not _known(r)
-    ]
+    bugs = [r for r in served if ("exception" in r or r.get("level") in ("error", "critical"))]
     assert not bugs, [(r["event"], str(r.get("exception", ""))[-1500:]) for r in bugs[:5]]
-
-
-def _known(record: dict[str, object]) -> bool:
-    """A failure already reported, not this test's to find again: hypercorn's trio
-    server can send on a connection from two tasks at once when pipelined requests
-    meet an early end of input, and logs ``BusyResourceError`` (the connection is
-    dropped; the server serves on). To be fixed on the HTTP side (issue 28)."""
-    return record.get("event") == "Error in ASGI Framework" and str(
-        record.get("exception", "")
-    ).endswith("another task is currently sending data on this SocketStream")
 
 
 # -- what a hostile visitor sends ------------------------------------------------------

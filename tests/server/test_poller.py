@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from server.app import Server
-from server.poller import Poller
+from server.poller import PER_ADDRESS_A_ROUND, Poller
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer
@@ -89,6 +89,33 @@ async def test_ready_clients_are_handled_then_settled_then_written_in_one_round(
     assert sorted(calls[2:4]) == ["settle ada", "settle bob"]
     assert sorted(calls[4:]) == ["write ada", "write bob"]
     assert poller.rounds == 1
+
+
+async def test_one_address_gets_a_few_clients_read_a_round_and_they_take_turns(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    calls: list[str] = []
+    flooders: list[Client] = []
+    peers: list[socket.socket] = []  # kept open: the flood's input stays unread
+    for number in range(5 * PER_ADDRESS_A_ROUND):
+        ours, peer = pair()
+        peer.send(b"look" * 50)  # fifty reads' worth: ready round after round
+        flooders.append(Client(f"flood{number}", ours, calls))
+        peers.append(peer)
+    player, player_peer = pair()
+    player_peer.send(b"look")
+    for client in flooders:
+        nursery.start_soon(poller.hold, client, client.sock.fileno(), "10.0.0.1")
+    nursery.start_soon(poller.hold, Client("player", player, calls), player.fileno(), "10.0.0.2")
+    assert await received(player_peer, 4) == b"LOOK"
+    first_round = calls[: calls.index(next(call for call in calls if call.startswith("settle")))]
+    # The player is read in the first round, beside only a few of the flood's clients.
+    assert "take player" in first_round
+    assert len(first_round) == 1 + PER_ADDRESS_A_ROUND, first_round
+    # Each flooding client gets its turn in the rounds after.
+    with trio.fail_after(TIMEOUT):
+        while any(client.reads == 0 for client in flooders):
+            await trio.sleep(0)
 
 
 async def test_a_client_that_leaves_gets_its_replies_and_returns_to_its_task(

@@ -155,6 +155,51 @@ async def test_a_compressed_message_is_refused_before_it_inflates_far(
     await stream.aclose()
 
 
+BOMBERS = 6
+
+
+async def test_compressed_messages_on_many_sockets_at_once_inflate_only_a_little(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    """Six sockets at once each send a 16 KiB message that inflates to 16 MiB, again and
+    again: what the server holds meanwhile is bounded by how much it inflates a read,
+    not by the message (before, 46 MiB at once; the server's RSS grew by over 100 MiB)."""
+    _, web = await _web(start_server, nursery)
+
+    async def opened() -> tuple[trio.SocketStream, WSConnection]:
+        stream = await trio.open_tcp_stream("127.0.0.1", web.port)
+        ws = WSConnection(ConnectionType.CLIENT)
+        request = Request(
+            host=f"127.0.0.1:{web.port}", target="/ws", extensions=[PerMessageDeflate()]
+        )
+        await stream.send_all(ws.send(request))
+        ws.receive_data(await stream.receive_some(4096))
+        assert any(isinstance(event, AcceptConnection) for event in ws.events())
+        return stream, ws
+
+    async def bomber() -> None:
+        for _ in range(3):
+            stream, _ = await opened()
+            await stream.send_all(bomb)
+            assert (await stream.receive_some(100)).startswith(b"\x88\x02\x03\xf1")  # 1009
+            await stream.aclose()
+
+    # Any connection's first message compresses alike (a fresh deflate context).
+    stream, ws = await opened()
+    bomb = ws.send(TextMessage(data="a" * (16 << 20)))
+    await stream.aclose()
+    tracemalloc.start()
+    try:
+        with trio.fail_after(BOUND):
+            async with trio.open_nursery() as bombers:
+                for _ in range(BOMBERS):
+                    bombers.start_soon(bomber)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 << 20, f"{peak >> 20} MiB held while refusing {BOMBERS} compressed messages"
+
+
 # -- 2. a WebSocket that never reads is cut off, and shutdown finishes ------------------
 
 
