@@ -169,12 +169,12 @@ async def test_a_name_with_games_on_the_ladder_is_claimed_only_by_who_plays_as_i
     start_server: StartServer, tmp_path: Path
 ) -> None:
     server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
-    ada = await named(server.port, "Ada")
+    ada = await named(bound_port(server), "Ada")
     await ada.ask("MOVE N")
     await ada.ask("QUIT")
     await played(server, 1)  # Ada has a history now, and no claim
 
-    stranger = await Peer.connect(server.port)
+    stranger = await Peer.connect(bound_port(server))
     assert await stranger.ask("REGISTER Ada") == [
         "ERROR the name 'Ada' has games on the ladder: only a player playing as 'Ada' "
         "now may REGISTER it (HELLO Ada, then REGISTER Ada)"
@@ -184,10 +184,10 @@ async def test_a_name_with_games_on_the_ladder_is_claimed_only_by_who_plays_as_i
     # A name without games may still be claimed by anyone.
     assert (await stranger.ask("REGISTER Zed"))[0].startswith("REGISTERED Zed ")
 
-    owner = await named(server.port, "Ada")  # plays as it now: may claim it
+    owner = await named(bound_port(server), "Ada")  # plays as it now: may claim it
     [answer] = await owner.ask("REGISTER Ada")
     assert answer.startswith("REGISTERED Ada ")
-    again = await Peer.connect(server.port)
+    again = await Peer.connect(bound_port(server))
     assert (await again.ask("HELLO Ada"))[0].startswith("ERROR the name 'Ada' is claimed")
 
 
