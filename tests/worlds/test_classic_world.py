@@ -228,7 +228,11 @@ def test_look_always_matches_the_rules(script: list[tuple[int, str]], seed: int)
             if action is not None:
                 w.resolve([(player, action)])
         for p in list(w._players):
-            assert w.look(p) == naive_look(w, p)
+            expected = naive_look(w, p)
+            assert w.look(p) == expected
+            # Twice: the second LOOK is the window kept since the last change (issue 31).
+            for _ in range(2):
+                assert w.look_bytes(p) == "".join(f"{line}\n" for line in expected).encode()
 
 
 @pytest.mark.parametrize(
@@ -281,3 +285,21 @@ def test_a_player_who_leaves_with_gold_can_leave_the_rest_without_a_win() -> Non
     w.leave(1)
     assert w.unwinnable() is not None
     assert world(["####", "#.E#", "####"], goal=0).unwinnable() is None
+
+
+def test_look_bytes_show_every_change_since_the_last_look() -> None:
+    # The world keeps each square's window until something changes (issue 31).
+    w = world(["G...E", ".....", "S...."])
+    place(w, 1, (0, 0))
+    place(w, 2, (2, 0))
+    assert w.look_bytes(1) == b"X###X\n#####\n##G..\n##...\nX#P.X\n"
+    w.resolve([(1, Pickup())])  # the gold under the player is gone
+    assert w.look_bytes(1) == b"X###X\n#####\n##...\n##...\nX#P.X\n"
+    w.resolve([(2, Pickup())])  # an item under another, who hides it
+    assert w.look_bytes(1) == b"X###X\n#####\n##...\n##...\nX#P.X\n"
+    w.resolve([(2, E)])  # another moves in view
+    assert w.look_bytes(1) == b"X###X\n#####\n##...\n##...\nX#.PX\n"
+    w.leave(2)
+    assert w.look_bytes(1) == b"X###X\n#####\n##...\n##...\nX#..X\n"
+    place(w, 3, (1, 1))
+    assert w.look_bytes(1) == b"X###X\n#####\n##...\n##.P.\nX#..X\n"

@@ -79,6 +79,10 @@ class ClassicWorld(World):
         # LOOK (the commonest command) is five slices whatever the number of players.
         self._scene = bytearray(self._tiles)
         self._scene_rows = ByteRows(self._scene, width)
+        # Each square's LOOK window since the scene or the tiles last changed (issue 31):
+        # bots look far more often than anything moves. At most one entry a player,
+        # since a player only looks from where it stands; emptied by every change.
+        self._windows: dict[int, bytes] = {}
         self._gold_left = self._tiles.count(_GOLD)  # on the map: kept, for unwinnable()
 
     @property
@@ -114,6 +118,7 @@ class ClassicWorld(World):
         self._players[player] = _Player(position, kind)
         self._glyphs[position] = kind.value
         self._scene[position[0] * self._width + position[1]] = ord(kind.value)
+        self._windows.clear()
         return [Joined(player, position)]
 
     def _free_square(self) -> Position:
@@ -188,7 +193,7 @@ class ClassicWorld(World):
             return
         self._vacate(origin)
         self._glyphs[target] = state.kind.value
-        self._scene[row * self._width + column] = ord(state.kind.value)
+        self._scene[row * self._width + column] = ord(state.kind.value)  # _vacate cleared
         state.position = target
         events.append(Moved(player, origin, target))
         if tile == EXIT and state.gold >= self.map.goal:
@@ -207,6 +212,7 @@ class ClassicWorld(World):
         del self._glyphs[square]
         index = square[0] * self._width + square[1]
         self._scene[index] = self._tiles[index]
+        self._windows.clear()
 
     def _pickup(self, player: PlayerId, state: _Player) -> Event:
         row, column = state.position
@@ -214,11 +220,13 @@ class ClassicWorld(World):
         tile = chr(self._tiles[index])
         if tile == GOLD:
             self._tiles[index] = _FLOOR
+            self._windows.clear()
             self._gold_left -= 1
             state.gold += 1
             return PickedUp(player, GOLD, state.gold)
         if tile in ITEMS:
             self._tiles[index] = _FLOOR
+            self._windows.clear()
             return PickedUp(player, tile, state.gold, is_gold=False)
         return NothingToPickUp(player)
 
@@ -232,7 +240,13 @@ class ClassicWorld(World):
     def look_bytes(self, player: PlayerId) -> bytes:
         row, column = self._players[player].position
         width = self._width
-        return look_window_bytes(self._scene, width, row, column, self._tiles[row * width + column])
+        index = row * width + column
+        window = self._windows.get(index)
+        if window is None:
+            window = self._windows[index] = look_window_bytes(
+                self._scene, width, row, column, self._tiles[index]
+            )
+        return window
 
     def render(self, viewer: PlayerId | None = None) -> tuple[str, ...]:
         rows = self._scene_rows.lines()
