@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--cluster-status",
         action="store_true",
-        help="list the live nodes of --cluster's cluster and their games, and exit",
+        help="list the live nodes of --cluster's cluster and their games, and exit "
+        "(unix:PATH: the directory of --workers)",
     )
     parser.add_argument(
         "--print-config",
@@ -172,8 +173,16 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         config = loaded.config
         if cluster_status:
-            if config.cluster is None or not config.cluster.startswith("postgres"):
-                raise ConfigError("--cluster-status needs --cluster postgresql://...")
+            if config.cluster is None:
+                raise ConfigError(
+                    "--cluster-status needs --cluster postgresql://... or unix:PATH "
+                    "(the path --workers logs)"
+                )
+            if config.cluster.startswith("unix:"):
+                from .cluster.embedded import cluster_status as embedded_status
+
+                print(embedded_status(config.cluster.removeprefix("unix:")))
+                return 0
             from .cluster.postgres import cluster_status as status
 
             print(status(config.cluster))

@@ -51,6 +51,8 @@ class Directory(Protocol):
 
     node: str
     """This node's id."""
+    advertise: str | None
+    """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
 
     def listening(self, host: str, port: int) -> None:
         """The node listens on ``host:port``: what it advertises unless told otherwise."""
@@ -98,8 +100,11 @@ class LocalDirectory:
 
     node = "local"
 
+    def __init__(self) -> None:
+        self.advertise: str | None = None
+
     def listening(self, host: str, port: int) -> None:
-        pass
+        self.advertise = f"{host}:{port}"
 
     async def serve_relays(
         self,

@@ -6,7 +6,9 @@ holds one connection to it, says who it is, gets the others' games and names, th
 sends its claims and changes and receives everyone else's as they happen (the same
 change records PostgreSQL's ``NOTIFY`` carries). A worker whose connection ends is
 gone at once, and its games and names with it: no heartbeat is needed on one machine.
-Lines are JSON objects, one per line, at most :data:`MAX_LINE` bytes.
+Lines are JSON objects, one per line, at most :data:`MAX_LINE` bytes. A connection whose
+first line is ``{"op": "status"}`` is answered once with every member and game, and
+closed (:func:`cluster_status`, for ``dod-server --cluster unix:PATH --cluster-status``).
 """
 
 from __future__ import annotations
@@ -15,16 +17,21 @@ import json
 import math
 import os
 import secrets
+import socket
+import time
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import structlog
 import trio
 
 from .directory import LocalGames, LocalNames
-from .shared import SharedDirectory
+from .shared import SharedDirectory, describe_cluster
 
 MAX_LINE: Final = 1 << 20
+STATUS_TIMEOUT: Final = 10.0
+"""Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
 log = structlog.get_logger("server.cluster.embedded")
 
 
@@ -53,6 +60,7 @@ def _line(message: dict[str, Any]) -> bytes:
 class _Member:
     def __init__(self, node: str, address: str, relay: str) -> None:
         self.node, self.address, self.relay = node, address, relay
+        self.started = time.time()
         self.outbox, self.inbox = trio.open_memory_channel[bytes](math.inf)
 
 
@@ -74,6 +82,24 @@ class Hub:
         sock.listen(64)
         task_status.started()
         await trio.serve_listeners(self._member, [trio.SocketListener(sock)])
+
+    def status(self) -> dict[str, Any]:
+        """Every member (oldest first) and game, for ``--cluster-status``."""
+        members = sorted(self.members.values(), key=lambda member: member.started)
+        return {
+            "op": "status",
+            "nodes": [
+                [
+                    member.node,
+                    member.address,
+                    member.relay,
+                    member.started,
+                    sum(1 for _, node in self.names if node == member.node),
+                ]
+                for member in members
+            ],
+            "games": [[name, node, info] for name, (node, info) in sorted(self.games.items())],
+        }
 
     def _game(self, name: str) -> dict[str, Any]:
         node, info = self.games[name]
@@ -98,6 +124,9 @@ class Hub:
         member: _Member | None = None
         try:
             hello = await anext(messages)
+            if hello.get("op") == "status":
+                await stream.send_all(_line(self.status()))
+                return
             member = _Member(str(hello["node"]), str(hello["address"]), str(hello["relay"]))
             self.members[member.node] = member
             member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))
@@ -262,3 +291,20 @@ class EmbeddedDirectory(SharedDirectory):
             for name in self._published_names - names:
                 await self._send({"op": "unname", "name": name})
             self._published_names = names
+
+
+def cluster_status(path: str) -> str:
+    """The workers of the embedded directory on the Unix socket ``path`` and their games,
+    as lines of text (``dod-server --cluster unix:PATH --cluster-status``)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(STATUS_TIMEOUT)
+        sock.connect(path)
+        sock.sendall(_line({"op": "status"}))
+        with sock.makefile("rb") as answer:
+            status = json.loads(answer.readline(MAX_LINE + 1))
+    nodes = [
+        (str(node), str(address), str(relay), datetime.fromtimestamp(started, UTC), int(names))
+        for node, address, relay, started, names in status["nodes"]
+    ]
+    games = [(str(name), str(node), info) for name, node, info in status["games"]]
+    return describe_cluster(nodes, games)

@@ -27,7 +27,7 @@ import trio
 
 from . import schema
 from .directory import LocalGames, LocalNames
-from .shared import SharedDirectory, read_info
+from .shared import SharedDirectory, describe_cluster
 
 DB_TIMEOUT: Final = 3.0
 """Seconds any one call to PostgreSQL may take before the directory counts it as gone."""
@@ -303,19 +303,4 @@ def cluster_status(url: str) -> str:
     with _connect(url) as db:
         nodes = db.execute(schema.STATUS_NODES).fetchall()
         games = db.execute(schema.STATUS_GAMES).fetchall()
-    lines = [f"{len(nodes)} node(s)"]
-    for node, address, relay, started, players in nodes:
-        held = [(name, info) for name, holder, info in games if holder == node]
-        lines.append(
-            f"node {node[:12]} at {address} (relay {relay}), up since {started:%Y-%m-%d %H:%M:%S}, "
-            f"{len(held)} game(s), {players} name(s) in play"
-        )
-        for name, info in held:
-            described = _describe(info)
-            lines.append(f"  {described or name + ' (being built)'}")
-    return "\n".join(lines)
-
-
-def _describe(text: str | None) -> str | None:
-    info = read_info(text)
-    return None if info is None else info.line()
+    return describe_cluster(nodes, games)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from datetime import datetime
 from typing import Any
 
 import structlog
@@ -43,6 +44,26 @@ def read_info(text: str | None) -> GameInfo | None:
         return GameInfo(**json.loads(text))
     except (TypeError, ValueError):
         return None  # written by another version of the server: shown once it rewrites it
+
+
+def describe_cluster(
+    nodes: Iterable[tuple[str, str, str, datetime, int]],
+    games: Sequence[tuple[str, str, str | None]],
+) -> str:
+    """``dod-server --cluster-status``'s text, whichever directory it read: ``nodes`` as
+    (id, address, relay, started, names in play), ``games`` as (name, node, info text)."""
+    nodes = list(nodes)
+    lines = [f"{len(nodes)} node(s)"]
+    for node, address, relay, started, players in nodes:
+        held = [(name, info) for name, holder, info in games if holder == node]
+        lines.append(
+            f"node {node[:12]} at {address} (relay {relay}), up since {started:%Y-%m-%d %H:%M:%S}, "
+            f"{len(held)} game(s), {players} name(s) in play"
+        )
+        for name, text in held:
+            info = read_info(text)
+            lines.append(f"  {name + ' (being built)' if info is None else info.line()}")
+    return "\n".join(lines)
 
 
 class SharedDirectory:

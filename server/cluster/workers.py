@@ -98,6 +98,13 @@ def run_workers(
         return subprocess.Popen([sys.executable, "-m", "server", *argv, *directory, *own])
 
     print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
+    if directory:
+        print(
+            f"dod-server: the workers' directory is {directory[1]} "
+            f"(dod-server --cluster {directory[1]} --cluster-status lists them)",
+            file=sys.stderr,
+            flush=True,
+        )
     workers = [start(number) for number in range(count)]
     try:
         while not stop.wait(RESTART_PAUSE):

@@ -3,7 +3,8 @@
 Routes (what each promises is in ``docs/operating.md``):
 
 * ``/`` and ``/static/...``: the single-page site (package data, no CDN);
-* ``/api/games``: every game, as ``GAMES`` lists it, plus its round;
+* ``/api/games``: every game of the cluster, as ``GAMES`` lists it, plus the node
+  holding it (``HOST:PORT`` it advertises) and its round (``null`` for another node's);
 * ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
   page of one re-run into frames (:class:`~server.web.replays.ReplayPages`);
 * ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
@@ -64,11 +65,19 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def games(request: Request) -> Response:
+        directory = server.lobby.directory
         listed = []
         for game in server.games.values():
             info: dict[str, Any] = dataclasses.asdict(game.info())
+            info["node"] = directory.advertise
             info["round"] = game.round
             listed.append(info)
+        for remote in directory.remote_games():  # the local copy only: no query
+            if remote.info is not None and remote.name not in server.games:
+                info = dataclasses.asdict(remote.info)
+                info["node"] = remote.address
+                info["round"] = None  # its node alone knows it; the directory keeps no rounds
+                listed.append(info)
         return JSONResponse({"games": listed})
 
     async def replay_list(request: Request) -> Response:

@@ -41,6 +41,16 @@ class ServerCollector(Collector):
     def collect(self) -> Iterator[Metric]:
         server = self.server
         counts = server.counts
+        # The info-metric idiom: a constant 1 whose labels name this node, so a
+        # dashboard can join any figure to the node it came from by its scrape.
+        node = GaugeMetricFamily(
+            "dod_node_info",
+            "This node: the HOST:PORT it advertises to clients, and its id in the cluster",
+            labels=["node", "id"],
+        )
+        directory = server.lobby.directory
+        node.add_metric([directory.advertise or "", directory.node], 1)
+        yield node
         yield GaugeMetricFamily(
             "dod_connections", "Client connections open now", value=len(server.connections)
         )

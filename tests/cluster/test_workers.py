@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, Cluster, Node, eventually
+from .conftest import ROOT, WAIT, Cluster, Node, eventually
 
 
 @pytest.fixture(params=["embedded", "postgresql"])
@@ -82,3 +82,51 @@ def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
     assert re.search(r"throughput, 2 worker\(s\): [\d,]+ replies/s", result.stdout)
     assert re.search(r"listed by another's GAMES: p50 \d+\.\d+ ms", result.stdout)
     assert re.search(r"the relay adds -?\d+\.\d+ ms", result.stdout)
+
+
+def test_cluster_status_reads_the_embedded_directory_of_workers(tmp_path: Path) -> None:
+    node = Node("--no-replays", "--workers", "2", cwd=tmp_path)
+    try:
+        node.wait_for(r"(?s)cluster joined.*cluster joined")
+        path = node.wait_for(r"the workers' directory is (unix:\S+)").group(1)
+        creator = node.client()  # kept: a game whose creator leaves before anyone joins goes
+        assert creator.ask("CREATE shown classic").startswith("GAME shown ")
+        shown = "  GAME shown world=classic map=default seed=0 players=0 limit=100 watchers=0"
+        lines: list[str] = []
+
+        def described() -> bool:
+            lines[:] = _status(path)
+            return any(line.startswith(shown) for line in lines)
+
+        eventually(described, "the game is described (its world built and published)")
+        assert lines[0] == "2 node(s)"
+        workers = [line for line in lines if line.startswith("node ")]
+        assert len(workers) == 2
+        assert all(f"at 127.0.0.1:{node.port} (relay 127.0.0.1:" in line for line in workers)
+        assert sorted("1 game(s)" in line for line in workers) == [False, True]
+    finally:
+        node.stop()
+
+
+def test_cluster_status_says_why_when_no_directory_answers(tmp_path: Path) -> None:
+    status = subprocess.run(
+        [sys.executable, "-m", "server", "--cluster", f"unix:{tmp_path}/none", "--cluster-status"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT,
+    )
+    assert status.returncode != 0
+    assert "No such file or directory" in status.stderr and status.stdout == ""
+
+
+def _status(path: str) -> list[str]:
+    status = subprocess.run(
+        [sys.executable, "-m", "server", "--cluster", path, "--cluster-status"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        timeout=WAIT,
+    )
+    assert status.returncode == 0, status.stderr
+    return status.stdout.splitlines()

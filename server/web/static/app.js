@@ -142,6 +142,7 @@ function spectate(game, viewer, { onInfo, onSeats, onLine } = {}) {
 // -- the list of games --------------------------------------------------------------------
 
 function progress(game) {
+  if (game.round === null) return `playing on ${game.node}`; // another node's: it alone counts rounds
   if (game.turn === null || game.turn === undefined) return `${game.round} move${game.round === 1 ? "" : "s"}`;
   return `round ${game.round}`;
 }
