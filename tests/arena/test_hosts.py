@@ -1,0 +1,183 @@
+"""Workers on separate network-namespace hosts, sharing a real PostgreSQL on a host of
+its own: they play a tournament submitted from a third host as one machine would, and a
+worker cut off from the database mid-match loses its lease to another that finishes the
+match, stored once (the cut worker's own result, sent after its link heals, is refused)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from arena import cli as arena
+from records.compare import compare
+from records.store import Store
+
+from ..cluster.hosts import Hosts, skip_unless_possible
+from ..records.conftest import _binary
+from .test_arena import DETERMINISTIC
+from .test_signals import IDLE, _wait_for
+
+PORT = 5432
+
+
+@dataclass
+class Network:
+    hosts: Hosts
+    server: str
+    """The URL of the maintenance database, on the database host's address."""
+
+    def database(self, name: str) -> str:
+        import psycopg
+
+        with psycopg.connect(self.server, autocommit=True) as connection:
+            connection.execute(f"CREATE DATABASE {name}")
+        return self.server.rsplit("/", 1)[0] + f"/{name}"
+
+
+@pytest.fixture(scope="module")
+def network() -> Iterator[Network]:
+    """Hosts on one switch, PostgreSQL listening only on the database host's address."""
+    skip_unless_possible()
+    initdb, pg_ctl, runuser = _binary("initdb"), _binary("pg_ctl"), shutil.which("runuser")
+    if initdb is None or pg_ctl is None or runuser is None:
+        pytest.skip("PostgreSQL's initdb and pg_ctl, and runuser, are needed")
+    import pwd
+
+    try:
+        owner = pwd.getpwnam("postgres")
+    except KeyError:
+        pytest.skip("there is no postgres user to run PostgreSQL as")
+    as_postgres = [runuser, "-u", "postgres", "--"]
+    folder = Path(tempfile.mkdtemp(prefix="dod-pg-hosts-"))
+    data, sockets = folder / "data", folder / "run"
+    sockets.mkdir()
+    for path in (folder, sockets):
+        os.chown(path, owner.pw_uid, owner.pw_gid)
+    hosts = Hosts()
+    try:
+        on_db_host, address = hosts.host(1)
+        subprocess.run(
+            [*as_postgres, initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"],
+            check=True,
+            capture_output=True,
+        )
+        with (data / "pg_hba.conf").open("a") as hba:
+            hba.write(f"host all all {hosts.subnet}.0/24 trust\n")
+        options = (
+            f"-p {PORT} -k {sockets} -c listen_addresses={address} -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off"
+        )
+        logged = ["-l", str(folder / "log"), "-w", "start"]
+        started = subprocess.run(
+            [*on_db_host, *as_postgres, pg_ctl, "-D", str(data), "-o", options, *logged],
+            capture_output=True,
+            text=True,
+        )
+        if started.returncode != 0:
+            log = (folder / "log").read_text() if (folder / "log").exists() else ""
+            pytest.fail(f"PostgreSQL did not start on its host: {started.stderr}{log[-2000:]}")
+        try:
+            yield Network(hosts, f"postgresql://postgres@{address}:{PORT}/postgres")
+        finally:
+            subprocess.run(
+                [*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
+                capture_output=True,
+            )
+    finally:
+        hosts.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _arena(on_host: list[str], *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*on_host, sys.executable, "-m", "arena", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _status(capsys: pytest.CaptureFixture[str], url: str, tournament: str) -> dict[str, int]:
+    capsys.readouterr()
+    assert arena.main(["status", "--db", url, "--tournament", tournament, "--json"]) == 0
+    status: dict[str, int] = json.loads(capsys.readouterr().out)
+    return status
+
+
+def test_workers_on_two_hosts_play_a_tournament_submitted_from_a_third_as_one_machine(
+    network: Network, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = network.database(f"dod_hosts_{network.hosts.tag}_play")
+    on_worker_hosts = [network.hosts.host(n)[0] for n in (2, 3)]
+    on_submitter = network.hosts.host(4)[0]
+    submitted = _arena(on_submitter, "submit", *DETERMINISTIC, "--db", url)
+    _, err = submitted.communicate(timeout=300)
+    assert submitted.returncode == 0, err
+    workers = [
+        _arena(on_host, "worker", "--db", url, "--exit-when-idle", "--dir", str(tmp_path / f"w{n}"))
+        for n, on_host in enumerate(on_worker_hosts)
+    ]
+    for worker in workers:
+        _, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err
+    status = _status(capsys, url, "same")
+    assert (status["games"], status["done"], status["recorded"], status["claims"]) == (3, 3, 3, 3)
+    one = f"sqlite:///{tmp_path / 'one.db'}"
+    assert arena.main([*DETERMINISTIC, "--dir", str(tmp_path / "one"), "--db", one]) == 0
+    alone = json.loads(capsys.readouterr().out)
+    found = compare(Store(one).games(), Store(url).games(), prefix="same-")
+    assert found.identical and found.same == 3, found.as_dict()
+    assert status["table"] == alone["table"]
+
+
+def test_a_worker_cut_off_mid_match_loses_it_to_another_and_it_is_stored_once(
+    network: Network, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = network.database(f"dod_hosts_{network.hosts.tag}_cut")
+    (on_cut, cut_address), (on_other, _) = network.hosts.host(5), network.hosts.host(6)
+    idle = tmp_path / "idle.py"
+    idle.write_text(IDLE)
+    flag = tmp_path / "started"
+    bot = f"{sys.executable} {idle} {{port}} {{game}} {{name}} {flag}"
+    submitted = ["random", f"idle={bot}", "--map", "tiny", "--games", "1", "--max-moves", "40"]
+    submitted += ["--game-time", "300", "--join-time", "60", "--tournament", "cut"]
+    assert arena.main(["submit", *submitted, "--db", url]) == 0
+    worker = ["worker", "--db", url, "--lease", "3", "--exit-when-idle"]
+    cut = _arena(on_cut, *worker, "--name", "cut", "--dir", str(tmp_path / "cut"))
+    try:
+        _wait_for(flag, 1, cut)  # its match is being played: the idle bot is in
+        network.hosts.cut(cut_address)
+        # Both plays of the match may end now; the cut worker's result cannot reach the
+        # database until its link heals.
+        Path(f"{flag}.quit").write_text("")
+        other = _arena(on_other, *worker, "--name", "other", "--dir", str(tmp_path / "other"))
+        _, err = other.communicate(timeout=300)
+        assert other.returncode == 0, err
+        assert "no more matches, 1 played" in err
+        status = _status(capsys, url, "cut")
+        assert (status["games"], status["done"], status["recorded"], status["claims"]) == (
+            1,
+            1,
+            1,
+            2,
+        )
+        assert cut.poll() is None  # still waiting on its database
+    finally:
+        network.hosts.heal(cut_address)
+    _, err = cut.communicate(timeout=300)
+    assert cut.returncode == 0, err
+    assert "no more matches, 1 played" in err  # it finished its play, which was refused
+    status = _status(capsys, url, "cut")
+    assert (status["done"], status["recorded"], status["claims"]) == (1, 1, 2)
+    stored = [row for row in Store(url).games() if row.game["game"].startswith("cut-")]
+    assert len(stored) == 1
+    assert sorted(p["name"] for p in stored[0].players) == ["idle", "random"]
