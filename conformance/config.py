@@ -37,11 +37,15 @@ class SuiteConfig:
     """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, or ``auto``."""
     greeting_wait: float = 0.3
     """Seconds the first connection waits for a greeting before its first command."""
+    turn_wait: float = 2.0
+    """Seconds a command refused for want of a turn waits for ``STARTTURN`` before its
+    check is not judged. A turn passes when its holder acts; the suite's own idle
+    connections never do, so a longer wait would only lengthen the run (issue 27)."""
 
     def __post_init__(self) -> None:
         if self.dialect not in DIALECTS:
             raise ValueError(f"unknown dialect {self.dialect!r}; choose from {', '.join(DIALECTS)}")
-        if self.timeout <= 0 or self.check_timeout <= 0:
+        if self.timeout <= 0 or self.check_timeout <= 0 or self.turn_wait <= 0:
             raise ValueError("timeouts must be positive")
         if self.max_steps < 0:
             raise ValueError("max_steps cannot be negative")

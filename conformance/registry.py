@@ -146,6 +146,7 @@ class Context:
             timeout=self.config.timeout,
             drift=self.drift,
             dialect=self.state.dialect,
+            turn_wait=self.config.turn_wait,
         )
         self._sessions.append(session)
         await session.take_greeting(self.state.greeting, self.config.greeting_wait)

@@ -50,6 +50,8 @@ __all__ = [
 ]
 
 QUIET = 0.15
+REFUSED_CLOSE = 1.0
+"""Seconds a connection that refused the command may still take to close."""
 """Seconds of silence that end an answer whose length the protocol does not say."""
 NAMES: Final = ("conformance", "confor")
 """The names ``HELLO`` gives, the shorter where the longer is refused (ch739 takes 8
@@ -121,10 +123,13 @@ class Session:
         timeout: float,
         drift: Drift,
         dialect: str = "2013",
+        turn_wait: float | None = None,
     ) -> None:
         self.stream = stream
         self.name = name
         self.timeout = timeout
+        self.turn_wait = timeout if turn_wait is None else turn_wait
+        """Seconds a refusal for want of a turn waits for ``STARTTURN`` (default: the timeout)."""
         self.dialect = dialect
         self._drift = drift
         self._tolerant = TolerantReader()
@@ -282,10 +287,10 @@ class Session:
             lines = await self._answer_once(data, what)
             if self.dialect == "2013" or not any(_turn_refusal(line) for line in lines[:1]):
                 return lines
-            if await self.wait_for_push(_turn_started, "STARTTURN") is None:
+            if await self._await_turn() is None:
                 raise NotJudged(
                     f"{self.name}: could not judge: {data!r} was answered {describe(lines)}, "
-                    f"and no STARTTURN came within {self.timeout:g} s"
+                    f"and no STARTTURN came within {self.turn_wait:g} s"
                 )
 
     async def _answer_once(self, data: bytes, what: str) -> list[str]:
@@ -459,10 +464,15 @@ class Session:
                 continue
             return reply
 
-    async def wait_for_push(self, wanted: Callable[[Reply], bool], what: str) -> Reply | None:
-        """The first push (already set aside, or arriving within the timeout) for which
-        ``wanted`` holds, consumed; ``None`` if none came."""
-        with trio.move_on_after(self.timeout):
+    async def _await_turn(self) -> Reply | None:
+        return await self.wait_for_push(_turn_started, "STARTTURN", self.turn_wait)
+
+    async def wait_for_push(
+        self, wanted: Callable[[Reply], bool], what: str, timeout: float | None = None
+    ) -> Reply | None:
+        """The first push (already set aside, or arriving within ``timeout``, by default
+        the session's) for which ``wanted`` holds, consumed; ``None`` if none came."""
+        with trio.move_on_after(self.timeout if timeout is None else timeout):
             while True:
                 self._take_pushes()
                 for index, push in enumerate(self.pushed):
@@ -508,10 +518,10 @@ class Session:
             if not not_your_turn(reply):
                 return reply
             refusal = describe(self.last_lines)
-            if await self.wait_for_push(_turn_started, "STARTTURN") is None:
+            if await self._await_turn() is None:
                 raise NotJudged(
                     f"{self.name}: could not judge: {_verb(command)} was answered {refusal}, "
-                    f"and no STARTTURN came within {self.timeout:g} s"
+                    f"and no STARTTURN came within {self.turn_wait:g} s"
                 )
 
     async def expect(self, command: Command | str, kind: type[R], what: str | None = None) -> R:
@@ -568,17 +578,26 @@ class Session:
     async def closed_within(self, what: str, timeout: float | None = None) -> list[str]:
         """Read to the end of the stream; the lines before it. Fails if it stays open."""
         limit = self.timeout if timeout is None else timeout
-        with trio.move_on_after(limit):
+        with trio.move_on_after(limit) as scope:
             while not self._eof:
+                if self._refused():
+                    # A server that refused the command will not close for it: waiting
+                    # out the whole timeout would only lengthen the run (issue 27).
+                    scope.deadline = min(scope.deadline, trio.current_time() + REFUSED_CLOSE)
                 await self._fill(what)
         if not self._eof:
             said = f", having answered {bytes(self._buffer)[:80]!r}" if self._buffer else ""
+            waited = REFUSED_CLOSE if self._refused() and limit > REFUSED_CLOSE else limit
             raise NoReply(
-                f"{self.name}: the connection was still open {limit:g} s after {what}{said}"
+                f"{self.name}: the connection was still open {waited:g} s after {what}{said}"
             )
         text = bytes(self._buffer).decode("utf-8", "replace")
         self._buffer.clear()
         return text.splitlines()
+
+    def _refused(self) -> bool:
+        first, newline, _ = bytes(self._buffer).partition(b"\n")
+        return bool(newline) and first.lstrip().upper().startswith((b"FAIL", b"ERROR"))
 
     async def leave(self) -> bool:
         """Send ``QUIT`` and wait for the close; False if the server kept the connection open.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import Final
 
 from ..registry import Checklist, Context
@@ -130,14 +131,18 @@ async def _compare(
     The check is not judged unless the plain ``MOVE`` succeeded: a pass has seen a
     direction understood."""
     hello, look, move = variant
+    # Each step is judged as soon as it is answered: a difference ends the check, and an
+    # unanswered variant costs a whole timeout, so later steps would only lengthen the run.
+    judged = partial(_judge_step, ctx, tolerance, rule)
     session = await ctx.connect()
     plain_hello = await session.answer(b"HELLO\n", "the reply to HELLO")
-    steps: list[tuple[bytes, list[str], list[str]]] = []
-    steps.append((hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello))
+    if judged(hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello):
+        return
     if plain_hello[0].startswith("FAIL") or plain_hello[0] == "null":
         await session.name_myself()
     plain_look = await session.answer(b"LOOK\n", "the reply to LOOK")
-    steps.append((look, await _variant_answer(session, look, b"LOOK\n"), plain_look))
+    if judged(look, await _variant_answer(session, look, b"LOOK\n"), plain_look):
+        return
     direction = _floor(_view(plain_look))
     if direction is None:
         raise CheckSkipped(f"no floor next to the player to move onto: {describe(plain_look)}")
@@ -150,31 +155,45 @@ async def _compare(
             f"{describe(plain_move)}"
         )
     back = move(_BACK[direction]).encode()
-    steps.append((back, await _variant_answer(session, back, b"LOOK\n"), plain_move))
-    for shown, got, expected in steps:
-        if rule is Rule.REFUSED:
-            if not got or not got[0].startswith("FAIL"):
-                raise CheckFailed(
-                    f"{shown!r} was answered {describe(got[:2])}; the {ctx.state.dialect} "
-                    f"dialect refuses it with FAIL (docs/dialects.md)"
-                )
-            continue
-        differs = (
-            bool(_view(got)) != bool(_view(expected))
-            if _view(expected)
-            else ("SUCCESS" in expected) != ("SUCCESS" in got)
-            if shown is back
-            else _same(got) != _same(expected)
-        )
-        if differs:
-            detail = (
-                f"{shown!r} was answered {describe(got[:2])}, where the plain command was "
-                f"answered {describe(expected[:2])}"
+    judged(back, await _variant_answer(session, back, b"LOOK\n"), plain_move, moved=True)
+
+
+def _judge_step(
+    ctx: Context,
+    tolerance: str | None,
+    rule: Rule,
+    shown: bytes,
+    got: list[str],
+    expected: list[str],
+    *,
+    moved: bool = False,
+) -> bool:
+    """Judge one step of :func:`_compare`: raises on a failure; True if it ended the
+    check with a warning (the drift ``tolerance`` allowed), False to go on."""
+    if rule is Rule.REFUSED:
+        if not got or not got[0].startswith("FAIL"):
+            raise CheckFailed(
+                f"{shown!r} was answered {describe(got[:2])}; the {ctx.state.dialect} "
+                f"dialect refuses it with FAIL (docs/dialects.md)"
             )
-            if tolerance is None:
-                raise CheckFailed(detail)
-            ctx.drift(tolerance, detail)
-            return
+        return False
+    differs = (
+        bool(_view(got)) != bool(_view(expected))
+        if _view(expected)
+        else ("SUCCESS" in expected) != ("SUCCESS" in got)
+        if moved
+        else _same(got) != _same(expected)
+    )
+    if not differs:
+        return False
+    detail = (
+        f"{shown!r} was answered {describe(got[:2])}, where the plain command was "
+        f"answered {describe(expected[:2])}"
+    )
+    if tolerance is None:
+        raise CheckFailed(detail)
+    ctx.drift(tolerance, detail)
+    return True
 
 
 @checks.add(

@@ -124,3 +124,98 @@ async def test_a_private_protocol_is_no_dialect(nursery: trio.Nursery) -> None:
     }
     assert "'H2'" in report.get("hello.gold").reason
     assert "'Welcome to the dungeon! Mwuahaha'" in report.get("connect.greeting").reason
+
+
+async def whole_run(nursery: trio.Nursery, peer: str) -> tuple[Report, SuiteConfig]:
+    """Every check, with the timeouts of a run from the command line."""
+    server = await start_peer(nursery, peer)
+    config = SuiteConfig(dialect="auto")
+    with trio.fail_after(RUN_BOUND):
+        report = await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", server.port), config, target=peer
+        )
+    return report, config
+
+
+RUN_BOUND = 60.0
+"""A failure bound on a whole run against a double (about 30 s on a loaded machine)."""
+
+
+def assert_no_wait_is_waited_out(report: Report, config: SuiteConfig) -> None:
+    """The waits that made a run take 40-87 s (issue 27) end early: each bound here is
+    one that the old waits reached by construction."""
+    quit_closes = report.get("quit.closes")
+    assert "still open 1 s after QUIT" in quit_closes.reason
+    assert quit_closes.duration < config.timeout, quit_closes
+    turn = report.get("players.block")
+    assert "no STARTTURN came within 2 s" in turn.reason, turn
+    assert turn.duration < 2 * config.timeout, turn
+
+
+async def test_every_check_on_the_zss_double_and_the_time_it_takes(
+    nursery: trio.Nursery,
+) -> None:
+    report, config = await whole_run(nursery, "zss")
+    table = to_table(report)
+    assert verdicts(report) == {
+        "hello.gold": "passed",
+        "connect.greeting": "passed",
+        "look.shape": "passed",
+        "look.corners": "passed",
+        "look.alphabet": "passed",
+        "look.centre": "passed",
+        "look.no-effect": "passed",
+        "move.wall": "passed",
+        "move.floor": "passed",
+        "pickup.gold": "passed",
+        "pickup.nothing": "passed",
+        "quit.closes": "failed",  # QUIT -> FAIL invalid command, and it stays open
+        "input.crlf": "passed",
+        "input.cr": "failed",  # HELLO\r goes unanswered
+        "input.split": "passed",
+        "input.case": "passed",  # refused with FAIL, as the 2015 dialect does
+        "input.spaces": "failed",  # LOOK with trailing spaces is answered, not refused
+        "input.blank-line": "passed",
+        "input.telnet": "failed",
+        "players.see": "passed",
+        "players.block": "skipped",  # B waits for a turn that A never ends
+        "players.leave": "skipped",  # QUIT does not close (see quit.closes)
+    }, table
+    assert "b'HELLO\\r' was answered nothing" in report.get("input.cr").reason
+    # The first unanswered variant decides: the two after it are not waited out too.
+    assert report.get("input.cr").duration < 3 * config.timeout, table
+    assert_no_wait_is_waited_out(report, config)
+
+
+async def test_every_check_on_the_ch_double_and_the_time_it_takes(
+    nursery: trio.Nursery,
+) -> None:
+    report, config = await whole_run(nursery, "ch")
+    table = to_table(report)
+    assert verdicts(report) == {
+        "hello.gold": "failed",  # FAIL HELLO needs an argument.
+        "connect.greeting": "passed",
+        "look.shape": "passed",
+        "look.corners": "passed",
+        "look.alphabet": "passed",
+        "look.centre": "passed",
+        "look.no-effect": "passed",
+        "move.wall": "passed",
+        "move.floor": "passed",
+        "pickup.gold": "passed",
+        "pickup.nothing": "passed",
+        "quit.closes": "failed",  # QUIT -> FAIL invalid command., and it stays open
+        "input.crlf": "passed",
+        "input.cr": "skipped",  # the turn passed to the control connection
+        "input.split": "passed",
+        "input.case": "failed",  # mOvE w -> FAIL invalid direction
+        "input.spaces": "failed",  # "  HELLO" -> FAIL invalid command.
+        "input.blank-line": "passed",
+        "input.telnet": "failed",
+        "players.see": "passed",
+        "players.block": "skipped",  # B waits for a turn that A never ends
+        "players.leave": "skipped",  # QUIT does not close (see quit.closes)
+    }, table
+    assert "'FAIL invalid direction'" in report.get("input.case").reason
+    assert "'FAIL not users turn.'" in report.get("input.cr").reason
+    assert_no_wait_is_waited_out(report, config)
