@@ -307,5 +307,8 @@ def test_tiles_come_from_each_worlds_help_and_a_world_naming_none_is_drawn_plain
     # A world whose HELP names no glyphs: every character drawn as it is, on a square.
     page.goto(web_server.url + "#/watch/default")
     page.wait_for_function("() => window.dodViewer && window.dodViewer.rows().length > 0")
+    # The world's own tiles come with the answer to the page's HELP, which may arrive after
+    # the view: wait for them, or they would replace the plain tiles set below.
+    page.locator(".legend", has_text="exit").wait_for()
     page.evaluate("() => window.dodViewer.setTiles(null)")
     page.locator(".legend", has_text="drawn as they are").wait_for()
