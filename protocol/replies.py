@@ -186,11 +186,30 @@ def _single_lines(lines: tuple[str, ...]) -> None:
             raise LocalProtocolError(f"a reply line cannot hold a line break: {text!r}")
 
 
-def _rectangle(reply: MapReply | View | LevelView) -> None:
-    """Check a whole map: rows of one length, at least one (then the declarations)."""
-    if not reply.rows or len({len(row) for row in reply.rows}) != 1:
-        raise LocalProtocolError(f"a {reply.form.keyword} reply needs rows of one length")
-    Reply.__post_init__(reply)
+class _WholeMap(Reply):
+    """What the replies that carry a whole map (``MAP``, ``VIEW``, ``LEVEL``) share: a
+    header that counts rows and columns, and rows of one length, at least one."""
+
+    __slots__ = ()
+    rows: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.rows or len({len(row) for row in self.rows}) != 1:
+            raise LocalProtocolError(f"a {self.form.keyword} reply needs rows of one length")
+        super().__post_init__()
+
+    @property
+    def height(self) -> int:
+        return len(self.rows)
+
+    @property
+    def width(self) -> int:
+        return len(self.rows[0])
+
+    @classmethod
+    def count_of(cls, header: dict[str, Any]) -> int | None:
+        count: int = header["height"]
+        return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,29 +368,13 @@ class HelpReply(Reply):
 
 
 @dataclass(frozen=True, slots=True)
-class MapReply(Reply):
+class MapReply(_WholeMap, Reply):
     """Extension: ``MAP <rows> <cols>`` followed by the rows of the whole map."""
 
     ours: ClassVar[bool] = True
     form: ClassVar[Form] = Form("MAP {height} {width}", height=COUNT, width=COUNT)
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        _rectangle(self)
-
-    @property
-    def height(self) -> int:
-        return len(self.rows)
-
-    @property
-    def width(self) -> int:
-        return len(self.rows[0])
-
-    @classmethod
-    def count_of(cls, header: dict[str, Any]) -> int | None:
-        count: int = header["height"]
-        return count
 
 
 @dataclass(frozen=True, slots=True)
@@ -715,7 +718,7 @@ class RoundEnded(Push):
 
 
 @dataclass(frozen=True, slots=True)
-class View(Push):
+class View(_WholeMap, Push):
     """Extension: ``VIEW <rows> <cols>`` and the rows of the whole map, as a spectator sees it."""
 
     ours: ClassVar[bool] = True
@@ -723,25 +726,9 @@ class View(Push):
     body: ClassVar[Rows] = Rows(LINE, "rows")
     rows: tuple[str, ...]
 
-    def __post_init__(self) -> None:
-        _rectangle(self)
-
-    @property
-    def height(self) -> int:
-        return len(self.rows)
-
-    @property
-    def width(self) -> int:
-        return len(self.rows[0])
-
-    @classmethod
-    def count_of(cls, header: dict[str, Any]) -> int | None:
-        count: int = header["height"]
-        return count
-
 
 @dataclass(frozen=True, slots=True)
-class LevelView(Push):
+class LevelView(_WholeMap, Push):
     """Extension (``board``): ``LEVEL <n> <rows> <cols>`` and the rows of level n (from 2)
     of a world of several levels, as a spectator sees it; ``VIEW`` is level 1."""
 
@@ -752,22 +739,6 @@ class LevelView(Push):
     body: ClassVar[Rows] = Rows(LINE, "rows")
     level: int
     rows: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        _rectangle(self)
-
-    @property
-    def height(self) -> int:
-        return len(self.rows)
-
-    @property
-    def width(self) -> int:
-        return len(self.rows[0])
-
-    @classmethod
-    def count_of(cls, header: dict[str, Any]) -> int | None:
-        count: int = header["height"]
-        return count
 
     @classmethod
     def assemble(cls, header: dict[str, Any], items: tuple[Any, ...]) -> LevelView:
