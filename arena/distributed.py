@@ -30,15 +30,17 @@ import signal
 import socket
 import sys
 from collections.abc import Sequence
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
 import trio
 from rich.console import Console
 
-from records.model import GameRecord, PlayerResult
+from records import tournaments
+from records.journal import to_json
+from records.model import GameRecord
 from records.store import Store
+from records.tournaments import records_of
 
 from . import queue
 from .entrants import Entrant, parse_entrants, parse_seeds
@@ -53,24 +55,6 @@ __all__ = ["main_status", "main_submit", "main_worker"]
 LIMITS: Final = ("game_time", "join_time", "turn_timeout", "max_moves", "bot_timeout")
 RECORD_WAIT: Final = 30.0
 """Seconds a worker waits for its server to have written a match's record."""
-
-
-# -- records as JSON ---------------------------------------------------------------
-
-
-def record_to_json(record: GameRecord) -> dict[str, Any]:
-    data = dataclasses.asdict(record)
-    data["started"] = record.started.isoformat()
-    data["ended"] = record.ended.isoformat()
-    return data
-
-
-def record_from_json(data: dict[str, Any]) -> GameRecord:
-    fields = dict(data)
-    fields["started"] = datetime.fromisoformat(fields["started"])
-    fields["ended"] = datetime.fromisoformat(fields["ended"])
-    fields["players"] = tuple(PlayerResult(**p) for p in fields["players"])
-    return GameRecord(**fields)
 
 
 # -- submit ------------------------------------------------------------------------
@@ -99,6 +83,7 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
     spec = {
         "rounds": options.rounds,
         "entrants": list(options.entrants),
+        "names": [e.name for e in entrants],
         "format": options.format,
         "players": options.players,
         "worlds": worlds,
@@ -350,7 +335,7 @@ async def _play(
     if outcome.joined or outcome.over:
         record = await _wait_for_record(local, claimed.tournament, match)
     result = {
-        "record": None if record is None else record_to_json(record),
+        "record": None if record is None else to_json(record),
         "over": outcome.over,
         "joined": outcome.joined,
         "timed_out": outcome.timed_out,
@@ -397,11 +382,7 @@ def _tournament_spec(connection: Any, tournament: str) -> dict[str, Any]:
 
 def _stored_records(connection: Any, tournament: str) -> list[GameRecord]:
     """The tournament's stored records, in schedule order (void matches have none)."""
-    return [
-        record_from_json(result["record"])
-        for _, result in sorted(queue.results(connection, tournament).items())
-        if result.get("record") is not None
-    ]
+    return records_of(queue.results(connection, tournament).items())
 
 
 def _publish(url: str, connection: Any, tournament: str, record: GameRecord | None) -> None:
@@ -428,36 +409,38 @@ def _publish(url: str, connection: Any, tournament: str, record: GameRecord | No
 def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
     if not options.db or not options.db.startswith("postgresql"):
         parser.error("status needs --db postgresql://...")
-    with queue.connect(options.db) as connection:
-        queue.ensure_schema(connection)
-        counts = queue.status(connection, options.tournament)
-        total = counts["pending"] + counts["playing"] + counts["done"]
-        if not total:
-            print(f"dod-arena: no tournament {options.tournament}", file=sys.stderr)
-            return 1
-        spec = _tournament_spec(connection, options.tournament)
-        records = _stored_records(connection, options.tournament)
-    entrants: Sequence[Entrant] = parse_entrants(spec["entrants"])
-    lines = standings(entrants, records)
-    summary = {
-        "tournament": options.tournament,
-        "games": total,
-        "done": counts["done"],
-        "playing": counts["playing"],
-        "waiting": counts["pending"],
-        "claims": counts["claims"],
-        "recorded": len(records),
-    }
+    store = Store(options.db)
+    try:
+        # The same reads, and the same table, as the server's web page of it.
+        with store.engine.connect() as connection:
+            found = (
+                tournaments.tournament(connection, options.tournament)
+                if tournaments.holds_tournaments(connection)
+                else None
+            )
+            if found is None or not found.games:
+                print(f"dod-arena: no tournament {options.tournament}", file=sys.stderr)
+                return 1
+            table = tournaments.TournamentTable(
+                found.name, tournaments.entrant_names(connection, found)
+            )
+            while not table.refresh(connection):
+                pass
+    finally:
+        store.close()
+    lines = table.lines()
     if options.json:
+        summary = found.as_json()
+        summary["tournament"] = summary.pop("name")
         summary["table"] = [line.as_json(rank) for rank, line in enumerate(lines, 1)]
         print(json.dumps(summary))
         return 0
     print(
-        f"tournament {options.tournament}: {counts['done']} of {total} games done, "
-        f"{counts['playing']} being played, {counts['pending']} waiting "
-        f"({counts['claims']} claims)"
+        f"tournament {found.name}: {found.done} of {found.games} games done, "
+        f"{found.playing} being played, {found.waiting} waiting "
+        f"({found.claims} claims, {found.failed} failed, {found.workers} workers)"
     )
-    Console(width=140).print(table_of(lines, f"tournament {options.tournament} so far"))
+    Console(width=140).print(table_of(lines, f"tournament {found.name} so far"))
     return 0
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from rich.table import Table
 
 from records.model import GameRecord, PlayerResult
-from records.ranking import Rating, rate_game
+from records.standings import Line
+from records.standings import standings as table_standings
 from records.store import Store
 
 from .entrants import Entrant
@@ -63,50 +63,10 @@ def tournament_records(store: Store, tournament: str, matches: Sequence[Match]) 
     return records
 
 
-@dataclass(slots=True)
-class Line:
-    """One entrant's line of the final table."""
-
-    name: str
-    rating: Rating = field(default_factory=Rating)
-    games: int = 0
-    wins: int = 0
-    places: int = 0
-    gold: int = 0
-    outcomes: dict[str, int] = field(default_factory=dict)
-
-    def as_json(self, rank: int) -> dict[str, object]:
-        """The line as ``--json`` prints it, at ``rank`` (from 1)."""
-        return {
-            "rank": rank,
-            "name": self.name,
-            "rating": round(self.rating.ordinal, 4),
-            "mu": round(self.rating.mu, 4),
-            "sigma": round(self.rating.sigma, 4),
-            "games": self.games,
-            "wins": self.wins,
-            "outcomes": self.outcomes,
-        }
-
-
 def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Line]:
-    """The tournament's own table, rated game by game in schedule order."""
-    lines = {e.name: Line(e.name) for e in entrants}
-    for record in records:
-        current = {name: line.rating for name, line in lines.items()}
-        for name, rating in rate_game(record, current).items():
-            if name in lines:
-                lines[name].rating = rating
-        for player in record.players:
-            line = lines.get(player.name or "")
-            if line is None:
-                continue
-            line.games += 1
-            line.wins += player.outcome == "win"
-            line.places += player.place
-            line.gold += player.gold
-            line.outcomes[player.outcome] = line.outcomes.get(player.outcome, 0) + 1
-    return sorted(lines.values(), key=lambda line: (-line.rating.ordinal, line.name))
+    """The tournament's own table, rated game by game in schedule order
+    (:func:`records.standings.standings`)."""
+    return table_standings((e.name for e in entrants), records)
 
 
 def table_of(lines: Sequence[Line], title: str) -> Table:

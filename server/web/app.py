@@ -10,6 +10,9 @@ Routes (what each promises is in ``docs/operating.md``):
 * ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
   per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
   records; :mod:`server.web.views`);
+* ``/api/tournaments`` and ``/api/tournaments/{name}?from=N&count=M&state=S``: the
+  tournaments ``dod-arena`` workers play in the records store, and one's progress, table
+  and matches a page at a time (:mod:`server.web.tournaments`);
 * ``/replays/{file}``: a replay file to download;
 * ``/ws``: a WebSocket that speaks the game's line protocol through the same
   :meth:`~server.app.Server.serve_stream` path as TCP (the browser plays and watches
@@ -47,6 +50,7 @@ from . import replays, views
 from .gate import PROXIED, Gate
 from .metrics import ServerMetrics
 from .stream import WebSocketStream
+from .tournaments import TournamentViews
 
 if TYPE_CHECKING:
     from ..app import Server
@@ -60,6 +64,7 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
     rerun_limiter = trio.CapacityLimiter(1)  # one replay page made at a time
     replay_pages = replays.ReplayPages()
+    arena = TournamentViews(None if server.ladder.writer is None else server.ladder.writer.url)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
@@ -142,6 +147,8 @@ def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
             Route("/api/replays/{name}", replay_frames),
             Route("/api/leaderboard", views.leaderboard_route(server)),
             Route("/api/players/{name}", views.player_route(server)),
+            Route("/api/tournaments", arena.list_route()),
+            Route("/api/tournaments/{name}", arena.tournament_route()),
             Route("/replays/{name}", views.download_route(server)),
             Route("/healthz", healthz),
             Route("/readyz", readyz),

@@ -7,6 +7,7 @@ import { Wire, PUSHED, gameFields, parseSeat } from "./wire.js";
 import { Board, colourOf } from "./board.js";
 import { tilesFromHelp } from "./tiles.js";
 import { PlayersPanel, ScoreChart, EventLog, tellLine, escapeHtml } from "./panels.js";
+import { showTournaments, showTournament } from "./tournaments.js";
 
 const page = document.getElementById("page");
 const REPLAY_PAGE = 400; // frames asked for at once: a long replay is read in pieces
@@ -670,6 +671,7 @@ async function route() {
     else if (kind === "replays") await showReplays();
     else if (kind === "leaderboard") await showLeaderboard(name);
     else if (kind === "player" && name) await showPlayer(name);
+    else if (kind === "tournaments") current = name ? showTournament(page, name, query) : showTournaments(page);
     else await showGames();
   } catch (error) {
     page.innerHTML = `<p>Something went wrong: ${escapeHtml(String(error.message || error))}</p>`;

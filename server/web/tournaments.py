@@ -1,0 +1,184 @@
+"""The web page's view of tournaments that ``dod-arena`` workers play: when the server's
+records store is the PostgreSQL database the workers share, ``/api/tournaments`` lists
+them and ``/api/tournaments/{name}`` shows one: its counts, its table so far (the same
+code and the same figures as ``dod-arena status``: :mod:`records.tournaments`) and a
+page of its matches. The page polls them while the workers play.
+
+The reads go through a store of their own (not the records writer's, whose one thread
+writes the games this server plays), opened on first use, one worker thread at a time,
+each answered within :data:`READ_TIMEOUT` seconds or ``503``. The tables of the
+:data:`KEPT_TABLES` tournaments looked at last are kept, so that a look costs only the
+results stored since the one before (at most :data:`~records.tournaments.TABLE_BATCH`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
+from typing import Any, Final
+
+import structlog
+import trio
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from records import tournaments
+from records.store import Store
+
+__all__ = ["TournamentViews", "page_request"]
+
+READ_TIMEOUT: Final = 5.0
+"""Seconds one request waits for the database (and for its turn) before ``503``."""
+KEPT_TABLES: Final = 8
+"""Tournaments whose tables are kept between looks, the most recently looked at."""
+NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,18}")
+"""A tournament's name, as ``dod-arena submit`` allows it."""
+NO_TABLES: Final = (
+    "no tournaments here: this server's records store holds no dod-arena tables "
+    "(the workers keep them in the PostgreSQL database they share; start the server "
+    "with --db on that database to watch them)"
+)
+log = structlog.get_logger("server.web")
+
+
+def page_request(query: Mapping[str, str]) -> tuple[int, int, str | None]:
+    """``from``, ``count`` and ``state`` of a match page; ``ValueError`` says what is wrong."""
+    bounds = []
+    for key, default, most in (
+        ("from", 0, 1 << 31),
+        ("count", tournaments.DEFAULT_PAGE, tournaments.MAX_PAGE),
+    ):
+        text = query.get(key)
+        if text is None:
+            bounds.append(default)
+            continue
+        least = 1 if key == "count" else 0
+        if not (
+            text.isascii() and text.isdigit() and len(text) < 12 and least <= int(text) <= most
+        ):
+            raise ValueError(f"{key} must be a whole number from {least} to {most}, not {text!r}")
+        bounds.append(int(text))
+    state = query.get("state") or None
+    if state is not None and state not in tournaments.MATCH_STATES:
+        raise ValueError(f"state must be one of {', '.join(tournaments.MATCH_STATES)}")
+    return bounds[0], bounds[1], state
+
+
+class _Unavailable(Exception):
+    pass
+
+
+class TournamentViews:
+    """The two endpoints, over the records store at ``url`` (``None``: the server keeps
+    no records)."""
+
+    def __init__(self, url: str | None) -> None:
+        self.url = url
+        self._store: Store | None = None
+        self._limiter = trio.CapacityLimiter(1)
+        self._tables: OrderedDict[tuple[str, datetime], tournaments.TournamentTable] = OrderedDict()
+
+    async def _read(self, work: Callable[[Any], Any]) -> Any:
+        """``work(connection)`` in a worker thread, within :data:`READ_TIMEOUT`; ``None``
+        if the store holds no tournaments."""
+        with trio.move_on_after(READ_TIMEOUT):
+            try:
+                return await trio.to_thread.run_sync(
+                    self._in_thread, work, limiter=self._limiter, abandon_on_cancel=True
+                )
+            except Exception as error:
+                log.warning("tournaments not read", error=f"{type(error).__name__}: {error}")
+                first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+                raise _Unavailable(f"the records are not reachable: {first[:200]}") from None
+        raise _Unavailable(f"the records did not answer within {READ_TIMEOUT:g} s")
+
+    def _in_thread(self, work: Callable[[Any], Any]) -> Any:
+        assert self.url is not None
+        if self._store is None:
+            self._store = Store(self.url, busy_timeout=READ_TIMEOUT)
+        with self._store.engine.connect() as connection:
+            if not tournaments.holds_tournaments(connection):
+                return None
+            return work(connection)
+
+    def list_route(self) -> Callable[[Request], Awaitable[Response]]:
+        """``/api/tournaments``: the newest tournaments, with their progress."""
+
+        async def listing(request: Request) -> Response:
+            if self.url is None:
+                return _refused(404, "this server keeps no records (--db)")
+            try:
+                found = await self._read(tournaments.tournaments)
+            except _Unavailable as error:
+                return _refused(503, str(error))
+            if found is None:
+                return _refused(404, NO_TABLES)
+            return JSONResponse(
+                {
+                    "tournaments": [t.as_json() for t in found],
+                    "limit": tournaments.MAX_LISTED,
+                }
+            )
+
+        return listing
+
+    def tournament_route(self) -> Callable[[Request], Awaitable[Response]]:
+        """``/api/tournaments/{name}?from=N&count=M&state=S``: one tournament's progress,
+        its table so far, and a page of its matches."""
+
+        async def one(request: Request) -> Response:
+            if self.url is None:
+                return _refused(404, "this server keeps no records (--db)")
+            name = request.path_params["name"]
+            if not NAME.fullmatch(name):
+                return _refused(400, "a tournament's name is 1 to 18 letters, digits, _ and -")
+            try:
+                start, count, state = page_request(request.query_params)
+            except ValueError as error:
+                return _refused(400, str(error))
+            try:
+                body = await self._read(lambda c: self._look(c, name, start, count, state))
+            except _Unavailable as error:
+                return _refused(503, str(error))
+            if body is None:
+                return _refused(404, NO_TABLES)
+            if not body:
+                return _refused(404, f"no tournament called {name}")
+            return JSONResponse(body)
+
+        return one
+
+    def _look(
+        self, connection: Any, name: str, start: int, count: int, state: str | None
+    ) -> dict[str, Any]:
+        found = tournaments.tournament(connection, name)
+        if found is None:
+            return {}
+        key = (found.name, found.submitted)
+        table = self._tables.pop(key, None)
+        if table is None:
+            table = tournaments.TournamentTable(
+                found.name, tournaments.entrant_names(connection, found)
+            )
+        self._tables[key] = table
+        while len(self._tables) > KEPT_TABLES:
+            self._tables.popitem(last=False)
+        table.refresh(connection)
+        matches, following = tournaments.match_page(connection, name, start, count, state)
+        return {
+            "tournament": found.as_json(),
+            "table": [line.as_json(rank) for rank, line in enumerate(table.lines(), 1)],
+            "table_recorded": table.recorded,
+            "table_complete": table.complete,
+            "from": start,
+            "count": count,
+            "state": state,
+            "matches": matches,
+            "next": following,
+        }
+
+
+def _refused(status: int, error: str) -> JSONResponse:
+    return JSONResponse({"error": error}, status_code=status)
