@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Final
 
 import psycopg
+import sqlalchemy.exc
 import trio
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -115,8 +116,9 @@ COMMANDS: Final = ("submit", "worker", "status")
 def _command(command: str, args: list[str]) -> int:
     try:
         return _run_command(command, args)
-    except psycopg.OperationalError as error:
-        first = str(error).strip().splitlines()[0] if str(error).strip() else repr(error)
+    except (psycopg.OperationalError, sqlalchemy.exc.OperationalError) as error:
+        cause = getattr(error, "orig", None) or error  # (SQLAlchemy's wraps psycopg's)
+        first = str(cause).strip().splitlines()[0] if str(cause).strip() else repr(cause)
         print(f"dod-arena {command}: cannot use the database: {first}", file=sys.stderr)
         return 1
 
