@@ -438,7 +438,7 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
     print(
         f"tournament {found.name}: {found.done} of {found.games} games done, "
         f"{found.playing} being played, {found.waiting} waiting "
-        f"({found.claims} claims, {found.failed} failed, {found.workers} workers)"
+        f"({found.claims} claims, {found.failed} failed; workers holding a lease: {found.workers})"
     )
     Console(width=140).print(table_of(lines, f"tournament {found.name} so far"))
     return 0

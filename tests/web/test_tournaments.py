@@ -147,6 +147,11 @@ def test_the_api_shows_what_dod_arena_status_shows(
     assert queue.claim(queued, "w9", lease=600) is not None  # match 2 being played
     assert arena.main(["status", "--db", postgres_url, "--tournament", "live", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)
+    assert arena.main(["status", "--db", postgres_url, "--tournament", "live"]) == 0
+    assert capsys.readouterr().out.startswith(
+        "tournament live: 2 of 3 games done, 1 being played, 0 waiting "
+        "(3 claims, 0 failed; workers holding a lease: 1)\n"
+    )
     with _server(tmp_path, "--db", postgres_url) as server:
         code, listed, _ = _get(server.url + "api/tournaments")
         assert code == 200
@@ -165,6 +170,8 @@ def test_the_api_shows_what_dod_arena_status_shows(
         assert [m["state"] for m in one["matches"]] == ["done", "done", "playing"]
         assert one["matches"][2]["worker"] == "w9"
         assert one["matches"][1]["result"]["players"][0]["name"] == "cy"
+        # Who plays is shown by name; the commands they run (which may hold secrets) never.
+        assert "entrants" not in one["tournament"] or one["tournament"]["entrants"] == 3
         assert status["done"] == one["tournament"]["done"] == 2
         assert _get(server.url + "api/tournaments/nobody")[:2] == (
             404,
@@ -181,6 +188,8 @@ def test_a_store_without_the_arenas_tables_says_so_plainly(tmp_path: Path, page:
         assert _get(server.url + "api/tournaments/live")[0] == 404
         page.goto(server.url + "#/tournaments")
         wait_for_text(page, "#tournaments", "holds no dod-arena tables")
+    # The server gone (restarting, say): the page says so and keeps trying, raising nothing.
+    wait_for_text(page, "#tournaments", "the server did not answer")
     with _server(tmp_path, "--no-db") as server:
         code, body, _ = _get(server.url + "api/tournaments")
         assert (code, body) == (404, {"error": "this server keeps no records (--db)"})

@@ -18,12 +18,15 @@ function when(text) {
   return text ? escapeHtml(String(text).slice(0, 19).replace("T", " ")) : "";
 }
 
-/** Call `fill` now and every POLL_MS until closed; the handle's close() stops it. */
-function polling(fill) {
+/** Call `fill` now and every POLL_MS until closed; the handle's close() stops it. A look
+ * that fails (the server restarting, the network down) is told in `element` and tried again. */
+function polling(fill, element) {
   let timer = null, closed = false;
   const tick = async () => {
     try {
       await fill();
+    } catch (error) {
+      if (!closed) element.innerHTML = `<span class="notice">the server did not answer (${escapeHtml(String(error.message || error))}); trying again</span>`;
     } finally {
       if (!closed) timer = setTimeout(tick, POLL_MS);
     }
@@ -54,7 +57,7 @@ export function showTournaments(page) {
           <td class="done">${t.done} / ${t.scheduled}</td><td class="playing">${t.playing}</td><td class="waiting">${t.waiting}</td>
           <td class="failed">${t.failed}</td><td class="workers">${t.workers}</td><td>${when(t.submitted)}</td><td>${when(t.finished) || "—"}</td></tr>`)
         .join("")}</tbody></table></div>`;
-  });
+  }, element);
 }
 
 function tableHtml(lines) {
@@ -118,5 +121,5 @@ export function showTournament(page, name, query) {
     const older = page.querySelector("#older");
     older.hidden = body.next === null;
     if (body.next !== null) older.href = link(body.next, state);
-  });
+  }, page.querySelector("#progress"));
 }
