@@ -1,7 +1,8 @@
 """Workers on separate network-namespace hosts, sharing a real PostgreSQL on a host of
 its own: they play a tournament submitted from a third host as one machine would, and a
 worker cut off from the database mid-match loses its lease to another that finishes the
-match, stored once (the cut worker's own result, sent after its link heals, is refused)."""
+match, stored once (the cut worker's own result, sent after its link heals, is refused);
+a ``dod-server`` on yet another host shows the tournament's progress to a fourth."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,7 @@ from records.store import Store
 
 from ..cluster.hosts import Hosts, skip_unless_possible
 from ..records.conftest import _binary
+from ..web.conftest import WEB_AT
 from .test_arena import DETERMINISTIC
 from .test_signals import IDLE, _wait_for
 
@@ -181,3 +184,66 @@ def test_a_worker_cut_off_mid_match_loses_it_to_another_and_it_is_stored_once(
     stored = [row for row in Store(url).games() if row.game["game"].startswith("cut-")]
     assert len(stored) == 1
     assert sorted(p["name"] for p in stored[0].players) == ["idle", "random"]
+
+
+def test_a_tournament_is_watched_from_another_host_on_a_servers_web_page(
+    network: Network, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The database on one host, a worker on another, a ``dod-server`` recording into the
+    database on a third, and whoever looks at its page on a fourth."""
+    url = network.database(f"dod_hosts_{network.hosts.tag}_watch")
+    (on_web, web_address), (on_viewer, _) = network.hosts.host(7), network.hosts.host(8)
+    on_worker = network.hosts.host(9)[0]
+    assert arena.main(["submit", *DETERMINISTIC, "--db", url]) == 0
+    served = ["--port", "0", "--http-port", "0", "--http-host", web_address, "--db", url]
+    server = subprocess.Popen(
+        [
+            *on_web,
+            sys.executable,
+            "-m",
+            "server",
+            *served,
+            "--no-replays",
+            "--log-level",
+            "warning",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stderr is not None
+        page = None
+        while page is None:
+            line = server.stderr.readline()
+            assert line, f"dod-server did not start (exit {server.wait(timeout=30)})"
+            if found := WEB_AT.search(line):
+                page = found.group(1)
+
+        def look() -> dict[str, Any]:
+            fetch = "import sys, urllib.request as u; print(u.urlopen(sys.argv[1]).read().decode())"
+            seen = subprocess.run(
+                [*on_viewer, sys.executable, "-c", fetch, f"{page}api/tournaments/same"],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert seen.returncode == 0, seen.stderr
+            body: dict[str, Any] = json.loads(seen.stdout)
+            return body
+
+        before = look()["tournament"]
+        assert (before["waiting"], before["done"], before["finished"]) == (3, 0, None)
+        worker = _arena(
+            on_worker, "worker", "--db", url, "--exit-when-idle", "--dir", str(tmp_path / "w")
+        )
+        _, err = worker.communicate(timeout=600)
+        assert worker.returncode == 0, err
+        after = look()
+        assert (after["tournament"]["done"], after["tournament"]["recorded"]) == (3, 3)
+        assert after["tournament"]["finished"] is not None
+        assert after["table"] == _status(capsys, url, "same")["table"]
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
