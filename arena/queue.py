@@ -1,8 +1,9 @@
 """The matches of tournaments played on many machines, queued in PostgreSQL.
 
-A building block of ``dod-arena submit`` / ``worker`` / ``status`` (issue 26; the
-commands themselves are not written yet). Blocking, synchronous psycopg: call it from a
-worker thread (``trio.to_thread.run_sync``; psycopg's async API does not run under trio).
+The queue under ``dod-arena submit`` / ``worker`` / ``status`` (:mod:`arena.distributed`;
+what ``status`` and the server's web page read of it is :mod:`records.tournaments`).
+Blocking, synchronous psycopg: call it from a worker thread (``trio.to_thread.run_sync``;
+psycopg's async API does not run under trio).
 
 What callers may rely on:
 
