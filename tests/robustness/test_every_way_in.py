@@ -120,6 +120,7 @@ TCP_INPUT = LINES | st.binary(min_size=1, max_size=2048)
 
 PATHS = ["/", "/api/games", "/api/replays", "/api/replays/x.jsonl", "/api/replays/..%2f..%2f"]
 PATHS += ["/api/leaderboard?world=classic", "/api/leaderboard?world=%ff", "/metrics"]
+PATHS += ["/api/tournaments", "/api/tournaments/x?from=99999999999&count=-1&state=%00"]
 PATHS += ["/healthz", "/readyz", "/ws", "/static/../../etc/passwd", "/" + "a" * 5000, "*"]
 
 
