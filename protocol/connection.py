@@ -28,9 +28,14 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final
 
+from .capabilities import (
+    CAPABILITIES,
+    DECLARED_CAPABILITIES,
+    DEFAULT_CAPABILITIES,
+    Capability,
+)
 from .commands import CANONICAL_LINES, Command, Create, Extend, Join, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import LocalProtocolError, RemoteProtocolError
@@ -60,40 +65,6 @@ __all__ = [
     "ServerProtocol",
     "ServerState",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Capability:
-    """One thing ``EXTEND`` can turn on, declared once: the list ``EXTENDED`` writes,
-    what a bare ``EXTEND`` asks for and the protocol document's list are derived from
-    these declarations (and held to them by the tests)."""
-
-    name: str
-    """Its word in ``EXTEND`` and ``EXTENDED``."""
-    gives: str
-    """What the client gets with it, as ``docs/protocol.md`` says it."""
-    default: bool = False
-    """Whether a bare ``EXTEND`` turns it on."""
-
-
-DECLARED_CAPABILITIES: Final[tuple[Capability, ...]] = (
-    Capability("events", "pushed lines about your game", default=True),
-    Capability("chat", "`MESSAGE` lines", default=True),
-    Capability("bot", "others see you as `B`, not `P`"),
-    Capability("board", "a spectator is told who is where: `LEVEL` and `BOARD`"),
-    Capability(
-        "redirect",
-        "`JOIN` or `WATCH` of a game another node of a cluster holds answers "
-        "`REDIRECT <game> <host>:<port>` instead of carrying you there",
-    ),
-)
-"""Every capability, in the order ``EXTENDED`` lists them."""
-CAPABILITIES: Final = tuple(capability.name for capability in DECLARED_CAPABILITIES)
-"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
-DEFAULT_CAPABILITIES: Final = tuple(
-    capability.name for capability in DECLARED_CAPABILITIES if capability.default
-)
-"""What a bare ``EXTEND`` turns on."""
 
 
 class ServerState(enum.Enum):

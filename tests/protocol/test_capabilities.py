@@ -1,17 +1,13 @@
-"""Each capability is declared once (protocol.connection.DECLARED_CAPABILITIES); what
-EXTEND grants and the protocol document's list are held to the declarations here."""
+"""Each capability is declared once (protocol.capabilities.DECLARED_CAPABILITIES); what
+EXTEND grants, its HELP line and the protocol document's list are held to it here."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from protocol.commands import Extend
-from protocol.connection import (
-    CAPABILITIES,
-    DECLARED_CAPABILITIES,
-    DEFAULT_CAPABILITIES,
-    ServerProtocol,
-)
+from protocol.capabilities import CAPABILITIES, DECLARED_CAPABILITIES, DEFAULT_CAPABILITIES
+from protocol.commands import DECLARED_VERBS, Extend
+from protocol.connection import ServerProtocol
 from protocol.replies import Extended
 
 PROTOCOL_DOC = Path(__file__).parents[2] / "docs" / "protocol.md"
@@ -51,3 +47,12 @@ def test_redirect_is_asked_for_by_name_and_listed_last() -> None:
     assert isinstance(command, Extend)
     assert server.send(server.extend(command)) == b"EXTENDED events redirect\n"
     assert "redirect" in server.capabilities
+
+
+def test_help_names_every_capability_and_the_defaults() -> None:
+    [extend] = [verb for verb in DECLARED_VERBS if verb.word == "EXTEND"]
+    line = extend.help_line("N S E W")
+    assert line == (
+        "EXTEND [caps]  turn on events, chat, bot, board, redirect (alone: events, chat)"
+    )
+    assert all(name in line for name in CAPABILITIES)
