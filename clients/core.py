@@ -45,6 +45,9 @@ What a caller may rely on:
   later ``send``, fail with :class:`~clients.errors.ServerClosed` carrying it.
   ``QUIT`` is answered by its ``BYE`` (or, from a server that keeps the
   connection open, by whatever it answered, as a ``Bye``).
+* ``JOIN`` or ``WATCH`` answered ``REDIRECT`` (the client asked for ``redirect``) fails
+  its request with :class:`~clients.errors.Redirected`, a :class:`CommandError`; the
+  transports follow it (a new connection, :meth:`ClientCore.moved`) unless told not to.
 * A line that cannot answer its request fails it with
   :class:`~clients.errors.UnexpectedReply` and ends the connection: the stream
   can no longer be trusted.

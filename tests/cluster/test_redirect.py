@@ -108,3 +108,29 @@ def test_the_client_library_follows_a_redirect_under_its_name(cluster: Cluster) 
             assert await cy.whoami() == Identity("Cy", "arena")
 
     trio.run(watch)
+
+
+def test_a_logged_in_player_redirected_logs_in_and_says_hello_on_the_game_s_node(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.node("--db", "auto"), cluster.node("--db", "auto")
+    ada = a.client()
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    assert ada.ask("JOIN arena").startswith("GAME arena ")
+    bob = b.client()
+    _listed(bob, "arena")
+    keyword, name, token = bob.ask("REGISTER Bob").split(" ")
+    assert (keyword, name) == ("REGISTERED", "Bob")
+    assert bob.ask("EXTEND redirect") == "EXTENDED redirect"
+    assert bob.ask("HELLO Bob") == "GOLD 3"
+    probe = _spectator(a.client())  # logged in as Bob too, so only the cluster refuses it
+    assert probe.ask(f"LOGIN Bob {token}") == "LOGGEDIN Bob"
+    eventually(lambda: probe.ask("HELLO Bob") == REFUSAL.format("Bob"), "A sees Bob on B")
+    assert bob.ask("JOIN arena") == f"REDIRECT arena 127.0.0.1:{a.port}"
+    moved = a.client()
+    assert moved.ask(f"LOGIN Bob {token}") == "LOGGEDIN Bob"
+    assert moved.ask("HELLO Bob") == "GOLD 3"
+    assert moved.ask("JOIN arena").startswith(
+        "GAME arena world=classic map=default seed=0 players=2 "
+    )
+    bob.close()
