@@ -21,7 +21,8 @@ moves bytes. What a caller may rely on is what :mod:`clients.sync` promises,
 and also: commands may be awaited from several tasks at once (they are sent in
 the order they are called and answered first in, first out); a command that
 times out raises :class:`~clients.errors.ClientTimeout` and its late answer is
-dropped; ``next_event()`` waits for a pushed line.
+dropped; ``next_event()`` waits for a pushed line; a ``REDIRECT`` is followed as
+:mod:`clients.sync` says, on a connection of its own the client then serves.
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ from protocol.replies import FinalReply, Push
 from .core import (
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
+    MAX_REDIRECTS,
     RECEIVE_SIZE,
     Answer,
     AwaitingClient,
     ClientCore,
     Request,
 )
-from .errors import ClientTimeout
+from .errors import ClientTimeout, Redirected
 
 __all__ = ["AsyncClient"]
 
@@ -70,6 +72,13 @@ class AsyncClient(AwaitingClient):
         self._progress = trio.Event()  # set (and replaced) whenever the server said something
         self._pushed = trio.lowlevel.ParkingLot()
         self._ended = trio.Event()
+        self._nursery: trio.Nursery | None = None
+        self._reading = trio.CancelScope()
+        self._read = trio.Event()
+        """Set once the reader of the current connection has stopped."""
+        self.follow_redirects = True
+        """Whether a ``REDIRECT`` (``extend("redirect")``) is followed: the client
+        connects to the game's node and sends the command again there."""
 
     @classmethod
     @asynccontextmanager
@@ -94,6 +103,13 @@ class AsyncClient(AwaitingClient):
         async with cls.over(stream, timeout=timeout, on_push=on_push) as client:
             yield client
 
+    async def _open(self, host: str, port: int) -> trio.SocketStream:
+        try:
+            with trio.fail_after(self._limit(None)):
+                return await trio.open_tcp_stream(host, port)
+        except trio.TooSlowError:
+            raise ClientTimeout(f"could not connect to {host}:{port} in time") from None
+
     @classmethod
     @asynccontextmanager
     async def over(
@@ -107,13 +123,16 @@ class AsyncClient(AwaitingClient):
         ``trio.testing.memory_stream_pair`` end) for the ``async with`` block, then
         close ``stream``."""
         try:
-            async with stream, trio.open_nursery() as nursery:
+            async with trio.open_nursery() as nursery:
                 client = cls(stream, timeout=timeout, on_push=on_push)
-                nursery.start_soon(client._read_loop)
+                client._nursery = nursery
+                await client._start_reading()
                 try:
                     yield client
                 finally:
                     nursery.cancel_scope.cancel()
+                    with trio.CancelScope(shield=True):
+                        await client._stream.aclose()
         except BaseExceptionGroup as group:
             # The caller's block runs inside our nursery, which wraps what it raises;
             # give back the caller's own exception (ServerClosed, not a group of one).
@@ -151,6 +170,42 @@ class AsyncClient(AwaitingClient):
         return float("inf") if timeout is None else timeout
 
     async def _call(self, request: Request[T]) -> T:
+        try:
+            return await self._exchange(request)
+        except Redirected as redirected:
+            if not self.follow_redirects:
+                raise
+            return await self._follow(redirected, request)
+
+    async def _follow(self, redirected: Redirected, request: Request[T]) -> T:
+        """Connect to the node ``redirected`` names, say who the client is there (its
+        capabilities, its name) and send ``request``'s command again."""
+        for _ in range(MAX_REDIRECTS):
+            stream = await self._open(redirected.host, redirected.port)
+            old = self._core
+            self._reading.cancel()
+            await self._read.wait()
+            await self._stream.aclose()
+            self._stream, self._core = stream, old.moved()
+            self._ended = trio.Event()
+            await self._start_reading()
+            if old.capabilities:
+                await self._exchange(self._core.extend(*sorted(old.capabilities)))
+            if old.name is not None:
+                await self._exchange(self._core.hello(old.name))
+            try:
+                return await self._exchange(Request(request.command, request.interpret))
+            except Redirected as again:
+                redirected = again
+        raise redirected
+
+    async def _start_reading(self) -> None:
+        assert self._nursery is not None
+        self._reading = trio.CancelScope()
+        self._read = trio.Event()
+        self._nursery.start_soon(self._read_loop, self._stream, self._core, self._reading)
+
+    async def _exchange(self, request: Request[T]) -> T:
         self._awaited.add(request)
         try:
             async with self._send_lock:
@@ -181,26 +236,31 @@ class AsyncClient(AwaitingClient):
             with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                 await self._stream.send_all(data)
 
-    async def _read_loop(self) -> None:
-        core = self._core
-        try:
-            while not core.closed:
-                try:
-                    data = await self._stream.receive_some(RECEIVE_SIZE)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    core.connection_lost()
-                else:
-                    core.receive_data(data if isinstance(data, bytes) else bytes(data))
-                self._deliver()
-                if again := core.data_to_send():
-                    async with self._send_lock:
-                        await self._write(again)
-        finally:
-            if not core.closed:
-                core.connection_lost()
-                self._deliver()
-            self._ended.set()
-            self._pushed.unpark_all()
+    async def _read_loop(
+        self, stream: trio.abc.Stream, core: ClientCore, scope: trio.CancelScope
+    ) -> None:
+        ended, read = self._ended, self._read
+        with scope:
+            try:
+                while not core.closed:
+                    try:
+                        data = await stream.receive_some(RECEIVE_SIZE)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        core.connection_lost()
+                    else:
+                        core.receive_data(data if isinstance(data, bytes) else bytes(data))
+                    self._deliver()
+                    if again := core.data_to_send():
+                        async with self._send_lock:
+                            await self._write(again)
+            finally:
+                if not scope.cancel_called:  # not a redirect followed: the connection ended
+                    if not core.closed:
+                        core.connection_lost()
+                        self._deliver()
+                    ended.set()
+                    self._pushed.unpark_all()
+                read.set()
 
     def _deliver(self) -> None:
         core = self._core

@@ -45,6 +45,9 @@ What a caller may rely on:
   later ``send``, fail with :class:`~clients.errors.ServerClosed` carrying it.
   ``QUIT`` is answered by its ``BYE`` (or, from a server that keeps the
   connection open, by whatever it answered, as a ``Bye``).
+* ``JOIN`` or ``WATCH`` answered ``REDIRECT`` (the client asked for ``redirect``) fails
+  its request with :class:`~clients.errors.Redirected`, a :class:`CommandError`; the
+  transports follow it (a new connection, :meth:`ClientCore.moved`) unless told not to.
 * A line that cannot answer its request fails it with
   :class:`~clients.errors.UnexpectedReply` and ends the connection: the stream
   can no longer be trusted.
@@ -108,6 +111,7 @@ from protocol.replies import (
     LookReply,
     MapReply,
     Push,
+    Redirect,
     Reply,
     Success,
     TurnBegins,
@@ -127,6 +131,7 @@ from .errors import (
     ClientError,
     ClientTimeout,
     CommandError,
+    Redirected,
     ServerClosed,
     UnexpectedReply,
     UnsupportedServer,
@@ -240,6 +245,11 @@ _OPTIONAL_VERBS: Final = frozenset(
 _REFUSABLE_VERBS: Final = _OPTIONAL_VERBS | {"APGET", "HPGET"}
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
 _ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
+
+
+MAX_REDIRECTS: Final = 3
+"""``REDIRECT`` answers a client follows in a row for one command before it gives up
+(:class:`Redirected`): nodes that keep sending it on are misconfigured."""
 
 
 class ClientCore:
@@ -614,12 +624,20 @@ class ClientCore:
         return Request(command, lambda reply: _expect(reply, GameInfo, "CREATE"))
 
     def join(self, game: str) -> Request[GameInfo]:
-        """``JOIN <game>``: play in another game."""
-        return Request(Join(game), lambda reply: _expect(reply, GameInfo, "JOIN"))
+        """``JOIN <game>``: play in another game (:class:`Redirected` if the server
+        answers where it lives instead, ``EXTEND redirect``)."""
+        return Request(Join(game), lambda reply: _game(reply, "JOIN"))
 
     def watch(self, game: str) -> Request[GameInfo]:
         """``WATCH <game>``: follow a game as a spectator (``View`` lines are pushed)."""
-        return Request(Watch(game), lambda reply: _expect(reply, GameInfo, "WATCH"))
+        return Request(Watch(game), lambda reply: _game(reply, "WATCH"))
+
+    def moved(self) -> ClientCore:
+        """A fresh core for a new connection of the same client (a followed redirect):
+        pushed lines go where they went, and those not yet taken are kept."""
+        core = ClientCore(on_push=self._on_push)
+        core.events = self.events
+        return core
 
     def whoami(self) -> Request[Identity]:
         """``WHOAMI``: how the player is shown in its game (``who``: its name, ``#<n>``
@@ -647,6 +665,12 @@ def _direction(direction: Direction | str) -> Direction:
     if parsed is None:
         raise ValueError(f"{direction!r} is not a direction (N, NE, E, SE, S, SW, W, NW)")
     return parsed
+
+
+def _game(reply: Reply, verb: str) -> GameInfo:
+    if isinstance(reply, Redirect):
+        raise Redirected(verb, reply.game, reply.address)
+    return _expect(reply, GameInfo, verb)
 
 
 def _expect(reply: Reply, kind: type[T], verb: str) -> T:

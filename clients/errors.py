@@ -8,6 +8,9 @@ anything the library raises on purpose. What a caller may rely on:
   connection simply dropped. Every call after the end raises it again.
 * :class:`CommandError`: the server answered ``ERROR <message>``; the command
   had no effect and the game goes on.
+* :class:`Redirected`: the server answered ``JOIN`` or ``WATCH`` with ``REDIRECT``
+  (the client asked for ``redirect``): the game lives at ``address``. The clients
+  follow it on their own (``follow_redirects``); it is raised only when they do not.
 * :class:`UnexpectedReply`: the server sent something that is not a possible
   answer to the command (or no reply of this protocol at all). The connection
   can no longer be trusted and is closed.
@@ -24,6 +27,7 @@ __all__ = [
     "ClientError",
     "ClientTimeout",
     "CommandError",
+    "Redirected",
     "ServerClosed",
     "UnexpectedReply",
     "UnsupportedServer",
@@ -50,6 +54,19 @@ class CommandError(ClientError):
         self.command = command
         self.message = message
         super().__init__(f"{command}: ERROR {message}")
+
+
+class Redirected(CommandError):
+    """The server answered ``REDIRECT <game> <host>:<port>``: ``game`` lives on the
+    cluster node at ``address``; connect there and send the command again."""
+
+    def __init__(self, command: str, game: str, address: str) -> None:
+        self.game = game
+        self.address = address
+        host, _, port = address.rpartition(":")
+        self.host = host.strip("[]")
+        self.port = int(port)
+        super().__init__(command, f"the game {game} is played on {address}")
 
 
 class UnexpectedReply(ClientError):

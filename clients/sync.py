@@ -22,6 +22,11 @@ moves bytes. What a caller may rely on:
 * Pushed lines never answer a command. They are read whenever the client
   reads (during any command, ``poll()`` or ``next_event()``) and go to
   ``on_push`` if given, else to the ``events`` queue.
+* ``JOIN`` or ``WATCH`` answered ``REDIRECT`` (after ``extend("redirect")``, a node of
+  a cluster naming the node that holds the game) is followed: the client closes its
+  connection, connects to that node, sends the same ``EXTEND`` and ``HELLO <name>``
+  again and then the command, whose answer it returns (``follow_redirects = False``
+  raises :class:`~clients.errors.Redirected` instead).
 * The client is not thread-safe: use one per thread.
 """
 
@@ -39,13 +44,14 @@ from .core import (
     CLOSED,
     DEFAULT_PORT,
     DEFAULT_TIMEOUT,
+    MAX_REDIRECTS,
     RECEIVE_SIZE,
     Answer,
     BlockingClient,
     ClientCore,
     Request,
 )
-from .errors import ClientTimeout
+from .errors import ClientTimeout, Redirected
 
 __all__ = ["Client"]
 
@@ -65,6 +71,9 @@ class Client(BlockingClient):
         self._sock = sock
         self.timeout = timeout
         self._core = ClientCore(on_push=on_push)
+        self.follow_redirects = True
+        """Whether a ``REDIRECT`` (``extend("redirect")``) is followed: the client
+        connects to the game's node and sends the command again there."""
 
     @classmethod
     def connect(
@@ -128,6 +137,33 @@ class Client(BlockingClient):
     # -- moving bytes -------------------------------------------------------------------------
 
     def _call(self, request: Request[T]) -> T:
+        try:
+            return self._exchange(request)
+        except Redirected as redirected:
+            if not self.follow_redirects:
+                raise
+            return self._follow(redirected, request)
+
+    def _follow(self, redirected: Redirected, request: Request[T]) -> T:
+        """Connect to the node ``redirected`` names, say who the client is there (its
+        capabilities, its name) and send ``request``'s command again."""
+        for _ in range(MAX_REDIRECTS):
+            sock = socket.create_connection((redirected.host, redirected.port), self.timeout)
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            old = self._core
+            self._sock.close()
+            self._sock, self._core = sock, old.moved()
+            if old.capabilities:
+                self._exchange(self._core.extend(*sorted(old.capabilities)))
+            if old.name is not None:
+                self._exchange(self._core.hello(old.name))
+            try:
+                return self._exchange(Request(request.command, request.interpret))
+            except Redirected as again:
+                redirected = again
+        raise redirected
+
+    def _exchange(self, request: Request[T]) -> T:
         # Take in what already arrived first: if the server has said goodbye, the
         # command fails with its final line instead of writing into a closed socket.
         self.poll()

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final, Protocol
 
+from .capabilities import EXTEND_HELP
 from .direction import Direction
 from .errors import RemoteProtocolError
 from .replies import GameInfo, Identity, Reply
@@ -690,7 +691,7 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         _parse_extend,
         Route.SESSION,
         "EXTEND [caps]",
-        "receive pushed lines: events, chat; bot marks you as a bot",
+        EXTEND_HELP,
         client="extend",
         shown=Shown.EXTENSION,
     ),

@@ -10,8 +10,9 @@ refuses with :class:`~protocol.errors.LocalProtocolError` a reply that would bre
 them (a bug in the server, never the client's fault):
 
 * **Capabilities.** A client gets pushed lines only if it asked for them: ``EXTEND``
-  turns on ``events`` (lines about its game), ``chat`` (``MESSAGE`` lines) and
-  ``bot``; a dialect's clients may have some on from the start
+  turns on ``events`` (lines about its game), ``chat`` (``MESSAGE`` lines) and the
+  others :data:`DECLARED_CAPABILITIES` declares; a dialect's clients may have some on
+  from the start
   (:attr:`~protocol.dialects.Dialect.capabilities`). What is on changes only when
   the server sends ``EXTENDED`` in answer to ``EXTEND``, and it may turn on only what
   that ``EXTEND`` asked for. A spectator asked for the views of the game it watches
@@ -29,6 +30,12 @@ import enum
 from collections.abc import Callable
 from typing import Final
 
+from .capabilities import (
+    CAPABILITIES,
+    DECLARED_CAPABILITIES,
+    DEFAULT_CAPABILITIES,
+    Capability,
+)
 from .commands import CANONICAL_LINES, Command, Create, Extend, Join, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import LocalProtocolError, RemoteProtocolError
@@ -51,16 +58,13 @@ from .replies import (
 
 __all__ = [
     "CAPABILITIES",
+    "DECLARED_CAPABILITIES",
     "DEFAULT_CAPABILITIES",
+    "Capability",
     "ClientProtocol",
     "ServerProtocol",
     "ServerState",
 ]
-
-CAPABILITIES: Final = ("events", "chat", "bot", "board")
-"""Everything ``EXTEND`` can turn on, in the order ``EXTENDED`` lists it."""
-DEFAULT_CAPABILITIES: Final = ("events", "chat")
-"""What a bare ``EXTEND`` turns on."""
 
 
 class ServerState(enum.Enum):

@@ -83,6 +83,7 @@ __all__ = [
     "PlayerJoined",
     "PlayerLeft",
     "Push",
+    "Redirect",
     "Registered",
     "Reply",
     "ReplyParser",
@@ -571,6 +572,23 @@ class BestsReply(Reply):
 
 
 @dataclass(frozen=True, slots=True)
+class Redirect(Reply):
+    """Extension: ``REDIRECT <game> <host>:<port>``, the answer to ``JOIN`` or ``WATCH`` of
+    a game another node of a cluster holds, for a client that asked for ``redirect``
+    (``EXTEND redirect``) instead of being carried there: the game lives at that
+    address; connect there and send the command again. The client has left its game
+    here (as a ``JOIN`` elsewhere would) and its name is free for it on that node."""
+
+    ours: ClassVar[bool] = True
+    form: ClassVar[Form] = Form(
+        "REDIRECT {game} {address}", game=Field(r"[A-Za-z0-9_-]+"), address=Field(r"[^\s]+:\d+")
+    )
+    game: str
+    address: str
+    """``HOST:PORT`` the game's node advertises to clients (the last word)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Registered(Reply):
     """Extension: ``REGISTERED <name> <token>``, the answer to ``REGISTER``. The token is
     shown this once; the server keeps only its hash."""
@@ -873,6 +891,7 @@ _ONE_LINE: Final[dict[str, type[Reply]]] = {
         Error,
         Extended,
         GameInfo,
+        Redirect,
         Registered,
         LoggedIn,
         Identity,

@@ -270,6 +270,11 @@ class Connection:
         """Whether the client asked for ``LEVEL`` and ``BOARD`` (the protocol's say)."""
         return "board" in self.protocol.capabilities
 
+    @property
+    def redirect(self) -> bool:
+        """Whether the client asked for ``REDIRECT`` (the protocol's say)."""
+        return "redirect" in self.protocol.capabilities
+
     def took_over(self, old: Claimant) -> None:
         """This connection plays ``old``'s player from now on (a logged-in player came
         back, :mod:`server.ladder`): it goes by the same name, as the same kind."""

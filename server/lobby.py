@@ -34,14 +34,14 @@ from typing import ClassVar, TypeVar, cast
 import trio
 
 from protocol.commands import Command, Create, Games, Hello, Join, Watch
-from protocol.replies import Error, GameInfo, GameOver, GamesReply
+from protocol.replies import Error, GameInfo, GameOver, GamesReply, Redirect
 from records.model import GameRecord
 from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.registry import load_plugin
 
 from .builds import Opened, WorldBuilder, open_world
-from .cluster.directory import Directory, open_directory
+from .cluster.directory import Directory, RemoteGame, open_directory
 from .config import ServerConfig
 from .creation import Creations
 from .game import Game
@@ -303,14 +303,42 @@ class Lobby:
         """A game command of ``client``'s: to the game it watches or plays in."""
         if isinstance(command, Hello) and command.name is not None:
             if self.directory.name_elsewhere(command.name):
-                client.send(
-                    Error(
-                        f"{command.name} is playing on another node of this cluster; "
-                        "choose another name"
-                    )
-                )
+                self._hello_elsewhere(client, command, command.name)
                 return
             self.directory.publish()
+        self._to_game(client, command)
+
+    def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
+        """``HELLO`` of a name the local copy says another node's player goes by. The copy
+        may be behind (the player has just been redirected here, and its old node let the
+        name go), so the answer waits for it to catch up; the client's next command is
+        read after it. Only such a ``HELLO`` waits: one round trip at a time per node."""
+        refusal = Error(f"{name} is playing on another node of this cluster; choose another name")
+        if self.nursery is None:
+            client.send(refusal)
+            return
+        done = trio.Event()
+        client.wait_for(done)
+
+        async def answer() -> None:
+            try:
+                await self.directory.caught_up()
+                if client.closed:
+                    return
+                if self.directory.name_elsewhere(name):
+                    client.send(refusal)
+                    return
+                self.directory.publish()
+                self._to_game(client, command)
+            except Exception:
+                client.log.exception("HELLO failed", command="HELLO")
+                client.send(Error("the server failed to handle HELLO (a server bug)"))
+            finally:
+                done.set()
+
+        self.nursery.start_soon(answer)
+
+    def _to_game(self, client: Outbox, command: Command) -> None:
         watched = self._watching.get(client)
         if watched is not None:
             watched.handle_watcher(client, command)
@@ -369,10 +397,34 @@ class Lobby:
         """``command`` for a game here; or ``client`` sent on to the node of the cluster
         that holds it, if another does and the client can be carried."""
         remote = None if command.game in self.games else self.directory.elsewhere(command.game)
-        if remote is not None and self.directory.carry(client, remote, command):
+        if remote is not None and client.redirect and remote.address != self.directory.advertise:
+            # (Workers of one machine share one address: a client sent there could land here.)
+            self._redirect(client, remote)
+        elif remote is not None and self.directory.carry(client, remote, command):
             self.leave(client, "moved")
         else:
             here(client, command.game)
+
+    def _redirect(self, client: Outbox, remote: RemoteGame) -> None:
+        """Tell ``client`` where ``remote`` lives (``EXTEND redirect``). It leaves its game
+        here first, and is told only once the directory no longer holds its name for this
+        node, so that the game's node lets it say ``HELLO`` with that name at once."""
+        self.leave(client, "moved")
+        answer = Redirect(remote.name, remote.address)
+        if self.nursery is None:
+            client.send(answer)
+            return
+        done = trio.Event()
+        client.wait_for(done)
+
+        async def tell() -> None:
+            try:
+                await self.directory.flush()
+                client.send(answer)
+            finally:
+                done.set()
+
+        self.nursery.start_soon(tell)
 
     def _join(self, client: Outbox, name: str) -> None:
         game = self._find(client, name)

@@ -70,6 +70,12 @@ class Outbox(Protocol):
         ...
 
     @property
+    def redirect(self) -> bool:
+        """Whether the client asked to be told where another node's game lives
+        (``REDIRECT``) rather than be carried there."""
+        ...
+
+    @property
     def dialect(self) -> str:
         """The name of the dialect the client speaks (for the game's record)."""
         ...

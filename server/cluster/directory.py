@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Final, Protocol
 
 import trio
 
@@ -24,6 +24,9 @@ from protocol.replies import GameInfo
 
 from ..outbox import Outbox
 from .relay import ServeRelayed
+
+SETTLE_TIMEOUT: Final = 5.0
+"""Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""
 
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
@@ -85,6 +88,16 @@ class Directory(Protocol):
     def release(self, name: str) -> None:
         """``name`` is no longer this node's (its game ended, or its build failed)."""
 
+    async def flush(self) -> None:
+        """Return once the directory holds this node's games and names as they are now,
+        so that every node's later :meth:`caught_up` sees them (or after
+        :data:`SETTLE_TIMEOUT` seconds, if the directory cannot be reached)."""
+
+    async def caught_up(self) -> None:
+        """Return once the local copy holds every change the directory held when this was
+        called (or after :data:`SETTLE_TIMEOUT` seconds, if it cannot be reached). Calls
+        made while one is under way share the next round trip."""
+
     def elsewhere(self, name: str) -> RemoteGame | None:
         """The game called ``name`` if another node holds it."""
 
@@ -134,6 +147,12 @@ class LocalDirectory:
         pass
 
     def release(self, name: str) -> None:
+        pass
+
+    async def flush(self) -> None:
+        pass
+
+    async def caught_up(self) -> None:
         pass
 
     def elsewhere(self, name: str) -> RemoteGame | None:

@@ -152,7 +152,10 @@ class Hub:
 
     def _handle(self, member: _Member, message: dict[str, Any]) -> None:
         op, name, node = message["op"], str(message["name"]), member.node
-        if op == "claim":
+        if op == "barrier":
+            # Answered behind every change told to this member so far (one queue each).
+            member.outbox.send_nowait(_line({"op": "barrier", "name": name, "node": node}))
+        elif op == "claim":
             won = name not in self.games
             if won:
                 self.games[name] = (node, None)
@@ -272,11 +275,19 @@ class EmbeddedDirectory(SharedDirectory):
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self.reachable = False
 
+    async def _barrier(self, token: str) -> None:
+        await self._send({"op": "barrier", "name": token})
+
+    async def _flushed(self) -> None:
+        # The parent has the changes once it answers a barrier sent after them.
+        await self.caught_up()
+
     async def _sync_forever(self) -> None:
         while self.reachable:
             with trio.move_on_after(self.heartbeat):
                 await self._wake.wait()
             self._wake = trio.Event()
+            sync = self._sync_begins()
             wanted = self._wanted()
             for name, text in wanted.items():
                 if self._published.get(name, "") != text:
@@ -291,6 +302,7 @@ class EmbeddedDirectory(SharedDirectory):
             for name in self._published_names - names:
                 await self._send({"op": "unname", "name": name})
             self._published_names = names
+            self._sync_done(sync)
 
 
 def cluster_status(path: str) -> str:

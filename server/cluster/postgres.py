@@ -16,6 +16,7 @@ What a caller may rely on, beyond :class:`~server.cluster.directory.Directory`:
 from __future__ import annotations
 
 import contextlib
+import json
 import secrets
 import threading
 from collections.abc import Callable
@@ -215,6 +216,7 @@ class PostgresDirectory(SharedDirectory):
 
     async def _sync(self) -> None:
         """Bring this node's rows in the directory in line with its games."""
+        sync = self._sync_begins()
         wanted = self._wanted()
         for name, text in wanted.items():
             if name in self._published and self._published[name] == text:
@@ -229,6 +231,14 @@ class PostgresDirectory(SharedDirectory):
             await self._execute(schema.DROP, self._key(name))
             del self._published[name]
         await self._sync_names()
+        self._sync_done(sync)
+
+    async def _barrier(self, token: str) -> None:
+        # PostgreSQL delivers notifications in commit order, so this one comes back to the
+        # listening thread after every change committed before it.
+        payload = json.dumps({"op": "barrier", "name": token, "node": self.node})
+        with contextlib.suppress(DirectoryDown):
+            await self._execute(schema.BARRIER, {"payload": payload})
 
     async def _sync_names(self) -> None:
         """Bring the names this node's players go by in the directory up to date."""

@@ -152,3 +152,6 @@ STATUS_NODES: Final = """
     FROM cluster_nodes n WHERE n.expires >= now() ORDER BY n.started
 """
 STATUS_GAMES: Final = "SELECT name, node, info FROM cluster_games ORDER BY name"
+
+BARRIER: Final = f"SELECT pg_notify('{CHANNEL}', %(payload)s)"
+"""A change record of no change, sent behind every committed one (``caught_up``)."""

@@ -25,7 +25,7 @@ from protocol.replies import GameInfo
 from records.names import LookalikeNames
 
 from ..outbox import Outbox
-from .directory import LocalGames, LocalNames, RemoteGame
+from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, RemoteGame
 from .relay import Relay, Relayable, ServeRelayed, serve_relays
 
 log = structlog.get_logger("server.cluster")
@@ -90,6 +90,14 @@ class SharedDirectory:
         self._wake = trio.Event()
         self.copied = trio.Event()
         """Set once the local copy has been read whole (the first time)."""
+        self._syncs_begun = 0
+        self._syncs_done = 0
+        self._synced = trio.Event()
+        self._barriers: dict[str, trio.Event] = {}
+        """Round trips under way (:meth:`caught_up`), by their token."""
+        self._next_barrier: trio.Event | None = None
+        """Set when the round trip the callers of :meth:`caught_up` now wait for is done."""
+        self._barrier_running = False
 
     def listening(self, host: str, port: int) -> None:
         if self.advertise is None:
@@ -102,6 +110,62 @@ class SharedDirectory:
         if name in self._claimed:
             self._claimed.discard(name)
             self._wake.set()
+
+    async def flush(self) -> None:
+        with trio.move_on_after(SETTLE_TIMEOUT):
+            wanted = self._syncs_begun + 1  # the next sync to begin sees this node as it is now
+            self._wake.set()
+            while self._syncs_done < wanted and self.reachable:
+                await self._synced.wait()
+            if self.reachable:
+                await self._flushed()
+
+    async def _flushed(self) -> None:
+        """What a directory adds to a sync before other nodes can see it (nothing here)."""
+
+    def _sync_begins(self) -> int:
+        self._syncs_begun += 1
+        return self._syncs_begun
+
+    def _sync_done(self, sync: int) -> None:
+        self._syncs_done = sync
+        self._synced.set()
+        self._synced = trio.Event()
+
+    async def caught_up(self) -> None:
+        if self._nursery is None or not self.reachable:
+            return
+        with trio.move_on_after(SETTLE_TIMEOUT):
+            if self._next_barrier is None:
+                self._next_barrier = trio.Event()
+                if not self._barrier_running:
+                    self._barrier_running = True
+                    self._nursery.start_soon(self._run_barriers)
+            await self._next_barrier.wait()
+
+    async def _run_barriers(self) -> None:
+        """One round trip at a time, for every caller of :meth:`caught_up` that came
+        before it began."""
+        try:
+            while self._next_barrier is not None:
+                done, self._next_barrier = self._next_barrier, None
+                token = uuid.uuid4().hex
+                passed = self._barriers[token] = trio.Event()
+                try:
+                    with trio.move_on_after(SETTLE_TIMEOUT):
+                        await self._barrier(token)
+                        await passed.wait()
+                finally:
+                    self._barriers.pop(token, None)
+                    done.set()
+        finally:
+            self._barrier_running = False
+
+    async def _barrier(self, token: str) -> None:
+        """Send a change record ``{"op": "barrier", "name": token}`` of this node through
+        the directory, behind every change it holds now: once it is back (:meth:`_apply`),
+        the local copy holds them all."""
+        raise NotImplementedError
 
     def elsewhere(self, name: str) -> RemoteGame | None:
         return self._remote.get(name)
@@ -179,9 +243,14 @@ class SharedDirectory:
         except (ValueError, KeyError, TypeError):
             log.warning("cluster notification unreadable", payload=payload[:200])
             return
+        op = change.get("op")
+        if op == "barrier":
+            passed = self._barriers.get(name) if node == self.node else None
+            if passed is not None:
+                passed.set()
+            return
         if node == self.node:
             return
-        op = change.get("op")
         if op == "name":
             self._names[name] = node
             return

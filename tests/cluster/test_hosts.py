@@ -81,6 +81,26 @@ def test_a_host_cut_off_and_healed_plays_on_and_rejoins(cluster: Cluster, hosts:
         database.cut()
 
 
+def test_a_redirected_client_moves_to_the_game_s_host_under_its_name(
+    cluster: Cluster, hosts: Hosts
+) -> None:
+    (a, b), database = _on_hosts(cluster, hosts, 2)
+    try:
+        ada, bob = a.client(), b.client()
+        assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+        assert ada.ask("JOIN arena").startswith("GAME arena ")
+        eventually(lambda: "arena" in bob.games(), "host B lists the game on host A")
+        assert bob.ask("EXTEND redirect") == "EXTENDED redirect"
+        assert bob.ask("HELLO Bob") == "GOLD 3"
+        assert bob.ask("JOIN arena") == f"REDIRECT arena {a.host}:{a.port}"
+        moved = Client(a.port, a.host)  # to host A itself, across the switch
+        assert moved.ask("HELLO Bob") == "GOLD 3"  # the name followed Bob at once
+        assert moved.ask("JOIN arena").startswith("GAME arena world=classic map=default ")
+        assert " players=2 " in ada.ask("JOIN arena")
+    finally:
+        database.cut()
+
+
 HAPROXY = """
 global
     maxconn 1000

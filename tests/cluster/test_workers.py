@@ -42,6 +42,21 @@ def test_workers_share_one_port_and_every_client_reaches_every_game(workers: Nod
         joiner.close()
 
 
+def test_workers_carry_a_client_that_asked_for_redirect(workers: Node) -> None:
+    # The workers share one address: a REDIRECT there could land on the same worker again.
+    node = workers
+    node.wait_for(r"(?s)cluster joined.*cluster joined")
+    creators = [node.client() for _ in range(8)]
+    for number, creator in enumerate(creators):
+        assert creator.ask(f"CREATE r{number} classic").startswith(f"GAME r{number} ")
+    for number in range(len(creators)):
+        joiner, name = node.client(), f"r{number}"
+        assert joiner.ask("EXTEND redirect") == "EXTENDED redirect"
+        eventually(lambda: name in joiner.games(), f"{name} is listed")  # noqa: B023
+        assert joiner.ask(f"JOIN {name}").startswith(f"GAME {name} "), number
+        joiner.close()
+
+
 def test_a_killed_worker_is_started_again(workers: Node) -> None:
     node = workers
     node.wait_for(r"(?s)cluster joined.*cluster joined")

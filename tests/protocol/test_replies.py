@@ -19,6 +19,7 @@ from protocol.replies import (
     Lose,
     MapReply,
     Notice,
+    Redirect,
     ReplyParser,
     Success,
     Win,
@@ -43,6 +44,8 @@ VIEW = ("X###X", "#.###", ".GG..", "###.#", "X#G.X")
         (Win("yay"), b"WIN yay\n"),
         (Lose("oh"), b"LOSE oh\n"),
         (Bye("bye"), b"BYE bye\n"),
+        (Redirect("arena", "10.0.0.1:40004"), b"REDIRECT arena 10.0.0.1:40004\n"),
+        (Redirect("g-2", "[::1]:4000"), b"REDIRECT g-2 [::1]:4000\n"),
     ],
 )
 def test_exact_bytes_and_parse_back(reply: object, wire: bytes) -> None:
@@ -58,6 +61,8 @@ def test_exact_bytes_and_parse_back(reply: object, wire: bytes) -> None:
     "build",
     [
         lambda: LookReply(("XXXXX",) * 4),
+        lambda: Redirect("a game", "10.0.0.1:40004"),  # a game name is one word
+        lambda: Redirect("arena", "10.0.0.1"),  # an address without its port
         lambda: LookReply(("XXXX",) * 5),
         lambda: MapReply(()),
         lambda: MapReply(("..", "...")),

@@ -53,6 +53,7 @@ from protocol.replies import (
     NotYourTurnToEnd,
     PlayerJoined,
     PlayerLeft,
+    Redirect,
     Registered,
     Reply,
     RoundEnded,
@@ -123,6 +124,11 @@ STRATEGIES: dict[type[Reply], st.SearchStrategy[Reply]] = {
     GamesReply: st.lists(games, max_size=3).map(tuple).map(GamesReply),
     LeaderboardReply: st.builds(LeaderboardReply, word, st.lists(standings, max_size=3).map(tuple)),
     Registered: st.builds(Registered, text, word),
+    Redirect: st.builds(
+        Redirect,
+        st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True),
+        st.from_regex(r"[a-z0-9.:\[\]-]{1,30}:[0-9]{1,5}", fullmatch=True),
+    ),
     LoggedIn: st.builds(LoggedIn, text),
     Identity: st.builds(
         Identity, text, st.from_regex(r"[A-Za-z0-9_-]{1,24}", fullmatch=True) | word

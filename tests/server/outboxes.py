@@ -60,6 +60,7 @@ class MemoryOutbox:
     events = property(lambda self: self._events)
     chat = property(lambda self: self._chat)
     board = property(lambda self: self._board)
+    redirect = property(lambda self: False)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)

@@ -1,0 +1,62 @@
+"""What makes a redirected client's name free on the game's node at once: the old node's
+``flush`` and the new node's ``caught_up``, on the embedded directory of ``--workers``
+(the PostgreSQL one is covered end to end by ``test_redirect.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from server.cluster.embedded import EmbeddedDirectory, Hub
+
+
+async def _member(
+    nursery: trio.Nursery, path: str, names: set[str], address: str
+) -> EmbeddedDirectory:
+    directory = EmbeddedDirectory(path, advertise=address, heartbeat=60.0)
+    await nursery.start(directory.run, lambda: (), lambda: set(names))
+    return directory
+
+
+async def test_a_name_let_go_and_flushed_is_free_on_another_node_once_caught_up(
+    tmp_path: Path,
+) -> None:
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        b_names = {"Ada"}
+        a = await _member(nursery, path, set(), "127.0.0.1:1")
+        b = await _member(nursery, path, b_names, "127.0.0.1:2")
+        # A long heartbeat: without flush, B would tell nobody for a minute.
+        await b.flush()
+        await a.caught_up()
+        assert a.name_elsewhere("Ada")
+        b_names.clear()  # Ada was redirected away from B
+        await b.flush()
+        await a.caught_up()
+        assert not a.name_elsewhere("Ada")
+        nursery.cancel_scope.cancel()
+
+
+async def test_callers_of_caught_up_at_once_share_round_trips(tmp_path: Path) -> None:
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        a = await _member(nursery, path, set(), "127.0.0.1:1")
+        sent: list[str] = []
+        barrier = a._barrier
+
+        async def counted(token: str) -> None:
+            sent.append(token)
+            await barrier(token)
+
+        a._barrier = counted  # type: ignore[method-assign]
+        async with trio.open_nursery() as callers:
+            for _ in range(50):
+                callers.start_soon(a.caught_up)
+        # The first caller's round trip, and one more shared by all who came during it.
+        assert 1 <= len(sent) <= 2
+        nursery.cancel_scope.cancel()
