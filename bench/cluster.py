@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import glob
 import io
+import math
 import os
 import re
 import shutil
@@ -278,13 +279,14 @@ def throughput(args: argparse.Namespace, count: int) -> load.Figures:
 def describe(figures: load.Figures) -> str:
     """One run's figures on two lines."""
     generator_cpu = sum(figures["generator_cpu"])
+    relative = generator_cpu / figures["server_cpu"] if figures["server_cpu"] else math.inf
     return (
         f"{figures['server']}: {figures['throughput']:,.0f} replies/s, "
         f"{figures['replies_per_cpu_second']:,.0f} per server CPU-second; "
         f"connections per worker {'/'.join(map(str, figures['per_worker']))}; errors "
         f"{figures['errors']}\n"
         f"    CPU while measured: servers {figures['server_cpu']:.0%} of a core, generator "
-        f"{generator_cpu:.0%} ({generator_cpu / figures['server_cpu']:.1%} of the servers'); "
+        f"{generator_cpu:.0%} ({relative:.1%} of the servers'); "
         f"load average {figures['load_before'][0]:.2f} before, {figures['load_after'][0]:.2f} "
         f"after; steal {figures['server_cpus_steal']:.1%}"
     )
