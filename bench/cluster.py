@@ -467,6 +467,12 @@ def relay_figures(url: str, samples: int) -> None:
     )
 
 
+def spread(runs: list[load.Figures], key: str) -> str:
+    """The lowest and highest ``key`` of ``runs``: how far the rounds of one run differ."""
+    values = [figures[key] for figures in runs]
+    return f"{min(values):,.0f} to {max(values):,.0f}"
+
+
 def ceiling(generator_share: float, one_worker_cpu: float) -> str:
     """What the figures can show on this machine: the generator costs ``generator_share``
     of the servers' CPU, so on C free cores 2 busy workers get at most C / (1 + share)."""
@@ -481,7 +487,8 @@ def ceiling(generator_share: float, one_worker_cpu: float) -> str:
         lines.append(
             f"1 worker had {one_worker_cpu:.0%} of a core, not 100%: neither it nor the "
             "generator set the pace but the machine's other load, and the replies/s ratio says "
-            "how much CPU the neighbours left; replies per server CPU-second do not depend on it"
+            "how much CPU the neighbours left; replies per server CPU-second depend on it far "
+            "less (but not at all only on a quiet machine: compare the rounds)"
         )
     return "\n".join(lines)
 
@@ -514,7 +521,8 @@ def run(args: argparse.Namespace, url: str) -> None:
         print(
             f"throughput, {count} worker(s): {median[count]['throughput']:,.0f} replies/s "
             f"(median of {args.repeat}), {median[count]['replies_per_cpu_second']:,.0f} per "
-            f"server CPU-second, servers at {median[count]['server_cpu']:.0%} of a core"
+            f"server CPU-second (rounds: {spread(runs[count], 'replies_per_cpu_second')}), "
+            f"servers at {median[count]['server_cpu']:.0%} of a core"
         )
     print(
         f"2 workers / 1 worker: {median[2]['throughput'] / median[1]['throughput']:.2f}x "
