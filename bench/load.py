@@ -51,7 +51,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -206,8 +206,15 @@ def _cpu_set(cpus: tuple[int, ...] | None) -> set[int] | None:
     return set(cpus) if cpus is not None else None
 
 
-def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> Figures:
-    """Run the load against one server and return its figures."""
+def drive(
+    server: ServerProcess,
+    args: argparse.Namespace,
+    *,
+    shaped: bool,
+    on_connected: Callable[[], None] | None = None,
+) -> Figures:
+    """Run the load against one server and return its figures; ``on_connected`` is
+    called once every connection is made, before the load starts."""
     context = mp.get_context("spawn")
     workers = max(1, min(args.workers, args.connections))
     shares = [
@@ -251,6 +258,8 @@ def drive(server: ServerProcess, args: argparse.Namespace, *, shaped: bool) -> F
         time.sleep(0.05)
     held = sum(c.value for c in connected)
     rss_connected = server.rss_kib()
+    if on_connected is not None:
+        on_connected()
     go.set()
     started = time.monotonic()
     measure_from, stop_at = started + args.warmup, started + args.warmup + args.duration

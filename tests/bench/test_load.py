@@ -24,6 +24,42 @@ def test_reply_lines_match_what_the_servers_answer() -> None:
     assert generator.reply_lines(b"MOVE N\n", shaped=True) == 1
 
 
+def test_a_pipelined_batch_of_one_command_asks_for_all_its_reply_lines() -> None:
+    # One command (the LOOK mix) is sent as one prebuilt batch: it must still ask for
+    # six lines per LOOK, or a bot would send again before its replies were in.
+    class Transport:
+        def __init__(self) -> None:
+            self.written: list[bytes] = []
+
+        def write(self, data: bytes) -> None:
+            self.written.append(data)
+
+    async def batch() -> tuple[list[bytes], int]:
+        loop = asyncio.get_running_loop()
+        plan = generator.Plan(
+            port=0,
+            connections=1,
+            duration=1.0,
+            warmup=0.0,
+            pipeline=8,
+            interval=None,
+            shaped=True,
+            commands=generator.MIXES["look"],
+            seed=1,
+        )
+        clock = generator._Clock()
+        bot = generator.Bot(plan, 0, clock, generator.WorkerResult(), [0.0], loop.create_future())
+        transport = Transport()
+        bot.transport = transport  # type: ignore[assignment]
+        bot.send_batch(0.0)
+        bot.send_batch(0.0)
+        return transport.written, bot.expect
+
+    written, expect = asyncio.run(batch())
+    assert written == [b"LOOK\n" * 8] * 2
+    assert expect == 6 * 8
+
+
 def test_overloaded_names_generators_above_the_warning_mark() -> None:
     assert generator.overloaded([0.2, 0.71, 0.7, 0.95]) == [1, 3]
 

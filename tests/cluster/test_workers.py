@@ -86,6 +86,8 @@ def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
             "4",
             "--samples",
             "20",
+            "--repeat",
+            "1",
         ],
         capture_output=True,
         text=True,
@@ -95,6 +97,9 @@ def test_the_cluster_benchmark_prints_its_figures(cluster: Cluster) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     assert re.search(r"throughput, 1 worker\(s\): [\d,]+ replies/s", result.stdout)
     assert re.search(r"throughput, 2 worker\(s\): [\d,]+ replies/s", result.stdout)
+    # The generator's CPU beside the servers', and how the kernel spread the connections.
+    assert re.search(r"servers \d+% of a core, generator \d+%", result.stdout)
+    assert re.search(r"2 worker\(s\): .*connections per worker \d+/\d+;", result.stdout)
     assert re.search(r"listed by another's GAMES: p50 \d+\.\d+ ms", result.stdout)
     assert re.search(r"the relay adds -?\d+\.\d+ ms", result.stdout)
 

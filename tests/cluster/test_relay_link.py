@@ -1,0 +1,92 @@
+"""The relay's link to the game's node, alone: a real loopback socket and a stand-in node
+that reads when the test says, so that the link's socket fills as a slow node's would."""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+import trio
+
+from protocol.commands import Shout
+from server.cluster import relay
+from server.cluster.relay import Relay
+
+SECRET = "test secret"
+
+
+class Client:
+    """What the relay needs of the carried client: it records what it is given."""
+
+    relay: object = None
+    peer = "127.0.0.1:5555"
+    name = "Ada"
+    login = None
+    bot = False
+    dialect = "2013"
+    capabilities: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        self.received = bytearray()
+        self.ended: str | None = None
+        self.ended_event = trio.Event()
+
+    def write_raw(self, data: bytes) -> None:
+        self.received += data
+
+    def end(self, reason: str) -> None:
+        self.ended = reason
+        self.ended_event.set()
+
+
+async def slow_node(
+    read_from: trio.Event,
+    heard: bytearray,
+    stream: trio.SocketStream,
+) -> None:
+    """Accept the handshake, then read nothing until ``read_from`` is set; then echo every
+    line back and close once the relay ends its side."""
+    line = b""
+    while not line.endswith(b"\n"):
+        line += await stream.receive_some(relay.MAX_HANDSHAKE)
+    passenger = relay.read_handshake(SECRET, line, time.time())
+    assert passenger is not None and passenger.name == "Ada"
+    await stream.send_all(relay.ACCEPTED)
+    await read_from.wait()
+    while data := await stream.receive_some(65536):
+        heard += data
+        await stream.send_all(data)
+    await stream.aclose()
+
+
+async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -> None:
+    read_from, heard = trio.Event(), bytearray()
+    async with trio.open_nursery() as nursery:
+        [listener] = await nursery.start(
+            partial(trio.serve_tcp, partial(slow_node, read_from, heard), 0, host="127.0.0.1")
+        )
+        port = listener.socket.getsockname()[1]
+        client = Client()
+        link = Relay(client, f"127.0.0.1:{port}", SECRET)  # type: ignore[arg-type]
+        nursery.start_soon(link.run, Shout("0"))
+        while link._stream is None:  # connected, handshake answered
+            await trio.sleep(0)
+        # Until the link's socket is full and commands wait in the relay's queue (the
+        # sender task's to write), then some more behind them.
+        text, lines, full_at = "x" * 60, [b"SHOUT 0\n"], None
+        while full_at is None or len(lines) < full_at + 100:
+            command = Shout(f"{len(lines)} {text}")
+            lines.append(f"SHOUT {command.text}\n".encode())
+            link.forward(command)
+            if full_at is None and link._queued:
+                full_at = len(lines)
+            assert len(lines) < 1_000_000, "the link's socket never filled"
+        assert client.ended is None
+        expected = b"".join(lines)
+        read_from.set()
+        link.close()
+        with trio.fail_after(60):
+            await client.ended_event.wait()
+        assert bytes(heard) == expected
+        assert bytes(client.received) == expected  # every byte of the node's, to the client
+        nursery.cancel_scope.cancel()
