@@ -56,7 +56,7 @@ async def hello_gold(ctx: Context) -> None:
             raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
         return
     if dialect == "2015":
-        answer = await session.answer(b"HELLO conformance\n", "the reply to 'HELLO conformance'")
+        answer = await session.hello_named("conformance")
         if answer[:1] != ["HELLO conformance"]:
             raise CheckFailed(
                 f"'HELLO conformance' was answered {describe(answer)}, not 'HELLO conformance'"
