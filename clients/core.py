@@ -239,7 +239,7 @@ _OPTIONAL_VERBS: Final = frozenset(
 # and no HPGET): a refusal is the command's error, not a conversation gone wrong.
 _REFUSABLE_VERBS: Final = _OPTIONAL_VERBS | {"APGET", "HPGET"}
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
-_ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
+_ANSWERED_BLANK: Final = _REFUSABLE_VERBS | {"QUIT"}
 
 
 class ClientCore:
