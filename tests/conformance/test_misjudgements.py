@@ -13,6 +13,7 @@ import trio
 from conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
 
 from ..peers import start_peer
+from ..peers.servers import LibMute
 
 
 async def judge(port: int, dialect: str, level: Level, *only: str) -> Report:
@@ -206,3 +207,20 @@ async def test_a_close_due_after_the_final_line_is_not_waited_out(nursery: trio.
         )
     reason = report.get("quit.closes").reason
     assert "still open 1 s after QUIT, having answered b'Game Over!\\n'" in reason, reason
+
+
+async def test_a_move_left_unanswered_while_exploring_is_no_fault_of_the_view(
+    nursery: trio.Nursery,
+) -> None:
+    # lib answers no MOVE once a connection has left: the views seen are not wrong for
+    # it, but MOVE itself is what move.wall judges.
+    server = await start_peer(nursery, "lib-mute")
+    assert isinstance(server, LibMute)
+    await (await trio.open_tcp_stream("127.0.0.1", server.port)).aclose()
+    with trio.fail_after(10):
+        while not server.departures:  # the double has seen the connection go
+            await trio.sleep(0.01)
+    report = await both_levels(server.port, "2016", "look.corners", "move.wall")
+    assert verdicts(report) == {"look.corners": "skipped", "move.wall": "failed"}, to_table(report)
+    corners = report.get("look.corners").reason
+    assert "could not judge" in corners and "in vain" in corners, corners

@@ -428,6 +428,26 @@ class Lib(Peer):
         return True
 
 
+class LibMute(Lib):
+    """lib once a connection has left: its players are indices into a list that the
+    departure shifted, and the ``MOVE`` of a later connection throws, unanswered."""
+
+    name = "lib-mute"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.departures = 0
+
+    def on_disconnect(self, conn: Conn) -> None:
+        super().on_disconnect(conn)
+        self.departures += 1
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        if line.upper().startswith("MOVE") and self.departures:
+            return True
+        return await super().on_line(conn, line)
+
+
 class Ldjb2(Peer):
     """2013 networked: ``LOOKREPLY:``, blank-line answers, one game per connection."""
 
@@ -633,7 +653,8 @@ class ChSlow(Ch):
 
 
 PEERS: Final[dict[str, Callable[[], Peer]]] = {
-    peer.name: peer for peer in (Zss, ZssMute, ZssGhosts, Mbk, Lib, Ldjb2, Ldjb3, Ch, ChSlow)
+    peer.name: peer
+    for peer in (Zss, ZssMute, ZssGhosts, Mbk, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
 

@@ -116,3 +116,26 @@ async def test_zss_ghosts_keep_their_square_and_their_turn(nursery: trio.Nursery
     assert received == (
         b"GOLD 2\nHELLO bob\nFAIL not your turn\nLOOKREPLY\nX#P.X\n##.#.\n##...\n#####\nX###X\n\n"
     )
+
+
+async def test_lib_mute_answers_no_move_once_a_connection_left(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "lib-mute")
+    assert await _talk(server.port, [b"MOVE S\n"]) == b"SUCCESS\nSERVERCHANGE\n"
+    received = await _talk(server.port, [b"MOVE N\n", b"HELLO\n"])
+    assert received == b"GOLD: 2\n"
+
+
+async def test_ch_slow_says_what_ch_says_in_its_answer_to_hello(nursery: trio.Nursery) -> None:
+    # The same bytes as ch739's, with a pause after GOAL (not asserted: it is a time).
+    server = await start_peer(nursery, "ch-slow")
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port)
+    async with stream:
+        await stream.send_all(b"HELLO bob\n")
+        before = b""
+        while not before.endswith(b"GOAL 2\n"):
+            before += await stream.receive_some(4096)
+        after = b""
+        while not after.endswith(b"HELLO BOB\n"):
+            after += await stream.receive_some(4096)
+    assert before == b"MESSAGE BOB has entered the game.\nWelcome to Dungeon of Doom!\n\nGOAL 2\n"
+    assert after.startswith(b"STARTTURN\nCHANGE \n")
