@@ -244,7 +244,7 @@ _OPTIONAL_VERBS: Final = frozenset(
 # and no HPGET): a refusal is the command's error, not a conversation gone wrong.
 _REFUSABLE_VERBS: Final = _OPTIONAL_VERBS | {"APGET", "HPGET"}
 # Commands a blank line may answer (a 2013 server's refusal); elsewhere it is noise.
-_ANSWERED_BLANK: Final = _OPTIONAL_VERBS | {"QUIT"}
+_ANSWERED_BLANK: Final = _REFUSABLE_VERBS | {"QUIT"}
 
 
 MAX_REDIRECTS: Final = 3
@@ -268,6 +268,9 @@ class ClientCore:
         self._failure: ClientError | None = None
         self._echoed: Request[Any] | None = None
         self._puzzling: list[str] = []
+        # A line of a known dialect came while HELLO was awaited (ch739's MESSAGE, GOAL):
+        # a server still talking in a dialect we read, not one we cannot play.
+        self._understood = False
         self.unasked: list[str] = []
         """The first lines the server sent that no dialect explains (a greeting, say)."""
         self.events: deque[Push] = deque(maxlen=max_events)
@@ -354,7 +357,7 @@ class ClientCore:
             return None
         if isinstance(request.command, Extend):
             return QUIET
-        if isinstance(request.command, Hello) and self._puzzling:
+        if isinstance(request.command, Hello) and self._puzzling and not self._understood:
             return QUIET
         return None
 
@@ -442,6 +445,8 @@ class ClientCore:
 
     def _push(self, push: Push) -> None:
         request = self._waiting[0] if self._waiting else None
+        if request is not None and isinstance(request.command, Hello):
+            self._understood |= not isinstance(push, Unasked)
         if isinstance(push, TreasureChanged):
             self.gold += push.amount
         elif isinstance(push, GoalIs):
@@ -510,6 +515,7 @@ class ClientCore:
             self.name = sent.name
             self._echoed = None
             self._puzzling.clear()
+            self._understood = False
             return amount
 
         request = Request(Hello(name), interpret)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Final
 
@@ -19,7 +19,7 @@ import trio
 
 from .config import Connector, SuiteConfig
 from .results import CheckFailed, NotJudged
-from .session import Session, describe
+from .session import Session, Stalls, describe
 
 __all__ = ["Check", "Checklist", "Context", "RunState"]
 
@@ -73,6 +73,8 @@ class RunState:
     has shown it): every later connection reads as many lines before its first command."""
     dialect: str = "2013"
     """The dialect the run judges (``--dialect``, or the one recognised with ``auto``)."""
+    stalls: Stalls = field(default_factory=Stalls)
+    """What the server left unanswered earlier in the run (every session shares it)."""
 
 
 class Context:
@@ -147,6 +149,7 @@ class Context:
             drift=self.drift,
             dialect=self.state.dialect,
             turn_wait=self.config.turn_wait,
+            stalls=self.state.stalls,
         )
         self._sessions.append(session)
         await session.take_greeting(self.state.greeting, self.config.greeting_wait)
@@ -174,12 +177,14 @@ class Context:
         with trio.CancelScope(shield=True):
             for session in self._sessions:
                 self.state.heard_from_server |= session.received_any
-                if session.received_any and self.state.quit_closes:
+                if session.received_any and self.state.quit_closes and not session.unnamed:
                     self.state.quit_closes = await session.leave()
                 elif session.received_any:
                     # QUIT all the same, unwaited: a server that keeps the connection open
                     # after it may still take the player off the map (lib leaves the
-                    # player of a connection closed without QUIT as a ghost).
+                    # player of a connection closed without QUIT as a ghost). A connection
+                    # whose naming HELLO went unanswered has no player to take off, and
+                    # its server no answer to give: its close is not waited for either.
                     await session.say_quit()
                 with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
                     await session.aclose()

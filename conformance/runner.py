@@ -35,7 +35,7 @@ from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
 from .registry import Check, Context, RunState
 from .results import CheckFailed, CheckResult, CheckSkipped, Outcome, Report
-from .session import NAMES, Session
+from .session import NAMES, QUIET, Session
 
 __all__ = ["check_server", "recognise", "run_suite", "selected_checks"]
 
@@ -88,7 +88,14 @@ async def run_suite(
             if on_result is not None:
                 on_result(report, report.results[-1])
             continue
+        stalled_before = state.stalls.naming
         result = await _run_one(check, connect, config, state)
+        if state.stalls.naming and not stalled_before:
+            report.findings.append(
+                f"the server stopped answering a naming HELLO in check {check.id} "
+                f"({state.stalls.naming} went unanswered for {config.timeout:g} s): it took no "
+                "player there, so the checks that needed one could not be judged"
+            )
         lost = await _lost(result, connect, config) if state.heard_from_server else ""
         if lost:
             where = f"after check {last_done}" if last_done else "at the start"
@@ -137,6 +144,7 @@ async def recognise(
     reader = TolerantReader()
     evidence: list[str] = []
     heard: list[tuple[str, Command | None]] = []
+    session: Session | None = None
     try:
         with trio.fail_after(config.check_timeout):
             stream = await connect()
@@ -145,6 +153,9 @@ async def recognise(
                 state.greeting = await session.take_greeting(None, config.greeting_wait)
                 heard += [(line, None) for line in state.greeting]
                 for command in ("HELLO", "LOOK"):
+                    # What came after the last answer's pause is heard, not taken for
+                    # the answer to this command.
+                    await session.lines_within(0)
                     answer = await session.answer(f"{command}\n".encode(), command)
                     heard += [(line, _asking(command)) for line in answer]
                     state.heard_from_server = True
@@ -152,15 +163,19 @@ async def recognise(
                         # A name, shortened where the server takes few characters (ch739: 8).
                         for name in NAMES:
                             hello = f"HELLO {name}"
+                            await session.lines_within(0)
                             again = await session.answer(f"{hello}\n".encode(), hello)
                             heard += [(line, _asking(hello)) for line in again]
                             if not again[0].startswith("FAIL"):
                                 break
-                for line, asking in heard:
-                    with contextlib.suppress(RemoteProtocolError):
-                        reader.feed(line, asking)
+                await session.lines_within(QUIET)
     except (OSError, CheckFailed, trio.TooSlowError) as error:
         evidence.append(f"recognition failed: {error}")
+    # Every line read, in the order it came: a server that pauses inside its answer
+    # (ch739, writing a byte at a time) shows its dialect in the lines after the pause.
+    for line, asked in session.heard if session is not None else ():
+        with contextlib.suppress(RemoteProtocolError):
+            reader.feed(line, _asking(asked) if asked else None)
     if reader.dialect is None:
         said = " / ".join(repr(line) for line, _ in heard[:4])
         evidence.append(f"no dialect we know says {said or 'that'}; judged as 2013")

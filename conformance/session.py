@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final, NoReturn, TypeVar
 
 import trio
@@ -46,13 +47,21 @@ __all__ = [
     "NoReply",
     "ServerClosed",
     "Session",
+    "Stalls",
     "describe",
 ]
 
 QUIET = 0.15
+"""Seconds of silence that end an answer whose length the protocol does not say."""
 REFUSED_CLOSE = 1.0
 """Seconds a connection that refused the command may still take to close."""
-"""Seconds of silence that end an answer whose length the protocol does not say."""
+STALLED_NAMING_WAIT = 1.0
+"""Seconds a naming ``HELLO`` is given once one has gone unanswered in the run, instead
+of the whole timeout."""
+STALLED_TURN_WAIT = 0.25
+"""Seconds a refusal for want of a turn waits for ``STARTTURN`` once such a wait has gone
+unanswered in the run. A server passes the turn of a connection that left at once; one
+that does not (zss) will not pass it later either."""
 NAMES: Final = ("conformance", "confor")
 """The names ``HELLO`` gives, the shorter where the longer is refused (ch739 takes 8
 characters at most)."""
@@ -78,8 +87,25 @@ _SPACED = frozenset({"CHANGE", "FAIL"})
 _DEPARTURES = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
 
 
+@dataclass(slots=True)
+class Stalls:
+    """What the server has already left unanswered in this run, shared by every session
+    of the run, so that a stall seen once is not waited out in full by each later check
+    (zss stops answering ``HELLO <name>`` once a connection has left, and its departed
+    players keep their turns; issue 27). Empty strings: nothing stalled yet."""
+
+    naming: str = ""
+    """The first naming ``HELLO`` left unanswered, and by which connection."""
+    turn: str = ""
+    """The first refusal for want of a turn that no ``STARTTURN`` followed."""
+
+
 class NoReply(CheckFailed):
     """Nothing (or not enough) arrived within the time limit."""
+
+
+class _SilentAfterPushes(NotJudged):
+    """Nothing arrived, after the server had told of another connection's departure."""
 
 
 class ServerClosed(CheckFailed):
@@ -124,8 +150,13 @@ class Session:
         drift: Drift,
         dialect: str = "2013",
         turn_wait: float | None = None,
+        stalls: Stalls | None = None,
     ) -> None:
         self.stream = stream
+        self.stalls = Stalls() if stalls is None else stalls
+        """Shared with the run's other sessions: see :class:`Stalls`."""
+        self.unnamed = False
+        """Whether a naming ``HELLO`` of this connection went unanswered."""
         self.name = name
         self.timeout = timeout
         self.turn_wait = timeout if turn_wait is None else turn_wait
@@ -148,6 +179,9 @@ class Session:
         """Whether the server has sent this session at least one byte."""
         self.last_lines: list[str] = []
         """The lines of the last reply read (after normalisation), for messages."""
+        self.heard: list[tuple[str, str]] = []
+        """Every whole line read, in the order it came (pushes set aside among them),
+        with the command sent last before it was read ("" before any)."""
 
     # -- writing --------------------------------------------------------------
 
@@ -196,11 +230,14 @@ class Session:
         detail = detail or f"waited {self.timeout:g} s for {what}, in vain"
         others = [line for line in self.greeting + self.unasked if line.strip() in _DEPARTURES]
         if self.dialect != "2013" and others:
-            raise NotJudged(
+            raise _SilentAfterPushes(
                 f"{self.name}: could not judge: {detail}, after the server had pushed "
                 f"{describe(others[-2:])} about another connection"
             )
         raise NoReply(f"{self.name}: {detail}")
+
+    def _heard(self, line: str) -> None:
+        self.heard.append((line, self.last_command))
 
     def _take_pushes(self) -> None:
         """Move the whole lines waiting unread that a 2015 or 2016 server sends unasked
@@ -218,6 +255,7 @@ class Session:
             if reply is not None and not isinstance(reply, (Push, Blank, Lose)):
                 return
             self._buffer = bytearray(rest)
+            self._heard(text)
             self.unasked.append(text)
             if reply is not None and not isinstance(reply, Blank):
                 self.pushed.append(reply)
@@ -234,6 +272,7 @@ class Session:
                 line, _, rest = bytes(self._buffer).partition(b"\n")
                 self._buffer = bytearray(rest)
                 lines.append(line.rstrip(b"\r").decode("utf-8", "replace"))
+                self._heard(lines[-1])
                 continue
             if self._eof:
                 return lines
@@ -252,9 +291,10 @@ class Session:
         """Read what the server says on connect, before the first command.
 
         ``known`` is the greeting of an earlier connection of the same run: when it
-        had lines, the first is awaited up to the timeout, the rest for ``window``
-        seconds (a 2015 server tells only one player at a time ``STARTTURN``);
-        ``None`` waits ``window`` seconds for whatever comes.
+        had lines, the first is awaited up to the timeout, the rest until :data:`QUIET`
+        seconds pass without a byte (a 2015 server tells only one player at a time
+        ``STARTTURN``; one that comes later is set aside as a push); ``None`` waits
+        ``window`` seconds for whatever comes.
         """
         if known is None:
             self.greeting = await self.lines_within(window)
@@ -264,7 +304,7 @@ class Session:
             except (NoReply, ServerClosed):
                 return self.greeting
             self.greeting.append(raw.rstrip(b"\r").decode("utf-8", "replace"))
-            self.greeting += await self.lines_within(window)
+            self.greeting += await self.lines_within(min(window, QUIET))
         return self.greeting
 
     @property
@@ -278,22 +318,24 @@ class Session:
         """Whether the server has closed this connection (its end of the stream read)."""
         return self._released or (self._eof and not self._buffer)
 
-    async def answer(self, data: bytes, what: str) -> list[str]:
+    async def answer(self, data: bytes, what: str, timeout: float | None = None) -> list[str]:
         """Send ``data`` as it is; the lines that answer it (the first within the timeout,
         then all that follow before :data:`QUIET` seconds of silence). In a 2015 or 2016
         dialect the lines sent unasked are left out, and a refusal for want of a turn is
-        waited out as :meth:`ask` does."""
+        waited out as :meth:`ask` does. ``timeout`` bounds the wait for the first line
+        (by default the session's)."""
+        limit = self.timeout if timeout is None else timeout
         while True:
-            lines = await self._answer_once(data, what)
+            lines = await self._answer_once(data, what, limit)
             if self.dialect == "2013" or not any(_turn_refusal(line) for line in lines[:1]):
                 return lines
-            if await self._await_turn() is None:
+            if why := await self._await_turn(f"{data!r} was answered {describe(lines)}"):
                 raise NotJudged(
                     f"{self.name}: could not judge: {data!r} was answered {describe(lines)}, "
-                    f"and no STARTTURN came within {self.turn_wait:g} s"
+                    f"and {why}"
                 )
 
-    async def _answer_once(self, data: bytes, what: str) -> list[str]:
+    async def _answer_once(self, data: bytes, what: str, timeout: float) -> list[str]:
         line = data.decode("utf-8", "replace")
         if self.dialect != "2013":
             self._take_pushes()
@@ -302,8 +344,8 @@ class Session:
         self.last_command = line.strip()
         await self.send(data)
         if self.dialect != "2013":
-            return await self._dialect_answer(what)
-        lines = [(await self.read_raw_line(what)).rstrip(b"\r").decode("utf-8", "replace")]
+            return await self._dialect_answer(what, timeout)
+        lines = [(await self.read_raw_line(what, timeout)).rstrip(b"\r").decode("utf-8", "replace")]
         # A whole 2013 reply says where it ends: no need to wait for silence.
         parser = ReplyParser()
         try:
@@ -318,21 +360,25 @@ class Session:
             return lines
         return [*lines, *await self.lines_within(QUIET)]
 
-    async def _dialect_answer(self, what: str) -> list[str]:
+    async def _dialect_answer(self, what: str, timeout: float) -> list[str]:
         """The lines answering a command in a 2015 or 2016 dialect, those sent unasked
         (views pushed, ``RENDERHINT`` blocks, ``STARTTURN``...) set aside."""
         reader = TolerantReader()
         asking = _command(self.last_command)
         answer: list[str] = []
         pending: list[str] = []
-        deadline = trio.current_time() + self.timeout
+        deadline = trio.current_time() + timeout
         while True:
-            window = max(deadline - trio.current_time(), 0) if not answer else QUIET
-            got = await self.lines_within(window) if answer else await self._some_lines(window)
+            if answer and not reader.in_reply:
+                got = await self.lines_within(QUIET)
+            else:
+                # The first line, or the rest of a reply begun (a view's rows): a server
+                # writing a byte at a time on a loaded machine may pause longer than QUIET.
+                got = await self._some_lines(max(deadline - trio.current_time(), 0))
             if not got:
                 if answer:
                     return answer
-                self._silence(what)
+                self._silence(what, f"waited {timeout:g} s for {what}, in vain")
             for line in got:
                 pending.append(line)
                 try:
@@ -346,7 +392,7 @@ class Session:
                 )
                 if aside and not answer:
                     # A server still talking is not silent: the timeout starts again.
-                    deadline = trio.current_time() + self.timeout
+                    deadline = trio.current_time() + timeout
                     self.unasked += pending
                     if reply is not None and not isinstance(reply, Blank):
                         self.pushed.append(reply)
@@ -389,19 +435,21 @@ class Session:
         if b"\n" in self._buffer:
             line, _, rest = bytes(self._buffer).partition(b"\n")
             self._buffer = bytearray(rest)
+            self._heard(line.rstrip(b"\r").decode("utf-8", "replace"))
             return line
         if self._eof:
             if self._buffer:
                 # A last line without terminator still counts, as the framer counts it.
                 line, self._buffer = bytes(self._buffer), bytearray()
+                self._heard(line.rstrip(b"\r").decode("utf-8", "replace"))
                 return line
             raise ServerClosed(f"{self.name}: the server closed the connection instead of {what}")
         partial = f" (partial line {bytes(self._buffer)!r})" if self._buffer else ""
         self._silence(what, f"waited {limit:g} s for {what}, in vain{partial}")
 
-    async def read_line(self, what: str) -> str:
+    async def read_line(self, what: str, timeout: float | None = None) -> str:
         """The next line as text, with tolerated drift (CRLF, trailing spaces) removed."""
-        raw = await self.read_raw_line(what)
+        raw = await self.read_raw_line(what, timeout)
         if raw.endswith(b"\r"):
             self._drift("crlf-replies", f"{what} ends in CRLF")
             raw = raw.rstrip(b"\r")
@@ -464,8 +512,17 @@ class Session:
                 continue
             return reply
 
-    async def _await_turn(self) -> Reply | None:
-        return await self.wait_for_push(_turn_started, "STARTTURN", self.turn_wait)
+    async def _await_turn(self, refusal: str) -> str:
+        """Wait for ``STARTTURN`` after ``refusal``; "" once it came, else why no turn came.
+        A wait that already went unanswered in this run is given :data:`STALLED_TURN_WAIT`."""
+        stalled = self.stalls.turn
+        wait = min(self.turn_wait, STALLED_TURN_WAIT) if stalled else self.turn_wait
+        if await self.wait_for_push(_turn_started, "STARTTURN", wait) is not None:
+            return ""
+        if not stalled:
+            self.stalls.turn = f"{self.name}: {refusal}"
+            return f"no STARTTURN came within {wait:g} s"
+        return f"no STARTTURN came within {wait:g} s (nor, earlier in the run, after {stalled})"
 
     async def wait_for_push(
         self, wanted: Callable[[Reply], bool], what: str, timeout: float | None = None
@@ -517,12 +574,9 @@ class Session:
             reply = await self.read_reply(what)
             if not not_your_turn(reply):
                 return reply
-            refusal = describe(self.last_lines)
-            if await self._await_turn() is None:
-                raise NotJudged(
-                    f"{self.name}: could not judge: {_verb(command)} was answered {refusal}, "
-                    f"and no STARTTURN came within {self.turn_wait:g} s"
-                )
+            refusal = f"{_verb(command)} was answered {describe(self.last_lines)}"
+            if why := await self._await_turn(refusal):
+                raise NotJudged(f"{self.name}: could not judge: {refusal}, and {why}")
 
     async def expect(self, command: Command | str, kind: type[R], what: str | None = None) -> R:
         """Send ``command``; fail unless its reply is a ``kind``."""
@@ -541,7 +595,11 @@ class Session:
         here any answer will do. Where the bare ``HELLO`` is refused (a server that
         needs a name) it is sent again as ``HELLO conformance``, and as the shorter
         ``HELLO conform`` if that is refused too. Fails only when nothing answers.
+        Judging a 2015 server, whose clients always give a name, the name is given at
+        once.
         """
+        if self.dialect == "2015" and (line, ending) == ("HELLO", b"\n"):
+            return await self.name_myself()
         await self.send_command(line, ending)
         what = f"the reply to {line.strip()!r}"
         first = await self.read_line(what)
@@ -561,12 +619,77 @@ class Session:
         for name in NAMES:
             command = f"HELLO {name}{suffix}"
             await self.send_command(command)
-            answer = [await self.read_line(f"the reply to {command!r}")]
+            answer = [await self._naming_line(command)]
             answer += await self.lines_within(QUIET)
+            answer += await self._rest_of_welcome(command, answer)
             lines += answer
             if not _refused(answer[0]):
                 break
         return lines
+
+    async def _rest_of_welcome(self, command: str, lines: list[str]) -> list[str]:
+        """The rest of an answer to ``command`` (``HELLO <name>``) that has so far said
+        only what a server of a known dialect says on the way (ch739: ``MESSAGE``,
+        ``GOAL``, ``STARTTURN``, a view, then, after a pause while it starts its game,
+        its echo): the lines up to the answer proper, each awaited up to the timeout.
+        Lines no dialect explains alone (mbk's ``H2``) are an answer already."""
+        if self.dialect == "2013":
+            return []
+        reader = TolerantReader()
+        asking = _command(command)
+        talking = False
+        for line in lines:
+            with contextlib.suppress(RemoteProtocolError):
+                reply = reader.feed(line, asking)
+                if reply is not None and not isinstance(reply, (Push, Blank)):
+                    return []  # answered (an echo, GOLD, a refusal)
+                talking |= isinstance(reply, Push) and not isinstance(reply, Unasked)
+        if not talking:
+            return []
+        more: list[str] = []
+        deadline = trio.current_time() + self.timeout
+        while got := await self._some_lines(max(deadline - trio.current_time(), 0)):
+            for line in got:
+                more.append(line)
+                with contextlib.suppress(RemoteProtocolError):
+                    reply = reader.feed(line, asking)
+                    if reply is not None and not isinstance(reply, (Push, Blank)):
+                        return [*more, *await self.lines_within(QUIET)]
+        return more
+
+    async def hello_named(self, name: str) -> list[str]:
+        """Send ``HELLO <name>``; the lines that answer it (set aside as :meth:`answer`
+        does). Unanswered, the check cannot be judged, as :meth:`name_myself` says."""
+        command = f"HELLO {name}"
+        try:
+            return await self.answer(
+                f"{command}\n".encode(), f"the reply to {command!r}", self._naming_wait()
+            )
+        except (NoReply, _SilentAfterPushes) as silence:
+            self._unnamed(command, silence)
+
+    async def _naming_line(self, command: str) -> str:
+        try:
+            return await self.read_line(f"the reply to {command!r}", self._naming_wait())
+        except (NoReply, _SilentAfterPushes) as silence:
+            self._unnamed(command, silence)
+
+    def _naming_wait(self) -> float:
+        return min(self.timeout, STALLED_NAMING_WAIT) if self.stalls.naming else self.timeout
+
+    def _unnamed(self, command: str, silence: CheckFailed | NotJudged) -> NoReturn:
+        """A naming ``HELLO`` went unanswered: the server took no player for this
+        connection, so nothing the check asks of a player can be judged. Said once in
+        full; later connections of the run wait :data:`STALLED_NAMING_WAIT` and quote it."""
+        self.unnamed = True
+        earlier = self.stalls.naming
+        if not earlier:
+            self.stalls.naming = f"{self.name}: {command!r}"
+            raise NotJudged(f"could not judge: the server took no player: {silence}") from None
+        raise NotJudged(
+            f"could not judge: the server took no player: {silence} (as, earlier in the run, "
+            f"{earlier})"
+        ) from None
 
     async def nothing_within(self, window: float) -> bytes:
         """Wait ``window`` seconds for bytes without consuming them; returns what came."""
@@ -596,8 +719,9 @@ class Session:
         return text.splitlines()
 
     def _refused(self) -> bool:
-        first, newline, _ = bytes(self._buffer).partition(b"\n")
-        return bool(newline) and first.lstrip().upper().startswith((b"FAIL", b"ERROR"))
+        """Whether a whole line has answered the command awaited to close the connection:
+        a refusal, or the one final line allowed, after which the close is due at once."""
+        return b"\n" in self._buffer
 
     async def leave(self) -> bool:
         """Send ``QUIT`` and wait for the close; False if the server kept the connection open.

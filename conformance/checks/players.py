@@ -36,6 +36,14 @@ async def _meet(ctx: Context) -> tuple[Explorer, Explorer, Offset]:
     mirrored = (-offset[0], -offset[1])
     seen = await a.look()
     if seen.at(mirrored) != "P":
+        crowd = max(len(b.view.find("P")), len(seen.find("P")))
+        if crowd > 1:
+            # More players than the check's two: others on the map, or the players of
+            # connections long gone (zss keeps each departed player where it stood).
+            raise NotJudged(
+                f"could not judge: the views show {crowd} other players where the check has "
+                f"one other (B: {b.view}; A: {seen}), so B's P at {offset} may be another's"
+            )
         raise CheckFailed(
             f"B sees a P at {offset} (view {b.view}) but A shows {seen.at(mirrored)!r} "
             f"at {mirrored} (view {seen})"

@@ -104,3 +104,17 @@ async def test_the_battle_bot_plays_ch739_where_apget_is_refused(nursery: trio.N
     assert "Traceback" not in finished.stderr
     assert "APGET" in server.received, server.received
     assert finished.result.outcome == "win", finished.result
+
+
+async def test_the_battle_bot_plays_ldjb2_where_apget_is_answered_blank(
+    nursery: trio.Nursery,
+) -> None:
+    # ldjb2 answers a command it does not know with a blank line: APGET's refusal, not
+    # noise to wait through (the bot ended "no answer to APGET in time"; issue 27).
+    server = await start_peer(nursery, "ldjb2")
+    finished = await run_module("bots.battle", "--port", str(server.port), "--timeout", "5")
+    assert "Traceback" not in finished.stderr
+    assert "APGET" in server.received, server.received
+    # It played on and took the gold it needed; ldjb2 sends no word of a win.
+    assert finished.result.outcome == "closed", finished.result
+    assert finished.result.gold == 2, finished.result

@@ -128,3 +128,19 @@ def test_a_view_with_a_blank_line_after_it_leaves_nothing_for_the_next_command()
     assert first.result().rows[2] == "##EG."
     with pytest.raises(CommandError, match="refused"):
         second.result()
+
+
+async def test_a_pause_inside_chs_answer_to_hello_is_waited_out(nursery: trio.Nursery) -> None:
+    # ch739 pauses after GOAL (it starts its game) longer than the client's quiet spell,
+    # with 'Welcome to Dungeon of Doom!', a line no dialect explains, already read: the
+    # MESSAGE and GOAL before it show a dialect we read, so the answer is awaited.
+    server = await start_peer(nursery, "ch-slow")
+    async with AsyncClient.connect(port=server.port, timeout=10) as client:
+        assert await client.hello("Ada") == 2
+        assert client.name == "Ada" and client.dialect == "2016"
+
+    def blocking_hello() -> int:
+        with Client.connect(port=server.port, timeout=10) as blocking:
+            return blocking.hello("Bob")
+
+    assert await trio.to_thread.run_sync(blocking_hello) == 2

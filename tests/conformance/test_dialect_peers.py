@@ -148,7 +148,9 @@ def assert_no_wait_is_waited_out(report: Report, config: SuiteConfig) -> None:
     assert "still open 1 s after QUIT" in quit_closes.reason
     assert quit_closes.duration < config.timeout, quit_closes
     turn = report.get("players.block")
-    assert "no STARTTURN came within 2 s" in turn.reason, turn
+    # A turn the run has already waited for in vain is given a quarter of a second more.
+    first_wait = "no STARTTURN came within 2 s"
+    assert first_wait in turn.reason or "within 0.25 s (nor, earlier" in turn.reason, turn
     assert turn.duration < 2 * config.timeout, turn
 
 

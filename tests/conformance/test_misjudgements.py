@@ -13,6 +13,7 @@ import trio
 from conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
 
 from ..peers import start_peer
+from ..peers.servers import LibMute
 
 
 async def judge(port: int, dialect: str, level: Level, *only: str) -> Report:
@@ -119,3 +120,107 @@ async def test_the_2015_goodbye_of_two_lines_is_one_message(nursery: trio.Nurser
     server = await start_peer(nursery, "zss")
     report = await both_levels(server.port, "2015", "quit.closes")
     assert "b'FAIL invalid command\\n'" in report.get("quit.closes").reason
+
+
+async def test_a_name_left_unanswered_is_not_judged_and_not_waited_out_again(
+    nursery: trio.Nursery,
+) -> None:
+    # zss answers no HELLO <name> of a connection that came after another left: each
+    # check after the first cannot be judged, and only the first waits out the timeout.
+    server = await start_peer(nursery, "zss-mute")
+    config = SuiteConfig(timeout=3.0, check_timeout=20.0, dialect="2015")
+    checks = ("hello.gold", "look.shape", "move.wall", "quit.closes", "input.blank-line")
+    with trio.fail_after(120):
+        report = await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", server.port), config, only=checks
+        )
+    assert verdicts(report) == {"hello.gold": "passed"} | dict.fromkeys(checks[1:], "skipped"), (
+        to_table(report)
+    )
+    first, *later = (report.get(check).reason for check in checks[1:])
+    assert "could not judge: the server took no player" in first
+    assert "waited 3 s for the reply to 'HELLO conformance'" in first
+    for reason in later:
+        assert "waited 1 s for the reply to 'HELLO conformance'" in reason, reason
+        assert "as, earlier in the run, client: 'HELLO conformance'" in reason, reason
+    assert len(report.findings) == 1 and "look.shape" in report.findings[0], report.findings
+    assert not report.ok
+
+
+async def test_a_turn_kept_by_a_departed_player_is_waited_for_once(
+    nursery: trio.Nursery,
+) -> None:
+    # The first check's player leaves holding the turn, which no one gets again.
+    server = await start_peer(nursery, "zss-ghosts")
+    checks = ("move.wall", "move.floor", "pickup.nothing")
+    # One run: the next would find the turn held from the start.
+    report = await judge(server.port, "2015", Level.STRICT, *checks)
+    assert verdicts(report) == {
+        "move.wall": "passed",
+        "move.floor": "skipped",
+        "pickup.nothing": "skipped",
+    }, to_table(report)
+    assert "no STARTTURN came within 2 s" in report.get("move.floor").reason
+    later = report.get("pickup.nothing").reason
+    assert "no STARTTURN came within 0.25 s (nor, earlier in the run, after client:" in later
+
+
+async def test_players_beyond_the_checks_two_make_a_meeting_unjudgeable(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "lib")
+    # Four others hold the first four spawn squares (as zss's departed players do): B,
+    # arriving beside one of them, would take its P for A's.
+    async with trio.open_nursery() as others:
+        streams = [await trio.open_tcp_stream("127.0.0.1", server.port) for _ in range(4)]
+        report = await both_levels(server.port, "2016", "players.see")
+        for stream in streams:
+            others.start_soon(stream.aclose)
+    result = report.get("players.see")
+    assert result.outcome.value == "skipped", to_table(report)
+    assert "could not judge: the views show 3 other players" in result.reason
+
+
+async def test_a_pause_inside_an_answer_hides_neither_dialect_nor_reply(
+    nursery: trio.Nursery,
+) -> None:
+    # ch739 pauses after GOAL in its answer to HELLO: what follows (STARTTURN, the view
+    # pushed, RENDERHINT, the echo) still shows 2016 and is never read as a later reply.
+    server = await start_peer(nursery, "ch-slow")
+    checks = ("look.shape", "move.wall", "pickup.nothing")
+    config = SuiteConfig(timeout=3.0, dialect="auto")
+    with trio.fail_after(120):
+        report = await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", server.port), config, only=checks
+        )
+    assert report.dialect == "2016", report.evidence
+    assert verdicts(report) == dict.fromkeys(checks, "passed"), to_table(report)
+
+
+async def test_a_close_due_after_the_final_line_is_not_waited_out(nursery: trio.Nursery) -> None:
+    # lib answers QUIT with 'Game Over!' and keeps the connection open.
+    server = await start_peer(nursery, "lib")
+    config = SuiteConfig(timeout=3.0, dialect="2016")
+    with trio.fail_after(60):
+        report = await run_suite(
+            lambda: trio.open_tcp_stream("127.0.0.1", server.port), config, only=["quit.closes"]
+        )
+    reason = report.get("quit.closes").reason
+    assert "still open 1 s after QUIT, having answered b'Game Over!\\n'" in reason, reason
+
+
+async def test_a_move_left_unanswered_while_exploring_is_no_fault_of_the_view(
+    nursery: trio.Nursery,
+) -> None:
+    # lib answers no MOVE once a connection has left: the views seen are not wrong for
+    # it, but MOVE itself is what move.wall judges.
+    server = await start_peer(nursery, "lib-mute")
+    assert isinstance(server, LibMute)
+    await (await trio.open_tcp_stream("127.0.0.1", server.port)).aclose()
+    with trio.fail_after(10):
+        while not server.departures:  # the double has seen the connection go
+            await trio.sleep(0.01)
+    report = await both_levels(server.port, "2016", "look.corners", "move.wall")
+    assert verdicts(report) == {"look.corners": "skipped", "move.wall": "failed"}, to_table(report)
+    corners = report.get("look.corners").reason
+    assert "could not judge" in corners and "in vain" in corners, corners

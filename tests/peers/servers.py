@@ -310,6 +310,40 @@ class Zss(Peer):
             await self._end_turn(conn)
 
 
+class ZssMute(Zss):
+    """zss once a connection has left, as its player-index bug shows on the wire: a
+    connection that joined after a departure gets no reply to ``HELLO <name>``."""
+
+    name = "zss-mute"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.departures = 0
+
+    async def on_connect(self, conn: Conn) -> bool:
+        conn.extra["late"] = self.departures > 0
+        return await super().on_connect(conn)
+
+    def on_disconnect(self, conn: Conn) -> None:
+        super().on_disconnect(conn)
+        self.departures += 1
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        if line.startswith("HELLO ") and conn.extra["late"]:
+            return True  # the exception ends the command: no reply
+        return await super().on_line(conn, line)
+
+
+class ZssGhosts(Zss):
+    """zss whose departed players stay: each keeps its square (a ``P`` in every view
+    that reaches it) and its turn, which no one else then gets."""
+
+    name = "zss-ghosts"
+
+    def on_disconnect(self, conn: Conn) -> None:
+        pass  # neither the board, the id list nor the turn lets the player go
+
+
 class Mbk(Peer):
     """A private compact protocol: a server we cannot play."""
 
@@ -392,6 +426,26 @@ class Lib(Peer):
         else:
             await conn.lines("FAIL")
         return True
+
+
+class LibMute(Lib):
+    """lib once a connection has left: its players are indices into a list that the
+    departure shifted, and the ``MOVE`` of a later connection throws, unanswered."""
+
+    name = "lib-mute"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.departures = 0
+
+    def on_disconnect(self, conn: Conn) -> None:
+        super().on_disconnect(conn)
+        self.departures += 1
+
+    async def on_line(self, conn: Conn, line: str) -> bool:
+        if line.upper().startswith("MOVE") and self.departures:
+            return True
+        return await super().on_line(conn, line)
 
 
 class Ldjb2(Peer):
@@ -555,10 +609,12 @@ class Ch(Peer):
             "Welcome to Dungeon of Doom!",
             "",
             f"GOAL {GOAL}",
-            *(["STARTTURN"] if first else []),
-            *self._change(conn),
-            f"HELLO {name}",
         )
+        await self.after_goal()
+        await conn.lines(*(["STARTTURN"] if first else []), *self._change(conn), f"HELLO {name}")
+
+    async def after_goal(self) -> None:
+        """Between the ``GOAL`` and the rest of the answer to ``HELLO`` (nothing here)."""
 
     async def _move(self, conn: Conn, direction: str) -> None:
         if direction not in STEPS:
@@ -584,8 +640,21 @@ class Ch(Peer):
             await self.turn.lines("STARTTURN")
 
 
+class ChSlow(Ch):
+    """ch739 on a loaded machine: after ``GOAL`` in its answer to ``HELLO`` it starts the
+    game (reloading its map from disk) before it goes on, a pause longer than the quiet
+    spells that end an answer of unknown length (the suite's 0.15 s, the client's 1 s)."""
+
+    name = "ch-slow"
+    PAUSE = 1.5
+
+    async def after_goal(self) -> None:
+        await trio.sleep(self.PAUSE)
+
+
 PEERS: Final[dict[str, Callable[[], Peer]]] = {
-    peer.name: peer for peer in (Zss, Mbk, Lib, Ldjb2, Ldjb3, Ch)
+    peer.name: peer
+    for peer in (Zss, ZssMute, ZssGhosts, Mbk, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
 

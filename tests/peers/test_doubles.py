@@ -93,3 +93,49 @@ async def test_ldjb2_exits_when_its_last_client_leaves(nursery: trio.Nursery) ->
     await server.gone.wait()
     with pytest.raises(OSError):
         await trio.open_tcp_stream("127.0.0.1", server.port)
+
+
+async def test_zss_mute_leaves_a_name_unanswered_once_a_connection_left(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "zss-mute")
+    assert await _talk(server.port, [b"HELLO ada\n"]) == b"GOLD 2\nSTARTTURN\nHELLO ada\n"
+    # The first connection has left: the next one is greeted, then its name goes unanswered
+    # (and the CHANGE pushed to the players still connected reaches no one here).
+    assert await _talk(server.port, [b"HELLO bob\n", b"LOOK\n"]) == (
+        b"GOLD 2\nSTARTTURN\nLOOKREPLY\n" + VIEW + b"\n"
+    )
+
+
+async def test_zss_ghosts_keep_their_square_and_their_turn(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "zss-ghosts")
+    assert await _talk(server.port, [b"HELLO ada\n"]) == b"GOLD 2\nSTARTTURN\nHELLO ada\n"
+    # Ada left holding the turn, on the first spawn square; Bob arrives on the second,
+    # two squares below her, and sees her there.
+    received = await _talk(server.port, [b"HELLO bob\n", b"MOVE N\n", b"LOOK\n"])
+    assert received == (
+        b"GOLD 2\nHELLO bob\nFAIL not your turn\nLOOKREPLY\nX#P.X\n##.#.\n##...\n#####\nX###X\n\n"
+    )
+
+
+async def test_lib_mute_answers_no_move_once_a_connection_left(nursery: trio.Nursery) -> None:
+    server = await start_peer(nursery, "lib-mute")
+    assert await _talk(server.port, [b"MOVE S\n"]) == b"SUCCESS\nSERVERCHANGE\n"
+    received = await _talk(server.port, [b"MOVE N\n", b"HELLO\n"])
+    assert received == b"GOLD: 2\n"
+
+
+async def test_ch_slow_says_what_ch_says_in_its_answer_to_hello(nursery: trio.Nursery) -> None:
+    # The same bytes as ch739's, with a pause after GOAL (not asserted: it is a time).
+    server = await start_peer(nursery, "ch-slow")
+    stream = await trio.open_tcp_stream("127.0.0.1", server.port)
+    async with stream:
+        await stream.send_all(b"HELLO bob\n")
+        before = b""
+        while not before.endswith(b"GOAL 2\n"):
+            before += await stream.receive_some(4096)
+        after = b""
+        while not after.endswith(b"HELLO BOB\n"):
+            after += await stream.receive_some(4096)
+    assert before == b"MESSAGE BOB has entered the game.\nWelcome to Dungeon of Doom!\n\nGOAL 2\n"
+    assert after.startswith(b"STARTTURN\nCHANGE \n")
