@@ -253,7 +253,9 @@ class Game:
         """Hand the replay's unwritten lines to the operating system. Outboxes call
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
-        self.chronicle.flush()
+        replay = self.chronicle.replay  # not through Chronicle.flush: once a reply
+        if replay is not None:
+            replay.flush()
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""

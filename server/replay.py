@@ -197,7 +197,7 @@ class ReplayShelf:
             else "--max-replay-bytes"
         )
         self._bucket = TokenBucket(rate, burst) if rate is not None else None
-        self._open: dict[Path, int] = {}  # the files being written, and their bytes
+        self._open: dict[str, int] = {}  # the files being written (by name), their bytes
         self.live_bytes = 0
         """Bytes of the files being written, together."""
         self._finished_bytes = 0  # of the files not being written, at the last count
@@ -237,7 +237,7 @@ class ReplayShelf:
                 except OSError:
                     file.close()
                     raise
-                self._open[path] = size = len(line.encode())
+                self._open[path.name] = size = len(line.encode())
                 self.live_bytes += size
                 return file, path
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
@@ -246,7 +246,7 @@ class ReplayShelf:
             return None
 
     def closed(self, path: Path) -> None:
-        size = self._open.pop(path, None)
+        size = self._open.pop(path.name, None)
         if size is not None:
             self.live_bytes -= size
             self._finished_bytes += size
@@ -254,28 +254,41 @@ class ReplayShelf:
     def refusal(self, path: Path, size: int) -> str | None:
         """Why the live file ``path`` may not grow by ``size`` bytes (``None``: it may).
         Finished files are deleted, oldest first, to make room for it under ``keep_bytes``."""
-        written = self._open.get(path)
+        return self.admit(path.name, size, grow=False)
+
+    def admit(self, name: str, size: int, *, grow: bool = True) -> str | None:
+        """:meth:`refusal` of the live file called ``name`` (in :attr:`directory`); when
+        it may grow and ``grow``, its ``size`` more bytes are counted as written. One call
+        a flush: keyed by the name, not the :class:`~pathlib.Path`, whose hash is a Python
+        call."""
+        files = self._open
+        written = files.get(name)
         if written is None:
             return "the replay is not being written"
-        if self.max_bytes is not None and written + size > self.max_bytes - TRUNCATED_RESERVE:
-            return f"the replay reached its limit of {self.max_bytes} bytes ({self._cap_name})"
+        max_bytes = self.max_bytes
+        if max_bytes is not None and written + size > max_bytes - TRUNCATED_RESERVE:
+            return f"the replay reached its limit of {max_bytes} bytes ({self._cap_name})"
         keep_bytes = self.keep_bytes
-        if keep_bytes is None:
-            return None
-        if self.live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(self._open):
-            return (
-                f"the replays being written reached {keep_bytes} bytes together "
-                "(--replay-keep-bytes)"
-            )
-        if self._finished_bytes + self.live_bytes + size > keep_bytes:
-            with contextlib.suppress(OSError):
-                self._prune(reserve=size, files=0)
+        live_bytes = self.live_bytes
+        if keep_bytes is not None:
+            if live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(files):
+                return (
+                    f"the replays being written reached {keep_bytes} bytes together "
+                    "(--replay-keep-bytes)"
+                )
+            if self._finished_bytes + live_bytes + size > keep_bytes:
+                with contextlib.suppress(OSError):
+                    self._prune(reserve=size, files=0)
+        if grow:
+            files[name] = written + size
+            self.live_bytes = live_bytes + size
         return None
 
     def grew(self, path: Path, size: int) -> None:
         """The live file ``path`` took ``size`` more bytes."""
-        if path in self._open:
-            self._open[path] += size
+        name = path.name
+        if name in self._open:
+            self._open[name] += size
             self.live_bytes += size
 
     def _prune(self, *, reserve: int = 0, files: int = 1) -> None:
@@ -291,7 +304,7 @@ class ReplayShelf:
                     found.append((stat.st_mtime, entry.name, stat.st_size))
         found.sort()
         count = len(found)
-        finished = sum(size for _, name, size in found if self.directory / name not in self._open)
+        finished = sum(size for _, name, size in found if name not in self._open)
         for _, name, size in found:
             over_count = self.keep is not None and count + files > self.keep
             over_bytes = (
@@ -300,9 +313,9 @@ class ReplayShelf:
             )
             if not (over_count or over_bytes):
                 break
-            path = self.directory / name
-            if path in self._open:
+            if name in self._open:
                 continue
+            path = self.directory / name
             try:
                 path.unlink()
             except OSError as error:
@@ -323,6 +336,8 @@ class ReplayWriter:
         self._early: list[str] = []  # records before the first action
         self._file: TextIOWrapper | None = None
         self.path: Path | None = None
+        self._name = ""  # the file's name, as the shelf counts it
+        self._fd = -1  # the file's descriptor, while it is open
         self._unwritten: list[str] = []
         """Records not yet handed to the operating system; :meth:`flush` writes them
         with one ``os.write`` (the file object's own buffers are not used after the
@@ -345,6 +360,7 @@ class ReplayWriter:
             self._early.clear()
             return
         self._file, self.path = started
+        self._name, self._fd = self.path.name, self._file.fileno()
         early, self._early = self._early, []
         self._write("".join(early))
 
@@ -416,17 +432,16 @@ class ReplayWriter:
         """Hand buffered lines to the operating system (one short, non-blocking write).
         Lines past the replay's limits are not written: a ``truncated`` line is, the
         file is closed, and the game's later records are dropped."""
-        if self._unwritten and self._file is not None:
-            data = "".join(self._unwritten).encode()
-            self._unwritten.clear()
-            assert self.path is not None
-            refusal = self._shelf.refusal(self.path, len(data))
+        unwritten = self._unwritten
+        if unwritten and self._file is not None:
+            data = (unwritten[0] if len(unwritten) == 1 else "".join(unwritten)).encode()
+            unwritten.clear()
+            refusal = self._shelf.admit(self._name, len(data))
             if refusal is not None:
                 self._truncate(data, refusal)
                 return
-            self._shelf.grew(self.path, len(data))
             try:
-                fd = self._file.fileno()
+                fd = self._fd
                 written = os.write(fd, data)
                 while written < len(data):  # a regular file takes it all, but if not
                     written += os.write(fd, data[written:])

@@ -43,11 +43,15 @@ SELF = "@"
 
 
 class _Player:
-    __slots__ = ("gold", "kind", "moves", "position")
+    __slots__ = ("glyph", "gold", "kind", "mark", "moves", "position")
 
     def __init__(self, position: Position, kind: PlayerKind) -> None:
         self.position = position
         self.kind = kind
+        # How the player is drawn, kept as str and byte: ``Enum.value`` is a descriptor
+        # call, and a move draws the player anew.
+        self.glyph: str = kind.value
+        self.mark = ord(self.glyph)
         self.gold = 0
         self.moves = 0
 
@@ -192,8 +196,8 @@ class ClassicWorld(World):
             events.append(Blocked(player, "another player"))
             return
         self._vacate(origin)
-        self._glyphs[target] = state.kind.value
-        self._scene[row * self._width + column] = ord(state.kind.value)  # _vacate cleared
+        self._glyphs[target] = state.glyph
+        self._scene[row * self._width + column] = state.mark  # _vacate cleared
         state.position = target
         events.append(Moved(player, origin, target))
         if tile == EXIT and state.gold >= self.map.goal:
