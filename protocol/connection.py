@@ -72,6 +72,11 @@ class ServerState(enum.Enum):
     """The final line was sent: nothing more may be."""
 
 
+_SERVING: Final = ServerState.SERVING
+"""For the hot path: a member looked up on its enum class costs a call of
+``EnumType.__getattr__``'s slot (Python 3.11)."""
+
+
 class _Kind(enum.IntEnum):
     """What sending a reply of some class does to the conversation (see ``_kind_of``)."""
 
@@ -231,7 +236,7 @@ class ServerProtocol:
         """Whether the client asked for pushes like ``push`` (:meth:`send` refuses the others).
 
         The answer is ``False`` once the final line is sent."""
-        if self.state is not ServerState.SERVING:
+        if self.state is not _SERVING:
             return False
         kind = _kind(push if isinstance(push, type) else type(push))
         if kind is _Kind.PUSH:
@@ -260,7 +265,7 @@ class ServerProtocol:
 
         Raises :class:`LocalProtocolError` for a reply the conversation does not allow
         (module docstring); the state changes only when the reply is allowed."""
-        if self.state is not ServerState.SERVING:
+        if self.state is not _SERVING:
             raise LocalProtocolError(
                 f"cannot send {type(reply).__name__}: the final line was already sent"
             )

@@ -81,7 +81,7 @@ from .lobby import Lobby
 from .metrics import Counts
 from .poller import Poller
 from .roster import label
-from .transport import CUT_OFF, Input, Transport
+from .transport import CUT_OFF, WANT_DATA, Input, Transport
 
 __all__ = ["CUT_OFF", "Connection", "Host"]
 
@@ -439,7 +439,7 @@ class Connection:
                 self.send(Error(str(error)))
                 continue
             if isinstance(event, NeedData):
-                return Input.WANT_DATA
+                return WANT_DATA
             if isinstance(event, EndOfInput):
                 transport.close("client closed the connection")
                 return Input.ENDED
