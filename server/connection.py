@@ -422,11 +422,12 @@ class Connection:
         protocol = self.protocol
         transport = self.transport
         commands = self.server.counts.commands
+        high_mark = transport.high_mark
         while transport.reason is None:
             if self.waiting is not None:
                 done, self.waiting = self.waiting, None
                 return done
-            if transport.backlogged:
+            if len(transport.pending) > high_mark:  # transport.backlogged, without a call
                 return Input.PAUSED
             try:
                 event = protocol.next_event()

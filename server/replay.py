@@ -406,7 +406,12 @@ class ReplayWriter:
         """One action of a world without rounds: the same record as :meth:`actions`, cheaper."""
         if self._header is not None:
             self._begin()
-        self._write(f'{{"round":{round_number},"actions":[[{player},"{action_text(action)}"]]}}\n')
+        text = _MOVES[action.direction] if type(action) is Move else action.to_line()
+        line = f'{{"round":{round_number},"actions":[[{player},"{text}"]]}}\n'
+        if self._file is not None:
+            self._unwritten.append(line)  # what _write does once the file is made
+        else:
+            self._write(line)
 
     def join(self, round_number: int, player: PlayerId, kind: PlayerKind) -> None:
         self._write(f'{{"round":{round_number},"join":{player},"kind":"{kind.value}"}}\n')
