@@ -167,6 +167,7 @@ class Game:
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
+        self._looks_wait = False
         self.pacing = self._pacing()
 
     # -- what others read ---------------------------------------------------------------
@@ -254,7 +255,7 @@ class Game:
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
         replay = self.chronicle.replay  # not through Chronicle.flush: once a reply
-        if replay is not None:
+        if replay is not None and replay.unwritten:
             replay.flush()
 
     def close(self, reason: str) -> None:
@@ -439,7 +440,7 @@ class Game:
         self.pacing.act(client, player, action)
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
-        return self.pacing.waits(client, player, step)
+        return self._looks_wait and self.pacing.waits(client, player, step)
 
     def played_in_time(self, player: PlayerId) -> None:
         self.pacing.played(player)
@@ -471,6 +472,8 @@ class Game:
             pacing = Pacing(self)
         if self.start_full and self.limit is not None:
             pacing = StartWhenFull(pacing, self.limit)
+        # A pacing that never holds a LOOK or MAP (Pacing.waits) is not asked each time.
+        self._looks_wait = type(pacing).waits is not Pacing.waits
         return pacing
 
     def _turn_timeout(self) -> float | None:

@@ -338,8 +338,9 @@ class ReplayWriter:
         self.path: Path | None = None
         self._name = ""  # the file's name, as the shelf counts it
         self._fd = -1  # the file's descriptor, while it is open
-        self._unwritten: list[str] = []
-        """Records not yet handed to the operating system; :meth:`flush` writes them
+        self.unwritten: list[str] = []
+        """Records not yet handed to the operating system (empty: :meth:`flush` has
+        nothing to do, which its callers may check first); :meth:`flush` writes them
         with one ``os.write`` (the file object's own buffers are not used after the
         header: they cost a reply more than the write itself)."""
         self._early_bytes = 0
@@ -378,12 +379,12 @@ class ReplayWriter:
                 self._early_bytes += len(line)
                 self._early.append(line)
             return
-        self._unwritten.append(line)
+        self.unwritten.append(line)
 
     def _give_up(self, error: OSError) -> None:
         log.error("replay abandoned", path=self.path and self.path.name, error=str(error))
         file, self._file = self._file, None
-        self._unwritten.clear()
+        self.unwritten.clear()
         if self.path is not None:
             self._shelf.closed(self.path)
         if file is not None:
@@ -409,7 +410,7 @@ class ReplayWriter:
         text = _MOVES[action.direction] if type(action) is Move else action.to_line()
         line = f'{{"round":{round_number},"actions":[[{player},"{text}"]]}}\n'
         if self._file is not None:
-            self._unwritten.append(line)  # what _write does once the file is made
+            self.unwritten.append(line)  # what _write does once the file is made
         else:
             self._write(line)
 
@@ -431,13 +432,13 @@ class ReplayWriter:
     @property
     def dirty(self) -> bool:
         """Whether records wait for :meth:`flush`."""
-        return bool(self._unwritten)
+        return bool(self.unwritten)
 
     def flush(self) -> None:
         """Hand buffered lines to the operating system (one short, non-blocking write).
         Lines past the replay's limits are not written: a ``truncated`` line is, the
         file is closed, and the game's later records are dropped."""
-        unwritten = self._unwritten
+        unwritten = self.unwritten
         if unwritten and self._file is not None:
             data = (unwritten[0] if len(unwritten) == 1 else "".join(unwritten)).encode()
             unwritten.clear()
