@@ -201,6 +201,9 @@ class ReplayShelf:
         self.live_bytes = 0
         """Bytes of the files being written, together."""
         self._finished_bytes = 0  # of the files not being written, at the last count
+        self.dirty: set[ReplayWriter] = set()
+        """The writers holding records not yet handed to the operating system: what
+        :meth:`flush` writes. A server's settle step asks this one set, not each game."""
         self._skipped = 0  # games not recorded since the last warning
 
     def start(self, header: dict[str, Any]) -> tuple[TextIOWrapper, Path] | None:
@@ -244,6 +247,12 @@ class ReplayShelf:
         except OSError as error:
             log.error("replay not written", game=header["game"], error=str(error))
             return None
+
+    def flush(self) -> None:
+        """Hand every writer's unwritten records to the operating system
+        (:meth:`ReplayWriter.flush` of each in :attr:`dirty`); :attr:`dirty` is then empty."""
+        for writer in list(self.dirty):
+            writer.flush()
 
     def closed(self, path: Path) -> None:
         size = self._open.pop(path.name, None)
@@ -380,11 +389,13 @@ class ReplayWriter:
                 self._early.append(line)
             return
         self.unwritten.append(line)
+        self._shelf.dirty.add(self)
 
     def _give_up(self, error: OSError) -> None:
         log.error("replay abandoned", path=self.path and self.path.name, error=str(error))
         file, self._file = self._file, None
         self.unwritten.clear()
+        self._shelf.dirty.discard(self)
         if self.path is not None:
             self._shelf.closed(self.path)
         if file is not None:
@@ -409,8 +420,9 @@ class ReplayWriter:
             self._begin()
         text = _MOVES[action.direction] if type(action) is Move else action.to_line()
         line = f'{{"round":{round_number},"actions":[[{player},"{text}"]]}}\n'
-        if self._file is not None:
-            self.unwritten.append(line)  # what _write does once the file is made
+        if self._file is not None:  # what _write does once the file is made
+            self.unwritten.append(line)
+            self._shelf.dirty.add(self)
         else:
             self._write(line)
 
@@ -439,7 +451,10 @@ class ReplayWriter:
         Lines past the replay's limits are not written: a ``truncated`` line is, the
         file is closed, and the game's later records are dropped."""
         unwritten = self.unwritten
-        if unwritten and self._file is not None:
+        if not unwritten:
+            return
+        self._shelf.dirty.discard(self)
+        if self._file is not None:
             data = (unwritten[0] if len(unwritten) == 1 else "".join(unwritten)).encode()
             unwritten.clear()
             refusal = self._shelf.admit(self._name, len(data))
