@@ -99,7 +99,7 @@ def answer(game: Table, client: Outbox, player: PlayerId, step: Look | Map) -> N
 
 
 def _look(game: Table, client: Outbox, player: PlayerId, command: Look) -> None:
-    if game.waits(client, player, command):
+    if game.looks_wait and game.waits(client, player, command):
         return
     # answer()'s LOOK, inline: the commonest command, one call fewer.
     world = game.world
@@ -108,7 +108,7 @@ def _look(game: Table, client: Outbox, player: PlayerId, command: Look) -> None:
 
 
 def _map(game: Table, client: Outbox, player: PlayerId, command: Map) -> None:
-    if not game.waits(client, player, command):
+    if not (game.looks_wait and game.waits(client, player, command)):
         answer(game, client, player, command)
 
 

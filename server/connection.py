@@ -450,7 +450,7 @@ class Connection:
                 transport.close("client closed the connection")  # EndOfInput
                 return Input.ENDED
             kind = type(event)
-            transport.heard()
+            transport.got_command = True  # transport.heard(), without the call
             self._look_again_told = False
             if self.turn_reminder is not None:
                 self.turn_reminder.acted(trio.current_time())

@@ -167,7 +167,7 @@ class Game:
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
-        self._looks_wait = False
+        self.looks_wait = False
         self.pacing = self._pacing()
 
     # -- what others read ---------------------------------------------------------------
@@ -440,7 +440,7 @@ class Game:
         self.pacing.act(client, player, action)
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
-        return self._looks_wait and self.pacing.waits(client, player, step)
+        return self.pacing.waits(client, player, step)
 
     def played_in_time(self, player: PlayerId) -> None:
         self.pacing.played(player)
@@ -473,7 +473,7 @@ class Game:
         if self.start_full and self.limit is not None:
             pacing = StartWhenFull(pacing, self.limit)
         # A pacing that never holds a LOOK or MAP (Pacing.waits) is not asked each time.
-        self._looks_wait = type(pacing).waits is not Pacing.waits
+        self.looks_wait = type(pacing).waits is not Pacing.waits
         return pacing
 
     def _turn_timeout(self) -> float | None:

@@ -43,6 +43,8 @@ class Table(Protocol):
     crowd: Audience
     chronicle: Chronicle
     may_chat: Callable[[Outbox], bool]
+    looks_wait: bool
+    """Whether :meth:`waits` may hold a ``LOOK`` or ``MAP`` (else it need not be asked)."""
 
     @property
     def world_name(self) -> str: ...

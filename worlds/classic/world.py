@@ -36,6 +36,7 @@ from ..view import ByteRows, look_window, look_window_bytes
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
 
 _FLOOR = ord(FLOOR)
+_WALL, _EXIT = ord(WALL), ord(EXIT)  # a move compares the map's byte, not a str made of it
 _GOLD = ord(GOLD)
 
 SELF = "@"
@@ -187,9 +188,10 @@ class ClassicWorld(World):
         if not (0 <= row < self._height and 0 <= column < self._width):
             events.append(Blocked(player, "the edge of the map"))
             return
-        tile = chr(self._tiles[row * self._width + column])
+        index = row * self._width + column
+        tile = self._tiles[index]
         target = (row, column)
-        if tile == WALL:
+        if tile == _WALL:
             events.append(Blocked(player, "a wall"))
             return
         if target in self._glyphs:
@@ -197,10 +199,10 @@ class ClassicWorld(World):
             return
         self._vacate(origin)
         self._glyphs[target] = state.glyph
-        self._scene[row * self._width + column] = state.mark  # _vacate cleared
+        self._scene[index] = state.mark  # _vacate cleared
         state.position = target
         events.append(Moved(player, origin, target))
-        if tile == EXIT and state.gold >= self.map.goal:
+        if tile == _EXIT and state.gold >= self.map.goal:
             del self._players[player]
             self._vacate(target)
             events.append(
