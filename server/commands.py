@@ -10,6 +10,7 @@ handed to the game's pacing (:meth:`~server.table.Table.act`).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Final, TypeVar, cast
 
 from protocol.commands import (
@@ -60,9 +61,15 @@ def _plays(
 
 
 def handle(game: Table, client: Outbox, command: Command) -> None:
-    """Apply one game command from ``client`` and queue every reply it causes. A
-    client that does not play here yet joins first (``HELLO <name>``: under that
-    name, if it is free). A world that raises ends the game (:meth:`Table.crash`)."""
+    """Apply one game command from ``client`` and queue every reply it causes (once
+    the world is ready, if it is being rebuilt: :meth:`Table.hold`). A client that
+    does not play here yet joins first (``HELLO <name>``: under that name, if it is
+    free). A world that raises ends the game (:meth:`Table.crash`).
+
+    :meth:`server.game.Game.handle` is this function itself, not a method calling it:
+    one frame fewer on every game command."""
+    if game.slot.building and game.hold(client, partial(handle, game, client, command)):
+        return
     try:
         player = game.seats.get(client)
         if player is None:

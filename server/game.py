@@ -406,13 +406,11 @@ class Game:
 
     # -- commands ---------------------------------------------------------------------
 
-    def handle(self, client: Outbox, command: Command) -> None:
-        """Apply one game command from ``client`` and queue every reply it causes
-        (once the world is ready, if it is being rebuilt). A client that does not
-        play here yet joins first (``HELLO <name>``: under that name, if it is free)."""
-        if self.slot.building and self.hold(client, partial(self.handle, client, command)):
-            return
-        commands.handle(self, client, command)
+    handle = commands.handle
+    """``handle(client, command)``: apply one game command from ``client`` and queue
+    every reply it causes (once the world is ready, if it is being rebuilt). A client
+    that does not play here yet joins first (``HELLO <name>``: under that name, if it
+    is free). The function itself (:func:`server.commands.handle`): no frame between."""
 
     def handle_watcher(self, client: Outbox, command: Command) -> None:
         """A spectator's command: it may read, never act."""

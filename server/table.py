@@ -21,6 +21,7 @@ from .audience import Audience
 from .chronicle import Chronicle
 from .outbox import Outbox
 from .replay import ReplayWriter
+from .restarts import WorldSlot
 from .roster import Roster
 
 
@@ -43,6 +44,7 @@ class Table(Protocol):
     crowd: Audience
     chronicle: Chronicle
     may_chat: Callable[[Outbox], bool]
+    slot: WorldSlot
     looks_wait: bool
     """Whether :meth:`waits` may hold a ``LOOK`` or ``MAP`` (else it need not be asked)."""
 
@@ -121,6 +123,10 @@ class Table(Protocol):
         ...
 
     def shout(self, sender: str, text: str) -> None: ...
+
+    def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
+        """Whether ``step`` waits for the fresh world being built (then it runs after)."""
+        ...
 
     def too_big(self) -> str | None:
         """Why the whole map may not be sent, or ``None``."""
