@@ -193,6 +193,9 @@ class ServerProtocol:
         self._whole_lines = _whole_lines(self.dialect)
         self._ready: Command | None = None
         """A command taken by the fast path, returned before anything the framer holds."""
+        self._owed = False
+        """The framer was fed since :meth:`data_to_send` last asked it (only feeding it
+        queues telnet refusals): otherwise nothing is owed, and it is not asked."""
         self._framer_empty = False
         """The framer was empty at the fast path's last chunk and has been fed nothing
         since: ``next_event`` may answer ``NEED_DATA`` without asking it."""
@@ -210,6 +213,7 @@ class ServerProtocol:
                 self._framer_empty = True
                 return
         self._framer_empty = False
+        self._owed = True
         self._framer.receive_data(data)
 
     def next_event(self) -> Command | NeedData | EndOfInput:
@@ -235,6 +239,9 @@ class ServerProtocol:
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""
+        if not self._owed:
+            return b""
+        self._owed = False
         return self._framer.data_to_send()
 
     # -- output -----------------------------------------------------------------------

@@ -30,6 +30,7 @@ from ..api import (
     Position,
     World,
     WorldError,
+    moved,
 )
 from ..squares import OpenSquares, free_square
 from ..view import ByteRows, look_window, look_window_bytes
@@ -201,7 +202,7 @@ class ClassicWorld(World):
         self._glyphs[target] = state.glyph
         self._scene[index] = state.mark  # _vacate cleared
         state.position = target
-        events.append(Moved(player, origin, target))
+        events.append(moved(player, origin, target))
         if tile == _EXIT and state.gold >= self.map.goal:
             del self._players[player]
             self._vacate(target)
