@@ -198,9 +198,14 @@ class ClassicWorld(World):
         if target in self._glyphs:
             events.append(Blocked(player, "another player"))
             return
-        self._vacate(origin)
-        self._glyphs[target] = state.glyph
-        self._scene[index] = state.mark  # _vacate cleared
+        # _vacate(origin), inline: a move is the commonest action.
+        glyphs, scene = self._glyphs, self._scene
+        del glyphs[origin]
+        left = origin[0] * self._width + origin[1]
+        scene[left] = self._tiles[left]
+        self._windows.clear()
+        glyphs[target] = state.glyph
+        scene[index] = state.mark
         state.position = target
         events.append(moved(player, origin, target))
         if tile == _EXIT and state.gold >= self.map.goal:
