@@ -4,7 +4,7 @@ A player's command comes here through :meth:`server.game.Game.handle` once the
 client plays in the game; a spectator's through :func:`answer_watcher`. Actions are
 checked against the world's rules here (directions, ``STAY``, turn commands), so
 that a refused action never reaches the pacing or the replay; what passes is
-handed to the game's pacing (:meth:`~server.table.Table.act`).
+handed to the game's pacing (:attr:`~server.table.Table.act`).
 """
 
 from __future__ import annotations

@@ -168,6 +168,12 @@ class Game:
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
         self.looks_wait = False
+        self.settle: Callable[[], None] = self.steward.settle
+        """End the game if it is over (:meth:`server.steward.Steward.settle`): the
+        steward's own method, no frame between (it runs after every action)."""
+        self.act: Callable[[Outbox, PlayerId, Action], None]
+        """``act(client, player, action)``: hand ``action`` to the game's pacing (its own
+        method, set with the pacing, no frame between)."""
         self.pacing = self._pacing()
 
     # -- what others read ---------------------------------------------------------------
@@ -434,9 +440,6 @@ class Game:
         """Tell what the world did by itself (no action caused it)."""
         telling.events(self, events, (), ())
 
-    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        self.pacing.act(client, player, action)
-
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         return self.pacing.waits(client, player, step)
 
@@ -444,10 +447,6 @@ class Game:
         self.pacing.played(player)
 
     # -- ending and restarting -----------------------------------------------------------
-
-    def settle(self) -> None:
-        """End the game if it is over (:meth:`server.steward.Steward.settle`)."""
-        self.steward.settle()
 
     def fresh(self, opened: Opened) -> None:
         """``opened``'s world replaces the one that ended (the steward built it)."""
@@ -472,6 +471,7 @@ class Game:
             pacing = StartWhenFull(pacing, self.limit)
         # A pacing that never holds a LOOK or MAP (Pacing.waits) is not asked each time.
         self.looks_wait = type(pacing).waits is not Pacing.waits
+        self.act = pacing.act
         return pacing
 
     def _turn_timeout(self) -> float | None:

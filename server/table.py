@@ -60,9 +60,8 @@ class Table(Protocol):
 
     # -- playing ------------------------------------------------------------------------
 
-    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        """Hand ``action`` to the game's pacing."""
-        ...
+    act: Callable[[Outbox, PlayerId, Action], None]
+    """``act(client, player, action)``: hand ``action`` to the game's pacing."""
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         """Whether the pacing holds ``step`` (then it answers it later)."""
@@ -92,9 +91,8 @@ class Table(Protocol):
         """Send spectators the map, if it changed."""
         ...
 
-    def settle(self) -> None:
-        """End the game if it is over (everyone left, or nobody can win)."""
-        ...
+    settle: Callable[[], None]
+    """``settle()``: end the game if it is over (everyone left, or nobody can win)."""
 
     def crash(self, during: str) -> None:
         """The world failed ``during`` something: end the game for its players."""
