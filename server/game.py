@@ -167,6 +167,8 @@ class Game:
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
+        self._info: GameInfo | None = None
+        self._info_fields: tuple[object, ...] = ()
         self.looks_wait = False
         self.settle: Callable[[], None] = self.steward.settle
         """End the game if it is over (:meth:`server.steward.Steward.settle`): the
@@ -211,7 +213,7 @@ class Game:
 
     def info(self) -> GameInfo:
         """This game as ``GAMES`` lists it."""
-        return GameInfo(
+        fields = (
             self.name,
             self.world_name,
             self.map_spec or "default",
@@ -221,6 +223,11 @@ class Game:
             len(self.watchers),
             self._turn_timeout(),
         )
+        # A reply checks its fields when built (a few microseconds for this one): the
+        # last one is kept, and given again while nothing it says has changed.
+        if fields != self._info_fields or self._info is None:
+            self._info, self._info_fields = GameInfo(*fields), fields
+        return self._info
 
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
