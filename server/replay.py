@@ -61,6 +61,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -201,6 +202,14 @@ class ReplayShelf:
         self.live_bytes = 0
         """Bytes of the files being written, together."""
         self._finished_bytes = 0  # of the files not being written, at the last count
+        self._file_cap: float = (
+            math.inf if self.max_bytes is None else self.max_bytes - TRUNCATED_RESERVE
+        )
+        """Bytes a live file may reach without any limit refusing it."""
+        self._ceiling: float | None = None
+        """:attr:`live_bytes` may reach this without any ``keep_bytes`` check failing or
+        pruning (``None``: to be worked out again, after a file opened, closed or was
+        deleted): :meth:`admit`'s common case is two comparisons."""
         self.dirty: set[ReplayWriter] = set()
         """The writers holding records not yet handed to the operating system: what
         :meth:`flush` writes. A server's settle step asks this one set, not each game."""
@@ -242,6 +251,7 @@ class ReplayShelf:
                     raise
                 self._open[path.name] = size = len(line.encode())
                 self.live_bytes += size
+                self._ceiling = None
                 return file, path
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
         except OSError as error:
@@ -259,6 +269,7 @@ class ReplayShelf:
         if size is not None:
             self.live_bytes -= size
             self._finished_bytes += size
+            self._ceiling = None
 
     def refusal(self, path: Path, size: int) -> str | None:
         """Why the live file ``path`` may not grow by ``size`` bytes (``None``: it may).
@@ -272,13 +283,25 @@ class ReplayShelf:
         call."""
         files = self._open
         written = files.get(name)
+        live_bytes = self.live_bytes
+        ceiling = self._ceiling
+        if ceiling is None:
+            ceiling = self._ceiling = self._live_ceiling()
+        if (
+            written is not None
+            and written + size <= self._file_cap
+            and live_bytes + size <= ceiling
+        ):
+            if grow:  # the common case: within every limit, nothing to prune
+                files[name] = written + size
+                self.live_bytes = live_bytes + size
+            return None
         if written is None:
             return "the replay is not being written"
         max_bytes = self.max_bytes
         if max_bytes is not None and written + size > max_bytes - TRUNCATED_RESERVE:
             return f"the replay reached its limit of {max_bytes} bytes ({self._cap_name})"
         keep_bytes = self.keep_bytes
-        live_bytes = self.live_bytes
         if keep_bytes is not None:
             if live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(files):
                 return (
@@ -292,6 +315,13 @@ class ReplayShelf:
             files[name] = written + size
             self.live_bytes = live_bytes + size
         return None
+
+    def _live_ceiling(self) -> float:
+        """What :attr:`live_bytes` may reach before a ``keep_bytes`` check refuses or prunes."""
+        keep = self.keep_bytes
+        if keep is None:
+            return math.inf
+        return min(keep - TRUNCATED_RESERVE * len(self._open), keep - self._finished_bytes)
 
     def grew(self, path: Path, size: int) -> None:
         """The live file ``path`` took ``size`` more bytes."""
@@ -334,6 +364,7 @@ class ReplayShelf:
             count -= 1
             finished -= size
         self._finished_bytes = finished
+        self._ceiling = None
 
 
 class ReplayWriter:
