@@ -484,21 +484,24 @@ class ReplayWriter:
         unwritten = self.unwritten
         if not unwritten:
             return
-        self._shelf.dirty.discard(self)
-        if self._file is not None:
-            data = (unwritten[0] if len(unwritten) == 1 else "".join(unwritten)).encode()
-            unwritten.clear()
-            refusal = self._shelf.admit(self._name, len(data))
-            if refusal is not None:
-                self._truncate(data, refusal)
-                return
-            try:
-                fd = self._fd
-                written = os.write(fd, data)
-                while written < len(data):  # a regular file takes it all, but if not
-                    written += os.write(fd, data[written:])
-            except OSError as error:
-                self._give_up(error)
+        shelf = self._shelf
+        shelf.dirty.discard(self)
+        if self._file is None:
+            return
+        data = "".join(unwritten).encode()  # one line: join gives it back as it is
+        unwritten.clear()
+        size = len(data)
+        refusal = shelf.admit(self._name, size)
+        if refusal is not None:
+            self._truncate(data, refusal)
+            return
+        try:
+            fd = self._fd
+            written = os.write(fd, data)
+            while written < size:  # a regular file takes it all, but if not
+                written += os.write(fd, data[written:])
+        except OSError as error:
+            self._give_up(error)
 
     def _truncate(self, data: bytes, why: str) -> None:
         """Write the whole lines of ``data`` that fit, then the ``truncated`` line, and
