@@ -27,8 +27,9 @@ client asked for it; :meth:`ServerProtocol.send` checks the same and raises.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Callable
-from typing import Final
+from typing import Final, cast
 
 from .capabilities import (
     CAPABILITIES,
@@ -39,7 +40,14 @@ from .capabilities import (
 from .commands import CANONICAL_LINES, Command, Create, Extend, Join, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import LocalProtocolError, RemoteProtocolError
-from .framing import DEFAULT_MAX_LINE_LENGTH, END_OF_INPUT, EndOfInput, LineFramer, NeedData
+from .framing import (
+    DEFAULT_MAX_LINE_LENGTH,
+    END_OF_INPUT,
+    NEED_DATA,
+    EndOfInput,
+    LineFramer,
+    NeedData,
+)
 from .reading import TolerantReader
 from .replies import (
     Board,
@@ -74,6 +82,11 @@ class ServerState(enum.Enum):
     """Replies and the pushes the client asked for may be sent."""
     CLOSED = "closed"
     """The final line was sent: nothing more may be."""
+
+
+_SERVING: Final = ServerState.SERVING
+"""For the hot path: a member looked up on its enum class costs a call of
+``EnumType.__getattr__``'s slot (Python 3.11)."""
 
 
 class _Kind(enum.IntEnum):
@@ -117,6 +130,9 @@ def _kind(cls: type[Reply]) -> _Kind:
         kind = _KINDS[cls] = _kind_of(cls)
     return kind
 
+
+_TO_BYTES = cast(Callable[[Reply], bytes], operator.methodcaller("to_bytes"))
+"""``Dialect.render`` of the 2013 dialect, without its frame."""
 
 _WHOLE_LINES: dict[type[Dialect], dict[bytes, Command]] = {}
 
@@ -167,7 +183,11 @@ class ServerProtocol:
         # Only a dialect whose words depend on the command answered is told of each one.
         heard = self.dialect.heard
         self._heard = None if type(self.dialect).heard is Dialect.heard else heard
-        self._render: Callable[[Reply], bytes] = self.dialect.render
+        # A dialect that writes every reply as it is (2013) is not called per reply:
+        # ``reply.to_bytes()`` straight from C spares a Python frame a reply.
+        self._render: Callable[[Reply], bytes] = (
+            _TO_BYTES if type(self.dialect).render is Dialect.render else self.dialect.render
+        )
         self.state = ServerState.SERVING
         self.capabilities: frozenset[str] = frozenset(self.dialect.capabilities)
         """What the client gets without asking by a command: ``events``, ``chat``, ``bot``."""
@@ -177,6 +197,12 @@ class ServerProtocol:
         self._whole_lines = _whole_lines(self.dialect)
         self._ready: Command | None = None
         """A command taken by the fast path, returned before anything the framer holds."""
+        self._owed = False
+        """The framer was fed since :meth:`data_to_send` last asked it (only feeding it
+        queues telnet refusals): otherwise nothing is owed, and it is not asked."""
+        self._framer_empty = False
+        """The framer was empty at the fast path's last chunk and has been fed nothing
+        since: ``next_event`` may answer ``NEED_DATA`` without asking it."""
 
     # -- input ------------------------------------------------------------------------
 
@@ -188,7 +214,10 @@ class ServerProtocol:
             command = self._whole_lines.get(data)
             if command is not None and self._framer.at_line_start:
                 self._ready = command
+                self._framer_empty = True
                 return
+        self._framer_empty = False
+        self._owed = True
         self._framer.receive_data(data)
 
     def next_event(self) -> Command | NeedData | EndOfInput:
@@ -199,6 +228,8 @@ class ServerProtocol:
             if self._heard is not None:
                 self._heard(ready)
             return ready
+        if self._framer_empty:
+            return NEED_DATA
         while True:
             line = self._framer.next_event()
             if not isinstance(line, str):
@@ -212,6 +243,9 @@ class ServerProtocol:
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""
+        if not self._owed:
+            return b""
+        self._owed = False
         return self._framer.data_to_send()
 
     # -- output -----------------------------------------------------------------------
@@ -235,7 +269,7 @@ class ServerProtocol:
         """Whether the client asked for pushes like ``push`` (:meth:`send` refuses the others).
 
         The answer is ``False`` once the final line is sent."""
-        if self.state is not ServerState.SERVING:
+        if self.state is not _SERVING:
             return False
         kind = _kind(push if isinstance(push, type) else type(push))
         if kind is _Kind.PUSH:
@@ -264,11 +298,14 @@ class ServerProtocol:
 
         Raises :class:`LocalProtocolError` for a reply the conversation does not allow
         (module docstring); the state changes only when the reply is allowed."""
-        if self.state is not ServerState.SERVING:
+        if self.state is not _SERVING:
             raise LocalProtocolError(
                 f"cannot send {type(reply).__name__}: the final line was already sent"
             )
-        if _kind(type(reply)):  # anything but a plain reply, the hot path's kind
+        kind = _KINDS.get(type(reply))
+        if kind is None:
+            kind = _kind(type(reply))
+        if kind:  # anything but a plain reply, the hot path's kind
             self._check(reply)
         return self._render(reply)
 

@@ -27,6 +27,10 @@ class Direction(enum.Enum):
         self.column_step = column_step
         self.is_diagonal = row_step != 0 and column_step != 0
 
+    # Members are singletons compared by identity: the identity hash is a C slot, where
+    # ``Enum.__hash__`` is a Python call on every set or dict look-up (each ``MOVE``).
+    __hash__ = object.__hash__
+
     @classmethod
     def parse(cls, text: str) -> Direction | None:
         """The direction named by ``text`` in any letter case, or ``None``."""

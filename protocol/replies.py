@@ -306,7 +306,7 @@ class LookReply(Reply):
         dialect that writes the view its own way). It equals ``LookReply(rows)``.
         """
         reply = object.__new__(_DrawnLook)
-        object.__setattr__(reply, "_body", body)
+        _set_body(reply, body)  # the slot itself: no object.__setattr__ to look up
         return reply
 
 
@@ -333,6 +333,10 @@ class _DrawnLook(LookReply):
 
     def __repr__(self) -> str:
         return f"LookReply(rows={self.rows!r})"
+
+
+_set_body = _DrawnLook._body.__set__  # type: ignore[attr-defined]
+"""Sets a :class:`_DrawnLook`'s bytes (its slot's own setter; the class is frozen)."""
 
 
 @dataclass(frozen=True, slots=True)

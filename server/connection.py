@@ -57,7 +57,7 @@ from protocol.commands import (
 from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.framing import EndOfInput, NeedData
+from protocol.framing import NeedData
 from protocol.lines import ViewChanged
 from protocol.replies import (
     ActionPoints,
@@ -81,7 +81,7 @@ from .lobby import Lobby
 from .metrics import Counts
 from .poller import Poller
 from .roster import label
-from .transport import CUT_OFF, Input, Transport
+from .transport import CUT_OFF, WANT_DATA, Input, Transport
 
 __all__ = ["CUT_OFF", "Connection", "Host"]
 
@@ -420,18 +420,24 @@ class Connection:
         return result
 
     def settle(self) -> None:
-        # The replay holds every action before its reply is written.
-        self.lobby.game_for(self).flush()
+        # The replay holds every action before its reply is written: the records of
+        # every game not yet written (this client's game's among them) go out now,
+        # asked of the server's one shelf of replays rather than of the client's game.
+        shelf = self.lobby.replays
+        if shelf is not None and shelf.dirty:
+            shelf.flush()
 
     def _handle_commands(self) -> Input | trio.Event:
         protocol = self.protocol
         transport = self.transport
         commands = self.server.counts.commands
+        high_mark = transport.high_mark
+        routes = self.ROUTES
         while transport.reason is None:
             if self.waiting is not None:
                 done, self.waiting = self.waiting, None
                 return done
-            if transport.backlogged:
+            if len(transport.pending) > high_mark:  # transport.backlogged, without a call
                 return Input.PAUSED
             try:
                 event = protocol.next_event()
@@ -443,22 +449,22 @@ class Connection:
                     return Input.ENDED
                 self.send(Error(str(error)))
                 continue
-            if isinstance(event, NeedData):
-                return Input.WANT_DATA
-            if isinstance(event, EndOfInput):
-                transport.close("client closed the connection")
+            if not isinstance(event, Command):  # one check a command, not two
+                if isinstance(event, NeedData):
+                    return WANT_DATA
+                transport.close("client closed the connection")  # EndOfInput
                 return Input.ENDED
-            transport.heard()
+            kind = type(event)
+            transport.got_command = True  # transport.heard(), without the call
             self._look_again_told = False
             if self.turn_reminder is not None:
                 self.turn_reminder.acted(trio.current_time())
-            kind = type(event)
             commands[kind] += 1
             if self.relay is not None:
                 self.relay.forward(event)  # another node of the cluster answers it
                 continue
             try:
-                self.ROUTES[kind](self, event)
+                routes[kind](self, event)
                 if self._pushes_view:
                     self._show_view()
             except Exception as error:

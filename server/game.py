@@ -167,6 +167,15 @@ class Game:
         self.round = 0
         """Rounds resolved in this world (each action, in a world without rounds)."""
         self._next_player = 1
+        self._info: GameInfo | None = None
+        self._info_fields: tuple[object, ...] = ()
+        self.looks_wait = False
+        self.settle: Callable[[], None] = self.steward.settle
+        """End the game if it is over (:meth:`server.steward.Steward.settle`): the
+        steward's own method, no frame between (it runs after every action)."""
+        self.act: Callable[[Outbox, PlayerId, Action], None]
+        """``act(client, player, action)``: hand ``action`` to the game's pacing (its own
+        method, set with the pacing, no frame between)."""
         self.pacing = self._pacing()
 
     # -- what others read ---------------------------------------------------------------
@@ -204,7 +213,7 @@ class Game:
 
     def info(self) -> GameInfo:
         """This game as ``GAMES`` lists it."""
-        return GameInfo(
+        fields = (
             self.name,
             self.world_name,
             self.map_spec or "default",
@@ -214,6 +223,11 @@ class Game:
             len(self.watchers),
             self._turn_timeout(),
         )
+        # A reply checks its fields when built (a few microseconds for this one): the
+        # last one is kept, and given again while nothing it says has changed.
+        if fields != self._info_fields or self._info is None:
+            self._info, self._info_fields = GameInfo(*fields), fields
+        return self._info
 
     def full(self) -> bool:
         return self.limit is not None and len(self.players) >= self.limit
@@ -253,7 +267,9 @@ class Game:
         """Hand the replay's unwritten lines to the operating system. Outboxes call
         it after each batch of commands, before their replies are written, so that an
         action a client has been told about is never lost with the process."""
-        self.chronicle.flush()
+        replay = self.chronicle.replay  # not through Chronicle.flush: once a reply
+        if replay is not None and replay.unwritten:
+            replay.flush()
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
@@ -403,13 +419,11 @@ class Game:
 
     # -- commands ---------------------------------------------------------------------
 
-    def handle(self, client: Outbox, command: Command) -> None:
-        """Apply one game command from ``client`` and queue every reply it causes
-        (once the world is ready, if it is being rebuilt). A client that does not
-        play here yet joins first (``HELLO <name>``: under that name, if it is free)."""
-        if self.slot.building and self.hold(client, partial(self.handle, client, command)):
-            return
-        commands.handle(self, client, command)
+    handle = commands.handle
+    """``handle(client, command)``: apply one game command from ``client`` and queue
+    every reply it causes (once the world is ready, if it is being rebuilt). A client
+    that does not play here yet joins first (``HELLO <name>``: under that name, if it
+    is free). The function itself (:func:`server.commands.handle`): no frame between."""
 
     def handle_watcher(self, client: Outbox, command: Command) -> None:
         """A spectator's command: it may read, never act."""
@@ -433,9 +447,6 @@ class Game:
         """Tell what the world did by itself (no action caused it)."""
         telling.events(self, events, (), ())
 
-    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        self.pacing.act(client, player, action)
-
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         return self.pacing.waits(client, player, step)
 
@@ -443,10 +454,6 @@ class Game:
         self.pacing.played(player)
 
     # -- ending and restarting -----------------------------------------------------------
-
-    def settle(self) -> None:
-        """End the game if it is over (:meth:`server.steward.Steward.settle`)."""
-        self.steward.settle()
 
     def fresh(self, opened: Opened) -> None:
         """``opened``'s world replaces the one that ended (the steward built it)."""
@@ -469,6 +476,9 @@ class Game:
             pacing = Pacing(self)
         if self.start_full and self.limit is not None:
             pacing = StartWhenFull(pacing, self.limit)
+        # A pacing that never holds a LOOK or MAP (Pacing.waits) is not asked each time.
+        self.looks_wait = type(pacing).waits is not Pacing.waits
+        self.act = pacing.act
         return pacing
 
     def _turn_timeout(self) -> float | None:

@@ -104,6 +104,8 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
+        self._games_listed: tuple[tuple[GameInfo, ...], GamesReply] = ((), GamesReply(()))
+        """The last ``GAMES`` answer and the games it lists."""
         self.seating = seating = Seating(config.max_games_per_address)
         """Who plays in or watches which game, and what each address holds."""
         # Who plays in a game other than the default one (see game_for), who watches one.
@@ -266,7 +268,12 @@ class Lobby:
             for remote in self.directory.remote_games()
             if remote.info is not None and remote.name not in self.games
         ]
-        client.send(GamesReply(tuple(games)))
+        listed = tuple(games)
+        # The last answer again while it lists the same games (Game.info() keeps each
+        # line while it holds): a reply checks every line it is built with.
+        if listed != self._games_listed[0]:
+            self._games_listed = (listed, GamesReply(listed))
+        client.send(self._games_listed[1])
 
     def _names_in_play(self) -> set[str]:
         """Every name a player of this node goes by (for the directory)."""

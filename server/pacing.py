@@ -132,10 +132,10 @@ class Pacing:
         """``player`` (through ``client``) does ``action``: now, or when its time comes."""
         table = self.table
         table.tally.acted(player)
-        table.round += 1
+        table.round = number = table.round + 1
         replay = table.chronicle.replay
         if replay is not None:
-            replay.action(table.round, player, action)
+            replay.action(number, player, action)
         table.play(((player, action),))
         if table.crowd.watchers:
             table.show()

@@ -149,6 +149,8 @@ class Poller:
         """``ready`` with at most :data:`PER_ADDRESS_A_ROUND` clients of each address;
         an address's clients take turns over the rounds (epoll keeps reporting the
         ones left out, being level-triggered)."""
+        if len(ready) <= PER_ADDRESS_A_ROUND and not self._turn:
+            return ready  # no address can have more than its share: the common round
         addresses = self._address
         by_address: dict[str, list[tuple[int, int]]] = {}
         served: list[tuple[int, int]] = []

@@ -105,11 +105,19 @@ class Telling(Generic[_E]):
     to_player: Callable[[_E, Labels], Push] | None = None
     to_others: Callable[[_E, Labels], Push] | None = None
     ends: Callable[[_E, Labels], Ending] | None = None
+    reply: Reply | None = None
+    """The ``answer`` to every event of the kind, when it does not depend on the event:
+    a caller may send it without calling ``answer`` (a ``MOVE``'s ``SUCCESS``)."""
 
     @property
     def answers(self) -> bool:
         """Whether the event is the result of an action, with a reply to its actor."""
         return self.answer is not _unanswered
+
+
+def _always(reply: Reply) -> Telling[Event]:
+    """The telling of a result whose answer is always ``reply``."""
+    return Telling(answer=lambda event: reply, reply=reply)
 
 
 def _tells(kind: type[_E], telling: Telling[_E]) -> tuple[type[Event], Telling[Event]]:
@@ -132,16 +140,16 @@ def _defeated(event: Defeated, labels: Labels) -> Ending:
 TELLINGS: Final[dict[type[Event], Telling[Event]]] = dict(
     (
         # The results of actions (RULES §1), and of the battle world's own.
-        _tells(Moved, Telling(answer=lambda event: _SUCCESS)),
-        _tells(Stayed, Telling(answer=lambda event: _SUCCESS)),
+        _tells(Moved, _always(_SUCCESS)),
+        _tells(Stayed, _always(_SUCCESS)),
         _tells(Blocked, Telling(answer=lambda event: Fail(f"can't move into {event.reason}"))),
-        _tells(NothingToPickUp, Telling(answer=lambda event: _NOTHING_HERE)),
+        _tells(NothingToPickUp, _always(_NOTHING_HERE)),
         _tells(
             PickedUp,
             Telling(answer=lambda event: GoldCoins(event.gold) if event.is_gold else _SUCCESS),
         ),
         _tells(Attacked, Telling(answer=_attacked)),
-        _tells(TurnPassed, Telling(answer=lambda event: _DONE)),
+        _tells(TurnPassed, _always(_DONE)),
         _tells(PickupRefused, Telling(answer=lambda event: Fail(event.reason))),
         # Joins and leaves: the game tells them itself (JOINED, LEFT).
         _tells(Joined, Telling()),

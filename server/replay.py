@@ -61,6 +61,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -197,10 +198,21 @@ class ReplayShelf:
             else "--max-replay-bytes"
         )
         self._bucket = TokenBucket(rate, burst) if rate is not None else None
-        self._open: dict[Path, int] = {}  # the files being written, and their bytes
+        self._open: dict[str, int] = {}  # the files being written (by name), their bytes
         self.live_bytes = 0
         """Bytes of the files being written, together."""
         self._finished_bytes = 0  # of the files not being written, at the last count
+        self._file_cap: float = (
+            math.inf if self.max_bytes is None else self.max_bytes - TRUNCATED_RESERVE
+        )
+        """Bytes a live file may reach without any limit refusing it."""
+        self._ceiling: float | None = None
+        """:attr:`live_bytes` may reach this without any ``keep_bytes`` check failing or
+        pruning (``None``: to be worked out again, after a file opened, closed or was
+        deleted): :meth:`admit`'s common case is two comparisons."""
+        self.dirty: set[ReplayWriter] = set()
+        """The writers holding records not yet handed to the operating system: what
+        :meth:`flush` writes. A server's settle step asks this one set, not each game."""
         self._skipped = 0  # games not recorded since the last warning
 
     def start(self, header: dict[str, Any]) -> tuple[TextIOWrapper, Path] | None:
@@ -237,45 +249,85 @@ class ReplayShelf:
                 except OSError:
                     file.close()
                     raise
-                self._open[path] = size = len(line.encode())
+                self._open[path.name] = size = len(line.encode())
                 self.live_bytes += size
+                self._ceiling = None
                 return file, path
             raise OSError(f"no free replay file name for {header['game']} in {directory}")
         except OSError as error:
             log.error("replay not written", game=header["game"], error=str(error))
             return None
 
+    def flush(self) -> None:
+        """Hand every writer's unwritten records to the operating system
+        (:meth:`ReplayWriter.flush` of each in :attr:`dirty`); :attr:`dirty` is then empty."""
+        for writer in list(self.dirty):
+            writer.flush()
+
     def closed(self, path: Path) -> None:
-        size = self._open.pop(path, None)
+        size = self._open.pop(path.name, None)
         if size is not None:
             self.live_bytes -= size
             self._finished_bytes += size
+            self._ceiling = None
 
     def refusal(self, path: Path, size: int) -> str | None:
         """Why the live file ``path`` may not grow by ``size`` bytes (``None``: it may).
         Finished files are deleted, oldest first, to make room for it under ``keep_bytes``."""
-        written = self._open.get(path)
+        return self.admit(path.name, size, grow=False)
+
+    def admit(self, name: str, size: int, *, grow: bool = True) -> str | None:
+        """:meth:`refusal` of the live file called ``name`` (in :attr:`directory`); when
+        it may grow and ``grow``, its ``size`` more bytes are counted as written. One call
+        a flush: keyed by the name, not the :class:`~pathlib.Path`, whose hash is a Python
+        call."""
+        files = self._open
+        written = files.get(name)
+        live_bytes = self.live_bytes
+        ceiling = self._ceiling
+        if ceiling is None:
+            ceiling = self._ceiling = self._live_ceiling()
+        if (
+            written is not None
+            and written + size <= self._file_cap
+            and live_bytes + size <= ceiling
+        ):
+            if grow:  # the common case: within every limit, nothing to prune
+                files[name] = written + size
+                self.live_bytes = live_bytes + size
+            return None
         if written is None:
             return "the replay is not being written"
-        if self.max_bytes is not None and written + size > self.max_bytes - TRUNCATED_RESERVE:
-            return f"the replay reached its limit of {self.max_bytes} bytes ({self._cap_name})"
+        max_bytes = self.max_bytes
+        if max_bytes is not None and written + size > max_bytes - TRUNCATED_RESERVE:
+            return f"the replay reached its limit of {max_bytes} bytes ({self._cap_name})"
         keep_bytes = self.keep_bytes
-        if keep_bytes is None:
-            return None
-        if self.live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(self._open):
-            return (
-                f"the replays being written reached {keep_bytes} bytes together "
-                "(--replay-keep-bytes)"
-            )
-        if self._finished_bytes + self.live_bytes + size > keep_bytes:
-            with contextlib.suppress(OSError):
-                self._prune(reserve=size, files=0)
+        if keep_bytes is not None:
+            if live_bytes + size > keep_bytes - TRUNCATED_RESERVE * len(files):
+                return (
+                    f"the replays being written reached {keep_bytes} bytes together "
+                    "(--replay-keep-bytes)"
+                )
+            if self._finished_bytes + live_bytes + size > keep_bytes:
+                with contextlib.suppress(OSError):
+                    self._prune(reserve=size, files=0)
+        if grow:
+            files[name] = written + size
+            self.live_bytes = live_bytes + size
         return None
+
+    def _live_ceiling(self) -> float:
+        """What :attr:`live_bytes` may reach before a ``keep_bytes`` check refuses or prunes."""
+        keep = self.keep_bytes
+        if keep is None:
+            return math.inf
+        return min(keep - TRUNCATED_RESERVE * len(self._open), keep - self._finished_bytes)
 
     def grew(self, path: Path, size: int) -> None:
         """The live file ``path`` took ``size`` more bytes."""
-        if path in self._open:
-            self._open[path] += size
+        name = path.name
+        if name in self._open:
+            self._open[name] += size
             self.live_bytes += size
 
     def _prune(self, *, reserve: int = 0, files: int = 1) -> None:
@@ -291,7 +343,7 @@ class ReplayShelf:
                     found.append((stat.st_mtime, entry.name, stat.st_size))
         found.sort()
         count = len(found)
-        finished = sum(size for _, name, size in found if self.directory / name not in self._open)
+        finished = sum(size for _, name, size in found if name not in self._open)
         for _, name, size in found:
             over_count = self.keep is not None and count + files > self.keep
             over_bytes = (
@@ -300,9 +352,9 @@ class ReplayShelf:
             )
             if not (over_count or over_bytes):
                 break
-            path = self.directory / name
-            if path in self._open:
+            if name in self._open:
                 continue
+            path = self.directory / name
             try:
                 path.unlink()
             except OSError as error:
@@ -312,6 +364,7 @@ class ReplayShelf:
             count -= 1
             finished -= size
         self._finished_bytes = finished
+        self._ceiling = None
 
 
 class ReplayWriter:
@@ -323,8 +376,11 @@ class ReplayWriter:
         self._early: list[str] = []  # records before the first action
         self._file: TextIOWrapper | None = None
         self.path: Path | None = None
-        self._unwritten: list[str] = []
-        """Records not yet handed to the operating system; :meth:`flush` writes them
+        self._name = ""  # the file's name, as the shelf counts it
+        self._fd = -1  # the file's descriptor, while it is open
+        self.unwritten: list[str] = []
+        """Records not yet handed to the operating system (empty: :meth:`flush` has
+        nothing to do, which its callers may check first); :meth:`flush` writes them
         with one ``os.write`` (the file object's own buffers are not used after the
         header: they cost a reply more than the write itself)."""
         self._early_bytes = 0
@@ -345,6 +401,7 @@ class ReplayWriter:
             self._early.clear()
             return
         self._file, self.path = started
+        self._name, self._fd = self.path.name, self._file.fileno()
         early, self._early = self._early, []
         self._write("".join(early))
 
@@ -362,12 +419,14 @@ class ReplayWriter:
                 self._early_bytes += len(line)
                 self._early.append(line)
             return
-        self._unwritten.append(line)
+        self.unwritten.append(line)
+        self._shelf.dirty.add(self)
 
     def _give_up(self, error: OSError) -> None:
         log.error("replay abandoned", path=self.path and self.path.name, error=str(error))
         file, self._file = self._file, None
-        self._unwritten.clear()
+        self.unwritten.clear()
+        self._shelf.dirty.discard(self)
         if self.path is not None:
             self._shelf.closed(self.path)
         if file is not None:
@@ -390,7 +449,13 @@ class ReplayWriter:
         """One action of a world without rounds: the same record as :meth:`actions`, cheaper."""
         if self._header is not None:
             self._begin()
-        self._write(f'{{"round":{round_number},"actions":[[{player},"{action_text(action)}"]]}}\n')
+        text = _MOVES[action.direction] if type(action) is Move else action.to_line()
+        line = f'{{"round":{round_number},"actions":[[{player},"{text}"]]}}\n'
+        if self._file is not None:  # what _write does once the file is made
+            self.unwritten.append(line)
+            self._shelf.dirty.add(self)
+        else:
+            self._write(line)
 
     def join(self, round_number: int, player: PlayerId, kind: PlayerKind) -> None:
         self._write(f'{{"round":{round_number},"join":{player},"kind":"{kind.value}"}}\n')
@@ -410,28 +475,33 @@ class ReplayWriter:
     @property
     def dirty(self) -> bool:
         """Whether records wait for :meth:`flush`."""
-        return bool(self._unwritten)
+        return bool(self.unwritten)
 
     def flush(self) -> None:
         """Hand buffered lines to the operating system (one short, non-blocking write).
         Lines past the replay's limits are not written: a ``truncated`` line is, the
         file is closed, and the game's later records are dropped."""
-        if self._unwritten and self._file is not None:
-            data = "".join(self._unwritten).encode()
-            self._unwritten.clear()
-            assert self.path is not None
-            refusal = self._shelf.refusal(self.path, len(data))
-            if refusal is not None:
-                self._truncate(data, refusal)
-                return
-            self._shelf.grew(self.path, len(data))
-            try:
-                fd = self._file.fileno()
-                written = os.write(fd, data)
-                while written < len(data):  # a regular file takes it all, but if not
-                    written += os.write(fd, data[written:])
-            except OSError as error:
-                self._give_up(error)
+        unwritten = self.unwritten
+        if not unwritten:
+            return
+        shelf = self._shelf
+        shelf.dirty.discard(self)
+        if self._file is None:
+            return
+        data = "".join(unwritten).encode()  # one line: join gives it back as it is
+        unwritten.clear()
+        size = len(data)
+        refusal = shelf.admit(self._name, size)
+        if refusal is not None:
+            self._truncate(data, refusal)
+            return
+        try:
+            fd = self._fd
+            written = os.write(fd, data)
+            while written < size:  # a regular file takes it all, but if not
+                written += os.write(fd, data[written:])
+        except OSError as error:
+            self._give_up(error)
 
     def _truncate(self, data: bytes, why: str) -> None:
         """Write the whole lines of ``data`` that fit, then the ``truncated`` line, and

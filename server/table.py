@@ -21,6 +21,7 @@ from .audience import Audience
 from .chronicle import Chronicle
 from .outbox import Outbox
 from .replay import ReplayWriter
+from .restarts import WorldSlot
 from .roster import Roster
 
 
@@ -43,6 +44,9 @@ class Table(Protocol):
     crowd: Audience
     chronicle: Chronicle
     may_chat: Callable[[Outbox], bool]
+    slot: WorldSlot
+    looks_wait: bool
+    """Whether :meth:`waits` may hold a ``LOOK`` or ``MAP`` (else it need not be asked)."""
 
     @property
     def world_name(self) -> str: ...
@@ -56,9 +60,8 @@ class Table(Protocol):
 
     # -- playing ------------------------------------------------------------------------
 
-    def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        """Hand ``action`` to the game's pacing."""
-        ...
+    act: Callable[[Outbox, PlayerId, Action], None]
+    """``act(client, player, action)``: hand ``action`` to the game's pacing."""
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         """Whether the pacing holds ``step`` (then it answers it later)."""
@@ -88,9 +91,8 @@ class Table(Protocol):
         """Send spectators the map, if it changed."""
         ...
 
-    def settle(self) -> None:
-        """End the game if it is over (everyone left, or nobody can win)."""
-        ...
+    settle: Callable[[], None]
+    """``settle()``: end the game if it is over (everyone left, or nobody can win)."""
 
     def crash(self, during: str) -> None:
         """The world failed ``during`` something: end the game for its players."""
@@ -119,6 +121,10 @@ class Table(Protocol):
         ...
 
     def shout(self, sender: str, text: str) -> None: ...
+
+    def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
+        """Whether ``step`` waits for the fresh world being built (then it runs after)."""
+        ...
 
     def too_big(self) -> str | None:
         """Why the whole map may not be sent, or ``None``."""

@@ -41,7 +41,9 @@ def events(
         # A world's own subclass of a declared event is found by telling().
         told = tellings.get(type(event)) or telling(event)
         if isinstance(event, ResultEvent):  # the result of an action
-            reply = told.answer(event)
+            reply = told.reply
+            if reply is None:
+                reply = told.answer(event)
             target = players.get(event.player)
             if target is not None and event.player not in unasked:
                 target.send(reply)

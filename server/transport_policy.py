@@ -101,7 +101,9 @@ class TransportPolicy:
         """Which time limit :meth:`tick` enforced, once one did (:data:`CUT_OFF`, :data:`IDLE`)."""
         self._wake_writer = wake_writer
         self._interrupt = interrupt
-        self._got_command = False
+        self.got_command = False
+        """A whole command came since the last :meth:`tick` (:meth:`heard` sets it; a
+        session's hot path may set it itself, a call cheaper)."""
         self._heard = now  # the tick that last saw a command
         self._replying_since = 0.0
 
@@ -137,7 +139,7 @@ class TransportPolicy:
 
     def heard(self) -> None:
         """The client sent a whole command: it is not idle (noted at the next :meth:`tick`)."""
-        self._got_command = True
+        self.got_command = True
 
     def close(self, reason: str) -> None:
         """End the connection once what is queued is written (within :attr:`linger`)."""
@@ -180,7 +182,7 @@ class TransportPolicy:
     def reading(self, now: float) -> None:
         """The reader is back at input; after a wait, idleness counts from ``now``."""
         if self.phase is Phase.WAITING:
-            self._got_command = False
+            self.got_command = False
             self._heard = now
         self.phase = Phase.READING
 
@@ -198,8 +200,8 @@ class TransportPolicy:
         """Time is ``now``: the time limit that expires (and interrupts the reader), if one does."""
         if self.reason is not None or self.expired is not None:
             return None
-        if self._got_command:  # a command came since the last tick
-            self._got_command = False
+        if self.got_command:  # a command came since the last tick
+            self.got_command = False
             self._heard = now
         limit = TIME_LIMIT[self.phase]
         if limit is CUT_OFF:

@@ -263,3 +263,22 @@ async def test_when_nobody_can_win_any_more_every_player_left_is_told_lose() -> 
     )
     assert GameOver("g is over after 1 rounds") in spectator.replies
     assert game.world is not first_world and not game.players  # a fresh world
+
+
+async def test_the_games_line_is_kept_until_what_it_says_changes() -> None:
+    # Game.info() keeps its last GameInfo (issue 31: built and checked once, not at
+    # every GAMES), and builds a new one as soon as a player or spectator comes or goes.
+    game = tiny_game(limit=3)
+    empty = game.info()
+    assert game.info() is empty and empty.players == 0 and empty.watchers == 0
+    ada = MemoryOutbox("Ada")
+    game.handle(ada, command("LOOK"))
+    joined = game.info()
+    assert joined is not empty and joined.players == 1 and joined.limit == 3
+    assert game.info() is joined
+    watcher = MemoryOutbox("Eve")
+    game.watch(watcher)
+    assert game.info().watchers == 1
+    game.unwatch(watcher)
+    game.leave(ada, "quit")
+    assert game.info() == empty

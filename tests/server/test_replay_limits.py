@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from protocol.commands import Stay
-from server.replay import ReplayShelf, ReplayWriter
+from server.replay import TRUNCATED_RESERVE, ReplayShelf, ReplayWriter
 from server.replay_reader import open_world, read_replay, rerun
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
@@ -193,3 +193,24 @@ def test_records_before_the_first_action_are_held_to_the_cap_too(tmp_path: Path)
     writer.action(1, 1, Stay())
     writer.close(1, "all players left")
     assert not list(tmp_path.iterdir()), "a game whose start was not kept is not recorded"
+
+
+def test_a_file_opened_later_lowers_what_the_others_may_still_write(tmp_path: Path) -> None:
+    """The shelf answers a flush within every limit by two comparisons (issue 31); a
+    second live file takes its reserve from what the first may still write, at once."""
+    shelf = ReplayShelf(tmp_path, keep_bytes=8192, max_bytes=None)
+    first = ReplayWriter(shelf, {"replay": 1, "game": "a"})
+    first.action(1, 1, Stay())
+    first.flush()
+    assert first.path is not None
+    room = 8192 - TRUNCATED_RESERVE - shelf.live_bytes  # alone, it may write this much
+    assert shelf.refusal(first.path, room) is None
+    second = ReplayWriter(shelf, {"replay": 1, "game": "b"})
+    second.action(1, 1, Stay())
+    second.flush()
+    # Now both reserves are kept back, and the first file's own bytes count.
+    assert shelf.refusal(first.path, room) is not None
+    assert "--replay-keep-bytes" in str(shelf.refusal(first.path, room))
+    assert shelf.refusal(first.path, 10) is None
+    second.close(1, "all players left")
+    assert shelf.refusal(first.path, 10) is None

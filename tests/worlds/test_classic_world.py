@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -20,6 +22,7 @@ from worlds.api import (
     PlayerKind,
     WorldError,
     WorldFull,
+    moved,
 )
 from worlds.classic import ClassicWorld, parse_map
 
@@ -303,3 +306,21 @@ def test_look_bytes_show_every_change_since_the_last_look() -> None:
     assert w.look_bytes(1) == b"X###X\n#####\n##...\n##...\nX#..X\n"
     place(w, 3, (1, 1))
     assert w.look_bytes(1) == b"X###X\n#####\n##...\n##.P.\nX#..X\n"
+
+
+@given(
+    st.integers(min_value=1, max_value=10**6),
+    st.tuples(st.integers(0, 2000), st.integers(0, 2000)),
+    st.tuples(st.integers(0, 2000), st.integers(0, 2000)),
+)
+def test_the_fast_moved_is_the_dataclass_moved(
+    player: int, origin: tuple[int, int], target: tuple[int, int]
+) -> None:
+    # The classic world builds its Moved events through their slots (issue 31): they
+    # must be the very events the dataclass builds, frozen like them.
+    fast = moved(player, origin, target)
+    built = Moved(player, origin, target)
+    assert type(fast) is Moved
+    assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.player = player + 1  # type: ignore[misc]

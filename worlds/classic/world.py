@@ -30,12 +30,14 @@ from ..api import (
     Position,
     World,
     WorldError,
+    moved,
 )
 from ..squares import OpenSquares, free_square
 from ..view import ByteRows, look_window, look_window_bytes
 from .mapfile import EXIT, FLOOR, GOLD, ITEMS, WALL, ClassicMap
 
 _FLOOR = ord(FLOOR)
+_WALL, _EXIT = ord(WALL), ord(EXIT)  # a move compares the map's byte, not a str made of it
 _GOLD = ord(GOLD)
 
 SELF = "@"
@@ -43,11 +45,15 @@ SELF = "@"
 
 
 class _Player:
-    __slots__ = ("gold", "kind", "moves", "position")
+    __slots__ = ("glyph", "gold", "kind", "mark", "moves", "position")
 
     def __init__(self, position: Position, kind: PlayerKind) -> None:
         self.position = position
         self.kind = kind
+        # How the player is drawn, kept as str and byte: ``Enum.value`` is a descriptor
+        # call, and a move draws the player anew.
+        self.glyph: str = kind.value
+        self.mark = ord(self.glyph)
         self.gold = 0
         self.moves = 0
 
@@ -183,20 +189,26 @@ class ClassicWorld(World):
         if not (0 <= row < self._height and 0 <= column < self._width):
             events.append(Blocked(player, "the edge of the map"))
             return
-        tile = chr(self._tiles[row * self._width + column])
+        index = row * self._width + column
+        tile = self._tiles[index]
         target = (row, column)
-        if tile == WALL:
+        if tile == _WALL:
             events.append(Blocked(player, "a wall"))
             return
         if target in self._glyphs:
             events.append(Blocked(player, "another player"))
             return
-        self._vacate(origin)
-        self._glyphs[target] = state.kind.value
-        self._scene[row * self._width + column] = ord(state.kind.value)  # _vacate cleared
+        # _vacate(origin), inline: a move is the commonest action.
+        glyphs, scene = self._glyphs, self._scene
+        del glyphs[origin]
+        left = origin[0] * self._width + origin[1]
+        scene[left] = self._tiles[left]
+        self._windows.clear()
+        glyphs[target] = state.glyph
+        scene[index] = state.mark
         state.position = target
-        events.append(Moved(player, origin, target))
-        if tile == EXIT and state.gold >= self.map.goal:
+        events.append(moved(player, origin, target))
+        if tile == _EXIT and state.gold >= self.map.goal:
             del self._players[player]
             self._vacate(target)
             events.append(
