@@ -83,6 +83,9 @@ class Server:
         """What the server has counted since it started (for ``/metrics``)."""
         self.poller = Poller() if Poller.available() else None
         """Serves every TCP client that waits for input from one task (server.poller)."""
+        self.writers: trio.Nursery | None = None
+        """Where connections start their writer tasks while :meth:`run` runs: each one
+        started when a connection has output to write that waits, and ended with it."""
 
     @property
     def ready(self) -> bool:
@@ -137,7 +140,11 @@ class Server:
             seed=config.seed,
         )
         try:
-            async with self.ladder.running(), trio.open_nursery() as games:
+            async with (
+                self.ladder.running(),
+                trio.open_nursery() as self.writers,
+                trio.open_nursery() as games,
+            ):
                 await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
                 await games.start(self.lobby.run)
                 if self.poller is not None:
@@ -160,6 +167,7 @@ class Server:
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()
         finally:
+            self.writers = None
             for listener in listeners:
                 await listener.aclose()
             self.log.info("server stopped", log_lines_dropped=dropped_lines())

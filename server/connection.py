@@ -104,6 +104,8 @@ class Host(Protocol):
     def counts(self) -> Counts: ...
     @property
     def poller(self) -> Poller | None: ...
+    @property
+    def writers(self) -> trio.Nursery | None: ...
 
 
 class Connection:
@@ -132,7 +134,7 @@ class Connection:
         self.peer = peer
         """The client's address, ``host:port``, for the logs."""
         self.config = server.config
-        self.transport = Transport(stream, self.config, server.poller)
+        self.transport = Transport(stream, self.config, server.poller, server.writers)
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send

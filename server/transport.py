@@ -29,7 +29,11 @@ the bytes and reads the clock):
 
 * :meth:`~Transport.write` never blocks. Replies to a batch of input are written
   after it (and after :meth:`Session.settle`: the replay first); a writer task writes
-  what other tasks queue meanwhile.
+  what other tasks queue meanwhile. It runs only while such output waits to be
+  written (an idle client has no task but its reader): started when some is queued,
+  in the nursery the transport was given (the server's :attr:`~server.app.Server.writers`)
+  or else in one :meth:`~Transport.run` opens, and ending once the queue is empty. It
+  never outlives :meth:`~Transport.run`, which ends it before closing the stream.
 * **Back-pressure**: a session stops handling input once the queue passes
   :attr:`~Transport.high_mark` (:attr:`~Transport.backlogged`) and returns
   ``Input.PAUSED``; the transport then writes the queue out (down to the low
@@ -113,16 +117,14 @@ class Transport(TransportPolicy):
     """
 
     def __init__(
-        self, stream: trio.abc.Stream, limits: Limits, poller: Poller | None = None
+        self,
+        stream: trio.abc.Stream,
+        limits: Limits,
+        poller: Poller | None = None,
+        writers: trio.Nursery | None = None,
     ) -> None:
-        self._writer_wakeup = trio.lowlevel.ParkingLot()
         self._read_scope = trio.CancelScope()
-        super().__init__(
-            limits,
-            trio.current_time(),
-            wake_writer=self._writer_wakeup.unpark_all,
-            interrupt=self._read_scope.cancel,
-        )
+        super().__init__(limits, trio.current_time())
         self.stream = stream
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
@@ -153,8 +155,15 @@ class Transport(TransportPolicy):
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
-        self._drained = trio.lowlevel.ParkingLot()
-        self._writer_done = trio.Event()
+        self._spawn_in = writers
+        """Where :meth:`run` starts writer tasks; ``None``: a nursery of its own."""
+        self._writers: trio.Nursery | None = None
+        """Where writer tasks start, while :meth:`run` runs."""
+        self._writer: trio.CancelScope | None = None
+        """The running writer task's scope, while one runs."""
+        # Made when first needed: an idle client never waits on them.
+        self._writer_done: trio.Event | None = None
+        self._drained: trio.lowlevel.ParkingLot | None = None
 
     async def _send_all(self, data: bytearray) -> int:
         await self.stream.send_all(data)
@@ -196,19 +205,36 @@ class Transport(TransportPolicy):
         """Serve the stream until the connection ends, then close it."""
         self._session = session
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._write_loop)
-                with self._read_scope:
-                    await self._read_loop(session)
-                session.input_ended(idle=self.input_over())
-                self.session_over()
-                with trio.move_on_after(self.linger):
-                    await self._writer_done.wait()
-                nursery.cancel_scope.cancel()
+            if self._spawn_in is None:
+                async with trio.open_nursery() as writers:
+                    self._writers = writers
+                    await self._serve(session)
+            else:
+                self._writers = self._spawn_in
+                await self._serve(session)
         finally:
             with trio.move_on_after(self.linger) as cleanup:
                 cleanup.shield = True
+                # A writer task still running (this task was cancelled) ends before the
+                # stream closes: no write may reach a descriptor reused by then.
+                if self._writer is not None and self._writer_done is not None:
+                    self._writer.cancel()
+                    await self._writer_done.wait()
+                self._writers = None
                 await self.stream.aclose()
+
+    async def _serve(self, session: Session) -> None:
+        if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
+            self._start_writer()
+        with self._read_scope:
+            await self._read_loop(session)
+        session.input_ended(idle=self.input_over())
+        self.session_over()  # a writer task writes what is left, if anything is
+        with trio.move_on_after(self.linger):
+            while self._writer is not None and self._writer_done is not None:
+                await self._writer_done.wait()
+        if self._writer is not None:
+            self._writer.cancel()
 
     async def _read_loop(self, session: Session) -> None:
         receive = self._receive
@@ -305,6 +331,8 @@ class Transport(TransportPolicy):
         """Write the queue out, or wait for the writer task to, until it is empty."""
         while self.pending:
             if self._sending:
+                if self._drained is None:
+                    self._drained = trio.lowlevel.ParkingLot()
                 await self._drained.park()
             else:
                 await self._flush()
@@ -327,24 +355,50 @@ class Transport(TransportPolicy):
                     raise
         finally:
             self._sending = False
-            self._drained.unpark_all()
+            if self._drained is not None:
+                self._drained.unpark_all()
 
-    async def _write_loop(self) -> None:
+    # -- the writer task: started when output queued from elsewhere must wait --------
+
+    def _interrupt(self) -> None:
+        self._read_scope.cancel()
+
+    def _wake_writer(self) -> None:
+        """Output was queued outside a batch of input, or the connection ends: a writer
+        task writes it, started now unless one runs or a flush under way will (none
+        runs while nothing waits to be written, so an idle client has no task but its
+        reader). Before :meth:`run` has started, it writes what is queued."""
+        if self._writer is None and self.pending and not self._sending:
+            self._start_writer()
+
+    def _start_writer(self) -> None:
+        if self._writers is None:
+            return
+        self._writer = trio.CancelScope()
+        self._writer_done = trio.Event()
+        self._writers.start_soon(self._write_loop, self._writer, self._writer_done)
+
+    async def _write_loop(self, scope: trio.CancelScope, done: trio.Event) -> None:
+        """Write the queue until it is empty (and nothing more comes in the meantime)."""
         try:
-            while True:
-                if self.pending and not self._sending:
-                    with trio.move_on_after(self.limits.send_timeout) as scope:
-                        await self._flush()
-                    if scope.cancelled_caught:
-                        self.send_timed_out()
+            with scope:
+                while True:
+                    if self._sending:  # the reader writes: see what is left once it is done
+                        if self._drained is None:
+                            self._drained = trio.lowlevel.ParkingLot()
+                        await self._drained.park()
+                    elif self.pending:
+                        with trio.move_on_after(self.limits.send_timeout) as timer:
+                            await self._flush()
+                        if timer.cancelled_caught:
+                            self.send_timed_out()
+                            return
+                    else:
                         return
-                elif self.reason is not None and not self._sending:
-                    return
-                else:
-                    await self._writer_wakeup.park()
         except GONE:
             self.pending.clear()
             if self.reason is None:
                 self.close(LOST)
         finally:
-            self._writer_done.set()
+            self._writer = None
+            done.set()

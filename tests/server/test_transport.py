@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import structlog
 import trio
 import trio.testing
 
+from protocol.replies import Message
 from server.app import Server
 from server.config import ServerConfig
 from server.transport import CUT_OFF, Input, Transport
 
-from ..helpers import TIMEOUT, bound_port
+from ..conftest import StartServer
+from ..helpers import TIMEOUT, Peer, bound_port
 
 
 class Echo:
@@ -98,8 +101,6 @@ async def test_a_connection_plays_over_a_memory_stream(nursery: trio.Nursery) ->
 
 
 async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nursery) -> None:
-    from ..helpers import Peer
-
     server = Server(ServerConfig(port=0, map="tiny", seed=1))
     await nursery.start(server.run)
     try:
@@ -114,3 +115,54 @@ async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nurse
         assert (await read_to_end(client)).endswith(b"BYE Thanks for playing.\n")
     finally:
         server.shutdown()
+
+
+def writer_tasks() -> int:
+    """How many transports' writer tasks run now, in the whole trio run."""
+    count = 0
+    tasks = [trio.lowlevel.current_root_task()]
+    while tasks:
+        task = tasks.pop()
+        count += task.name.endswith("Transport._write_loop")
+        for nursery in task.child_nurseries:
+            tasks.extend(nursery.child_tasks)
+    return count
+
+
+async def test_an_idle_connection_has_no_writer_task(start_server: StartServer) -> None:
+    server = await start_server()
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
+    for peer in peers:
+        assert await peer.ask("EXTEND chat") == ["EXTENDED chat"]
+        assert await peer.ask("HELLO") == ["GOLD 3"]
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
+    # Output from elsewhere (not a reply) starts one, which ends once it is written.
+    for connection in list(server.connections):
+        connection.push(Message("", "hello all"))
+    for peer in peers:
+        assert await peer.read_line() == "MESSAGE hello all"
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
+    assert await peers[0].ask("LOOK") != []
+
+
+async def test_output_from_elsewhere_left_unread_cuts_off_after_the_send_timeout(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(
+        max_pending_output=1 << 30, send_timeout=0.5, chat_rate=1e6, chat_burst=10**6
+    )
+    hog, talker = [await Peer.connect(bound_port(server)) for _ in range(2)]
+    assert await hog.ask("EXTEND chat") == ["EXTENDED chat"]
+    assert await hog.ask("HELLO") == ["GOLD 3"]
+    assert await talker.ask("HELLO Talker") == ["GOLD 3"]
+    shout = "SHOUT " + "x" * 900 + "\n"
+    with structlog.testing.capture_logs() as logs:
+        with trio.fail_after(30):
+            while not any(e.get("reason") == CUT_OFF for e in logs):
+                await talker.send(shout * 100)
+                assert await talker.read_lines(100) == ["SUCCESS"] * 100
+    assert len(server.connections) == 1
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
