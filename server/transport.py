@@ -63,7 +63,7 @@ import contextlib
 import enum
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Final, Protocol, cast
 
 import trio
@@ -201,92 +201,101 @@ class Transport(TransportPolicy):
 
     # -- the connection's life ------------------------------------------------------
 
-    async def run(self, session: Session) -> None:
-        """Serve the stream until the connection ends, then close it."""
+    def run(self, session: Session) -> Coroutine[object, None, None]:
+        """Serve the stream until the connection ends, then close it: a coroutine to
+        await (this is not itself a coroutine function so that an idle client's task
+        waits one coroutine frame less deep: issue 31 counts every byte of it)."""
+        if self._spawn_in is None:
+            return self._serve_with_writers(session)
+        return self._serve(session, self._spawn_in)
+
+    async def _serve_with_writers(self, session: Session) -> None:
+        async with trio.open_nursery() as writers:
+            await self._serve(session, writers)
+
+    async def _serve(self, session: Session, writers: trio.Nursery) -> None:
+        """The reader: serves the connection to its end; the writer tasks it starts in
+        ``writers`` end with it, before the stream is closed."""
         self._session = session
+        self._writers = writers
         try:
-            if self._spawn_in is None:
-                async with trio.open_nursery() as writers:
-                    self._writers = writers
-                    await self._serve(session)
-            else:
-                self._writers = self._spawn_in
-                await self._serve(session)
+            if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
+                self._start_writer()
+            with self._read_scope:  # the read loop, inline: one coroutine frame less
+                receive = self._receive
+                fd = self._fd
+                poller = self._poller
+                wait_readable, read = trio.lowlevel.wait_readable, os.read
+                wait_task_rescheduled = trio.lowlevel.wait_task_rescheduled
+                result: Input | trio.Event
+                while True:  # here the session wants data
+                    try:
+                        if poller is not None:
+                            # The poller reads, handles and answers until something needs
+                            # this task (a round, a full socket, the end); then it goes on
+                            # below. A read that failed there is raised here (and ends the
+                            # connection). Awaited here, not in a method of the poller's: one
+                            # coroutine frame less for every idle client.
+                            abort = poller.admit(self, fd, self._address)
+                            if abort is None or not await wait_task_rescheduled(abort):
+                                poller = None  # the poller has stopped: serve ourselves
+                                continue
+                            result = self._result
+                        else:
+                            if fd >= 0:  # the fast path, inline: no coroutine per batch
+                                await wait_readable(fd)
+                                try:
+                                    data = read(fd, RECEIVE_SIZE)
+                                except BlockingIOError:
+                                    continue
+                            else:
+                                data = await receive(RECEIVE_SIZE)
+                            session.data_received(data)
+                            result = self._handle(session)
+                    except GONE:
+                        self.lost()
+                        break
+                    # The replies to what was handled, and what handling it left to do.
+                    while True:
+                        if self.pending:
+                            # Written here rather than by a writer task to save a task
+                            # switch per reply; a client that leaves them unread is cut
+                            # off in time.
+                            try:
+                                if self._fd < 0 or self._sending or not self._write_now():
+                                    self.replying(trio.current_time())
+                                    await self._drain()
+                                    self.replied()
+                            except GONE:
+                                self.lost()
+                                result = Input.ENDED
+                        if result is Input.ENDED or self.reason is not None:
+                            break
+                        if result is Input.WANT_DATA:
+                            break
+                        if result is not Input.PAUSED:
+                            # The round has its own time limit; idleness counts from its end.
+                            self.waiting()
+                            await result.wait()
+                            self.reading(trio.current_time())
+                        result = self._handle(session)
+                    if result is not Input.WANT_DATA or self.reason is not None:
+                        break
+            session.input_ended(idle=self.input_over())
+            self.session_over()  # a writer task writes what is left, if anything is
+            with trio.move_on_after(self.linger):
+                while self._writer is not None and self._writer_done is not None:
+                    await self._writer_done.wait()
         finally:
             with trio.move_on_after(self.linger) as cleanup:
                 cleanup.shield = True
-                # A writer task still running (this task was cancelled) ends before the
-                # stream closes: no write may reach a descriptor reused by then.
+                # A writer task still running (time ran out, or this task was cancelled)
+                # ends before the stream closes: no write may reach a reused descriptor.
                 if self._writer is not None and self._writer_done is not None:
                     self._writer.cancel()
                     await self._writer_done.wait()
                 self._writers = None
                 await self.stream.aclose()
-
-    async def _serve(self, session: Session) -> None:
-        if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
-            self._start_writer()
-        with self._read_scope:
-            await self._read_loop(session)
-        session.input_ended(idle=self.input_over())
-        self.session_over()  # a writer task writes what is left, if anything is
-        with trio.move_on_after(self.linger):
-            while self._writer is not None and self._writer_done is not None:
-                await self._writer_done.wait()
-        if self._writer is not None:
-            self._writer.cancel()
-
-    async def _read_loop(self, session: Session) -> None:
-        receive = self._receive
-        fd = self._fd
-        poller = self._poller
-        wait_readable, read = trio.lowlevel.wait_readable, os.read
-        while True:
-            try:
-                if poller is not None:
-                    # The poller reads, handles and answers until something needs this
-                    # task (a round, a full socket, the end); then it goes on below.
-                    # A read that failed there is raised here (and ends the connection).
-                    if not await poller.hold(self, fd, self._address):
-                        poller = None  # the poller has stopped: serve ourselves
-                        continue
-                    result = self._result
-                else:
-                    if fd >= 0:  # the fast path, inline: no coroutine per batch
-                        await wait_readable(fd)
-                        try:
-                            data = read(fd, RECEIVE_SIZE)
-                        except BlockingIOError:
-                            continue
-                    else:
-                        data = await receive(RECEIVE_SIZE)
-                    session.data_received(data)
-                    result = self._handle(session)
-            except GONE:
-                self.lost()
-                return
-            while True:
-                if self.pending:
-                    # Written here rather than by the writer task to save a task switch
-                    # per reply; a client that leaves them unread is cut off in time.
-                    try:
-                        if self._fd < 0 or self._sending or not self._write_now():
-                            self.replying(trio.current_time())
-                            await self._drain()
-                            self.replied()
-                    except GONE:
-                        self.lost()
-                        return
-                if result is Input.ENDED or self.reason is not None:
-                    return
-                if result is Input.WANT_DATA:
-                    break
-                if result is not Input.PAUSED:
-                    # The round has its own time limit; idleness counts from its end.
-                    self.waiting()
-                    await result.wait()
-                    self.reading(trio.current_time())
-                result = self._handle(session)
 
     def _handle(self, session: Session) -> Input | trio.Event:
         """Handle what the session has received, and settle it (its replies are queued)."""

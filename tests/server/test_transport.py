@@ -166,3 +166,16 @@ async def test_output_from_elsewhere_left_unread_cuts_off_after_the_send_timeout
     assert len(server.connections) == 1
     await trio.testing.wait_all_tasks_blocked()
     assert writer_tasks() == 0
+
+
+async def test_commands_sent_behind_one_that_waits_are_answered_in_order(
+    start_server: StartServer,
+) -> None:
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    # CREATE waits for its game to be made; the lines behind it are read and answered after.
+    await peer.send("CREATE w classic\nJOIN w\nHELLO\n")
+    created, joined, hello = await peer.read_lines(3)
+    assert created.startswith("GAME w ") and "players=0" in created
+    assert joined.startswith("GAME w ") and "players=1" in joined
+    assert hello == "GOLD 3"
