@@ -84,8 +84,9 @@ class Server:
         self.poller = Poller() if Poller.available() else None
         """Serves every TCP client that waits for input from one task (server.poller)."""
         self.writers: trio.Nursery | None = None
-        """Where connections start their writer tasks while :meth:`run` runs: each one
-        started when a connection has output to write that waits, and ended with it."""
+        """Where TCP connections start their writer tasks while :meth:`run` runs: each
+        one started when a connection has output from elsewhere to write, ending once it
+        is written, and never outliving its connection (server.transport)."""
 
     @property
     def ready(self) -> bool:

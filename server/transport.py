@@ -31,8 +31,9 @@ the bytes and reads the clock):
   after it (and after :meth:`Session.settle`: the replay first); a writer task writes
   what other tasks queue meanwhile. It runs only while such output waits to be
   written (an idle client has no task but its reader): started when some is queued,
-  in the nursery the transport was given (the server's :attr:`~server.app.Server.writers`)
-  or else in one :meth:`~Transport.run` opens, and ending once the queue is empty. It
+  in the nursery the transport was given (a TCP socket's: the server's
+  :attr:`~server.app.Server.writers`) or else in one :meth:`~Transport.run` opens
+  (any other stream's), and ending once the queue is empty. It
   never outlives :meth:`~Transport.run`, which ends it before closing the stream.
 * **Back-pressure**: a session stops handling input once the queue passes
   :attr:`~Transport.high_mark` (:attr:`~Transport.backlogged`) and returns
@@ -155,7 +156,9 @@ class Transport(TransportPolicy):
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
-        self._spawn_in = writers
+        # Only a socket's transport (which the server runs inside ``writers``) uses it: a
+        # WebSocket session is the web face's task and may end after the server's run.
+        self._spawn_in = writers if isinstance(stream, trio.SocketStream) else None
         """Where :meth:`run` starts writer tasks; ``None``: a nursery of its own."""
         self._writers: trio.Nursery | None = None
         """Where writer tasks start, while :meth:`run` runs."""

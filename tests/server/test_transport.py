@@ -120,7 +120,9 @@ async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nurse
 def writer_tasks() -> int:
     """How many transports' writer tasks run now, in the whole trio run."""
     count = 0
-    tasks = [trio.lowlevel.current_root_task()]
+    root = trio.lowlevel.current_root_task()
+    assert root is not None
+    tasks = [root]
     while tasks:
         task = tasks.pop()
         count += task.name.endswith("Transport._write_loop")
