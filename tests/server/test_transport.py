@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import structlog
 import trio
 import trio.testing
@@ -181,3 +183,33 @@ async def test_commands_sent_behind_one_that_waits_are_answered_in_order(
     assert created.startswith("GAME w ") and "players=0" in created
     assert joined.startswith("GAME w ") and "players=1" in joined
     assert hello == "GOLD 3"
+
+
+def await_chain(task: trio.lowlevel.Task) -> list[str]:
+    """The coroutines ``task`` waits in, outermost first, by name."""
+    names = []
+    awaited: Any = task.coro
+    while awaited is not None and hasattr(awaited, "cr_code"):
+        names.append(awaited.cr_code.co_name)
+        awaited = awaited.cr_await
+    return names
+
+
+async def test_an_idle_clients_task_waits_five_coroutines_deep(start_server: StartServer) -> None:
+    # Each coroutine frame costs every idle connection a few hundred bytes (issue 31).
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    assert await peer.ask("HELLO") == ["GOLD 3"]
+    await trio.testing.wait_all_tasks_blocked()
+    root = trio.lowlevel.current_root_task()
+    assert root is not None
+    chains, tasks = [], [root]
+    while tasks:
+        task = tasks.pop()
+        if task.name.endswith("_run_handler"):
+            chains.append(await_chain(task))
+        for nursery in task.child_nurseries:
+            tasks.extend(nursery.child_tasks)
+    assert chains == [["_run_handler", "serve_stream", "run", "_serve", "wait_task_rescheduled"]], (
+        chains
+    )
