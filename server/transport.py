@@ -370,7 +370,7 @@ class Transport(TransportPolicy):
             if self._drained is not None:
                 self._drained.unpark_all()
 
-    # -- the writer task: started when output queued from elsewhere must wait --------
+    # -- the writer task: runs while output queued from elsewhere waits -------------
 
     def _interrupt(self) -> None:
         self._read_scope.cancel()
