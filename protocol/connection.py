@@ -27,6 +27,7 @@ client asked for it; :meth:`ServerProtocol.send` checks the same and raises.
 from __future__ import annotations
 
 import enum
+import functools
 import operator
 from collections.abc import Callable
 from typing import Final, cast
@@ -120,6 +121,12 @@ def _kind_of(cls: type[Reply]) -> _Kind:
     return _Kind.PLAIN
 
 
+@functools.cache
+def _frozen(capabilities: tuple[str, ...]) -> frozenset[str]:
+    """``capabilities`` as one frozenset shared by every connection that starts with them."""
+    return frozenset(capabilities)
+
+
 _KINDS: Final[dict[type[Reply], _Kind]] = {}
 """``_kind_of`` by class, filled as classes are first sent (a look-up per reply)."""
 
@@ -189,7 +196,7 @@ class ServerProtocol:
             _TO_BYTES if type(self.dialect).render is Dialect.render else self.dialect.render
         )
         self.state = ServerState.SERVING
-        self.capabilities: frozenset[str] = frozenset(self.dialect.capabilities)
+        self.capabilities: frozenset[str] = _frozen(self.dialect.capabilities)
         """What the client gets without asking by a command: ``events``, ``chat``, ``bot``."""
         self.watching = False
         """Whether the client asked, by ``WATCH``, for the views of a game."""

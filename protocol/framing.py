@@ -53,6 +53,9 @@ WILL: Final = 251
 SB: Final = 250
 SE: Final = 240
 _REFUSAL: Final = {DO: WONT, WILL: DONT}
+_NONE_ANSWERED: Final[frozenset[tuple[int, int]]] = frozenset()
+"""Every framer's answered options until telnet speaks: one object, not one a connection
+(``frozenset()`` makes a new one each time in Python 3.11)."""
 
 # Telnet parser states.
 _DATA, _IAC, _OPTION, _SUB, _SUB_IAC = range(5)
@@ -117,7 +120,7 @@ class LineFramer:
         self._after_cr = False
         self._telnet_state = _DATA
         self._telnet_verb = 0
-        self._answered: frozenset[tuple[int, int]] = frozenset()  # shared until telnet speaks
+        self._answered = _NONE_ANSWERED  # shared until telnet speaks
         self._outgoing = bytearray()
         self._eof = False
         self._broken = False

@@ -67,23 +67,36 @@ class Admission:
         self, host: str, *, socket: bool = True, address: bool = True, web: bool = False
     ) -> Iterator[None]:
         """Count a connection (as :meth:`refusal` judged it) while the block runs."""
+        self.take(host, socket=socket, address=address, web=web)
+        try:
+            yield
+        finally:
+            self.release(host, socket=socket, address=address, web=web)
+
+    def take(
+        self, host: str, *, socket: bool = True, address: bool = True, web: bool = False
+    ) -> None:
+        """Count a connection until :meth:`release` with the same arguments (what
+        :meth:`held` does, for a caller that keeps no context manager a connection)."""
         if socket:
             self.sockets += 1
             if web:
                 self.web_sockets += 1
         if address:
             self.per_address[host] += 1
-        try:
-            yield
-        finally:
-            if socket:
-                self.sockets -= 1
-                if web:
-                    self.web_sockets -= 1
-            if address:
-                self.per_address[host] -= 1
-                if not self.per_address[host]:
-                    del self.per_address[host]
+
+    def release(
+        self, host: str, *, socket: bool = True, address: bool = True, web: bool = False
+    ) -> None:
+        """Stop counting a connection :meth:`take` counted."""
+        if socket:
+            self.sockets -= 1
+            if web:
+                self.web_sockets -= 1
+        if address:
+            self.per_address[host] -= 1
+            if not self.per_address[host]:
+                del self.per_address[host]
 
     def __contains__(self, host: str) -> bool:
         """Whether ``host`` holds a connection now."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from functools import partial
 
 import structlog
@@ -75,14 +75,18 @@ class Server:
         self._ids = itertools.count(1)
         self.admission = Admission(config)
         """Open connections by address, every way in (TCP, HTTP, WebSocket) together."""
-        self._log_allowances: dict[str, LogAllowance] = {}
-        """Each client address's allowance of log events; see :meth:`client_log`."""
+        self._client_logs: dict[str, RateLimitedLogger] = {}
+        """Each client address's logger and allowance of log events; see :meth:`client_log`."""
         self._accepting = trio.CancelScope()
         self._stopping = False
         self.counts = Counts()
         """What the server has counted since it started (for ``/metrics``)."""
         self.poller = Poller() if Poller.available() else None
         """Serves every TCP client that waits for input from one task (server.poller)."""
+        self.writers: trio.Nursery | None = None
+        """Where TCP connections start their writer tasks while :meth:`run` runs: each
+        one started when a connection has output from elsewhere to write, ending once it
+        is written, and never outliving its connection (server.transport)."""
 
     @property
     def ready(self) -> bool:
@@ -137,7 +141,11 @@ class Server:
             seed=config.seed,
         )
         try:
-            async with self.ladder.running(), trio.open_nursery() as games:
+            async with (
+                self.ladder.running(),
+                trio.open_nursery() as self.writers,
+                trio.open_nursery() as games,
+            ):
                 await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
                 await games.start(self.lobby.run)
                 if self.poller is not None:
@@ -160,6 +168,7 @@ class Server:
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()
         finally:
+            self.writers = None
             for listener in listeners:
                 await listener.aclose()
             self.log.info("server stopped", log_lines_dropped=dropped_lines())
@@ -190,25 +199,27 @@ class Server:
 
     def client_log(self, host: str) -> RateLimitedLogger:
         """The logger for events about the client at ``host``: all its connections share
-        one allowance (``client_log_burst`` events, then ``client_log_rate`` a second)."""
-        allowance = self._log_allowances.get(host)
-        if allowance is None:
+        it and one allowance (``client_log_burst`` events, then ``client_log_rate`` a
+        second)."""
+        logger = self._client_logs.get(host)
+        if logger is None:
             config = self.config
             allowance = LogAllowance(config.client_log_rate, config.client_log_burst)
-            self._log_allowances[host] = allowance
-        return RateLimitedLogger(self.log, allowance)
+            logger = self._client_logs[host] = RateLimitedLogger(self.log, allowance)
+        return logger
 
     def _forget_quiet_addresses(self) -> None:
-        """Drop the log allowance of addresses that are gone and whose bucket refilled,
+        """Drop the logger of addresses that are gone and whose bucket refilled,
         reporting what was suppressed first."""
         now = trio.current_time()
-        for host, allowance in list(self._log_allowances.items()):
+        for host, logger in list(self._client_logs.items()):
             if host in self.admission:
                 continue
+            allowance = logger.allowance
             if allowance.suppressed:
-                RateLimitedLogger(self.log.bind(peer=host), allowance).flush_suppressed()
+                logger.bind(peer=host).flush_suppressed()
             elif allowance.refilled(now):
-                del self._log_allowances[host]
+                del self._client_logs[host]
 
     async def _watchdog(self) -> None:
         tick = watchdog_tick(self.config)
@@ -229,12 +240,16 @@ class Server:
         # Connections close themselves after at most ``linger`` seconds; this is the backstop.
         connections.cancel_scope.deadline = trio.current_time() + 2 * self.config.linger + 1
 
-    async def _serve_connection(self, stream: trio.SocketStream, *, dialect: str) -> None:
+    def _serve_connection(
+        self, stream: trio.SocketStream, *, dialect: str
+    ) -> Coroutine[object, None, None]:
+        # A function that returns serve_stream's coroutine, not a coroutine function of
+        # its own: every connection's task waits one coroutine frame less deep (issue 31).
         try:
             host, port = stream.socket.getpeername()[:2]
         except OSError:  # gone before we looked
             host, port = "?", 0
-        await self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
+        return self.serve_stream(stream, host=str(host), port=int(port), dialect=dialect)
 
     async def serve_stream(
         self,
@@ -259,16 +274,17 @@ class Server:
         """
         connection_id = next(self._ids)
         config = self.config
-        counts = {"socket": count_socket, "address": count_address}
         refusal: str | None = None
         if self._stopping or self.lobby.draining:
             refusal = "the server is shutting down; goodbye"
         else:
-            refusal = self.admission.refusal(host, **counts)
-        log = self.client_log(host).bind(conn=connection_id, peer=f"{host}:{port}")
+            refusal = self.admission.refusal(host, socket=count_socket, address=count_address)
+        log = self.client_log(host)
         if refusal is not None:
             self.counts.refused += 1
-            log.warning("connection refused", reason=refusal)
+            log.bind(conn=connection_id, peer=f"{host}:{port}").warning(
+                "connection refused", reason=refusal
+            )
             await self._refuse(stream, refusal, dialect or config.dialect)
             return
         connection = Connection(
@@ -283,10 +299,13 @@ class Server:
             prepare(connection)
         self.counts.connections += 1
         self.connections.add(connection)
+        # Counted by take/release rather than by a context manager: no generator kept a
+        # connection (issue 31).
+        self.admission.take(host, socket=count_socket, address=count_address)
         try:
-            with self.admission.held(host, **counts):
-                await connection.run()
+            await connection.run()
         finally:
+            self.admission.release(host, socket=count_socket, address=count_address)
             self.connections.discard(connection)
 
     async def _relayed(self, stream: trio.abc.Stream, passenger: Passenger) -> None:

@@ -104,6 +104,8 @@ class Host(Protocol):
     def counts(self) -> Counts: ...
     @property
     def poller(self) -> Poller | None: ...
+    @property
+    def writers(self) -> trio.Nursery | None: ...
 
 
 class Connection:
@@ -132,7 +134,7 @@ class Connection:
         self.peer = peer
         """The client's address, ``host:port``, for the logs."""
         self.config = server.config
-        self.transport = Transport(stream, self.config, server.poller)
+        self.transport = Transport(stream, self.config, server.poller, server.writers)
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
@@ -162,10 +164,18 @@ class Connection:
         self.relay: Any = None
         """Set while the client is carried to another node of a cluster, which then gets
         every command (:mod:`server.cluster.relay`)."""
-        self.log = log if log is not None else server.log.bind(conn=connection_id, peer=peer)
-        """Events about this client (rate-limited per address when the server made it)."""
-        if dialect != DEFAULT_DIALECT:
-            self.log = self.log.bind(dialect=dialect)
+        self._log_to = log if log is not None else server.log
+        """Where events about this client go (the server's logger for its address, which
+        rate-limits them); :attr:`log` binds it to this client."""
+
+    @property
+    def log(self) -> Any:
+        """The logger of events about this client: bound to it at each use, so that an
+        idle connection keeps no logger of its own (a few events a connection use it)."""
+        dialect = self.protocol.dialect.name
+        if dialect == DEFAULT_DIALECT:
+            return self._log_to.bind(conn=self.id, peer=self.peer)
+        return self._log_to.bind(conn=self.id, peer=self.peer, dialect=dialect)
 
     @property
     def reason(self) -> str | None:

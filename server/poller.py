@@ -41,7 +41,9 @@ client's task waits for its own socket.
 from __future__ import annotations
 
 import contextlib
+import functools
 import select
+from collections.abc import Callable
 from typing import Any, Final, Protocol
 
 import outcome
@@ -96,20 +98,34 @@ class Poller:
         ``False`` when the poller is not running or stopped: the caller serves the
         client itself from then on. A method's exception is raised here.
         """
+        abort = self.admit(client, fd, address)
+        if abort is None:
+            return False
+        left: bool = await trio.lowlevel.wait_task_rescheduled(abort)
+        return left
+
+    def admit(
+        self, client: Polled, fd: int, address: str | None = None
+    ) -> Callable[[trio.lowlevel.RaiseCancelT], trio.lowlevel.Abort] | None:
+        """:meth:`hold` in two halves, for a caller that awaits in its own frame (one
+        coroutine frame less for every idle client): takes ``client`` in for the calling
+        task, which must then at once ``await trio.lowlevel.wait_task_rescheduled(abort)``
+        with the ``abort`` returned, and gets what :meth:`hold` would return. ``None``
+        (nothing taken in) when the poller is not running: :meth:`hold` returns ``False``.
+        """
         epoll = self._epoll
         if epoll is None:
-            return False
+            return None
         epoll.register(fd, select.EPOLLIN)
         self._held[fd] = (client, trio.lowlevel.current_task())
         if address is not None:
             self._address[fd] = address
+        return functools.partial(self._abort, fd)
 
-        def abort(_: trio.lowlevel.RaiseCancelT) -> trio.lowlevel.Abort:
-            self._release(fd)
-            return trio.lowlevel.Abort.SUCCEEDED
-
-        left: bool = await trio.lowlevel.wait_task_rescheduled(abort)
-        return left
+    def _abort(self, fd: int, _: trio.lowlevel.RaiseCancelT) -> trio.lowlevel.Abort:
+        """The held task of ``fd`` is cancelled: it leaves the poller at once."""
+        self._release(fd)
+        return trio.lowlevel.Abort.SUCCEEDED
 
     def _release(self, fd: int) -> trio.lowlevel.Task | None:
         """Take ``fd``'s client out of the poller; its task, if it was still held."""

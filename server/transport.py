@@ -29,7 +29,12 @@ the bytes and reads the clock):
 
 * :meth:`~Transport.write` never blocks. Replies to a batch of input are written
   after it (and after :meth:`Session.settle`: the replay first); a writer task writes
-  what other tasks queue meanwhile.
+  what other tasks queue meanwhile. It runs only while such output waits to be
+  written (an idle client has no task but its reader): started when some is queued,
+  in the nursery the transport was given (a TCP socket's: the server's
+  :attr:`~server.app.Server.writers`) or else in one :meth:`~Transport.run` opens
+  (any other stream's), and ending once the queue is empty. It
+  never outlives :meth:`~Transport.run`, which ends it before closing the stream.
 * **Back-pressure**: a session stops handling input once the queue passes
   :attr:`~Transport.high_mark` (:attr:`~Transport.backlogged`) and returns
   ``Input.PAUSED``; the transport then writes the queue out (down to the low
@@ -59,7 +64,7 @@ import contextlib
 import enum
 import os
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Final, Protocol, cast
 
 import trio
@@ -118,16 +123,14 @@ class Transport(TransportPolicy):
     """
 
     def __init__(
-        self, stream: trio.abc.Stream, limits: Limits, poller: Poller | None = None
+        self,
+        stream: trio.abc.Stream,
+        limits: Limits,
+        poller: Poller | None = None,
+        writers: trio.Nursery | None = None,
     ) -> None:
-        self._writer_wakeup = trio.lowlevel.ParkingLot()
         self._read_scope = trio.CancelScope()
-        super().__init__(
-            limits,
-            trio.current_time(),
-            wake_writer=self._writer_wakeup.unpark_all,
-            interrupt=self._read_scope.cancel,
-        )
+        super().__init__(limits, trio.current_time())
         self.stream = stream
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
@@ -158,8 +161,17 @@ class Transport(TransportPolicy):
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
-        self._drained = trio.lowlevel.ParkingLot()
-        self._writer_done = trio.Event()
+        # Only a socket's transport (which the server runs inside ``writers``) uses it: a
+        # WebSocket session is the web face's task and may end after the server's run.
+        self._spawn_in = writers if isinstance(stream, trio.SocketStream) else None
+        """Where :meth:`run` starts writer tasks; ``None``: a nursery of its own."""
+        self._writers: trio.Nursery | None = None
+        """Where writer tasks start, while :meth:`run` runs."""
+        self._writer: trio.CancelScope | None = None
+        """The running writer task's scope, while one runs."""
+        # Made when first needed: an idle client never waits on them.
+        self._writer_done: trio.Event | None = None
+        self._drained: trio.lowlevel.ParkingLot | None = None
 
     async def _send_all(self, data: bytearray) -> int:
         await self.stream.send_all(data)
@@ -197,75 +209,101 @@ class Transport(TransportPolicy):
 
     # -- the connection's life ------------------------------------------------------
 
-    async def run(self, session: Session) -> None:
-        """Serve the stream until the connection ends, then close it."""
+    def run(self, session: Session) -> Coroutine[object, None, None]:
+        """Serve the stream until the connection ends, then close it: a coroutine to
+        await (this is not itself a coroutine function so that an idle client's task
+        waits one coroutine frame less deep: issue 31 counts every byte of it)."""
+        if self._spawn_in is None:
+            return self._serve_with_writers(session)
+        return self._serve(session, self._spawn_in)
+
+    async def _serve_with_writers(self, session: Session) -> None:
+        async with trio.open_nursery() as writers:
+            await self._serve(session, writers)
+
+    async def _serve(self, session: Session, writers: trio.Nursery) -> None:
+        """The reader: serves the connection to its end; the writer tasks it starts in
+        ``writers`` end with it, before the stream is closed."""
         self._session = session
+        self._writers = writers
         try:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._write_loop)
-                with self._read_scope:
-                    await self._read_loop(session)
-                session.input_ended(idle=self.input_over())
-                self.session_over()
-                with trio.move_on_after(self.linger):
+            if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
+                self._start_writer()
+            with self._read_scope:  # the read loop, inline: one coroutine frame less
+                receive = self._receive
+                fd = self._fd
+                poller = self._poller
+                wait_readable, read = trio.lowlevel.wait_readable, os.read
+                wait_task_rescheduled = trio.lowlevel.wait_task_rescheduled
+                result: Input | trio.Event
+                while True:  # here the session wants data
+                    try:
+                        if poller is not None:
+                            # The poller reads, handles and answers until something needs
+                            # this task (a round, a full socket, the end); then it goes on
+                            # below. A read that failed there is raised here (and ends the
+                            # connection). Awaited here, not in a method of the poller's: one
+                            # coroutine frame less for every idle client.
+                            abort = poller.admit(self, fd, self._address)
+                            if abort is None or not await wait_task_rescheduled(abort):
+                                poller = None  # the poller has stopped: serve ourselves
+                                continue
+                            result = self._result
+                        else:
+                            if fd >= 0:  # the fast path, inline: no coroutine per batch
+                                await wait_readable(fd)
+                                try:
+                                    data = read(fd, RECEIVE_SIZE)
+                                except BlockingIOError:
+                                    continue
+                            else:
+                                data = await receive(RECEIVE_SIZE)
+                            session.data_received(data)
+                            result = self._handle(session)
+                    except GONE:
+                        self.lost()
+                        break
+                    # The replies to what was handled, and what handling it left to do.
+                    while True:
+                        if self.pending:
+                            # Written here rather than by a writer task to save a task
+                            # switch per reply; a client that leaves them unread is cut
+                            # off in time.
+                            try:
+                                if self._fd < 0 or self._sending or not self._write_now():
+                                    self.replying(trio.current_time())
+                                    await self._drain()
+                                    self.replied()
+                            except GONE:
+                                self.lost()
+                                result = Input.ENDED
+                        if result is Input.ENDED or self.reason is not None:
+                            break
+                        if result is Input.WANT_DATA:
+                            break
+                        if result is not Input.PAUSED:
+                            # The round has its own time limit; idleness counts from its end.
+                            self.waiting()
+                            await result.wait()
+                            self.reading(trio.current_time())
+                        result = self._handle(session)
+                    if result is not Input.WANT_DATA or self.reason is not None:
+                        break
+            session.input_ended(idle=self.input_over())
+            self.session_over()  # a writer task writes what is left, if anything is
+            with trio.move_on_after(self.linger):
+                while self._writer is not None and self._writer_done is not None:
                     await self._writer_done.wait()
-                nursery.cancel_scope.cancel()
         finally:
             with trio.move_on_after(self.linger) as cleanup:
                 cleanup.shield = True
+                # A writer task still running (time ran out, or this task was cancelled)
+                # ends before the stream closes: no write may reach a reused descriptor.
+                if self._writer is not None and self._writer_done is not None:
+                    self._writer.cancel()
+                    await self._writer_done.wait()
+                self._writers = None
                 await self.stream.aclose()
-
-    async def _read_loop(self, session: Session) -> None:
-        receive = self._receive
-        fd = self._fd
-        poller = self._poller
-        wait_readable, read = trio.lowlevel.wait_readable, os.read
-        while True:
-            try:
-                if poller is not None:
-                    # The poller reads, handles and answers until something needs this
-                    # task (a round, a full socket, the end); then it goes on below.
-                    # A read that failed there is raised here (and ends the connection).
-                    if not await poller.hold(self, fd, self._address):
-                        poller = None  # the poller has stopped: serve ourselves
-                        continue
-                    result = self._result
-                else:
-                    if fd >= 0:  # the fast path, inline: no coroutine per batch
-                        await wait_readable(fd)
-                        try:
-                            data = read(fd, RECEIVE_SIZE)
-                        except BlockingIOError:
-                            continue
-                    else:
-                        data = await receive(RECEIVE_SIZE)
-                    session.data_received(data)
-                    result = self._handle(session)
-            except GONE:
-                self.lost()
-                return
-            while True:
-                if self.pending:
-                    # Written here rather than by the writer task to save a task switch
-                    # per reply; a client that leaves them unread is cut off in time.
-                    try:
-                        if self._fd < 0 or self._sending or not self._write_now():
-                            self.replying(trio.current_time())
-                            await self._drain()
-                            self.replied()
-                    except GONE:
-                        self.lost()
-                        return
-                if result is Input.ENDED or self.reason is not None:
-                    return
-                if result is Input.WANT_DATA:
-                    break
-                if result is not Input.PAUSED:
-                    # The round has its own time limit; idleness counts from its end.
-                    self.waiting()
-                    await result.wait()
-                    self.reading(trio.current_time())
-                result = self._handle(session)
 
     def _handle(self, session: Session) -> Input | trio.Event:
         """Handle what the session has received, and settle it (its replies are queued)."""
@@ -310,6 +348,8 @@ class Transport(TransportPolicy):
         """Write the queue out, or wait for the writer task to, until it is empty."""
         while self.pending:
             if self._sending:
+                if self._drained is None:
+                    self._drained = trio.lowlevel.ParkingLot()
                 await self._drained.park()
             else:
                 await self._flush()
@@ -332,24 +372,50 @@ class Transport(TransportPolicy):
                     raise
         finally:
             self._sending = False
-            self._drained.unpark_all()
+            if self._drained is not None:
+                self._drained.unpark_all()
 
-    async def _write_loop(self) -> None:
+    # -- the writer task: runs while output queued from elsewhere waits -------------
+
+    def _interrupt(self) -> None:
+        self._read_scope.cancel()
+
+    def _wake_writer(self) -> None:
+        """Output was queued outside a batch of input, or the connection ends: a writer
+        task writes it, started now unless one runs or a flush under way will (none
+        runs while nothing waits to be written, so an idle client has no task but its
+        reader). Before :meth:`run` has started, it writes what is queued."""
+        if self._writer is None and self.pending and not self._sending:
+            self._start_writer()
+
+    def _start_writer(self) -> None:
+        if self._writers is None:
+            return
+        self._writer = trio.CancelScope()
+        self._writer_done = trio.Event()
+        self._writers.start_soon(self._write_loop, self._writer, self._writer_done)
+
+    async def _write_loop(self, scope: trio.CancelScope, done: trio.Event) -> None:
+        """Write the queue until it is empty (and nothing more comes in the meantime)."""
         try:
-            while True:
-                if self.pending and not self._sending:
-                    with trio.move_on_after(self.limits.send_timeout) as scope:
-                        await self._flush()
-                    if scope.cancelled_caught:
-                        self.send_timed_out()
+            with scope:
+                while True:
+                    if self._sending:  # the reader writes: see what is left once it is done
+                        if self._drained is None:
+                            self._drained = trio.lowlevel.ParkingLot()
+                        await self._drained.park()
+                    elif self.pending:
+                        with trio.move_on_after(self.limits.send_timeout) as timer:
+                            await self._flush()
+                        if timer.cancelled_caught:
+                            self.send_timed_out()
+                            return
+                    else:
                         return
-                elif self.reason is not None and not self._sending:
-                    return
-                else:
-                    await self._writer_wakeup.park()
         except GONE:
             self.pending.clear()
             if self.reason is None:
                 self.close(LOST)
         finally:
-            self._writer_done.set()
+            self._writer = None
+            done.set()

@@ -99,13 +99,23 @@ class TransportPolicy:
         self.phase = Phase.READING
         self.expired: str | None = None
         """Which time limit :meth:`tick` enforced, once one did (:data:`CUT_OFF`, :data:`IDLE`)."""
-        self._wake_writer = wake_writer
-        self._interrupt = interrupt
+        self._on_wake_writer = wake_writer
+        self._on_interrupt = interrupt
         self.got_command = False
         """A whole command came since the last :meth:`tick` (:meth:`heard` sets it; a
         session's hot path may set it itself, a call cheaper)."""
         self._heard = now  # the tick that last saw a command
         self._replying_since = 0.0
+
+    def _wake_writer(self) -> None:
+        """Output was queued outside a batch of input, or the connection ends: a driver
+        may override this rather than pass ``wake_writer`` (no callable kept per client)."""
+        self._on_wake_writer()
+
+    def _interrupt(self) -> None:
+        """The reader must stop waiting; a driver may override this rather than pass
+        ``interrupt``."""
+        self._on_interrupt()
 
     # -- what a session tells it ----------------------------------------------------
 

@@ -198,3 +198,17 @@ def test_the_server_and_the_client_talk_in_memory() -> None:
         Bye("bye"),
         END_OF_INPUT,
     ]
+
+
+@pytest.mark.parametrize("dialect", ["2013", "2015"])
+def test_connections_of_one_dialect_share_the_set_of_what_they_start_with(dialect: str) -> None:
+    # One object for all of them, not one a connection (issue 31 counts each idle byte).
+    first, second = ServerProtocol(dialect=dialect), ServerProtocol(dialect=dialect)
+    assert first.capabilities is second.capabilities
+    assert first.capabilities == frozenset(first.dialect.capabilities)
+    first.receive_data(b"EXTEND bot\n")
+    command = first.next_event()
+    assert isinstance(command, Extend)
+    first.send(first.extend(command))
+    assert "bot" in first.capabilities
+    assert "bot" not in second.capabilities, "what one is granted stays its own"

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import structlog
 import trio
 import trio.testing
 
+from protocol.replies import Message
 from server.app import Server
 from server.config import ServerConfig
 from server.transport import CUT_OFF, Input, Transport
 
-from ..helpers import TIMEOUT, bound_port
+from ..conftest import StartServer
+from ..helpers import TIMEOUT, Peer, bound_port
 
 
 class Echo:
@@ -98,8 +103,6 @@ async def test_a_connection_plays_over_a_memory_stream(nursery: trio.Nursery) ->
 
 
 async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nursery) -> None:
-    from ..helpers import Peer
-
     server = Server(ServerConfig(port=0, map="tiny", seed=1))
     await nursery.start(server.run)
     try:
@@ -114,3 +117,99 @@ async def test_a_memory_player_and_a_tcp_player_share_a_game(nursery: trio.Nurse
         assert (await read_to_end(client)).endswith(b"BYE Thanks for playing.\n")
     finally:
         server.shutdown()
+
+
+def writer_tasks() -> int:
+    """How many transports' writer tasks run now, in the whole trio run."""
+    count = 0
+    root = trio.lowlevel.current_root_task()
+    assert root is not None
+    tasks = [root]
+    while tasks:
+        task = tasks.pop()
+        count += task.name.endswith("Transport._write_loop")
+        for nursery in task.child_nurseries:
+            tasks.extend(nursery.child_tasks)
+    return count
+
+
+async def test_an_idle_connection_has_no_writer_task(start_server: StartServer) -> None:
+    server = await start_server()
+    peers = [await Peer.connect(bound_port(server)) for _ in range(3)]
+    for peer in peers:
+        assert await peer.ask("EXTEND chat") == ["EXTENDED chat"]
+        assert await peer.ask("HELLO") == ["GOLD 3"]
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
+    # Output from elsewhere (not a reply) starts one, which ends once it is written.
+    for connection in list(server.connections):
+        connection.push(Message("", "hello all"))
+    for peer in peers:
+        assert await peer.read_line() == "MESSAGE hello all"
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
+    assert await peers[0].ask("LOOK") != []
+
+
+async def test_output_from_elsewhere_left_unread_cuts_off_after_the_send_timeout(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(
+        max_pending_output=1 << 30, send_timeout=0.5, chat_rate=1e6, chat_burst=10**6
+    )
+    hog, talker = [await Peer.connect(bound_port(server)) for _ in range(2)]
+    assert await hog.ask("EXTEND chat") == ["EXTENDED chat"]
+    assert await hog.ask("HELLO") == ["GOLD 3"]
+    assert await talker.ask("HELLO Talker") == ["GOLD 3"]
+    shout = "SHOUT " + "x" * 900 + "\n"
+    with structlog.testing.capture_logs() as logs:
+        with trio.fail_after(30):
+            while not any(e.get("reason") == CUT_OFF for e in logs):
+                await talker.send(shout * 100)
+                assert await talker.read_lines(100) == ["SUCCESS"] * 100
+    assert len(server.connections) == 1
+    await trio.testing.wait_all_tasks_blocked()
+    assert writer_tasks() == 0
+
+
+async def test_commands_sent_behind_one_that_waits_are_answered_in_order(
+    start_server: StartServer,
+) -> None:
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    # CREATE waits for its game to be made; the lines behind it are read and answered after.
+    await peer.send("CREATE w classic\nJOIN w\nHELLO\n")
+    created, joined, hello = await peer.read_lines(3)
+    assert created.startswith("GAME w ") and "players=0" in created
+    assert joined.startswith("GAME w ") and "players=1" in joined
+    assert hello == "GOLD 3"
+
+
+def await_chain(task: trio.lowlevel.Task) -> list[str]:
+    """The coroutines ``task`` waits in, outermost first, by name."""
+    names = []
+    awaited: Any = task.coro
+    while awaited is not None and hasattr(awaited, "cr_code"):
+        names.append(awaited.cr_code.co_name)
+        awaited = awaited.cr_await
+    return names
+
+
+async def test_an_idle_clients_task_waits_five_coroutines_deep(start_server: StartServer) -> None:
+    # Each coroutine frame costs every idle connection a few hundred bytes (issue 31).
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    assert await peer.ask("HELLO") == ["GOLD 3"]
+    await trio.testing.wait_all_tasks_blocked()
+    root = trio.lowlevel.current_root_task()
+    assert root is not None
+    chains, tasks = [], [root]
+    while tasks:
+        task = tasks.pop()
+        if task.name.endswith("_run_handler"):
+            chains.append(await_chain(task))
+        for nursery in task.child_nurseries:
+            tasks.extend(nursery.child_tasks)
+    assert chains == [["_run_handler", "serve_stream", "run", "_serve", "wait_task_rescheduled"]], (
+        chains
+    )
