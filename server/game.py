@@ -173,6 +173,11 @@ class Game:
         self.settle: Callable[[], None] = self.steward.settle
         """End the game if it is over (:meth:`server.steward.Steward.settle`): the
         steward's own method, no frame between (it runs after every action)."""
+        self.told: Callable[
+            [list[Event], Sequence[tuple[PlayerId, Action]], Collection[PlayerId]], None
+        ] = partial(telling.events, self)
+        """Tell what resolving actions gave (:func:`server.tell.events` for this game):
+        a ``partial``, called from C, so the pacing's action has no frame between."""
         self.act: Callable[[Outbox, PlayerId, Action], None]
         """``act(client, player, action)``: hand ``action`` to the game's pacing (its own
         method, set with the pacing, no frame between)."""

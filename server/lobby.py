@@ -313,7 +313,12 @@ class Lobby:
                 self._hello_elsewhere(client, command, command.name)
                 return
             self.directory.publish()
-        self._to_game(client, command)
+        # _to_game, inline: every game command passes here (one frame fewer each).
+        watched = self._watching.get(client)
+        if watched is not None:
+            watched.handle_watcher(client, command)
+        else:
+            self._playing.get(client, self.default).handle(client, command)
 
     def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
         """``HELLO`` of a name the local copy says another node's player goes by. The copy

@@ -136,10 +136,16 @@ class Pacing:
         replay = table.chronicle.replay
         if replay is not None:
             replay.action(number, player, action)
-        table.play(((player, action),))
+        # Resolved, told and settled from here, one frame for the whole action: the
+        # world resolves, the telling is the game's own (Table.told), and the steward
+        # is asked only when its first test (a win still possible) would not pass.
+        actions = ((player, action),)
+        world = table.world
+        table.told(world.resolve(actions), actions, ())
         if table.crowd.watchers:
             table.show()
-        table.settle()
+        if not table.players or world.unwinnable() is not None:
+            table.settle()
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         """Whether ``step`` (a ``LOOK`` or ``MAP``) waits; if so it is answered later."""

@@ -75,6 +75,11 @@ class Table(Protocol):
         command, so get no reply. Raises what the world raises."""
         ...
 
+    told: Callable[[list[Event], Sequence[tuple[PlayerId, Action]], Collection[PlayerId]], None]
+    """``told(happened, actions, unasked)``: tell what resolving ``actions`` gave (the
+    world's :meth:`~worlds.api.World.resolve`, called by the pacing) as :meth:`play`
+    does; the game's own :func:`server.tell.events`, no frame between."""
+
     def tell(self, events: list[Event]) -> None:
         """Tell everyone what the world did by itself (no action caused it)."""
         ...
@@ -92,7 +97,9 @@ class Table(Protocol):
         ...
 
     settle: Callable[[], None]
-    """``settle()``: end the game if it is over (everyone left, or nobody can win)."""
+    """``settle()``: end the game if it is over (everyone left, or nobody can win). It
+    does nothing while players are in and :meth:`~worlds.api.World.unwinnable` says
+    ``None``: a caller may test that itself first, and not call it then."""
 
     def crash(self, during: str) -> None:
         """The world failed ``during`` something: end the game for its players."""
