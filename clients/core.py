@@ -33,8 +33,9 @@ What a caller may rely on:
 * ``ERROR``, and a refusal in a dialect's words (``FAIL <reason>``, a blank line)
   of a command a server need not know (``EXTEND``, ``MAP``, ``HELP``, ``GAMES``,
   ...), fail only their own request (:class:`~clients.errors.CommandError`);
-  ``EXTEND`` met with silence for :data:`QUIET` seconds fails the same way. In
-  every case the game goes on.
+  ``EXTEND`` met with silence for :data:`QUIET` seconds fails the same way, and so,
+  from then on, does every other command of ours (``GAMES``): a server that says
+  nothing to ``EXTEND`` knows none of them (mbk). In every case the game goes on.
 * Turns: a command refused because it is not the player's turn (``FAIL not your
   turn``) is sent again, by the core, once the server says ``STARTTURN``.
 * ``HELLO`` without a name, refused by a server that needs one, is sent again
@@ -271,6 +272,8 @@ class ClientCore:
         # A line of a known dialect came while HELLO was awaited (ch739's MESSAGE, GOAL):
         # a server still talking in a dialect we read, not one we cannot play.
         self._understood = False
+        # EXTEND met with silence: the server knows none of our own commands.
+        self._unextended = False
         self.unasked: list[str] = []
         """The first lines the server sent that no dialect explains (a greeting, say)."""
         self.events: deque[Push] = deque(maxlen=max_events)
@@ -357,6 +360,8 @@ class ClientCore:
             return None
         if isinstance(request.command, Extend):
             return QUIET
+        if self._unextended and request.command.verb in _OPTIONAL_VERBS:
+            return QUIET
         if isinstance(request.command, Hello) and self._puzzling and not self._understood:
             return QUIET
         return None
@@ -369,6 +374,7 @@ class ClientCore:
         if isinstance(request.command, Hello):
             error: ClientError = UnsupportedServer(self._unplayable())
         else:
+            self._unextended |= isinstance(request.command, Extend)
             error = CommandError(request.line, "no answer (the server does not know it)")
         self._answers.append(Answer(request, error=error))
 

@@ -8,12 +8,13 @@ from typing import Final
 
 import trio
 
+from .dialects import JUDGED
 from .levels import Strictness
 
 __all__ = ["CLASSIC_GLYPHS", "DIALECTS", "Connector", "SuiteConfig"]
 
-DIALECTS: Final = ("auto", "2013", "2015", "2016")
-"""``--dialect`` values: the era whose replies are the exact ones (``auto``: recognise it)."""
+DIALECTS: Final = ("auto", *JUDGED)
+"""``--dialect`` values: the dialect whose replies are the exact ones (``auto``: recognise it)."""
 
 Connector = Callable[[], Awaitable[trio.abc.Stream]]
 """Opens a new connection to the server under test (like ``trio.open_tcp_stream``)."""
@@ -34,7 +35,7 @@ class SuiteConfig:
     extra_glyphs: str = ""
     """Glyphs a ``LOOK`` may show besides the classic ones (for other worlds)."""
     dialect: str = "2013"
-    """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, or ``auto``."""
+    """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, ``2016ch``, or ``auto``."""
     greeting_wait: float = 0.3
     """Seconds the first connection waits for a greeting before its first command."""
     turn_wait: float = 2.0

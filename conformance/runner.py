@@ -33,6 +33,7 @@ from protocol.errors import RemoteProtocolError
 
 from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
+from .dialects import client_dialect
 from .registry import Check, Context, RunState
 from .results import CheckFailed, CheckResult, CheckSkipped, Outcome, Report
 from .session import NAMES, QUIET, Session
@@ -180,6 +181,11 @@ async def recognise(
         said = " / ".join(repr(line) for line, _ in heard[:4])
         evidence.append(f"no dialect we know says {said or 'that'}; judged as 2013")
         return "2013", evidence
+    # A client's own dialect belongs to its era, and shows itself by a line only it
+    # writes (ch739's RENDERHINT): judged as the era, its own forms would be faults.
+    heard_lines = [line for line, _ in session.heard] if session is not None else []
+    if (client := client_dialect(reader.dialect, heard_lines)) is not None:
+        return client[0], [*evidence, *reader.evidence, client[1]]
     return reader.dialect, [*evidence, *reader.evidence]
 
 

@@ -455,7 +455,13 @@ class Session:
             raw = raw.rstrip(b"\r")
         line = raw.decode("utf-8", "replace")
         stripped = line.rstrip(" \t")
-        if stripped != line and not (self.dialect != "2013" and stripped in _SPACED):
+        if stripped != line and self.dialect != "2013" and stripped in _SPACED:
+            # The space is the dialect's own and says what follows: ``CHANGE `` heads a
+            # pushed view (2016; bare ``CHANGE`` is 2015's "look again"), ``FAIL `` has
+            # its reason on the next line. Stripped, a pushed view was read as the answer
+            # to the LOOK sent after it, and every later reply one behind (issue 27).
+            return line
+        if stripped != line:
             self._drift("trailing-space", f"{what} has trailing spaces: {line!r}")
         return stripped
 

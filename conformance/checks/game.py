@@ -14,10 +14,11 @@ from clients.dialect import TreasureChanged
 from protocol.commands import Hello, Look, Move, Pickup, Quit
 from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 
+from ..dialects import declared, refusal
 from ..explorer import Explorer
 from ..registry import Checklist, Context
 from ..results import CheckFailed, NotJudged
-from ..session import NoReply, describe
+from ..session import NoReply, Session, describe
 from ..view import CORNERS, PLAYERS, View
 from .common import explore_or_skip, floor_directions, join, wall_directions
 
@@ -54,7 +55,7 @@ async def _sample_views(ctx: Context) -> list[View]:
     "hello.gold",
     "§4.1 HELLO; docs/protocol.md (Commands); docs/dialects.md",
     "HELLO answers 'GOLD <n>' with n >= 0 (2015: 'HELLO <name>' echoes the name, the "
-    "target came on connect; 2016: 'GOLD: <n>')",
+    "target came on connect; 2016: 'GOLD: <n>'; 2016ch: refused, 'HELLO <name>' echoed)",
 )
 async def hello_gold(ctx: Context) -> None:
     session = await ctx.connect()
@@ -71,9 +72,28 @@ async def hello_gold(ctx: Context) -> None:
                 f"'HELLO conformance' was answered {describe(answer)}, not 'HELLO conformance'"
             )
         return
+    if dialect == "2016ch":
+        await _hello_named_only(session, dialect)
+        return
     answer = await session.answer(b"HELLO\n", "the reply to HELLO")
     if not re.fullmatch(r"GOLD: \d+", answer[0]):
         raise CheckFailed(f"HELLO was answered {describe(answer)}, not 'GOLD: <n>'")
+
+
+async def _hello_named_only(session: Session, dialect: str) -> None:
+    """A dialect whose ``HELLO`` needs a name (ch739's): the bare one is refused in the
+    dialect's words, and ``HELLO <name>`` is echoed (ch739 writes the name in capitals)."""
+    expected = refusal(dialect, "HELLO")
+    answer = await session.answer(b"HELLO\n", "the reply to HELLO")
+    if answer[0] != expected:
+        raise CheckFailed(f"HELLO was answered {describe(answer)}, not {expected!r}")
+    named = await session.name_myself()
+    echo = session.last_command.upper()
+    if not any(line.upper() == echo for line in named):
+        raise CheckFailed(
+            f"{session.last_command!r} was answered {describe(named)}, with no "
+            f"{session.last_command!r} echoed"
+        )
 
 
 GREETING_2015: Final = re.compile(r"GOLD \d+")
@@ -246,7 +266,8 @@ async def pickup_gold(ctx: Context) -> None:
         toward=lambda position: player.tiles.get(position) == "G",
     )
     reply = await player.session.ask(Pickup())
-    if ctx.state.dialect == "2015":
+    if TreasureChanged(1) in declared(ctx.state.dialect).words(GoldCoins(1)):
+        # SUCCESS, and TREASUREMOD 1 pushed beside it (2015; ch739 sends it first).
         found = isinstance(reply, Success) and await player.session.wait_for_push(
             lambda push: push == TreasureChanged(1), "TREASUREMOD 1"
         )

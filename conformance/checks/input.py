@@ -19,9 +19,9 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Callable
-from functools import partial
 from typing import Final
 
+from ..dialects import refusal
 from ..registry import Checklist, Context
 from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import QUIET, NoReply, ServerClosed, Session, describe
@@ -67,17 +67,25 @@ class Rule(enum.Enum):
     UNDERSTOOD = "understood"
     """Answered as the plain command is (2013; 2016 for case and spaces)."""
     REFUSED = "refused"
-    """Refused with a ``FAIL`` line (2015: capitals only, nothing before the verb)."""
+    """Refused with a ``FAIL`` line (2015: capitals only, nothing before the verb;
+    ch739: nothing before the verb)."""
 
 
-RULES: Final[dict[str, dict[str, Rule]]] = {
-    "2013": {"case": Rule.UNDERSTOOD, "spaces": Rule.UNDERSTOOD},
-    "2015": {"case": Rule.REFUSED, "spaces": Rule.REFUSED},
-    "2016": {"case": Rule.UNDERSTOOD, "spaces": Rule.UNDERSTOOD},
-}
-BLANK_ANSWERS: Final = {"2013": (), "2015": ("FAIL invalid command",), "2016": ("FAIL",)}
-"""How each dialect's answer to a blank line begins (nothing: the line is ignored); ch739's
-2016 says 'FAIL invalid command.'."""
+def rule_for(dialect: str, variant: bytes, plain: bytes) -> Rule:
+    """What ``dialect`` does with the liberal ``variant`` of the ``plain`` line, as its
+    shared declaration (:mod:`protocol.dialects`) reads lines: refused where it refuses
+    the variant for a reason the plain line does not have (ch739 refuses ``  HELLO`` as
+    an invalid command, and the plain ``HELLO`` for want of a name)."""
+    mine = refusal(dialect, variant.decode("utf-8", "replace").rstrip("\r\n\x00"))
+    theirs = refusal(dialect, plain.decode("utf-8", "replace").rstrip("\r\n\x00"))
+    return Rule.REFUSED if mine is not None and mine != theirs else Rule.UNDERSTOOD
+
+
+def blank_answers(dialect: str) -> tuple[str, ...]:
+    """How ``dialect``'s answer to a blank line begins, as its shared declaration says
+    (``()``: the line is ignored; 2015: ``FAIL invalid command``; 2016: ``FAIL``)."""
+    said = refusal(dialect, "")
+    return () if said is None else (said,)
 
 
 async def _opened(ctx: Context, hello: bytes) -> tuple[Session, list[str]]:
@@ -120,28 +128,36 @@ async def _variant_answer(session: Session, variant: bytes, plain: bytes) -> lis
 
 
 async def _compare(
-    ctx: Context, tolerance: str | None, variant: Conversation, rule: Rule = Rule.UNDERSTOOD
+    ctx: Context, tolerance: str | None, variant: Conversation, *, by_dialect: bool = False
 ) -> None:
     """The variant's answers against the plain commands', step by step on one connection
     (one player, one view; a server may take one connection per address): ``HELLO``,
     ``LOOK``, then a ``MOVE`` onto floor in plain words and back in the variant's.
 
     With :attr:`Rule.UNDERSTOOD` a difference is the drift ``tolerance`` (a failure if
-    ``None``); with :attr:`Rule.REFUSED` the variant must be refused with ``FAIL``.
+    ``None``); with :attr:`Rule.REFUSED` the variant must be refused with ``FAIL``. The
+    rule is :attr:`Rule.UNDERSTOOD`, or, ``by_dialect``, what the dialect does with each
+    variant (:func:`rule_for`).
     The check is not judged unless the plain ``MOVE`` succeeded: a pass has seen a
     direction understood."""
     hello, look, move = variant
+
     # Each step is judged as soon as it is answered: a difference ends the check, and an
     # unanswered variant costs a whole timeout, so later steps would only lengthen the run.
-    judged = partial(_judge_step, ctx, tolerance, rule)
+    def judged(
+        shown: bytes, got: list[str], expected: list[str], plain: bytes, *, moved: bool = False
+    ) -> bool:
+        rule = rule_for(ctx.state.dialect, shown, plain) if by_dialect else Rule.UNDERSTOOD
+        return _judge_step(ctx, tolerance, rule, shown, got, expected, moved=moved)
+
     session = await ctx.connect()
     plain_hello = await session.answer(b"HELLO\n", "the reply to HELLO")
-    if judged(hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello):
+    if judged(hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello, b"HELLO\n"):
         return
     if plain_hello[0].startswith("FAIL") or plain_hello[0] == "null":
         await session.name_myself()
     plain_look = await session.answer(b"LOOK\n", "the reply to LOOK")
-    if judged(look, await _variant_answer(session, look, b"LOOK\n"), plain_look):
+    if judged(look, await _variant_answer(session, look, b"LOOK\n"), plain_look, b"LOOK\n"):
         return
     direction = _floor(_view(plain_look))
     if direction is None:
@@ -155,7 +171,8 @@ async def _compare(
             f"{describe(plain_move)}"
         )
     back = move(_BACK[direction]).encode()
-    judged(back, await _variant_answer(session, back, b"LOOK\n"), plain_move, moved=True)
+    answer = await _variant_answer(session, back, b"LOOK\n")
+    judged(back, answer, plain_move, _plain_move(direction).encode(), moved=True)
 
 
 def _judge_step(
@@ -244,7 +261,7 @@ async def input_case(ctx: Context) -> None:
         ctx,
         "case-sensitive-input",
         (b"hello\n", b"Look\n", lambda d: f"mOvE {d.lower()}\n"),
-        RULES[ctx.state.dialect]["case"],
+        by_dialect=True,
     )
 
 
@@ -258,7 +275,7 @@ async def input_spaces(ctx: Context) -> None:
         ctx,
         "strict-spacing-input",
         (b"  HELLO\n", b"LOOK   \n", lambda d: f" MOVE {d} \n"),
-        RULES[ctx.state.dialect]["spaces"],
+        by_dialect=True,
     )
 
 
@@ -272,7 +289,7 @@ async def input_blank_line(ctx: Context) -> None:
     await session.send(b"\n")
     if await session.nothing_within(PARTIAL_WINDOW):
         answered = await session.lines_within(QUIET)
-        expected = BLANK_ANSWERS[ctx.state.dialect]
+        expected = blank_answers(ctx.state.dialect)
         if len(answered) > 1 or not any(answered[0].startswith(fail) for fail in expected):
             ctx.drift("blank-line-answered", f"a blank line was answered {describe(answered[:2])}")
     looked = await session.answer(b"LOOK\n", "the reply to LOOK after a blank line")

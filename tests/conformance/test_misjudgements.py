@@ -9,8 +9,12 @@ and ``strict`` and ``tolerant`` give the same verdict on the same bytes.
 from __future__ import annotations
 
 import trio
+import trio.testing
 
 from conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
+from conformance.session import Session
+from protocol.commands import Look
+from protocol.replies import LookReply
 
 from ..peers import start_peer
 from ..peers.servers import LibMute
@@ -103,8 +107,8 @@ async def test_the_2016_centre_p_is_the_player_and_pickups_are_judged(
 async def test_a_name_too_long_is_shortened_and_turns_waited_for(nursery: trio.Nursery) -> None:
     server = await start_peer(nursery, "ch")
     report = await judge(server.port, "auto", Level.STRICT, "look.shape", "move.wall", "input.case")
-    assert report.dialect == "2016", to_table(report)
-    # 'HELLO conformance' is refused (FAIL Name too long): the view that showed 2016
+    assert report.dialect == "2016ch", to_table(report)
+    # 'HELLO conformance' is refused (FAIL Name too long): the view that showed 2016ch
     # came only after the shortened name was taken.
     assert not any("failed" in line for line in report.evidence), report.evidence
     assert report.get("look.shape").outcome.value == "passed", to_table(report)
@@ -185,7 +189,7 @@ async def test_a_pause_inside_an_answer_hides_neither_dialect_nor_reply(
     nursery: trio.Nursery,
 ) -> None:
     # ch739 pauses after GOAL in its answer to HELLO: what follows (STARTTURN, the view
-    # pushed, RENDERHINT, the echo) still shows 2016 and is never read as a later reply.
+    # pushed, RENDERHINT, the echo) still shows 2016ch and is never read as a later reply.
     server = await start_peer(nursery, "ch-slow")
     checks = ("look.shape", "move.wall", "pickup.nothing")
     config = SuiteConfig(timeout=3.0, dialect="auto")
@@ -193,7 +197,7 @@ async def test_a_pause_inside_an_answer_hides_neither_dialect_nor_reply(
         report = await run_suite(
             lambda: trio.open_tcp_stream("127.0.0.1", server.port), config, only=checks
         )
-    assert report.dialect == "2016", report.evidence
+    assert report.dialect == "2016ch", report.evidence
     assert verdicts(report) == dict.fromkeys(checks, "passed"), to_table(report)
 
 
@@ -224,3 +228,31 @@ async def test_a_move_left_unanswered_while_exploring_is_no_fault_of_the_view(
     assert verdicts(report) == {"look.corners": "skipped", "move.wall": "failed"}, to_table(report)
     corners = report.get("look.corners").reason
     assert "could not judge" in corners and "in vain" in corners, corners
+
+
+async def test_a_view_pushed_before_look_is_not_taken_for_its_answer() -> None:
+    # ch739's dialect pushes 'CHANGE ' (its space the mark of a view) and the rows when
+    # another player moves. Read with the space stripped, it was 2015's bare CHANGE and
+    # the rows a headerless LOOK: A's LOOK was answered with the view pushed before it,
+    # every later reply one behind (players.leave saw B's P after B had left).
+    ours, theirs = trio.testing.memory_stream_pair()
+    drifts: list[str] = []
+    session = Session(
+        ours,
+        name="A",
+        timeout=2.0,
+        drift=lambda name, detail: drifts.append(name),
+        dialect="2016ch",
+    )
+    pushed = ["X.P.X", ".....", ".....", ".....", "X...X"]
+    answered = ["X...X", ".....", ".....", ".....", "X...X"]
+    hints = ["RENDERHINT 1 0 TILETYPE .", "RENDERHINT 1 0 TILETYPE .", "RENDERHINT END"]
+    with trio.fail_after(10):
+        await session.send_command(Look())
+        await theirs.send_all(
+            "\n".join(["CHANGE ", *pushed, *hints, "LOOKREPLY", *answered, *hints, ""]).encode()
+        )
+        reply = await session.read_reply("the reply to LOOK")
+    assert isinstance(reply, LookReply)
+    assert reply.rows == tuple(answered)
+    assert drifts == []

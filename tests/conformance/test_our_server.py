@@ -61,14 +61,24 @@ async def test_the_suite_fails_a_test_when_a_check_fails(
         await awaited(dod_conformance("127.0.0.1", port))
 
 
-@pytest.mark.parametrize("dialect", ["2015", "2016"])
+@pytest.mark.parametrize(
+    ("dialect", "level"),
+    [
+        ("2015", Level.STRICT),
+        ("2016", Level.STRICT),
+        ("2016ch", Level.STRICT),
+        ("2016ch", Level.TOLERANT),
+    ],
+)
 async def test_each_dialect_port_of_our_server_passes_every_strict_check(
-    start_server: StartServer, dialect: str
+    start_server: StartServer, dialect: str, level: Level
 ) -> None:
     # The 2015 goodbye is two lines (FROM SERVER, MESSAGE ...), the 2016 centre is P,
     # and each dialect reads lines its own way: all of it the dialect's, none a fault.
+    # 2016ch (ch739's client) needs a name, says SUCCESS then TREASUREMOD, and pushes a
+    # view to every player in sight of a move: recognised as its own, judged in its forms.
     server = await start_server(dialect=dialect, map="default", seed=3)
-    config = SuiteConfig(timeout=2.0, dialect="auto")
+    config = SuiteConfig(strictness=Strictness(level), timeout=2.0, dialect="auto")
     with trio.fail_after(120):
         report = await check_server("127.0.0.1", bound_port(server), config)
     assert report.dialect == dialect, to_table(report)
