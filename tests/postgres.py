@@ -1,14 +1,18 @@
-"""A real PostgreSQL server for the records' tests, started from Debian's binaries.
+"""A real PostgreSQL server for the tests that need one (records, cluster, arena, web),
+started from Debian's binaries.
 
-The server runs from a temporary folder on a free loopback port for the whole test
+One server runs from a temporary folder on a free loopback port for the whole test
 session (``initdb`` and ``pg_ctl``, as the ``postgres`` user when the tests run as
 root, since PostgreSQL refuses to run as root); each test gets a database of its own.
+The fixtures are registered once, in ``tests/conftest.py``: a conftest that imported
+them again would define fixtures of its own, and so start a server of its own.
 Where the binaries are absent the tests that need it are skipped, saying why
 (``.ci/run`` installs the ``postgresql`` package).
 """
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import itertools
 import os
@@ -39,9 +43,10 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture(scope="session")
-def postgres_server() -> Iterator[str]:
-    """The URL of a PostgreSQL server's maintenance database (``postgres``)."""
+@contextlib.contextmanager
+def running_postgres() -> Iterator[str]:
+    """A PostgreSQL server started for the ``with`` block (and deleted after it): the
+    URL of its maintenance database (``postgres``). Skips the test where it cannot run."""
     initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
     if initdb is None or pg_ctl is None:
         pytest.skip(
@@ -70,31 +75,28 @@ def postgres_server() -> Iterator[str]:
         check=True,
         capture_output=True,
     )
-    port = _free_port()
-    options = (
-        f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
-        "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
-    )
-    started = subprocess.run(
-        [
-            *as_user,
-            pg_ctl,
-            "-D",
-            str(data),
-            "-o",
-            options,
-            "-l",
-            str(folder / "log"),
-            "-w",
-            "start",
-        ],
-        capture_output=True,
-        text=True,
-    )
+    log = folder / "log"
+    # PostgreSQL cannot be told to take any free port, so one found free a moment
+    # before may be taken by another process (another worker, another run) before it
+    # binds it: then, and only then, it is started again on another.
+    for _ in range(5):
+        port = _free_port()
+        options = (
+            f"-p {port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off "
+            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=100"
+        )
+        log.unlink(missing_ok=True)
+        started = subprocess.run(
+            [*as_user, pg_ctl, "-D", str(data), "-o", options, "-l", str(log), "-w", "start"],
+            capture_output=True,
+            text=True,
+        )
+        said = log.read_text() if log.exists() else ""
+        if started.returncode == 0 or "Address already in use" not in said:
+            break
     if started.returncode != 0:
-        log = (folder / "log").read_text() if (folder / "log").exists() else ""
         shutil.rmtree(folder, ignore_errors=True)
-        pytest.fail(f"PostgreSQL did not start: {started.stderr}{log[-2000:]}")
+        pytest.fail(f"PostgreSQL did not start: {started.stderr}{said[-2000:]}")
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
@@ -105,14 +107,19 @@ def postgres_server() -> Iterator[str]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[str]:
+    """The URL of the session's PostgreSQL server's maintenance database (``postgres``)."""
+    with running_postgres() as url:
+        yield url
+
+
 @pytest.fixture
 def postgres_url(postgres_server: str) -> str:
     """A fresh, empty database on the session's PostgreSQL server."""
     import psycopg
 
     name = f"dod_test_{os.getpid()}_{next(_databases)}"
-    with psycopg.connect(
-        postgres_server.replace("postgresql://", "postgresql://", 1), autocommit=True
-    ) as connection:
+    with psycopg.connect(postgres_server, autocommit=True) as connection:
         connection.execute(f"CREATE DATABASE {name}")
     return postgres_server.rsplit("/", 1)[0] + f"/{name}"
