@@ -114,12 +114,29 @@ def postgres_server() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def postgres_url(postgres_server: str) -> str:
-    """A fresh, empty database on the session's PostgreSQL server."""
+@contextlib.contextmanager
+def fresh_database(server: str) -> Iterator[str]:
+    """A new, empty database on ``server`` (the URL of its maintenance database) for the
+    ``with`` block: its URL. It is dropped after the block, connections left open or not."""
     import psycopg
 
     name = f"dod_test_{os.getpid()}_{next(_databases)}"
-    with psycopg.connect(postgres_server, autocommit=True) as connection:
+    with psycopg.connect(server, autocommit=True) as connection:
         connection.execute(f"CREATE DATABASE {name}")
-    return postgres_server.rsplit("/", 1)[0] + f"/{name}"
+    yield server.rsplit("/", 1)[0] + f"/{name}"
+    # Each database is a copy of the template (several MB): kept, they made the server's
+    # folder hundreds of MB by the session's end, and deleting it took seconds (under
+    # load, tens of seconds) in the last test's teardown. One still in use (a backend
+    # slow to end) is left for the session's end instead.
+    with (
+        psycopg.connect(server, autocommit=True) as connection,
+        contextlib.suppress(psycopg.errors.ObjectInUse),
+    ):
+        connection.execute(f"DROP DATABASE {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def postgres_url(postgres_server: str) -> Iterator[str]:
+    """A fresh, empty database on the session's PostgreSQL server, dropped after the test."""
+    with fresh_database(postgres_server) as url:
+        yield url

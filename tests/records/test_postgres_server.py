@@ -1,5 +1,6 @@
 """The tests' own PostgreSQL server (``tests/postgres.py``) starts even when the port
-it found free is taken before PostgreSQL binds it (by another run, say)."""
+it found free is taken before PostgreSQL binds it (by another run, say), and each test's
+database is dropped after it, so the server's folder does not grow with the session."""
 
 from __future__ import annotations
 
@@ -26,3 +27,22 @@ def test_a_port_taken_before_postgresql_binds_it_is_given_up_for_another(
             assert f":{held}/" not in url
             with psycopg.connect(url) as connection:
                 assert connection.execute("SELECT 1").fetchone() == (1,)
+
+
+def test_a_tests_database_is_dropped_after_it_even_with_a_connection_left_open(
+    postgres_server: str,
+) -> None:
+    import psycopg
+
+    def names() -> list[str]:
+        with psycopg.connect(postgres_server) as connection:
+            return [row[0] for row in connection.execute("SELECT datname FROM pg_database")]
+
+    with postgres.fresh_database(postgres_server) as url:
+        name = url.rsplit("/", 1)[1]
+        assert name in names()
+        left_open = psycopg.connect(url)
+    try:
+        assert name not in names()
+    finally:
+        left_open.close()
