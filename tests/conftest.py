@@ -12,6 +12,9 @@ from server.app import Server
 from server.config import ServerConfig
 
 from .helpers import COMPAT
+from .postgres import postgres_server, postgres_url
+
+__all__ = ["postgres_server", "postgres_url"]
 
 StartServer = Callable[..., Awaitable[Server]]
 

@@ -24,7 +24,7 @@ from records.compare import compare
 from records.store import Store
 
 from ..cluster.hosts import Hosts, skip_unless_possible
-from ..records.conftest import _binary
+from ..postgres import _binary
 from ..web.conftest import WEB_AT
 from .test_arena import DETERMINISTIC
 from .test_signals import IDLE, _wait_for

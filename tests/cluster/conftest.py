@@ -1,7 +1,7 @@
 """Real ``dod-server`` nodes sharing a real PostgreSQL, and clients that speak only bytes.
 
-The PostgreSQL server is the records' tests' (started from Debian's binaries, skipped
-with the reason where they are absent); each test gets a database of its own.
+The PostgreSQL server is the session's (``tests/postgres.py``: started from Debian's
+binaries, skipped with the reason where they are absent); each test gets a database of its own.
 """
 
 from __future__ import annotations
@@ -18,10 +18,6 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
-
-from tests.records.conftest import postgres_server, postgres_url
-
-__all__ = ["postgres_server", "postgres_url"]
 
 ROOT = Path(__file__).parents[2]
 WAIT = 60.0

@@ -4,15 +4,17 @@ Each :class:`Hosts` gets a switch (a namespace holding a bridge) and hosts (name
 each with one veth port on the bridge), all on one /24 subnet; the test's own
 namespace is on the switch too (``.1``), so it reaches every host and the hosts reach
 what it serves. A host's link can be taken down and healed. Names carry a random tag,
-so parallel runs never collide, and everything is deleted at the end.
+and the subnet is claimed (see :func:`claim_subnet`), so parallel runs never collide;
+everything is deleted at the end.
 """
 
 from __future__ import annotations
 
+import ipaddress
 import os
-import random
 import secrets
 import shutil
+import socket
 import subprocess
 
 import pytest
@@ -30,12 +32,59 @@ def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
+CANDIDATES = [f"10.{second}.{third}" for second in range(200, 251) for third in range(256)]
+"""The /24 subnets :class:`Hosts` may take (their first three octets)."""
+
+
+def _routed() -> list[ipaddress.IPv4Network]:
+    """Every IPv4 destination this namespace routes to (in any table), but the default."""
+    shown = subprocess.run(
+        ["ip", "-4", "route", "show", "table", "all"], check=True, capture_output=True, text=True
+    ).stdout
+    routed = []
+    for line in shown.splitlines():
+        words = line.split()
+        if words and words[0] in ("local", "broadcast", "unicast", "blackhole"):
+            words = words[1:]
+        if words and words[0] != "default":
+            try:
+                routed.append(ipaddress.IPv4Network(words[0], strict=False))
+            except ValueError:
+                continue
+    return routed
+
+
+def claim_subnet() -> tuple[str, socket.socket]:
+    """A /24 of :data:`CANDIDATES` that no other :class:`Hosts` on this machine holds and
+    no route of this namespace covers, and the claim on it, held while the socket is open.
+
+    The claim is an abstract Unix socket named after the subnet: binding one is atomic, so
+    two runs (or two ``Hosts`` of one run) asking at once never get the same subnet, and
+    the kernel drops it when its process ends, however it ends. The search starts at a
+    place derived from the process id, so parallel runs rarely even compete.
+    """
+    routed = _routed()
+    start = os.getpid() % len(CANDIDATES)
+    for subnet in CANDIDATES[start:] + CANDIDATES[:start]:
+        network = ipaddress.IPv4Network(f"{subnet}.0/24")
+        if any(network.overlaps(other) for other in routed):
+            continue
+        claim = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            claim.bind(f"\0dod-tests-subnet-{subnet}")
+        except OSError:
+            claim.close()
+            continue
+        return subnet, claim
+    raise RuntimeError(f"every subnet {CANDIDATES[0]}.0/24-{CANDIDATES[-1]}.0/24 is taken")
+
+
 class Hosts:
     """A switch and the hosts on it; see the module docstring."""
 
     def __init__(self) -> None:
         self.tag = secrets.token_hex(3)
-        self.subnet = f"10.{random.randint(200, 250)}.{random.randint(0, 255)}"
+        self.subnet, self._claim = claim_subnet()
         self.switch = f"dodsw{self.tag}"
         self.namespaces: list[str] = []
         self._ports: dict[str, str] = {}
@@ -82,3 +131,4 @@ class Hosts:
         # The veth pairs go with their namespaces, the test's own end with its peer.
         for namespace in reversed(self.namespaces):
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True)
+        self._claim.close()

@@ -25,7 +25,6 @@ from records.journal import to_json
 from records.model import GameRecord, PlayerResult
 from records.store import Store
 
-from ..records.conftest import postgres_server, postgres_url  # noqa: F401  (fixtures)
 from .conftest import WebServer, start_web_server, wait_for_text
 
 NAMES = ["ada", "bob", "cy"]
@@ -88,7 +87,7 @@ def _get(url: str) -> tuple[int, dict[str, Any], int]:
 
 
 @pytest.fixture
-def queued(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:  # noqa: F811
+def queued(postgres_url: str) -> Iterator[psycopg.Connection[Any]]:
     """The arena's tables in a records store, with tournament ``live`` of three matches
     queued; the connection a worker would use."""
     Store(postgres_url).migrate()
@@ -107,7 +106,7 @@ def test_the_page_moves_as_workers_claim_and_store_results(
     tmp_path: Path,
     page: Any,
     queued: psycopg.Connection[Any],
-    postgres_url: str,  # noqa: F811
+    postgres_url: str,
 ) -> None:
     with _server(tmp_path, "--db", postgres_url) as server:
         page.goto(server.url + "#/tournaments")
@@ -137,7 +136,7 @@ def test_the_page_moves_as_workers_claim_and_store_results(
 def test_the_api_shows_what_dod_arena_status_shows(
     tmp_path: Path,
     queued: psycopg.Connection[Any],
-    postgres_url: str,  # noqa: F811
+    postgres_url: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     for number, (winner, loser) in enumerate([("ada", "bob"), ("cy", "ada")]):
@@ -197,7 +196,7 @@ def test_a_store_without_the_arenas_tables_says_so_plainly(tmp_path: Path, page:
 
 def test_a_tournament_of_ten_thousand_matches_is_served_a_page_at_a_time(
     tmp_path: Path,
-    postgres_url: str,  # noqa: F811
+    postgres_url: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     names = [f"bot{n}" for n in range(10)]
