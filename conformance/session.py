@@ -14,7 +14,11 @@ or ``GOLD  2`` are caught although they parse. Known drift (see
 2015 or 2016 server (``dialect``), replies are read in that era's forms by the
 client library's :class:`~clients.dialect.TolerantReader`, and the lines it
 calls pushes (``STARTTURN``, ``TREASUREMOD``, ``SERVERCHANGE``...) are kept in
-``pushed`` instead of answering anything.
+``pushed`` instead of answering anything. A dialect that writes only lines of its own
+(mbk's ``H2``, ``L5`` rows, ``MS``) is read by its
+:class:`~conformance.dialects.DeclaredReader` instead, one per connection; where it
+pushes views in the form of a ``LOOK`` answer, each ``LOOK`` sent by
+:meth:`Session.send_command` is fenced by a ``HELLO`` (:meth:`Session._fence`).
 
 Every conversation stays matched: a connection first reads the greeting the
 server sends on connect (:meth:`Session.take_greeting`), and a command is never
