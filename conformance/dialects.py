@@ -121,13 +121,10 @@ class DeclaredReader:
     def __init__(self, name: str) -> None:
         dialect = declared(name)
         self._rows_by_prefix: dict[str, int] = {}
-        self.centre_is_player = False
         for size in sorted(LOOK_SIZES):
-            probe = _probe_rows(size)
-            for line, row in zip(_lines(dialect, PlayerView(probe)), probe, strict=True):
+            for line in _lines(dialect, PlayerView(_probe_rows(size))):
                 # Each row in the dialect's own form: a prefix (mbk's "L5"), the row.
                 self._rows_by_prefix[line[: len(line) - size]] = size
-                self.centre_is_player |= line[len(line) - size :] != row
         self._answers: list[tuple[type[Command], re.Pattern[str], Callable[[int], Reply]]] = []
         for command, replies in (
             (Hello(), (Gold(_PROBE, held=0),)),
