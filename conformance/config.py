@@ -35,7 +35,8 @@ class SuiteConfig:
     extra_glyphs: str = ""
     """Glyphs a ``LOOK`` may show besides the classic ones (for other worlds)."""
     dialect: str = "2013"
-    """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, ``2016ch``, or ``auto``."""
+    """Whose replies are exact: ``2013`` (ours), ``2015``, ``2016``, ``2016ch``, ``2016mbk``,
+    or ``auto``."""
     greeting_wait: float = 0.3
     """Seconds the first connection waits for a greeting before its first command."""
     turn_wait: float = 2.0

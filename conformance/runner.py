@@ -177,13 +177,17 @@ async def recognise(
     for line, asked in session.heard if session is not None else ():
         with contextlib.suppress(RemoteProtocolError):
             reader.feed(line, _asking(asked) if asked else None)
+    heard_lines = [line for line, _ in session.heard] if session is not None else []
+    if reader.dialect is None and (own := client_dialect(None, heard_lines)) is not None:
+        # No era's reader knew a line (mbk's H2, L5 rows): a client dialect of lines of
+        # its own shows itself by a view row only it writes.
+        return own[0], [*evidence, own[1]]
     if reader.dialect is None:
         said = " / ".join(repr(line) for line, _ in heard[:4])
         evidence.append(f"no dialect we know says {said or 'that'}; judged as 2013")
         return "2013", evidence
     # A client's own dialect belongs to its era, and shows itself by a line only it
     # writes (ch739's RENDERHINT): judged as the era, its own forms would be faults.
-    heard_lines = [line for line, _ in session.heard] if session is not None else []
     if (client := client_dialect(reader.dialect, heard_lines)) is not None:
         return client[0], [*evidence, *reader.evidence, client[1]]
     return reader.dialect, [*evidence, *reader.evidence]

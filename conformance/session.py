@@ -14,7 +14,11 @@ or ``GOLD  2`` are caught although they parse. Known drift (see
 2015 or 2016 server (``dialect``), replies are read in that era's forms by the
 client library's :class:`~clients.dialect.TolerantReader`, and the lines it
 calls pushes (``STARTTURN``, ``TREASUREMOD``, ``SERVERCHANGE``...) are kept in
-``pushed`` instead of answering anything.
+``pushed`` instead of answering anything. A dialect that writes only lines of its own
+(mbk's ``H2``, ``L5`` rows, ``MS``) is read by its
+:class:`~conformance.dialects.DeclaredReader` instead, one per connection; where it
+pushes views in the form of a ``LOOK`` answer, each ``LOOK`` sent by
+:meth:`Session.send_command` is fenced by a ``HELLO`` (:meth:`Session._fence`).
 
 Every conversation stays matched: a connection first reads the greeting the
 server sends on connect (:meth:`Session.take_greeting`), and a command is never
@@ -28,15 +32,16 @@ import contextlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, NoReturn, TypeVar
+from typing import Final, NoReturn, Protocol, TypeVar
 
 import trio
 
 from clients.dialect import Blank, TolerantReader, TurnStarted, Unasked, not_your_turn
-from protocol.commands import Command, Hello, Look
+from protocol.commands import Command, Hello, Look, parse_command
 from protocol.errors import RemoteProtocolError
 from protocol.replies import Lose, Push, Reply, ReplyParser
 
+from .dialects import declared, declared_reader
 from .results import CheckFailed, NotJudged
 
 __all__ = [
@@ -85,6 +90,16 @@ _GOLD_COLON = re.compile(r"GOLD:\s*(-?\d+)")
 _SPACED = frozenset({"CHANGE", "FAIL"})
 # Pushes that tell of another connection's move or departure (2015, 2016).
 _DEPARTURES = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
+
+
+class _Reader(Protocol):
+    """How a session reads a dialect's lines: :class:`~clients.dialect.TolerantReader`,
+    or a :class:`~conformance.dialects.DeclaredReader` for a dialect of its own lines."""
+
+    @property
+    def in_reply(self) -> bool: ...
+
+    def feed(self, line: str, asking: Command | None) -> Reply | None: ...
 
 
 @dataclass(slots=True)
@@ -163,7 +178,13 @@ class Session:
         """Seconds a refusal for want of a turn waits for ``STARTTURN`` (default: the timeout)."""
         self.dialect = dialect
         self._drift = drift
-        self._tolerant = TolerantReader()
+        self._declared = declared_reader(dialect) if dialect != "2013" else None
+        """The reader of a dialect whose lines no era's reader knows (mbk's ``H2``,
+        ``L5`` rows): kept for the connection, as it knows which view is owed as a push."""
+        self._tolerant: _Reader = self._declared or TolerantReader()
+        self._fences = self._declared is not None and declared(dialect).pushes_view
+        """Whether a ``LOOK`` is fenced (:meth:`_fence`): the dialect pushes views that
+        look like its answer."""
         self.greeting: list[str] = []
         """The lines the server sent on connect, before any command."""
         self.pushed: list[Reply] = []
@@ -219,6 +240,8 @@ class Session:
                 f"already sent {bytes(self._buffer)[:80]!r} ({after}), which would be read as "
                 "its reply"
             )
+        if self._fences and isinstance(_command(line), Look):
+            await self._fence()
         self.last_command = line.strip()
         await self.send(line.encode() + ending)
 
@@ -276,8 +299,14 @@ class Session:
                 continue
             if self._eof:
                 return lines
-            unfinished = bool(self._buffer) or (
-                bool(lines) and lines[-1].startswith("RENDERHINT") and lines[-1] != "RENDERHINT END"
+            unfinished = (
+                bool(self._buffer)
+                or (
+                    bool(lines)
+                    and lines[-1].startswith("RENDERHINT")
+                    and lines[-1] != "RENDERHINT END"
+                )
+                or (self._declared is not None and self._declared.unfinished(lines))
             )
             with trio.move_on_after(self.timeout if unfinished else window):
                 try:
@@ -363,7 +392,8 @@ class Session:
     async def _dialect_answer(self, what: str, timeout: float) -> list[str]:
         """The lines answering a command in a 2015 or 2016 dialect, those sent unasked
         (views pushed, ``RENDERHINT`` blocks, ``STARTTURN``...) set aside."""
-        reader = TolerantReader()
+        # A declared reader is the connection's own: it knows which view is owed as a push.
+        reader: _Reader = self._declared or TolerantReader()
         asking = _command(self.last_command)
         answer: list[str] = []
         pending: list[str] = []
@@ -393,6 +423,9 @@ class Session:
                 if aside and not answer:
                     # A server still talking is not silent: the timeout starts again.
                     deadline = trio.current_time() + timeout
+                if aside and (not answer or self._declared is not None):
+                    # mbk pushes its view after the answer it follows (MS), in the form of
+                    # a LOOK answer: a push, never part of the answer.
                     self.unasked += pending
                     if reply is not None and not isinstance(reply, Blank):
                         self.pushed.append(reply)
@@ -518,6 +551,28 @@ class Session:
                 continue
             return reply
 
+    async def _fence(self) -> None:
+        """Before a ``LOOK`` in a dialect that pushes views in the form of its answer
+        (mbk's ``L5`` rows): ``HELLO``, whose answer no view resembles (``H2``), and every
+        view before that answer set aside as pushed. A view the server pushed before it
+        read the ``LOOK`` (another player moved in sight, the one after ``MS``) comes
+        before the ``HELLO``'s answer, which the server writes in order; so the view
+        after ``LOOK`` is its answer, whatever was still in flight when it was sent."""
+        assert self._declared is not None
+        what = (
+            "the reply to HELLO, sent before LOOK to tell the views pushed before it "
+            "from its answer"
+        )
+        await self.send(b"HELLO\n")
+        while True:
+            line = await self.read_line(what)
+            reply = self._declared.feed(line, Hello())
+            if reply is not None and not isinstance(reply, Push):
+                return
+            self.unasked.append(line)
+            if reply is not None:
+                self.pushed.append(reply)
+
     async def _await_turn(self, refusal: str) -> str:
         """Wait for ``STARTTURN`` after ``refusal``; "" once it came, else why no turn came.
         A wait that already went unanswered in this run is given :data:`STALLED_TURN_WAIT`."""
@@ -639,8 +694,8 @@ class Session:
         ``GOAL``, ``STARTTURN``, a view, then, after a pause while it starts its game,
         its echo): the lines up to the answer proper, each awaited up to the timeout.
         Lines no dialect explains alone (mbk's ``H2``) are an answer already."""
-        if self.dialect == "2013":
-            return []
+        if self.dialect == "2013" or self._declared is not None:
+            return []  # a declared dialect's answer is its first line (mbk's H2)
         reader = TolerantReader()
         asking = _command(command)
         talking = False
@@ -774,12 +829,18 @@ def _turn_started(reply: Reply) -> bool:
 
 def _command(line: str) -> Command | None:
     """The command a line sent was, as far as the reader needs it (``HELLO``, ``LOOK``)."""
-    verb, _, rest = line.strip().partition(" ")
+    # A command sent with its line end in the liberal forms (CR NUL) is still that command.
+    line = line.strip(" \t\r\n\x00")
+    verb, _, rest = line.partition(" ")
     if verb.upper() == "LOOK":
         return Look()
     if verb.upper() == "HELLO":
         return Hello(rest or None)
-    return None
+    # MOVE and PICKUP: what mbk's MS and PF answer (a declared reader reads by them).
+    try:
+        return parse_command(line)
+    except RemoteProtocolError:
+        return None
 
 
 def _verb(command: Command | str) -> str:

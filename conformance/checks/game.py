@@ -14,7 +14,13 @@ from clients.dialect import TreasureChanged
 from protocol.commands import Hello, Look, Move, Pickup, Quit
 from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 
-from ..dialects import declared, refusal
+from ..dialects import (
+    declared,
+    declared_reader,
+    refusal,
+    resumes_players,
+    shows_player_at_centre,
+)
 from ..explorer import Explorer
 from ..registry import Checklist, Context
 from ..results import CheckFailed, NotJudged
@@ -55,13 +61,21 @@ async def _sample_views(ctx: Context) -> list[View]:
     "hello.gold",
     "§4.1 HELLO; docs/protocol.md (Commands); docs/dialects.md",
     "HELLO answers 'GOLD <n>' with n >= 0 (2015: 'HELLO <name>' echoes the name, the "
-    "target came on connect; 2016: 'GOLD: <n>'; 2016ch: refused, 'HELLO <name>' echoed)",
+    "target came on connect; 2016: 'GOLD: <n>'; 2016ch: refused, 'HELLO <name>' echoed; "
+    "2016mbk: 'H<n>')",
 )
 async def hello_gold(ctx: Context) -> None:
     session = await ctx.connect()
     dialect = ctx.state.dialect
-    if dialect == "2013":
+    if dialect == "2013" or declared_reader(dialect) is not None:
+        # mbk's 'H<n>' is read as its declaration writes the gold still needed.
         gold = await session.expect(Hello(), Gold)
+        if gold.amount < 0 and resumes_players(dialect):
+            raise NotJudged(
+                f"could not judge: HELLO was answered {describe(session.last_lines)}: the "
+                "address's player, given back to each of its connections, holds more gold "
+                "than the goal, picked by the suite's earlier checks"
+            )
         if gold.amount < 0:
             raise CheckFailed(f"the gold target is negative: {describe(session.last_lines)}")
         return
@@ -171,9 +185,9 @@ async def look_alphabet(ctx: Context) -> None:
     "the centre shows the tile underfoot: never P, B, X or a wall (2016: P, the player)",
 )
 async def look_centre(ctx: Context) -> None:
-    if ctx.state.dialect == "2016":
-        # lib's 2016 form puts the player itself at the centre (docs/dialects.md, LOOK);
-        # ch739's shows the tile underfoot, as 2013 does. Either is the 2016 form.
+    if shows_player_at_centre(ctx.state.dialect):
+        # lib's 2016 form and mbk's put the player itself at the centre (docs/dialects.md,
+        # LOOK); ch739's shows the tile underfoot, as 2013 does.
         for view in await _sample_views(ctx):
             if view.centre in {"B", "X", "#"}:
                 raise CheckFailed(
@@ -254,7 +268,8 @@ async def move_floor(ctx: Context) -> None:
     "pickup.gold",
     "§4.3 PICKUP; §2 Setup; docs/protocol.md (Commands)",
     "PICKUP on gold answers 'SUCCESS, GOLD COINS: 1' (2015, ch739: 'SUCCESS' with "
-    "'TREASUREMOD 1'), the G is gone, a second PICKUP fails",
+    "'TREASUREMOD 1'; mbk: 'PS<gold held>', one less gold needed), the G is gone, a second "
+    "PICKUP fails",
 )
 async def pickup_gold(ctx: Context) -> None:
     player = await join(ctx)
@@ -265,8 +280,15 @@ async def pickup_gold(ctx: Context) -> None:
         "no gold reached",
         toward=lambda position: player.tiles.get(position) == "G",
     )
+    needed: Gold | None = None
+    if resumes_players(ctx.state.dialect):
+        # The address's player may be one the suite's earlier checks played, gold and
+        # all: the total is judged by the gold still needed before and after, not as 1.
+        needed = await player.session.expect(Hello(), Gold, "the reply to HELLO before PICKUP")
     reply = await player.session.ask(Pickup())
-    if TreasureChanged(1) in declared(ctx.state.dialect).words(GoldCoins(1)):
+    if needed is not None:
+        await _judge_resumed_pickup(player.session, reply, needed.amount)
+    elif TreasureChanged(1) in declared(ctx.state.dialect).words(GoldCoins(1)):
         # SUCCESS, and TREASUREMOD 1 pushed beside it (2015; ch739 sends it first).
         found = isinstance(reply, Success) and await player.session.wait_for_push(
             lambda push: push == TreasureChanged(1), "TREASUREMOD 1"
@@ -295,6 +317,22 @@ async def pickup_gold(ctx: Context) -> None:
     if not isinstance(again, Fail):
         raise CheckFailed(
             f"a second PICKUP on the same square answered {describe(player.session.last_lines)}"
+        )
+
+
+async def _judge_resumed_pickup(session: Session, reply: object, needed: int) -> None:
+    """A ``PICKUP`` on gold by a player an address may have played before (mbk): its
+    answer must say gold was picked (``PS<gold held>``, at least 1), and the gold still
+    needed must have dropped by one (``H<n>``; or stayed 0, where ours stops there)."""
+    picked = describe(session.last_lines)
+    if not isinstance(reply, GoldCoins) or reply.total < 1:
+        raise CheckFailed(f"PICKUP on gold answered {picked}, not the gold now held")
+    after = await session.expect(Hello(), Gold, "the reply to HELLO after PICKUP")
+    # Ours says 0 once the goal is reached; mbk's own server counts on below it.
+    if after.amount not in {needed - 1, max(needed - 1, 0)}:
+        raise CheckFailed(
+            f"PICKUP on gold answered {picked}, but the gold still needed went from {needed} "
+            f"to {after.amount} ({describe(session.last_lines)})"
         )
 
 

@@ -21,7 +21,10 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from ..dialects import refusal
+from protocol.commands import Move
+from protocol.direction import Direction
+
+from ..dialects import declared_reader, refusal
 from ..registry import Checklist, Context
 from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import QUIET, NoReply, ServerClosed, Session, describe
@@ -45,10 +48,22 @@ def _same(answer: list[str]) -> str:
     return re.sub(r"\d+", "n", answer[0]) if answer else ""
 
 
-def _view(answer: list[str]) -> list[str]:
-    """The 5 rows of a LOOK answer, with or without its header; [] when there are none."""
+def _view(answer: list[str], dialect: str = "2013") -> list[str]:
+    """The 5 rows of a LOOK answer, with or without its header, or in the rows of a
+    dialect of its own (mbk's ``L5`` rows); [] when there are none."""
+    reader = declared_reader(dialect) if dialect != "2013" else None
+    if reader is not None:
+        answer = reader.rows(answer)
     rows = [line for line in answer if len(line) == 5 and not line.startswith(("FAIL", "GOLD"))]
     return rows[:5] if len(rows) >= 5 else []
+
+
+def _moved(answer: list[str], dialect: str, direction: str) -> bool:
+    """Whether ``answer`` says the MOVE succeeded (mbk: ``MS``, as its declaration says)."""
+    reader = declared_reader(dialect) if dialect != "2013" else None
+    if reader is not None:
+        return reader.succeeded(answer, Move(Direction[direction]))
+    return "SUCCESS" in answer
 
 
 def _floor(view: list[str]) -> str | None:
@@ -159,13 +174,13 @@ async def _compare(
     plain_look = await session.answer(b"LOOK\n", "the reply to LOOK")
     if judged(look, await _variant_answer(session, look, b"LOOK\n"), plain_look, b"LOOK\n"):
         return
-    direction = _floor(_view(plain_look))
+    direction = _floor(_view(plain_look, ctx.state.dialect))
     if direction is None:
         raise CheckSkipped(f"no floor next to the player to move onto: {describe(plain_look)}")
     plain_move = await session.answer(
         _plain_move(direction).encode(), f"the reply to MOVE {direction}"
     )
-    if "SUCCESS" not in plain_move:
+    if not _moved(plain_move, ctx.state.dialect, direction):
         raise NotJudged(
             f"could not judge directions: MOVE {direction} onto floor was answered "
             f"{describe(plain_move)}"
@@ -194,11 +209,12 @@ def _judge_step(
                 f"dialect refuses it with FAIL (docs/dialects.md)"
             )
         return False
+    dialect = ctx.state.dialect
     differs = (
-        bool(_view(got)) != bool(_view(expected))
-        if _view(expected)
+        bool(_view(got, dialect)) != bool(_view(expected, dialect))
+        if _view(expected, dialect)
         else ("SUCCESS" in expected) != ("SUCCESS" in got)
-        if moved
+        if moved and declared_reader(dialect) is None
         else _same(got) != _same(expected)
     )
     if not differs:
@@ -293,7 +309,7 @@ async def input_blank_line(ctx: Context) -> None:
         if len(answered) > 1 or not any(answered[0].startswith(fail) for fail in expected):
             ctx.drift("blank-line-answered", f"a blank line was answered {describe(answered[:2])}")
     looked = await session.answer(b"LOOK\n", "the reply to LOOK after a blank line")
-    if not _view(looked):
+    if not _view(looked, ctx.state.dialect):
         raise CheckFailed(f"LOOK after a blank line was answered {describe(looked[:2])}")
 
 

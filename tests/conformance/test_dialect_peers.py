@@ -115,19 +115,18 @@ async def test_ldjb2_goes_away_when_its_client_leaves(nursery: trio.Nursery) -> 
     assert not report.ok
 
 
-async def test_a_private_protocol_is_no_dialect(nursery: trio.Nursery) -> None:
+async def test_mbk_is_recognised_by_its_view_rows(nursery: trio.Nursery) -> None:
     report = await judge(nursery, "mbk", "auto", "hello.gold", "connect.greeting", "quit.closes")
     table = to_table(report)
+    # 'H2' is no line of an era; the LOOK answer's rows are in mbk's form only.
     assert table.startswith(
-        "dialect 2013 (recognised from no dialect we know says "
-        "'Welcome to the dungeon! Mwuahaha' / 'H2'"
+        "dialect 2016mbk (recognised from 'L5X###X', a view row only 2016mbk writes)"
     ), table
     assert verdicts(report) == {
-        "hello.gold": "failed",
-        "connect.greeting": "failed",
+        "hello.gold": "passed",  # HELLO -> H2
+        "connect.greeting": "failed",  # a line before the first command
         "quit.closes": "passed",  # QUIT closes with no line
-    }
-    assert "'H2'" in report.get("hello.gold").reason
+    }, table
     assert "'Welcome to the dungeon! Mwuahaha'" in report.get("connect.greeting").reason
 
 
@@ -192,6 +191,46 @@ async def test_every_check_on_the_zss_double_and_the_time_it_takes(
     # The first unanswered variant decides: the two after it are not waited out too.
     assert report.get("input.cr").duration < 3 * config.timeout, table
     assert_no_wait_is_waited_out(report, config)
+
+
+async def test_every_check_on_the_mbk_double_in_its_own_forms(nursery: trio.Nursery) -> None:
+    report, _ = await whole_run(nursery, "mbk")
+    table = to_table(report)
+    assert report.dialect == "2016mbk", table
+    one_connection = "could not judge: the server closed a new connection (B) at once"
+    assert verdicts(report) == {
+        "hello.gold": "passed",  # H2
+        "connect.greeting": "failed",  # Welcome to the dungeon! Mwuahaha
+        "look.shape": "passed",  # five L5 rows
+        "look.corners": "passed",
+        "look.alphabet": "passed",
+        "look.centre": "passed",  # P, the player, as its declaration renders it
+        "look.no-effect": "passed",
+        "move.wall": "passed",  # MF
+        "move.floor": "passed",  # MS, then the view pushed, set aside
+        "pickup.gold": "failed",  # the gold stays: a second PICKUP answers PS<n> again
+        "pickup.nothing": "passed",  # PF
+        "quit.closes": "passed",  # closed without a line
+        "input.crlf": "passed",
+        "input.cr": "passed",  # a CR ends its lines, as Java's readLine
+        "input.split": "passed",
+        "input.case": "passed",
+        "input.spaces": "passed",
+        "input.blank-line": "passed",  # no answer, as its declaration says
+        "input.telnet": "failed",  # IAC DO ECHO HELLO is no command: no answer
+        # A second player needs a second address: said, not judged.
+        "players.see": "skipped",
+        "players.block": "skipped",
+        "players.leave": "skipped",
+    }, table
+    assert "a second PICKUP on the same square answered 'PS" in (
+        report.get("pickup.gold").reason
+    ), table
+    for check in ("players.see", "players.block", "players.leave"):
+        reason = report.get(check).reason
+        assert reason.startswith(one_connection), table
+        assert "'Connection refused. Address already connected'" in reason, table
+    assert report.duration < RUN_BOUND / 2, table
 
 
 async def test_every_check_on_the_ch_double_and_the_time_it_takes(

@@ -68,6 +68,8 @@ async def test_the_suite_fails_a_test_when_a_check_fails(
         ("2016", Level.STRICT),
         ("2016ch", Level.STRICT),
         ("2016ch", Level.TOLERANT),
+        ("2016mbk", Level.STRICT),
+        ("2016mbk", Level.TOLERANT),
     ],
 )
 async def test_each_dialect_port_of_our_server_passes_every_strict_check(
@@ -77,6 +79,8 @@ async def test_each_dialect_port_of_our_server_passes_every_strict_check(
     # and each dialect reads lines its own way: all of it the dialect's, none a fault.
     # 2016ch (ch739's client) needs a name, says SUCCESS then TREASUREMOD, and pushes a
     # view to every player in sight of a move: recognised as its own, judged in its forms.
+    # 2016mbk (mbuckley2000's client) writes only lines of its own (H3, L5 rows, MS), and
+    # pushes its view after MS and to players in sight in the form of a LOOK answer.
     server = await start_server(dialect=dialect, map="default", seed=3)
     config = SuiteConfig(strictness=Strictness(level), timeout=2.0, dialect="auto")
     with trio.fail_after(120):

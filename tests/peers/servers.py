@@ -24,6 +24,7 @@ MAP: Final = (
     "##########",
 )
 GOAL: Final = 2
+_JAVA_SPACE: Final = "".join(map(chr, range(33)))
 # Players arrive on the first free square of these.
 SPAWNS: Final = ((1, 1), (3, 1), (1, 5), (1, 8), (3, 6), (1, 6), (2, 8), (3, 8), (2, 5), (1, 7))
 STEPS: Final = {"N": (-1, 0), "S": (1, 0), "E": (0, 1), "W": (0, -1)}
@@ -132,10 +133,13 @@ class Board:
 
 
 class Peer:
-    """A server double: listens on port 0, one task per client, lines split at ``LF``."""
+    """A server double: listens on port 0, one task per client, lines split at ``LF``
+    (and at a lone ``CR`` where :attr:`cr_ends_lines`)."""
 
     name: ClassVar[str]
     one_byte_writes: ClassVar[bool] = False
+    cr_ends_lines: ClassVar[bool] = False
+    """Lines end at ``CR``, ``LF`` or ``CRLF``, as Java's ``BufferedReader.readLine``."""
     exits_when_last_client_leaves: ClassVar[bool] = False
 
     def __init__(self) -> None:
@@ -171,6 +175,8 @@ class Peer:
                 buffer = b""
                 while data := await stream.receive_some(4096):
                     buffer += data
+                    if self.cr_ends_lines:
+                        buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
                     *lines, buffer = buffer.split(b"\n")
                     for raw in lines:
                         line = raw.removesuffix(b"\r").decode("utf-8", "replace")
@@ -345,9 +351,18 @@ class ZssGhosts(Zss):
 
 
 class Mbk(Peer):
-    """A private compact protocol: a server we cannot play."""
+    """A private compact protocol (``H2``, ``L5`` rows, ``MS``, ``PS1``), one connection
+    per address. As its server: each connection of the address is given back the
+    address's one player, with the gold it held (``H`` says the gold still needed, below 0
+    once more than the goal is held); a pickup leaves the gold where it was."""
 
     name = "mbk"
+    cr_ends_lines = True
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = 0
+        """The gold of the address's player: every test connects from 127.0.0.1."""
 
     async def on_connect(self, conn: Conn) -> bool:
         if len(self.clients) > 1:  # one connection per address, and tests all come from one
@@ -358,9 +373,10 @@ class Mbk(Peer):
         return True
 
     async def on_line(self, conn: Conn, line: str) -> bool:
-        verb, _, argument = line.strip().upper().partition(" ")
+        # Java's trim(): every character up to the space goes, NUL among them.
+        verb, _, argument = line.strip(_JAVA_SPACE).upper().partition(" ")
         if verb == "HELLO":
-            await conn.lines(f"H{GOAL}")
+            await conn.lines(f"H{GOAL - self.held}")
         elif verb == "LOOK":
             await conn.lines(*self._view(conn))
         elif verb == "MOVE" and argument in STEPS:
@@ -369,7 +385,13 @@ class Mbk(Peer):
             else:
                 await conn.lines("MS", *self._view(conn))
         elif verb == "PICKUP":
-            await conn.lines(f"PS{conn.gold + 1}" if self.board.pickup(conn) else "PF")
+            assert conn.position is not None
+            row, column = conn.position
+            if self.board.tiles[row][column] == "G":
+                self.held += 1
+                await conn.lines(f"PS{self.held}")
+            else:
+                await conn.lines("PF")
         elif verb == "QUIT":
             return False
         # Anything else, a blank line included: no reply at all.
