@@ -66,7 +66,14 @@ class Terminal:
         while self._read():
             pass
         os.close(self.master)
-        return self.process.wait(timeout=max(self.deadline - time.monotonic(), 1))
+        try:
+            return self.process.wait(timeout=max(self.deadline - time.monotonic(), 1))
+        except subprocess.TimeoutExpired:
+            # Left running, a client whose terminal is gone spun a core for the rest of
+            # the run (its input thread reading end-of-file over and over).
+            self.process.kill()
+            self.process.wait()
+            raise
 
 
 def _unreachable(port: int) -> tuple[int, bytes]:
