@@ -5,6 +5,11 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 ARGS   ?=
+# pytest runs the suite in WORKERS processes (pytest-xdist), each test file wholly on one
+# of them, so a file's module fixtures (a browser, a network of hosts) are made once. The
+# suite mostly waits (on servers, browsers, PostgreSQL), so four keep even two cores busy.
+# WORKERS=0 runs it serially, in one process.
+WORKERS ?= 4
 
 .PHONY: run test lint bench clean
 
@@ -22,7 +27,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)

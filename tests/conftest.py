@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
@@ -28,6 +29,13 @@ class WriteMap(Protocol):
 # A dod-server a test starts serves its web page on a free port, never on the default
 # 8004, so that servers started side by side (and a developer's own) never collide.
 os.environ.setdefault("DOD_HTTP_PORT", "0")
+
+# Tests send SIGINT (Ctrl-C) to programs they start, which must start with its default
+# action. A run started as a background job of a non-interactive shell (`make test &` in
+# a script) ignores SIGINT, and an ignored signal stays ignored across exec, so those
+# programs never saw the Ctrl-C. A handler is not inherited: they start with the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture

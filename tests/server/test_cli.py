@@ -33,11 +33,14 @@ async def _started(process: trio.Process) -> tuple[int, bytes]:
     return int(match.group(1)), seen
 
 
-async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
+async def test_console_script_answers_hello_and_stops_on_sigterm(tmp_path: Path) -> None:
+    # Run where its default replays and records (records.db) land in the test's folder,
+    # never in the checkout the suite runs from.
     process = await trio.lowlevel.open_process(
         [SCRIPT, "--port", "0", "--map", "tiny", "--log-format", "json"],
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
+        cwd=tmp_path,
     )
     try:
         port, seen = await _started(process)
@@ -57,6 +60,7 @@ async def test_console_script_answers_hello_and_stops_on_sigterm() -> None:
     assert "client connected" in events and "server stopped" in events
     disconnect = next(r for r in records if r["event"] == "client disconnected")
     assert disconnect["reason"] == "server shutdown"
+    assert (tmp_path / "records.db").is_file()  # the default database, beside the replays
 
 
 def test_python_dash_m_server_lists_worlds() -> None:

@@ -19,8 +19,9 @@ from ..helpers import Peer, bound_port
 from .conftest import StartGameServer
 from .test_lobby_limits import GatedPlugin, wait_opening
 
-ANSWER_WITHIN = 1.0
-"""Seconds: far above any LOOK on a healthy loop, far below the gated build's 5 s."""
+ANSWER_WITHIN = 4.0
+"""Seconds: a failure bound for a loop shared with other test processes, still below the
+gated build's 5 s, which a restart on the event loop would make the LOOK wait out."""
 
 
 def first_line(sock: socket.socket, line: bytes) -> str:

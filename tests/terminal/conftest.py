@@ -9,8 +9,9 @@ redraw of the app, never on a timer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 import trio
@@ -60,9 +61,13 @@ def log_text(app: PlayApp) -> str:
     return "\n".join(strip.text for strip in app.query_one(RichLog).lines)
 
 
-def closed_port() -> int:
-    """A loopback port nobody listens on (it was free a moment ago)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+@contextlib.contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port nobody listens on, for the ``with`` block. It stays bound (never
+    listening) meanwhile, so connecting is refused: a port merely free a moment before
+    could be taken by a server of another test process, and a client told to connect to
+    it waited on that server instead of being refused."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        port: int = holder.getsockname()[1]
+        yield port

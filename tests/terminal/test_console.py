@@ -66,7 +66,14 @@ class Terminal:
         while self._read():
             pass
         os.close(self.master)
-        return self.process.wait(timeout=max(self.deadline - time.monotonic(), 1))
+        try:
+            return self.process.wait(timeout=max(self.deadline - time.monotonic(), 1))
+        except subprocess.TimeoutExpired:
+            # Left running, a client whose terminal is gone spun a core for the rest of
+            # the run (its input thread reading end-of-file over and over).
+            self.process.kill()
+            self.process.wait()
+            raise
 
 
 def _unreachable(port: int) -> tuple[int, bytes]:
@@ -75,8 +82,8 @@ def _unreachable(port: int) -> tuple[int, bytes]:
 
 
 async def test_unreachable_server_prints_one_line_and_no_traceback() -> None:
-    port = closed_port()
-    status, output = await trio.to_thread.run_sync(_unreachable, port)
+    with closed_port() as port:
+        status, output = await trio.to_thread.run_sync(_unreachable, port)
     assert status == 1
     assert f"dod-play: cannot connect to 127.0.0.1:{port}: connection refused".encode() in output
     assert b"Traceback" not in output
@@ -100,13 +107,14 @@ async def test_quit_on_a_real_terminal(start_server: StartServer) -> None:
 
 
 def test_without_a_terminal_it_says_so_and_exits() -> None:
-    finished = subprocess.run(
-        [sys.executable, "-m", "clients.terminal", "--port", str(closed_port())],
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        timeout=LIMIT,
-        check=False,
-    )
+    with closed_port() as port:
+        finished = subprocess.run(
+            [sys.executable, "-m", "clients.terminal", "--port", str(port)],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=LIMIT,
+            check=False,
+        )
     assert finished.returncode == 2
     assert b"must be a terminal" in finished.stderr
     assert b"Traceback" not in finished.stderr

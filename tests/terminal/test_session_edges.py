@@ -82,12 +82,11 @@ async def test_server_closing_shows_its_last_line(
 
 
 async def test_unreachable_server_ends_with_a_message(run_app: RunApp) -> None:
-    port = closed_port()
-
     async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
         await app.wait_session_end()
 
-    app = await run_app(PlayApp("127.0.0.1", port), scenario)
+    with closed_port() as port:
+        app = await run_app(PlayApp("127.0.0.1", port), scenario)
     assert app.return_value is not None
     assert app.return_value.status == 1
     assert app.return_value.text == f"cannot connect to 127.0.0.1:{port}: connection refused"
