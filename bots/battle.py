@@ -23,7 +23,8 @@ by :class:`BattleBrain` from what ``LOOK`` shows and what it remembers
 
 Blocked moves cost nothing in the battle world, so after three in one turn it ends
 the turn rather than trying forever. The same ``--seed`` on the same game makes the
-same choices.
+same choices. At ``--max-moves`` it leaves when its next turn begins, never on another
+player's turn, so that the same tournament gives the same games.
 """
 
 from __future__ import annotations
@@ -254,8 +255,13 @@ def play(bot: Bot) -> str | None:
                 if not act(client, brain):
                     brain.new_turn()
         return "move limit reached"
-    while bot.may_move():
+    while True:
         if client.action_points() > 0:
+            if not bot.may_move():
+                # It leaves on its own turn: a player who leaves on someone else's turn
+                # vanishes from their view at a moment set by the speed of the two
+                # connections, and the same tournament would not give the same game.
+                return "move limit reached"
             # CommandError: the turn's time ran out under us; wait for the next one.
             with contextlib.suppress(CommandError):
                 play_turn(client, brain)
@@ -263,7 +269,6 @@ def play(bot: Bot) -> str | None:
         with contextlib.suppress(ClientTimeout):  # others are slow: ask again
             while not isinstance(client.next_event(), TurnBegins):
                 pass
-    return "move limit reached"
 
 
 main = bot_main(

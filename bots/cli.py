@@ -22,7 +22,13 @@ What the runner does, so that a strategy need not:
   ``JOIN <game>`` when ``--game`` names one, and ``HELLO [name]``, all before
   calling ``play`` (so ``bot.client.goal`` is known);
 * ``play`` returns ``None`` when it believes the game is over (the runner waits
-  for the final line), or a reason to stop (the runner sends ``QUIT``). A
+  for the final line), or a reason to stop (the runner sends ``QUIT``). In a
+  game joined with ``--game`` whose actions are paced (``turn=`` a limit), a
+  bot without events first sends ``LOOK``, which the server answers on the
+  bot's turn, so that it leaves on its own turn: one who leaves on another's
+  turn vanishes from their view at a moment set by how fast each connection
+  is, and the same tournament would not give the same games. A bot with
+  events leaves on its turn by its own strategy (:mod:`bots.battle`). A
   :class:`~clients.errors.ServerClosed` raised inside ``play`` (the game ended
   under it) is a normal end;
 * ``SIGINT`` and ``SIGTERM`` stop the bot: it says ``QUIT`` and reports
@@ -212,6 +218,11 @@ def _needs(worlds: tuple[str, ...]) -> str:
     return " or ".join(worlds) + (" world" if len(worlds) == 1 else " worlds")
 
 
+def _plays_in_turns(joined: GameInfo | None) -> bool:
+    """Whether the game joined paces its actions (``turn=`` a time limit, not ``none``)."""
+    return joined is not None and joined.turn is not None
+
+
 def _world_of(client: Client, game: str, joined: GameInfo | None) -> str | None:
     """The world of the game the bot plays in; ``None`` if the server does not say."""
     if joined is not None:
@@ -269,6 +280,8 @@ def _run(
             if reason is None:
                 client.wait_closed()
             else:
+                if _plays_in_turns(joined) and "events" not in client.capabilities:
+                    client.look()  # answered on our turn: we leave on it (module docstring)
                 client.quit()
                 return result("quit", reason)
         except ServerClosed:

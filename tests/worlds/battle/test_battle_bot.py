@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import argparse
 import random
+from typing import cast
 
+import pytest
 import trio
 
 from bench.battle_table import play_game
-from bots.battle import BattleBrain
-from clients import Direction, Grid
+from bots.battle import BattleBrain, play
+from bots.cli import Bot
+from clients import Client, Direction, Grid
+from protocol.replies import TurnBegins
 
-from ...bots.conftest import run_module
+from ...bots.conftest import Finished, run_module
 from ...conftest import StartServer
 from ...helpers import Peer, bound_port
 
@@ -83,6 +88,37 @@ async def test_the_bot_plays_a_battle_over_tcp_to_the_end(start_server: StartSer
     assert sorted(outcomes.values()) == ["lose", "win"], [r.to_line() for r in results.values()]
 
 
+class TurnLater:
+    """A client of the battle bot's for whom it is another's turn until it reads a push."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []
+        self.our_turn = False
+        self.moves = 0
+
+    def extend(self, *capabilities: str) -> frozenset[str]:
+        self.said.append("EXTEND")
+        return frozenset(capabilities)
+
+    def action_points(self) -> int:
+        self.said.append("APGET")
+        return 6 if self.our_turn else 0
+
+    def next_event(self) -> TurnBegins:
+        self.our_turn = True
+        self.said.append("(STARTTURN 6)")
+        return TurnBegins(6)
+
+
+def test_at_its_move_limit_it_waits_for_its_turn_to_leave() -> None:
+    client = TurnLater()
+    options = argparse.Namespace(max_moves=0, progress=False, seed=1, name="x")
+    bot = Bot("battle", cast(Client, client), options)
+    assert play(bot) == "move limit reached"
+    assert client.our_turn, client.said
+    assert client.said == ["EXTEND", "APGET", "APGET", "(STARTTURN 6)", "APGET"]
+
+
 def test_it_stops_striking_an_armoured_rival_without_a_sword() -> None:
     beside = Grid(("X...X", ".....", "...P.", ".S...", "X...X"))
     fighter = brain()
@@ -93,3 +129,35 @@ def test_it_stops_striking_an_armoured_rival_without_a_sword() -> None:
     assert fighter.choose(beside, hp=3, gold=0, goal=1).verb == "MOVE"
     fighter.items.add("S")
     assert fighter.choose(beside, hp=3, gold=0, goal=1).verb == "ATTACK"
+
+
+@pytest.mark.parametrize("kind", ["battle", "random"])
+async def test_a_bot_at_its_move_limit_leaves_on_its_own_turn(
+    start_server: StartServer, kind: str
+) -> None:
+    """Not on another's: when it vanishes from their view must not depend on timing, or
+    the same tournament would not give the same games. The battle bot hears STARTTURN;
+    the random bot, a 2013 client, leaves after a LOOK, answered on its turn."""
+    server = await start_server(world="battle", seed=7, turn_timeout=10)
+    host = await Peer.connect(bound_port(server))
+    assert await host.ask("EXTEND events") == ["EXTENDED events"]
+    assert await host.ask("HELLO host") == ["STARTTURN 6"]
+    assert await host.read_line() == "GOLD 3"
+    args = ("--port", str(server.port), "--game", "default", "--name", "leaver")
+    async with trio.open_nursery() as nursery:
+        finished: list[Finished] = []
+
+        async def run() -> None:
+            finished.append(await run_module(f"bots.{kind}", *args, "--max-moves", "0"))
+
+        nursery.start_soon(run)
+        joined = await host.read_line()
+        assert joined.startswith("JOINED ")
+        label = joined.removeprefix("JOINED ")
+        assert await host.read_line() == f"NOTICE {label} is now called leaver"  # its HELLO
+        await host.send("ENDTURN\n")
+        seen = [await host.read_line()]
+        while not seen[-1].startswith("STARTTURN"):
+            seen.append(await host.read_line())
+    assert seen == ["SUCCESS", "ENDTURN", "TURN leaver", "LEFT leaver: quit", "STARTTURN 6"]
+    assert finished[0].result.outcome == "quit", finished[0].stderr
