@@ -133,13 +133,13 @@ async def test_no_answer_in_time_raises_client_timeout(scripted_server: Scripted
 
 
 async def test_connecting_to_no_server_raises_os_error() -> None:
-    listener = trio.socket.socket()
-    await listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    listener.close()
-    with pytest.raises(OSError):
-        async with AsyncClient.connect(port=port):
-            pass
+    # Bound and never listening, and held while we try: no other test can take the port.
+    with trio.socket.socket() as held:
+        await held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        with pytest.raises(OSError):
+            async with AsyncClient.connect(port=port):
+                pass
 
 
 async def test_the_client_library_drives_the_real_connection_over_a_memory_stream(

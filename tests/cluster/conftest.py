@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from .hosts import Hosts, skip_unless_possible
+
 ROOT = Path(__file__).parents[2]
 WAIT = 60.0
 """Seconds any one wait may take before the test fails (a bound, never a pace)."""
@@ -156,3 +158,14 @@ def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
     yield started
     for node in started.nodes:
         node.stop()
+
+
+@pytest.fixture
+def hosts() -> Iterator[Hosts]:
+    """Hosts of their own (network namespaces) for the test, or a skip saying why not."""
+    skip_unless_possible()
+    made = Hosts()
+    try:
+        yield made
+    finally:
+        made.close()

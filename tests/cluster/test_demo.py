@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,20 +19,10 @@ import pytest
 from tests.web.conftest import browser, page, wait_for_text
 
 from .conftest import WAIT, Cluster, eventually
-from .hosts import Hosts, skip_unless_possible
+from .hosts import Hosts
 from .test_hosts import _on_hosts
 
 __all__ = ["browser", "page"]
-
-
-@pytest.fixture
-def hosts() -> Iterator[Hosts]:
-    skip_unless_possible()
-    made = Hosts()
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 class Netcat:

@@ -5,24 +5,13 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from .conftest import Client, Cluster, Node, eventually
-from .hosts import Hosts, skip_unless_possible
+from .hosts import Hosts
 from .proxy import Link
-
-
-@pytest.fixture
-def hosts() -> Iterator[Hosts]:
-    skip_unless_possible()
-    made = Hosts()
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def _on_hosts(cluster: Cluster, hosts: Hosts, count: int) -> tuple[list[Node], Link]:
