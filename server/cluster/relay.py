@@ -246,11 +246,19 @@ class Relay:
         if DIRECT_IO:
             self._fd = stream.socket.fileno()
         self.forward(first)
-        async with stream, trio.open_nursery() as nursery:
-            nursery.start_soon(self._send, stream, nursery.cancel_scope)
-            with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                await self._receive(stream)
-            nursery.cancel_scope.cancel()
+        async with stream:
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._send, stream, nursery.cancel_scope)
+                    with contextlib.suppress(
+                        trio.BrokenResourceError, trio.ClosedResourceError, OSError
+                    ):
+                        await self._receive(stream)
+                    nursery.cancel_scope.cancel()
+            finally:
+                # Closing the stream checkpoints: a command forwarded meanwhile must not
+                # be written to the descriptor's number, which may be another file's by then.
+                self._fd = -1
         self._closed = True
         client.end(why)
 

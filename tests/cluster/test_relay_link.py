@@ -90,3 +90,39 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
         assert bytes(heard) == expected
         assert bytes(client.received) == expected  # every byte of the node's, to the client
         nursery.cancel_scope.cancel()
+
+
+async def closing_node(stream: trio.SocketStream) -> None:
+    """Accept the handshake, then close the link at once (the node went away)."""
+    line = b""
+    while not line.endswith(b"\n"):
+        line += await stream.receive_some(relay.MAX_HANDSHAKE)
+    await stream.send_all(relay.ACCEPTED)
+    await stream.aclose()
+
+
+async def test_no_command_is_written_to_the_links_descriptor_once_it_is_closed() -> None:
+    # A command forwarded while the link closes (the client's batch runs at the close's
+    # checkpoint) must not reach the descriptor's number: the system may already have
+    # given it to another socket or file.
+    async with trio.open_nursery() as nursery:
+        [listener] = await nursery.start(partial(trio.serve_tcp, closing_node, 0, host="127.0.0.1"))
+        port = listener.socket.getsockname()[1]
+        client = Client()
+        link = Relay(client, f"127.0.0.1:{port}", SECRET)  # type: ignore[arg-type]
+        kept: list[int] = []
+
+        async def forward_at_every_checkpoint() -> None:
+            while not client.ended_event.is_set():
+                stream = link._stream
+                if stream is not None and stream.socket.fileno() == -1 and link._fd != -1:
+                    kept.append(link._fd)  # closed, yet forward would write to it
+                link.forward(Shout("still here"))
+                await trio.lowlevel.checkpoint()
+
+        nursery.start_soon(forward_at_every_checkpoint)
+        nursery.start_soon(link.run, Shout("0"))
+        with trio.fail_after(60):
+            await client.ended_event.wait()
+        assert kept == []
+        nursery.cancel_scope.cancel()
