@@ -156,6 +156,7 @@ class Poller:
         finally:
             self._epoll = None
             self._address.clear()
+            self._turn.clear()
             for fd in list(self._held):
                 task = self._held.pop(fd)[1]
                 trio.lowlevel.reschedule(task, outcome.Value(False))
@@ -176,16 +177,18 @@ class Poller:
                 served.append(event)
             else:
                 by_address.setdefault(address, []).append(event)
-        turn = self._turn
+        # Only the addresses over their share this round keep a turn: one whose clients
+        # are gone (or have nothing more to read) leaves no entry behind.
+        last_turn, turn = self._turn, {}
         for address, events in by_address.items():
             if len(events) <= PER_ADDRESS_A_ROUND:
                 served += events
-                turn.pop(address, None)
                 continue
-            start = turn.get(address, 0) % len(events)
+            start = last_turn.get(address, 0) % len(events)
             chosen = (events + events)[start : start + PER_ADDRESS_A_ROUND]
             served += chosen
             turn[address] = start + PER_ADDRESS_A_ROUND
+        self._turn = turn
         return served
 
     def _serve(self, ready: list[tuple[int, int]]) -> None:

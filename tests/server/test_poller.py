@@ -118,6 +118,31 @@ async def test_one_address_gets_a_few_clients_read_a_round_and_they_take_turns(
             await trio.sleep(0)
 
 
+async def test_an_address_whose_flood_is_gone_leaves_nothing_behind_in_the_poller(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    # Every address that ever flooded would otherwise keep its place in the turns for
+    # as long as the server runs: memory that grows with the addresses seen.
+    calls: list[str] = []
+    peers: list[socket.socket] = []  # kept open: the flood's input stays unread
+    player, player_peer = pair()
+    nursery.start_soon(poller.hold, Client("player", player, calls), player.fileno(), "10.0.0.2")
+    async with trio.open_nursery() as flood:
+        for number in range(2 * PER_ADDRESS_A_ROUND):
+            ours, peer = pair()
+            peer.send(b"look" * 50)
+            peers.append(peer)
+            client = Client(f"flood{number}", ours, calls)
+            flood.start_soon(poller.hold, client, ours.fileno(), "10.0.0.1")
+        with trio.fail_after(TIMEOUT):
+            while not any(call.startswith("take flood") for call in calls):
+                await trio.sleep(0)
+        flood.cancel_scope.cancel()  # the flood's clients go, their input still unread
+    player_peer.send(b"look")
+    assert await received(player_peer, 4) == b"LOOK"
+    assert poller._turn == {}
+
+
 async def test_a_client_that_leaves_gets_its_replies_and_returns_to_its_task(
     poller: Poller,
 ) -> None:
