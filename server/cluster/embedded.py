@@ -50,7 +50,10 @@ async def _lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[dict[str, Any]
             end = buffer.find(b"\n")
         line = bytes(buffer[:end])
         del buffer[: end + 1]
-        yield json.loads(line)
+        message = json.loads(line)
+        if not isinstance(message, dict):  # its readers look its fields up by name
+            raise ValueError("a directory line is not a JSON object")
+        yield message
 
 
 def _line(message: dict[str, Any]) -> bytes:

@@ -60,3 +60,24 @@ async def test_callers_of_caught_up_at_once_share_round_trips(tmp_path: Path) ->
         # The first caller's round trip, and one more shared by all who came during it.
         assert 1 <= len(sent) <= 2
         nursery.cancel_scope.cancel()
+
+
+async def test_a_first_line_that_is_not_an_object_ends_only_its_own_connection(
+    tmp_path: Path,
+) -> None:
+    # The hub is the workers' parent's: whatever one connection says, the others (and
+    # ``--cluster-status``) are served on.
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        for line in (b"[]\n", b"1\n", b'"status"\n', b"null\n"):
+            stray = await trio.open_unix_socket(path)
+            await stray.send_all(line)
+            with trio.fail_after(10):
+                assert await stray.receive_some(100) == b""  # closed, unanswered
+            await stray.aclose()
+        a = await _member(nursery, path, {"Ada"}, "127.0.0.1:1")
+        await a.flush()
+        assert [node[0] for node in hub.status()["nodes"]] == [a.node]
+        nursery.cancel_scope.cancel()
