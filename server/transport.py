@@ -135,9 +135,9 @@ class Transport(TransportPolicy):
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
         self._fd = -1
+        """The socket's file descriptor on the fast path (module docstring); else -1."""
         self._address: str | None = None
         """The client's IP address on the fast path: the poller's share is per address."""
-        """The socket's file descriptor on the fast path (module docstring); else -1."""
         if isinstance(stream, trio.SocketStream) and DIRECT_IO:
             # The read loop reads the descriptor itself (no receive coroutine per batch).
             self._fd = stream.socket.fileno()
@@ -384,7 +384,8 @@ class Transport(TransportPolicy):
         """Output was queued outside a batch of input, or the connection ends: a writer
         task writes it, started now unless one runs or a flush under way will (none
         runs while nothing waits to be written, so an idle client has no task but its
-        reader). Before :meth:`run` has started, it writes what is queued."""
+        reader). Before :meth:`run` has started none is: :meth:`run` starts one for what
+        was queued meanwhile (a greeting)."""
         if self._writer is None and self.pending and not self._sending:
             self._start_writer()
 

@@ -15,9 +15,10 @@ path and :class:`server.poller.Poller` moves the bytes) extend it rather than ho
 it: a session then calls the policy's own :meth:`~TransportPolicy.write` and reads
 its :attr:`~TransportPolicy.reason`, so a command costs no call or attribute hop more
 than when the policy was written inside the transport. Two notifications reach the
-driver, through callables it passes in: *wake the writer* (output was queued from
-outside a batch of input) and *interrupt the reader* (the connection ends, or a time
-limit expired, while the reader waits).
+driver, through callables it passes in or the methods it overrides (``_wake_writer``,
+``_interrupt``: no callable kept per client): *wake the writer* (output was queued
+from outside a batch of input) and *interrupt the reader* (the connection ends, or a
+time limit expired, while the reader waits).
 """
 
 from __future__ import annotations
