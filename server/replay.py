@@ -472,11 +472,6 @@ class ReplayWriter:
     def leave(self, round_number: int, player: PlayerId, why: str) -> None:
         self._write(f'{{"round":{round_number},"leave":{player},"why":{json.dumps(why)}}}\n')
 
-    @property
-    def dirty(self) -> bool:
-        """Whether records wait for :meth:`flush`."""
-        return bool(self.unwritten)
-
     def flush(self) -> None:
         """Hand buffered lines to the operating system (one short, non-blocking write).
         Lines past the replay's limits are not written: a ``truncated`` line is, the
