@@ -355,16 +355,9 @@ class Ladder:
         if holder is not None:
             connection.send(Error(_claimed_already(name, holder)))
             return
-        if connection.name != name and await self._has_games(name):
-            # Its games are someone's: only who plays under the name may claim it.
-            connection.send(
-                Error(
-                    f"the name {name!r} has games on the ladder: only a player playing as "
-                    f"{name!r} now may REGISTER it (HELLO {name}, then REGISTER {name})"
-                )
-            )
-            return
         self.hashes.check()  # a refusal spends none of the address's names
+        # Spent before the store is asked whether the name has games, so that a flood of
+        # REGISTERs of someone's name reaches the store only at register_per_hour's pace.
         if not self._claims.take(connection.address):
             config = self.config
             connection.send(
@@ -375,8 +368,21 @@ class Ladder:
                 )
             )
             return
+        if connection.name != name and await self._has_games(name):
+            # Its games are someone's: only who plays under the name may claim it.
+            connection.send(
+                Error(
+                    f"the name {name!r} has games on the ladder: only a player playing as "
+                    f"{name!r} now may REGISTER it (HELLO {name}, then REGISTER {name})"
+                )
+            )
+            return
         token = tokens.new_token()
-        token_hash = await self.hashes.run(tokens.hash_token, token)
+        try:
+            token_hash = await self.hashes.run(tokens.hash_token, token)
+        except HashBusy:
+            self._claims.give_back(connection.address)  # busy: no name was claimed
+            raise
         if not await self.writer.call(Store.claim, name, token_hash):
             # Claimed meanwhile, here or on another server of the ladder.
             holder = await self.writer.call(Store.lookalike, name) or name

@@ -78,3 +78,9 @@ class Allowances:
                     del buckets[known]
             bucket = buckets[address] = TokenBucket(self.rate, self.burst)
         return bucket.take()
+
+    def give_back(self, address: str) -> None:
+        """Return a token :meth:`take` spent for ``address`` on something then refused."""
+        bucket = self._buckets.get(address)
+        if bucket is not None:
+            bucket.give_back()

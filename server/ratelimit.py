@@ -38,3 +38,7 @@ class TokenBucket:
             return False
         self._tokens -= 1
         return True
+
+    def give_back(self) -> None:
+        """Return a token :meth:`take` spent on something that was then not done."""
+        self._tokens = min(self.burst, self._tokens + 1)

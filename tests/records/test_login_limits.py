@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 import trio.testing
 
 from records import names
+from records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port
@@ -61,6 +63,7 @@ async def test_hashes_run_in_their_own_threads_and_a_full_queue_is_refused_at_on
         hash_threads=1,
         max_hash_queue=2,
         login_burst=100,
+        register_burst=100,  # six names at once from one address: only hashing refuses
     )
     peers = [await Peer.connect(bound_port(server)) for _ in range(6)]
     answers: dict[int, str] = {}
@@ -139,3 +142,45 @@ async def test_one_address_claims_names_only_so_fast(
     ]
     other = await other_address(bound_port(server))
     assert (await other.ask("REGISTER c"))[0].startswith("REGISTERED c ")
+
+
+async def test_a_flood_of_register_for_a_name_with_games_reaches_the_store_at_the_claims_pace(
+    start_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: each REGISTER asked the store for the name's games before the address's
+    # claims were counted, so every one of the flood cost a query on the writer's thread.
+    server = await start_server(
+        map="tiny",
+        db=f"sqlite:///{tmp_path / 'r.db'}",
+        login_burst=1000,
+        register_burst=2,
+        register_per_hour=1,
+    )
+    ada = await Peer.connect(bound_port(server))
+    assert (await ada.ask("HELLO Ada"))[0].startswith("GOLD ")
+    await ada.ask("QUIT")
+    writer = server.ladder.writer
+    assert writer is not None
+    with trio.fail_after(TIMEOUT):
+        await writer.wait_written(1)
+        await writer.drained()
+    asked: list[str] = []
+    history = Store.history
+
+    def counted(store: Store, name: str, *rest: Any) -> Any:
+        asked.append(name)
+        return history(store, name, *rest)
+
+    monkeypatch.setattr(Store, "history", counted)
+    stranger = await Peer.connect(bound_port(server))
+    games = (
+        "ERROR the name 'Ada' has games on the ladder: only a player playing as 'Ada' "
+        "now may REGISTER it (HELLO Ada, then REGISTER Ada)"
+    )
+    too_fast = (
+        "ERROR your address has claimed names too fast: at most 2 at once and 1 an hour "
+        "(register_per_hour); retry later"
+    )
+    answers = [(await stranger.ask("REGISTER Ada"))[0] for _ in range(10)]
+    assert answers == [games] * 2 + [too_fast] * 8
+    assert asked == ["Ada", "Ada"]
