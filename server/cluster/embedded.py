@@ -8,7 +8,9 @@ change records PostgreSQL's ``NOTIFY`` carries). A worker whose connection ends 
 gone at once, and its games and names with it: no heartbeat is needed on one machine.
 Lines are JSON objects, one per line, at most :data:`MAX_LINE` bytes. A connection whose
 first line is ``{"op": "status"}`` is answered once with every member and game, and
-closed (:func:`cluster_status`, for ``dod-server --cluster unix:PATH --cluster-status``).
+closed (:func:`cluster_status`, for ``dod-server --cluster unix:PATH --cluster-status``);
+a status client that does not take its answer within :data:`STATUS_ANSWER_TIMEOUT`
+seconds has its connection ended.
 """
 
 from __future__ import annotations
@@ -32,6 +34,9 @@ from .shared import SharedDirectory, describe_cluster
 MAX_LINE: Final = 1 << 20
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
+STATUS_ANSWER_TIMEOUT: Final = 10.0
+"""Seconds the hub gives a status client to take its answer; a client that does not
+read it by then has its connection ended, so it holds none of the hub's tasks."""
 log = structlog.get_logger("server.cluster.embedded")
 
 
@@ -128,8 +133,11 @@ class Hub:
         try:
             hello = await anext(messages)
             if hello.get("op") == "status":
-                await stream.send_all(_line(self.status()))
-                return
+                with trio.move_on_after(STATUS_ANSWER_TIMEOUT) as answering:
+                    await stream.send_all(_line(self.status()))
+                if answering.cancelled_caught:
+                    log.info("status client too slow", timeout=STATUS_ANSWER_TIMEOUT)
+                return  # the listener's handler closes the stream
             member = _Member(str(hello["node"]), str(hello["address"]), str(hello["relay"]))
             self.members[member.node] = member
             member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))

@@ -4,11 +4,17 @@
 
 from __future__ import annotations
 
+import json
+import select
 from pathlib import Path
 
+import pytest
 import trio
 
+from server.cluster import embedded
 from server.cluster.embedded import EmbeddedDirectory, Hub
+
+from ..helpers import TIMEOUT
 
 
 async def _member(
@@ -80,4 +86,42 @@ async def test_a_first_line_that_is_not_an_object_ends_only_its_own_connection(
         a = await _member(nursery, path, {"Ada"}, "127.0.0.1:1")
         await a.flush()
         assert [node[0] for node in hub.status()["nodes"]] == [a.node]
+        nursery.cancel_scope.cancel()
+
+
+async def _read_to_end(stream: trio.SocketStream) -> bytes:
+    received = bytearray()
+    with trio.fail_after(TIMEOUT):
+        while data := await stream.receive_some(65536):
+            received += data
+    return bytes(received)
+
+
+async def test_a_status_client_that_never_reads_is_ended_while_others_are_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the answer's send_all had no bound, so a status client that never read
+    # held one of the parent's hub tasks (and the answer) for as long as it stayed.
+    monkeypatch.setattr(embedded, "STATUS_ANSWER_TIMEOUT", 2.0)
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    for index in range(20_000):  # an answer of about 1 MiB, past the sockets' buffers
+        hub.games[f"game-{index:05}"] = ("node", "x" * 40)
+    answer = json.dumps(hub.status()).encode() + b"\n"
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        stuck = await trio.open_unix_socket(path)
+        await stuck.send_all(b'{"op": "status"}\n')
+        other = await trio.open_unix_socket(path)
+        await other.send_all(b'{"op": "status"}\n')
+        assert await _read_to_end(other) == answer
+        # The hub ends the stuck connection by itself: its socket is hung up on while
+        # the client still has not read a byte.
+        poller = select.poll()
+        poller.register(stuck.socket.fileno(), select.POLLRDHUP)
+        events = await trio.to_thread.run_sync(poller.poll, TIMEOUT * 1000)
+        assert events, "the hub still holds the connection of a client that never reads"
+        assert len(await _read_to_end(stuck)) < len(answer)
+        await stuck.aclose()
+        await other.aclose()
         nursery.cancel_scope.cancel()
