@@ -90,8 +90,9 @@ class Directory(Protocol):
 
     async def flush(self) -> None:
         """Return once the directory holds this node's games and names as they are now,
-        so that every node's later :meth:`caught_up` sees them (or after
-        :data:`SETTLE_TIMEOUT` seconds, if the directory cannot be reached)."""
+        so that every node's later :meth:`caught_up` sees them; at once if the directory
+        is found unreachable meanwhile (a sync fails), and after :data:`SETTLE_TIMEOUT`
+        seconds at most."""
 
     async def caught_up(self) -> None:
         """Return once the local copy holds every change the directory held when this was

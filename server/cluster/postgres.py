@@ -166,7 +166,7 @@ class PostgresDirectory(SharedDirectory):
     def _down(self, error: BaseException) -> None:
         if self.reachable:
             log.warning("cluster directory unreachable", node=self.node, error=repr(error))
-        self.reachable = False
+        self._gone_down()
 
     async def _beat(self) -> None:
         """Say this node lives, reap the nodes that do not, and put this node's games right."""

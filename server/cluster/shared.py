@@ -129,6 +129,15 @@ class SharedDirectory:
 
     def _sync_done(self, sync: int) -> None:
         self._syncs_done = sync
+        self._wake_flushes()
+
+    def _gone_down(self) -> None:
+        """The directory cannot be reached: callers of :meth:`flush` return at once
+        rather than wait out :data:`SETTLE_TIMEOUT` for a sync that failed."""
+        self.reachable = False
+        self._wake_flushes()
+
+    def _wake_flushes(self) -> None:
         self._synced.set()
         self._synced = trio.Event()
 
