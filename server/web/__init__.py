@@ -20,6 +20,7 @@ from ..app import ListenError
 from .app import create_app
 from .metrics import ServerMetrics
 from .serving import serve_http
+from .tournaments import TournamentViews
 
 if TYPE_CHECKING:
     from ..app import Server
@@ -60,7 +61,9 @@ async def serve_web(
             "(--http-port 0 picks a free port, --no-http serves none)"
         ) from error
     bound = int(listeners[0].socket.getsockname()[1])
-    app = create_app(server, metrics)
+    writer = server.ladder.writer
+    arena = TournamentViews(None if writer is None else writer.url)
+    app = create_app(server, metrics, arena)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(metrics.probe_loop_lag)
@@ -69,6 +72,7 @@ async def serve_web(
             structlog.get_logger("server.web").info("web page listening", url=service.url)
             task_status.started(service)
     finally:
-        for listener in listeners:
-            with trio.CancelScope(shield=True):
+        with trio.CancelScope(shield=True):
+            for listener in listeners:
                 await listener.aclose()
+            await arena.close()

@@ -59,12 +59,12 @@ STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
 
 
-def create_app(server: Server, metrics: ServerMetrics) -> ASGIApp:
-    """The ASGI app serving ``server``'s web face."""
+def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:
+    """The ASGI app serving ``server``'s web face; ``arena`` answers its tournament
+    pages (its caller closes it when the web face stops)."""
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
     rerun_limiter = trio.CapacityLimiter(1)  # one replay page made at a time
     replay_pages = replays.ReplayPages()
-    arena = TournamentViews(None if server.ladder.writer is None else server.ladder.writer.url)
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})

@@ -6,7 +6,8 @@ page of its matches. The page polls them while the workers play.
 
 The reads go through a store of their own (not the records writer's, whose one thread
 writes the games this server plays), opened on first use, one worker thread at a time,
-each answered within :data:`READ_TIMEOUT` seconds or ``503``. The tables of the
+each answered within :data:`READ_TIMEOUT` seconds or ``503``, and closed
+(:meth:`TournamentViews.close`) when the web face stops. The tables of the
 :data:`KEPT_TABLES` tournaments looked at last are kept, so that a look costs only the
 results stored since the one before (at most :data:`~records.tournaments.TABLE_BATCH`).
 """
@@ -14,6 +15,7 @@ results stored since the one before (at most :data:`~records.tournaments.TABLE_B
 from __future__ import annotations
 
 import re
+import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
@@ -77,6 +79,10 @@ class TournamentViews:
     def __init__(self, url: str | None) -> None:
         self.url = url
         self._store: Store | None = None
+        self._closed = False
+        self._opening = threading.Lock()
+        """Held while the store is opened or closed, so that a read still in its thread
+        when :meth:`close` runs never opens a store nothing would close."""
         self._limiter = trio.CapacityLimiter(1)
         self._tables: OrderedDict[tuple[str, datetime], tournaments.TournamentTable] = OrderedDict()
 
@@ -96,12 +102,30 @@ class TournamentViews:
 
     def _in_thread(self, work: Callable[[Any], Any]) -> Any:
         assert self.url is not None
-        if self._store is None:
-            self._store = Store(self.url, busy_timeout=READ_TIMEOUT)
-        with self._store.engine.connect() as connection:
+        with self._opening:
+            if self._closed:
+                raise RuntimeError("the web face is stopping")
+            if self._store is None:
+                self._store = Store(self.url, busy_timeout=READ_TIMEOUT)
+            store = self._store
+        with store.engine.connect() as connection:
             if not tournaments.holds_tournaments(connection):
                 return None
             return work(connection)
+
+    async def close(self) -> None:
+        """Close the store (its pooled connection to the database), if one was opened;
+        reads asked for afterwards answer ``503``. Returns within :data:`READ_TIMEOUT`."""
+
+        def close() -> None:
+            with self._opening:
+                self._closed = True
+                store, self._store = self._store, None
+            if store is not None:
+                store.close()
+
+        with trio.move_on_after(READ_TIMEOUT):
+            await trio.to_thread.run_sync(close, abandon_on_cancel=True)
 
     def list_route(self) -> Callable[[Request], Awaitable[Response]]:
         """``/api/tournaments``: the newest tournaments, with their progress."""

@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 import pytest
+import trio
 from psycopg.types.json import Jsonb
 
 from arena import cli as arena
@@ -24,8 +25,12 @@ from arena import queue
 from records.journal import to_json
 from records.model import GameRecord, PlayerResult
 from records.store import Store
+from server.web import serve_web
 
+from ..conftest import StartServer
+from ..helpers import TIMEOUT
 from .conftest import WebServer, start_web_server, wait_for_text
+from .test_operations import _get as _get_async
 
 NAMES = ["ada", "bob", "cy"]
 PAIRS = [["ada", "bob"], ["ada", "cy"], ["bob", "cy"]]
@@ -266,3 +271,40 @@ def test_a_tournament_of_ten_thousand_matches_is_served_a_page_at_a_time(
         ):
             code, refused, _ = _get(f"{big}?{query}")
             assert code == 400 and refused["error"].startswith(word), (query, refused)
+
+
+async def test_the_web_face_closes_its_tournament_store_when_it_stops(
+    start_server: StartServer, queued: psycopg.Connection[Any], postgres_url: str
+) -> None:
+    # Before: the store the tournament pages opened on first use was never closed, so
+    # its pooled connection to PostgreSQL outlived the web face that opened it.
+    server = await start_server(map="tiny", db=postgres_url, http_port=0)
+    writer = server.ladder.writer
+    assert writer is not None
+    with trio.fail_after(TIMEOUT):
+        await writer.ready()
+    watcher = await trio.to_thread.run_sync(lambda: psycopg.connect(postgres_url, autocommit=True))
+
+    def others() -> int:
+        """Connections to the test's database but the watcher's own."""
+        row = watcher.execute(
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        ).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    try:
+        before = await trio.to_thread.run_sync(others)
+        async with trio.open_nursery() as web_nursery:
+            web = await web_nursery.start(serve_web, server)
+            status, _, _ = await _get_async(web.url + "api/tournaments")
+            assert status == 200
+            assert await trio.to_thread.run_sync(others) == before + 1  # the pages' store
+            web_nursery.cancel_scope.cancel()
+        # PostgreSQL ends a backend a moment after its client closes the connection.
+        with trio.fail_after(TIMEOUT):
+            while await trio.to_thread.run_sync(others) != before:
+                await trio.sleep(0.05)
+    finally:
+        watcher.close()
