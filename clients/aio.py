@@ -22,7 +22,10 @@ and also: commands may be awaited from several tasks at once (they are sent in
 the order they are called and answered first in, first out); a command that
 times out raises :class:`~clients.errors.ClientTimeout` and its late answer is
 dropped; ``next_event()`` waits for a pushed line; a ``REDIRECT`` is followed as
-:mod:`clients.sync` says, on a connection of its own the client then serves.
+:mod:`clients.sync` says, on a connection of its own the client then serves, and the
+commands of other tasks still waiting for their answers on the connection it leaves
+raise :class:`~clients.errors.ConnectionMoved` (never wait for an answer that cannot
+come).
 """
 
 from __future__ import annotations
@@ -179,20 +182,35 @@ class AsyncClient(AwaitingClient):
 
     async def _follow(self, redirected: Redirected, request: Request[T]) -> T:
         """Connect to the node ``redirected`` names, say who the client is there (its
-        capabilities, its name) and send ``request``'s command again."""
+        capabilities, its name) and send ``request``'s command again. Commands of other
+        tasks still waiting for their answers on the old connection are answered
+        :class:`~clients.errors.ConnectionMoved`; those sent meanwhile go to the new one."""
         for _ in range(MAX_REDIRECTS):
             stream = await self._open(redirected.host, redirected.port)
-            old = self._core
-            self._reading.cancel()
-            await self._read.wait()
-            await self._stream.aclose()
-            self._stream, self._core = stream, old.moved()
-            self._ended = trio.Event()
-            await self._start_reading()
-            if old.capabilities:
-                await self._exchange(self._core.extend(*sorted(old.capabilities)))
-            if old.name is not None:
-                await self._exchange(self._core.hello(old.name))
+            async with self._send_lock:
+                # Nothing is sent while the connection changes, and the client's EXTEND
+                # and HELLO go out on the new one before any other task's command.
+                old = self._core
+                self._reading.cancel()
+                await self._read.wait()
+                await self._stream.aclose()
+                self._stream, self._core = stream, old.moved()
+                self._deliver(old)  # the old connection's unanswered requests
+                self._ended = trio.Event()
+                await self._start_reading()
+                greetings: list[Request[Any]] = []
+                if old.capabilities:
+                    greetings.append(self._core.extend(*sorted(old.capabilities)))
+                if old.name is not None:
+                    greetings.append(self._core.hello(old.name))
+                for greeting in greetings:
+                    self._awaited.add(greeting)
+                    await self._write(self._core.send(greeting))
+            try:
+                for greeting in greetings:
+                    await self._answer(greeting)
+            finally:
+                self._awaited.difference_update(greetings)
             try:
                 return await self._exchange(Request(request.command, request.interpret))
             except Redirected as again:
@@ -210,6 +228,14 @@ class AsyncClient(AwaitingClient):
         try:
             async with self._send_lock:
                 await self._write(self._core.send(request))
+        except BaseException:
+            self._awaited.discard(request)
+            raise
+        return await self._answer(request)
+
+    async def _answer(self, request: Request[T]) -> T:
+        """``request``'s answer, once sent (and in ``_awaited``); it leaves ``_awaited``."""
+        try:
             deadline = trio.current_time() + self._limit(None)
             while request not in self._answers:
                 quiet = self._core.quiet_limit(request)
@@ -262,8 +288,10 @@ class AsyncClient(AwaitingClient):
                     self._pushed.unpark_all()
                 read.set()
 
-    def _deliver(self) -> None:
-        core = self._core
+    def _deliver(self, core: ClientCore | None = None) -> None:
+        """Hand the answers ``core`` (the connection's, unless given) has to the requests
+        that wait for them, and wake those waiting for the server."""
+        core = self._core if core is None else core
         while True:
             answer = core.next_answer()
             if not isinstance(answer, Answer):

@@ -132,6 +132,7 @@ from .errors import (
     ClientError,
     ClientTimeout,
     CommandError,
+    ConnectionMoved,
     Redirected,
     ServerClosed,
     UnexpectedReply,
@@ -646,7 +647,15 @@ class ClientCore:
 
     def moved(self) -> ClientCore:
         """A fresh core for a new connection of the same client (a followed redirect):
-        pushed lines go where they went, and those not yet taken are kept."""
+        pushed lines go where they went, and those not yet taken are kept. This core is
+        over: every request still waiting for its answer here is answered
+        :class:`ConnectionMoved` (:meth:`next_answer`)."""
+        self._close(
+            ConnectionMoved(
+                "the client followed a REDIRECT to another node before this command's "
+                "answer came; it may or may not have been carried out: send it again"
+            )
+        )
         core = ClientCore(on_push=self._on_push)
         core.events = self.events
         return core

@@ -17,6 +17,10 @@ anything the library raises on purpose. What a caller may rely on:
 * :class:`UnsupportedServer`: the server speaks no dialect the library knows
   (``str()`` begins "this server cannot be played: " and says why).
 * :class:`ClientTimeout`: no answer came in time; also a :class:`TimeoutError`.
+* :class:`ConnectionMoved`: the trio client followed a ``REDIRECT`` (for another task's
+  ``JOIN`` or ``WATCH``) while this command waited for its answer on the connection it
+  left: the command may or may not have been carried out there. The client goes on,
+  connected to the game's node; send the command again if it is still wanted.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ __all__ = [
     "ClientError",
     "ClientTimeout",
     "CommandError",
+    "ConnectionMoved",
     "Redirected",
     "ServerClosed",
     "UnexpectedReply",
@@ -79,3 +84,8 @@ class UnsupportedServer(ClientError):
 
 class ClientTimeout(ClientError, TimeoutError):
     """No answer arrived within the client's time limit."""
+
+
+class ConnectionMoved(ClientError):
+    """The client followed a ``REDIRECT`` to another node before this command's answer
+    came on the connection it left; whether the command was carried out is unknown."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from functools import partial
 
 import pytest
 import trio
@@ -12,18 +13,19 @@ from clients import (
     Bye,
     ClientTimeout,
     CommandError,
+    ConnectionMoved,
     Grid,
     Notice,
     Push,
     ServerClosed,
     Win,
 )
-from protocol.replies import PlayerJoined
+from protocol.replies import GameInfo, PlayerJoined
 from server.app import Server
 from server.config import ServerConfig
 
 from ..conftest import StartServer
-from ..helpers import bound_port
+from ..helpers import TIMEOUT, bound_port
 from .conftest import ScriptedServer
 
 
@@ -163,3 +165,52 @@ async def test_the_client_library_drives_the_real_connection_over_a_memory_strea
         assert final == Win("You escaped the dungeon with 1 gold in 3 moves.")
     finally:
         server.shutdown()
+
+
+async def test_a_followed_redirect_fails_the_commands_other_tasks_await_on_the_old_node(
+    start_server: StartServer, nursery: trio.Nursery
+) -> None:
+    # Before: following the REDIRECT dropped the old connection's state, and the LOOK
+    # another task awaited there was never answered (with no time-out, never at all).
+    game_node = await start_server(map="tiny", seed=1)
+    joined, looked = trio.Event(), trio.Event()
+
+    async def old_node(stream: trio.SocketStream) -> None:
+        """Sends the client on once its JOIN and another task's LOOK are both in, and
+        never answers the LOOK."""
+        received = b""
+        async for data in stream:
+            received += data
+            if b"JOIN default\n" in received:
+                joined.set()
+            if b"LOOK\n" in received and not looked.is_set():
+                looked.set()
+                await stream.send_all(
+                    f"REDIRECT default 127.0.0.1:{bound_port(game_node)}\n".encode()
+                )
+
+    listeners = await nursery.start(partial(trio.serve_tcp, old_node, 0, host="127.0.0.1"))
+    port = listeners[0].socket.getsockname()[1]
+    outcomes: dict[str, object] = {}
+    async with AsyncClient.connect(port=port, timeout=None) as client:
+
+        async def join() -> None:
+            outcomes["join"] = await client.join("default")
+
+        async def look() -> None:
+            try:
+                outcomes["look"] = await client.look()
+            except ConnectionMoved as error:
+                outcomes["look"] = error
+
+        with trio.fail_after(TIMEOUT):
+            async with trio.open_nursery() as tasks:
+                tasks.start_soon(join)
+                await joined.wait()  # the JOIN goes first: the REDIRECT answers it
+                tasks.start_soon(look)
+        assert isinstance(outcomes["look"], ConnectionMoved)
+        assert "followed a REDIRECT" in str(outcomes["look"])
+        joined_game = outcomes["join"]
+        assert isinstance(joined_game, GameInfo) and joined_game.name == "default"
+        # The client goes on with the game's node, where it plays the tiny map.
+        assert (await client.look()).relative(0, 1) == "."
