@@ -184,3 +184,51 @@ async def test_a_flood_of_register_for_a_name_with_games_reaches_the_store_at_th
     answers = [(await stranger.ask("REGISTER Ada"))[0] for _ in range(10)]
     assert answers == [games] * 2 + [too_fast] * 8
     assert asked == ["Ada", "Ada"]
+
+
+async def test_a_register_refused_as_the_hashing_is_busy_spends_none_of_the_address_s_names(
+    start_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A REGISTER spends its address's allowance before the store is asked about the
+    # name's games; one then refused because every hashing thread is busy gives it back.
+    gated = GatedHash()
+    monkeypatch.setattr(names, "hash_token", gated)
+    asked, ask_freely = threading.Event(), threading.Event()
+    history = Store.history
+
+    def held(store: Store, name: str, *rest: Any) -> Any:
+        asked.set()
+        ask_freely.wait(TIMEOUT)
+        return history(store, name, *rest)
+
+    monkeypatch.setattr(Store, "history", held)
+    server = await start_server(
+        map="tiny",
+        db=f"sqlite:///{tmp_path / 'r.db'}",
+        hash_threads=1,
+        max_hash_queue=0,
+        register_burst=2,
+        register_per_hour=1,
+    )
+    writer = server.ladder.writer
+    assert writer is not None
+    with trio.fail_after(TIMEOUT):
+        await writer.ready()
+    first, second = [await Peer.connect(bound_port(server)) for _ in range(2)]
+    try:
+        await first.send("REGISTER a\n")
+        assert await trio.to_thread.run_sync(asked.wait, TIMEOUT)
+        # Both pass the hashing's check and spend their allowance while nothing hashes.
+        await second.send("REGISTER b\n")
+        await trio.testing.wait_all_tasks_blocked()
+        assert writer._limiter.statistics().tasks_waiting == 1
+        ask_freely.set()
+        with trio.fail_after(TIMEOUT):
+            assert await second.read_line() == BUSY
+        gated.gate.set()
+        with trio.fail_after(TIMEOUT):
+            assert (await first.read_line()).startswith("REGISTERED a ")
+    finally:
+        ask_freely.set()
+        gated.gate.set()
+    assert (await second.ask("REGISTER b"))[0].startswith("REGISTERED b ")
