@@ -96,8 +96,9 @@ class Directory(Protocol):
 
     async def caught_up(self) -> None:
         """Return once the local copy holds every change the directory held when this was
-        called (or after :data:`SETTLE_TIMEOUT` seconds, if it cannot be reached). Calls
-        made while one is under way share the next round trip."""
+        called; at once if the directory is found unreachable meanwhile, and after
+        :data:`SETTLE_TIMEOUT` seconds at most. Calls made while one is under way share
+        the next round trip."""
 
     def elsewhere(self, name: str) -> RemoteGame | None:
         """The game called ``name`` if another node holds it."""

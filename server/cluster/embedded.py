@@ -257,7 +257,7 @@ class EmbeddedDirectory(SharedDirectory):
             except (ValueError, trio.BrokenResourceError):
                 pass
             # The parent has gone: games here play on, and no game can be created.
-            self.reachable = False
+            self._gone_down()
             log.warning("cluster directory unreachable", node=self.node)
             for done, _ in self._claims.values():
                 done.set()
@@ -284,7 +284,7 @@ class EmbeddedDirectory(SharedDirectory):
         try:
             await self._stream.send_all(_line(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self.reachable = False
+            self._gone_down()
 
     async def _barrier(self, token: str) -> None:
         await self._send({"op": "barrier", "name": token})

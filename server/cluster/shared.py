@@ -132,10 +132,13 @@ class SharedDirectory:
         self._wake_flushes()
 
     def _gone_down(self) -> None:
-        """The directory cannot be reached: callers of :meth:`flush` return at once
-        rather than wait out :data:`SETTLE_TIMEOUT` for a sync that failed."""
+        """The directory cannot be reached: callers of :meth:`flush` and
+        :meth:`caught_up` return at once rather than wait out :data:`SETTLE_TIMEOUT` for
+        a sync or a round trip that failed."""
         self.reachable = False
         self._wake_flushes()
+        for passed in self._barriers.values():
+            passed.set()
 
     def _wake_flushes(self) -> None:
         self._synced.set()

@@ -126,6 +126,32 @@ def test_a_redirect_is_answered_at_once_when_its_node_finds_the_database_gone(
         link.cut()
 
 
+def test_a_hello_is_answered_at_once_when_its_node_finds_the_database_gone(
+    cluster: Cluster,
+) -> None:
+    # Before: the round trip a HELLO of a name played elsewhere waits for failed, nothing
+    # woke the wait, and the answer came only when SETTLE_TIMEOUT (5 s) ran out.
+    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    link = Link((host, int(port)))
+    through_link = cluster.url.replace(f"{host}:{port}", f"127.0.0.1:{link.port}")
+    try:
+        a = cluster.node()
+        # A heartbeat of a minute: B finds the database gone only through the round
+        # trip the HELLO asks for, never on a beat of its own before it.
+        b = cluster.node("--cluster", through_link, "--heartbeat", "60")
+        bob, probe = a.client(), b.client()
+        assert bob.ask("HELLO Bob") == "GOLD 3"
+        refusal = "ERROR Bob is playing on another node of this cluster; choose another name"
+        eventually(lambda: probe.ask("HELLO Bob") == refusal, "B sees Bob on A")
+        link.cut()
+        asked = time.monotonic()
+        assert probe.ask("HELLO Bob") == refusal  # from the local copy
+        assert time.monotonic() - asked < 4.0  # SETTLE_TIMEOUT is 5 s
+        b.wait_for("cluster directory unreachable")
+    finally:
+        link.cut()
+
+
 def test_a_node_that_stops_leaves_the_directory_at_once(cluster: Cluster) -> None:
     # A heartbeat of a minute: only the node's leaving can take its game off B's list.
     a, b = cluster.node("--heartbeat", "60"), cluster.node()

@@ -125,3 +125,29 @@ async def test_a_status_client_that_never_reads_is_ended_while_others_are_served
         await stuck.aclose()
         await other.aclose()
         nursery.cancel_scope.cancel()
+
+
+async def test_a_member_whose_parent_goes_returns_from_caught_up_at_once(
+    tmp_path: Path,
+) -> None:
+    # Before: a round trip under way when the hub's connection ended was never woken,
+    # so caught_up (a HELLO waiting on it) took the whole SETTLE_TIMEOUT (5 s).
+    path = str(tmp_path / "directory")
+    hub, hub_scope = Hub(), trio.CancelScope()
+
+    async def serve_hub(*, task_status: trio.TaskStatus[None]) -> None:
+        with hub_scope:
+            await hub.serve(path, task_status=task_status)
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(serve_hub)
+        a = await _member(nursery, path, {"Ada"}, "127.0.0.1:1")
+        await a.flush()
+        assert a.reachable
+        hub_scope.cancel()  # the parent goes, with every connection to it
+        asked = trio.current_time()
+        with trio.fail_after(TIMEOUT):
+            await a.caught_up()  # entered while the member still thinks it reachable
+        assert trio.current_time() - asked < 4.0  # SETTLE_TIMEOUT is 5 s
+        assert not a.reachable
+        nursery.cancel_scope.cancel()
