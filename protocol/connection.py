@@ -219,7 +219,9 @@ class ServerProtocol:
         # between lines the framer would return it unchanged, so it is looked up whole.
         if self._ready is None and type(data) is bytes:
             command = self._whole_lines.get(data)
-            if command is not None and self._framer.at_line_start:
+            # A framer fed nothing since the last fast-path chunk is still between lines
+            # (it was then): its at_line_start, a property call, need not be asked again.
+            if command is not None and (self._framer_empty or self._framer.at_line_start):
                 self._ready = command
                 self._framer_empty = True
                 return

@@ -138,6 +138,9 @@ class Connection:
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
+        self.data_received: Callable[[bytes], None] = self.protocol.receive_data
+        """:meth:`~server.transport.Session.data_received`: the bytes go to the protocol
+        itself, with no frame of the connection's between (one call fewer a command)."""
         self.lobby = server.lobby
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
@@ -408,9 +411,6 @@ class Connection:
         self.lobby.leave(self, "quit" if self.reason == "quit" else "disconnected")
 
     # -- the transport's session ----------------------------------------------------
-
-    def data_received(self, data: bytes) -> None:
-        self.protocol.receive_data(data)
 
     def input_ended(self, idle: bool) -> None:
         if idle:

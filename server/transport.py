@@ -331,7 +331,12 @@ class Transport(TransportPolicy):
         session = self._session
         assert session is not None
         session.data_received(data)
-        result = self._result = self._handle_input(session)
+        # _handle_input(session), inline: the poller's every command passes here.
+        self.in_batch = True
+        try:
+            result = self._result = session.handle_input()
+        finally:
+            self.in_batch = False
         return result is WANT_DATA and self.reason is None
 
     def settle(self) -> None:
