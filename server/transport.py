@@ -115,6 +115,10 @@ class Session(Protocol):
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
 
+def _unsettled() -> None:
+    """No session yet: nothing was handled, nothing to make lasting."""
+
+
 class Transport(TransportPolicy):
     """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it.
 
@@ -158,6 +162,9 @@ class Transport(TransportPolicy):
         self._poller = poller if self._fd >= 0 else None
         """Serves this client while it waits for input, on the fast path (server.poller)."""
         self._session: Session | None = None
+        self.settle: Callable[[], None] = _unsettled
+        """:meth:`~server.poller.Polled.settle`: the session's own ``settle`` once
+        :meth:`run` serves it (no frame of the transport's between), nothing before."""
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
@@ -225,6 +232,7 @@ class Transport(TransportPolicy):
         """The reader: serves the connection to its end; the writer tasks it starts in
         ``writers`` end with it, before the stream is closed."""
         self._session = session
+        self.settle = session.settle
         self._writers = writers
         try:
             if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
@@ -338,10 +346,6 @@ class Transport(TransportPolicy):
         finally:
             self.in_batch = False
         return result is WANT_DATA and self.reason is None
-
-    def settle(self) -> None:
-        if self._session is not None:
-            self._session.settle()
 
     def write_out(self) -> bool:
         """Write the queue without waiting; whether it is all written."""
