@@ -434,24 +434,23 @@ class Connection:
 
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
-        result = self._handle_commands()
-        telnet = self.protocol.data_to_send()
-        if telnet:
-            self.transport.write_first(telnet)
-        return result
-
-    def _handle_commands(self) -> Input | trio.Event:
+        # One frame for the whole batch: the command loop, then the telnet refusals.
         protocol = self.protocol
         transport = self.transport
         commands = self.server.counts.commands
         high_mark = transport.high_mark
         routes = self.ROUTES
+        result: Input | trio.Event
         while transport.reason is None:
             if self.waiting is not None:
-                done, self.waiting = self.waiting, None
-                return done
+                result, self.waiting = self.waiting, None
+                break
             if len(transport.pending) > high_mark:  # transport.backlogged, without a call
-                return Input.PAUSED
+                result = Input.PAUSED
+                break
+            if protocol.drained:  # what next_event() would say, without the call
+                result = WANT_DATA
+                break
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
@@ -459,14 +458,17 @@ class Connection:
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
-                    return Input.ENDED
+                    result = Input.ENDED
+                    break
                 self.send(Error(str(error)))
                 continue
             if not isinstance(event, Command):  # one check a command, not two
                 if isinstance(event, NeedData):
-                    return WANT_DATA
+                    result = WANT_DATA
+                    break
                 transport.close("client closed the connection")  # EndOfInput
-                return Input.ENDED
+                result = Input.ENDED
+                break
             kind = type(event)
             transport.got_command = True  # transport.heard(), without the call
             self._look_again_told = False
@@ -482,7 +484,13 @@ class Connection:
                     self._show_view()
             except Exception as error:
                 self._failed(event, error)
-        return Input.ENDED
+        else:
+            result = Input.ENDED
+        if protocol.owed:  # only a fed framer may owe telnet refusals
+            telnet = protocol.data_to_send()
+            if telnet:
+                transport.write_first(telnet)
+        return result
 
     def _failed(self, command: Command, error: Exception) -> None:
         """A command's handler raised: the client is told, the server serves on.
