@@ -45,10 +45,11 @@ SELF = "@"
 
 
 class _Player:
-    __slots__ = ("glyph", "gold", "kind", "mark", "moves", "position")
+    __slots__ = ("glyph", "gold", "index", "kind", "mark", "moves", "position")
 
-    def __init__(self, position: Position, kind: PlayerKind) -> None:
+    def __init__(self, position: Position, index: int, kind: PlayerKind) -> None:
         self.position = position
+        self.index = index  # the square's number (row by row): what a move vacates
         self.kind = kind
         # How the player is drawn, kept as str and byte: ``Enum.value`` is a descriptor
         # call, and a move draws the player anew.
@@ -121,9 +122,10 @@ class ClassicWorld(World):
             raise WorldError(f"cannot place a player on {at}")
         else:
             position = at
-        self._players[player] = _Player(position, kind)
+        index = position[0] * self._width + position[1]
+        self._players[player] = _Player(position, index, kind)
         self._glyphs[position] = kind.value
-        self._scene[position[0] * self._width + position[1]] = ord(kind.value)
+        self._scene[index] = ord(kind.value)
         self._windows.clear()
         return [Joined(player, position)]
 
@@ -190,23 +192,27 @@ class ClassicWorld(World):
             events.append(Blocked(player, "the edge of the map"))
             return
         index = row * self._width + column
-        tile = self._tiles[index]
-        target = (row, column)
+        tiles, scene = self._tiles, self._scene
+        tile = tiles[index]
         if tile == _WALL:
             events.append(Blocked(player, "a wall"))
             return
-        if target in self._glyphs:
+        # The scene differs from the map only where a player stands (no tile is drawn as
+        # a player's P or B): one byte compared, where the square's glyph is a tuple hashed.
+        if scene[index] != tile:
             events.append(Blocked(player, "another player"))
             return
+        target = (row, column)
         # _vacate(origin), inline: a move is the commonest action.
-        glyphs, scene = self._glyphs, self._scene
+        glyphs = self._glyphs
         del glyphs[origin]
-        left = origin[0] * self._width + origin[1]
-        scene[left] = self._tiles[left]
+        left = state.index
+        scene[left] = tiles[left]
         self._windows.clear()
         glyphs[target] = state.glyph
         scene[index] = state.mark
         state.position = target
+        state.index = index
         events.append(moved(player, origin, target))
         if tile == _EXIT and state.gold >= self.map.goal:
             del self._players[player]
