@@ -338,7 +338,8 @@ class Connection:
             return
         if command.name is not None and self.lobby.watching(self) is None:
             self.name = command.name  # who the client says it is; its game may refuse it
-        self._to_game(command)
+        if not (self.over and self._still_over()):
+            self.lobby.command(self, command)  # a HELLO may be refused there
         if self._pushes_view and not self._turn_told:
             seat = self.lobby.seat(self)
             if seat is not None and not plays_in_turns(seat[0].world):
@@ -359,19 +360,31 @@ class Connection:
             self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
-        """Every command the session does not route elsewhere: the game's to answer."""
-        if self.over:
-            if self.lobby.seat(self) is None:  # not since it joined another game
-                self.send(Error(GAME_OVER))
-                return
-            self.over = False
-        if isinstance(command, ApGet) and self.protocol.dialect.greets:
+        """Every command the session does not route elsewhere (``HELLO`` and ``APGET``
+        have their own routes, which end here or in the lobby): the game's to answer."""
+        if not (self.over and self._still_over()):
+            self.lobby.play(self, command)
+
+    def _still_over(self) -> bool:
+        """The game ended for this client (:attr:`over`): ``True``, and the client told
+        so, unless it has joined another game since."""
+        if self.lobby.seat(self) is None:
+            self.send(Error(GAME_OVER))
+            return True
+        self.over = False
+        return False
+
+    def _ap_get(self, command: ApGet) -> None:
+        """``APGET``: a greeting dialect's client asks it of a world without turns too."""
+        if self.over and self._still_over():
+            return
+        if self.protocol.dialect.greets:
             seat = self.lobby.seat(self)
             points = None if seat is None else endless_turn_points(seat[0].world)
             if points is not None:
                 self.send(ActionPoints(points))
                 return
-        self.lobby.command(self, command)
+        self.lobby.play(self, command)
 
     # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
 
@@ -546,11 +559,19 @@ def _asked(answer: Callable[[Asker], Reply]) -> _Handler:
     return handle
 
 
+_GAME_VERBS_OF_SESSION: Final[dict[type[Command], _Handler]] = dict(
+    (_handles(ApGet, Connection._ap_get),)
+)
+"""Game verbs the session may answer itself, before the game (:attr:`Route.GAME`)."""
+
+
 def _route(verb: Verb) -> _Handler:
     if verb.answer is not None:
         return _asked(verb.answer)
     if verb.route is Route.SESSION:
         return _OWN[verb.command]
+    if verb.command in _GAME_VERBS_OF_SESSION:
+        return _GAME_VERBS_OF_SESSION[verb.command]
     return _TO[verb.route]
 
 

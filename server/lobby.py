@@ -313,12 +313,7 @@ class Lobby:
                 self._hello_elsewhere(client, command, command.name)
                 return
             self.directory.publish()
-        # _to_game, inline: every game command passes here (one frame fewer each).
-        watched = self._watching.get(client)
-        if watched is not None:
-            watched.handle_watcher(client, command)
-        else:
-            self._playing.get(client, self.default).handle(client, command)
+        self.play(client, command)
 
     def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
         """``HELLO`` of a name the local copy says another node's player goes by. The copy
@@ -341,7 +336,7 @@ class Lobby:
                     client.send(refusal)
                     return
                 self.directory.publish()
-                self._to_game(client, command)
+                self.play(client, command)
             except Exception:
                 client.log.exception("HELLO failed", command="HELLO")
                 client.send(Error("the server failed to handle HELLO (a server bug)"))
@@ -350,7 +345,10 @@ class Lobby:
 
         self.nursery.start_soon(answer)
 
-    def _to_game(self, client: Outbox, command: Command) -> None:
+    def play(self, client: Outbox, command: Command) -> None:
+        """:meth:`command` of any command but ``HELLO``, which alone may be refused here
+        (a name taken on another node): to the game ``client`` watches or plays in. The
+        session calls it for every other game command (one test fewer each)."""
         watched = self._watching.get(client)
         if watched is not None:
             watched.handle_watcher(client, command)
