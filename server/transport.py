@@ -193,23 +193,6 @@ class Transport(TransportPolicy):
             except BlockingIOError:
                 await trio.lowlevel.wait_writable(fd)
 
-    def _write_now(self) -> bool:
-        """Write the queue without waiting; whether it is all written (fast path only).
-
-        Most replies fit in the socket's buffer at once: writing them here spares the
-        reader a coroutine and a scheduler round trip per batch.
-        """
-        pending = self.pending
-        try:
-            sent = os.write(self._fd, pending)
-        except BlockingIOError:
-            return False
-        if sent == len(pending):
-            pending.clear()
-            return True
-        del pending[:sent]
-        return False
-
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
         self.tick(now)  # an expired limit interrupts the reader, which winds up
@@ -278,7 +261,7 @@ class Transport(TransportPolicy):
                             # switch per reply; a client that leaves them unread is cut
                             # off in time.
                             try:
-                                if self._fd < 0 or self._sending or not self._write_now():
+                                if self._fd < 0 or not self.write_out():
                                     self.replying(trio.current_time())
                                     await self._drain()
                                     self.replied()
@@ -348,10 +331,26 @@ class Transport(TransportPolicy):
         return result is WANT_DATA and self.reason is None
 
     def write_out(self) -> bool:
-        """Write the queue without waiting; whether it is all written."""
-        if not self.pending:
+        """Write the queue without waiting, unless a writer task is writing it; whether
+        it is all written (the descriptor's transports only).
+
+        Most replies fit in the socket's buffer at once: writing them here spares the
+        reader a coroutine and a scheduler round trip per batch.
+        """
+        pending = self.pending
+        if not pending:
             return True
-        return not self._sending and self._write_now()
+        if self._sending:
+            return False
+        try:
+            sent = os.write(self._fd, pending)
+        except BlockingIOError:
+            return False
+        if sent == len(pending):
+            pending.clear()
+            return True
+        del pending[:sent]
+        return False
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""
