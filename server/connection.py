@@ -360,10 +360,17 @@ class Connection:
             self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
-        """Every command the session does not route elsewhere (``HELLO`` and ``APGET``
-        have their own routes, which end here or in the lobby): the game's to answer."""
-        if not (self.over and self._still_over()):
-            self.lobby.play(self, command)
+        """Every command the session does not route elsewhere: the game's to answer
+        (``HELLO``, which the lobby may refuse, comes by :meth:`_hello`)."""
+        if self.over and self._still_over():
+            return
+        if isinstance(command, ApGet) and self.protocol.dialect.greets:
+            seat = self.lobby.seat(self)
+            points = None if seat is None else endless_turn_points(seat[0].world)
+            if points is not None:
+                self.send(ActionPoints(points))
+                return
+        self.lobby.play(self, command)
 
     def _still_over(self) -> bool:
         """The game ended for this client (:attr:`over`): ``True``, and the client told
@@ -373,18 +380,6 @@ class Connection:
             return True
         self.over = False
         return False
-
-    def _ap_get(self, command: ApGet) -> None:
-        """``APGET``: a greeting dialect's client asks it of a world without turns too."""
-        if self.over and self._still_over():
-            return
-        if self.protocol.dialect.greets:
-            seat = self.lobby.seat(self)
-            points = None if seat is None else endless_turn_points(seat[0].world)
-            if points is not None:
-                self.send(ActionPoints(points))
-                return
-        self.lobby.play(self, command)
 
     # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
 
@@ -559,19 +554,11 @@ def _asked(answer: Callable[[Asker], Reply]) -> _Handler:
     return handle
 
 
-_GAME_VERBS_OF_SESSION: Final[dict[type[Command], _Handler]] = dict(
-    (_handles(ApGet, Connection._ap_get),)
-)
-"""Game verbs the session may answer itself, before the game (:attr:`Route.GAME`)."""
-
-
 def _route(verb: Verb) -> _Handler:
     if verb.answer is not None:
         return _asked(verb.answer)
     if verb.route is Route.SESSION:
         return _OWN[verb.command]
-    if verb.command in _GAME_VERBS_OF_SESSION:
-        return _GAME_VERBS_OF_SESSION[verb.command]
     return _TO[verb.route]
 
 
