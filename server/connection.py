@@ -108,10 +108,6 @@ class Host(Protocol):
     def writers(self) -> trio.Nursery | None: ...
 
 
-def _nothing_to_settle() -> None:
-    """A server without replays has nothing to make lasting before a reply."""
-
-
 class Connection:
     """The server's end of one client connection; ``run()`` serves it to the end.
 
@@ -146,13 +142,12 @@ class Connection:
         """:meth:`~server.transport.Session.data_received`: the bytes go to the protocol
         itself, with no frame of the connection's between (one call fewer a command)."""
         self.lobby = server.lobby
-        shelf = self.lobby.replays
-        self.settle: Callable[[], None] = _nothing_to_settle if shelf is None else shelf.flush
+        self.settle: Callable[[], None] = self.lobby.settle
         """:meth:`~server.transport.Session.settle`: the replay holds every action before
         its reply is written, so the records of every game not yet written (this client's
-        game's among them) go out now. It is the server's one shelf of replays' own
-        :meth:`~server.replay.ReplayShelf.flush`, not a method calling it: no frame of the
-        connection's on any command."""
+        game's among them) go out now. It is the lobby's :attr:`~server.lobby.Lobby.settle`
+        (the server's one shelf of replays' own ``flush``, one bound method for all), not
+        a method calling it: no frame of the connection's on any command."""
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
         in uses it unless another player there has it (:meth:`Game.name_of`)."""

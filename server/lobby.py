@@ -65,6 +65,10 @@ def _answers(
     return kind, cast(_Answer, handler)
 
 
+def _nothing_to_settle() -> None:
+    """A server without replays has nothing to make lasting before a reply."""
+
+
 class Lobby:
     """Every game on a server; see the module docstring."""
 
@@ -104,6 +108,11 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
+        self.settle: Callable[[], None] = (
+            _nothing_to_settle if self.replays is None else self.replays.flush
+        )
+        """Write what every game's replay holds unwritten (the replays' shelf's ``flush``,
+        one bound method for every session to share: the session's settle step itself)."""
         self._games_listed: tuple[tuple[GameInfo, ...], GamesReply] = ((), GamesReply(()))
         """The last ``GAMES`` answer and the games it lists."""
         self.seating = seating = Seating(config.max_games_per_address)
