@@ -264,9 +264,8 @@ class ReplayShelf:
         It is the server's settle step itself (:attr:`server.connection.Connection.settle`),
         after every command: with nothing unwritten it returns at its first test."""
         dirty = self.dirty
-        if dirty:
-            for writer in list(dirty):
-                writer.flush()
+        while dirty:  # a writer's flush never queues records: each is taken once
+            dirty.pop().flush()
 
     def closed(self, path: Path) -> None:
         size = self._open.pop(path.name, None)
