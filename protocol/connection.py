@@ -204,9 +204,14 @@ class ServerProtocol:
         self._whole_lines = _whole_lines(self.dialect)
         self._ready: Command | None = None
         """A command taken by the fast path, returned before anything the framer holds."""
-        self._owed = False
-        """The framer was fed since :meth:`data_to_send` last asked it (only feeding it
-        queues telnet refusals): otherwise nothing is owed, and it is not asked."""
+        self.owed = False
+        """Whether the framer was fed since :meth:`data_to_send` last asked it (only
+        feeding it queues telnet refusals): when ``False`` nothing is owed, and a caller
+        need not call :meth:`data_to_send`."""
+        self.drained = False
+        """Whether :meth:`next_event` would answer ``NEED_DATA`` without looking at
+        anything: the last command it returned was a fast-path chunk's, and nothing was
+        received since. A caller may then stop asking (``False`` says nothing)."""
         self._framer_empty = False
         """The framer was empty at the fast path's last chunk and has been fed nothing
         since: ``next_event`` may answer ``NEED_DATA`` without asking it."""
@@ -215,22 +220,27 @@ class ServerProtocol:
 
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
+        self.drained = False
         # Fast path: a bot's chunk is most often one whole canonical line (``LOOK``);
         # between lines the framer would return it unchanged, so it is looked up whole.
         if self._ready is None and type(data) is bytes:
             command = self._whole_lines.get(data)
-            if command is not None and self._framer.at_line_start:
+            # A framer fed nothing since the last fast-path chunk is still between lines
+            # (it was then): its at_line_start, a property call, need not be asked again.
+            if command is not None and (self._framer_empty or self._framer.at_line_start):
                 self._ready = command
                 self._framer_empty = True
                 return
         self._framer_empty = False
-        self._owed = True
+        self.owed = True
         self._framer.receive_data(data)
 
     def next_event(self) -> Command | NeedData | EndOfInput:
         ready = self._ready
         if ready is not None:
             self._ready = None
+            # A fast-path chunk is one line: nothing after it, unless the framer was fed since.
+            self.drained = self._framer_empty
             self._answering = ready
             if self._heard is not None:
                 self._heard(ready)
@@ -250,9 +260,9 @@ class ServerProtocol:
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""
-        if not self._owed:
+        if not self.owed:
             return b""
-        self._owed = False
+        self.owed = False
         return self._framer.data_to_send()
 
     # -- output -----------------------------------------------------------------------

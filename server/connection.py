@@ -138,7 +138,16 @@ class Connection:
         self._write = self.transport.write
         self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
         self._render = self.protocol.send
+        self.data_received: Callable[[bytes], None] = self.protocol.receive_data
+        """:meth:`~server.transport.Session.data_received`: the bytes go to the protocol
+        itself, with no frame of the connection's between (one call fewer a command)."""
         self.lobby = server.lobby
+        self.settle: Callable[[], None] = self.lobby.settle
+        """:meth:`~server.transport.Session.settle`: the replay holds every action before
+        its reply is written, so the records of every game not yet written (this client's
+        game's among them) go out now. It is the lobby's :attr:`~server.lobby.Lobby.settle`
+        (the server's one shelf of replays' own ``flush``, one bound method for all), not
+        a method calling it: no frame of the connection's on any command."""
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
         in uses it unless another player there has it (:meth:`Game.name_of`)."""
@@ -324,7 +333,8 @@ class Connection:
             return
         if command.name is not None and self.lobby.watching(self) is None:
             self.name = command.name  # who the client says it is; its game may refuse it
-        self._to_game(command)
+        if not (self.over and self._still_over()):
+            self.lobby.command(self, command)  # a HELLO may be refused there
         if self._pushes_view and not self._turn_told:
             seat = self.lobby.seat(self)
             if seat is not None and not plays_in_turns(seat[0].world):
@@ -345,19 +355,26 @@ class Connection:
             self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
-        """Every command the session does not route elsewhere: the game's to answer."""
-        if self.over:
-            if self.lobby.seat(self) is None:  # not since it joined another game
-                self.send(Error(GAME_OVER))
-                return
-            self.over = False
+        """Every command the session does not route elsewhere: the game's to answer
+        (``HELLO``, which the lobby may refuse, comes by :meth:`_hello`)."""
+        if self.over and self._still_over():
+            return
         if isinstance(command, ApGet) and self.protocol.dialect.greets:
             seat = self.lobby.seat(self)
             points = None if seat is None else endless_turn_points(seat[0].world)
             if points is not None:
                 self.send(ActionPoints(points))
                 return
-        self.lobby.command(self, command)
+        self.lobby.play(self, command)
+
+    def _still_over(self) -> bool:
+        """The game ended for this client (:attr:`over`): ``True``, and the client told
+        so, unless it has joined another game since."""
+        if self.lobby.seat(self) is None:
+            self.send(Error(GAME_OVER))
+            return True
+        self.over = False
+        return False
 
     # -- what a read-only verb may ask (protocol.commands.Asker) ----------------------
 
@@ -409,9 +426,6 @@ class Connection:
 
     # -- the transport's session ----------------------------------------------------
 
-    def data_received(self, data: bytes) -> None:
-        self.protocol.receive_data(data)
-
     def input_ended(self, idle: bool) -> None:
         if idle:
             timeout = self.config.idle_timeout
@@ -423,32 +437,23 @@ class Connection:
 
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
-        result = self._handle_commands()
-        telnet = self.protocol.data_to_send()
-        if telnet:
-            self.transport.write_first(telnet)
-        return result
-
-    def settle(self) -> None:
-        # The replay holds every action before its reply is written: the records of
-        # every game not yet written (this client's game's among them) go out now,
-        # asked of the server's one shelf of replays rather than of the client's game.
-        shelf = self.lobby.replays
-        if shelf is not None and shelf.dirty:
-            shelf.flush()
-
-    def _handle_commands(self) -> Input | trio.Event:
+        # One frame for the whole batch: the command loop, then the telnet refusals.
         protocol = self.protocol
         transport = self.transport
         commands = self.server.counts.commands
         high_mark = transport.high_mark
         routes = self.ROUTES
+        result: Input | trio.Event
         while transport.reason is None:
             if self.waiting is not None:
-                done, self.waiting = self.waiting, None
-                return done
+                result, self.waiting = self.waiting, None
+                break
             if len(transport.pending) > high_mark:  # transport.backlogged, without a call
-                return Input.PAUSED
+                result = Input.PAUSED
+                break
+            if protocol.drained:  # what next_event() would say, without the call
+                result = WANT_DATA
+                break
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
@@ -456,14 +461,17 @@ class Connection:
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
                     self.finish(Bye(str(error)), reason="protocol error")
-                    return Input.ENDED
+                    result = Input.ENDED
+                    break
                 self.send(Error(str(error)))
                 continue
             if not isinstance(event, Command):  # one check a command, not two
                 if isinstance(event, NeedData):
-                    return WANT_DATA
+                    result = WANT_DATA
+                    break
                 transport.close("client closed the connection")  # EndOfInput
-                return Input.ENDED
+                result = Input.ENDED
+                break
             kind = type(event)
             transport.got_command = True  # transport.heard(), without the call
             self._look_again_told = False
@@ -479,7 +487,13 @@ class Connection:
                     self._show_view()
             except Exception as error:
                 self._failed(event, error)
-        return Input.ENDED
+        else:
+            result = Input.ENDED
+        if protocol.owed:  # only a fed framer may owe telnet refusals
+            telnet = protocol.data_to_send()
+            if telnet:
+                transport.write_first(telnet)
+        return result
 
     def _failed(self, command: Command, error: Exception) -> None:
         """A command's handler raised: the client is told, the server serves on.

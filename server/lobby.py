@@ -65,6 +65,10 @@ def _answers(
     return kind, cast(_Answer, handler)
 
 
+def _nothing_to_settle() -> None:
+    """A server without replays has nothing to make lasting before a reply."""
+
+
 class Lobby:
     """Every game on a server; see the module docstring."""
 
@@ -104,6 +108,11 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
+        self.settle: Callable[[], None] = (
+            _nothing_to_settle if self.replays is None else self.replays.flush
+        )
+        """Write what every game's replay holds unwritten (the replays' shelf's ``flush``,
+        one bound method for every session to share: the session's settle step itself)."""
         self._games_listed: tuple[tuple[GameInfo, ...], GamesReply] = ((), GamesReply(()))
         """The last ``GAMES`` answer and the games it lists."""
         self.seating = seating = Seating(config.max_games_per_address)
@@ -313,12 +322,7 @@ class Lobby:
                 self._hello_elsewhere(client, command, command.name)
                 return
             self.directory.publish()
-        # _to_game, inline: every game command passes here (one frame fewer each).
-        watched = self._watching.get(client)
-        if watched is not None:
-            watched.handle_watcher(client, command)
-        else:
-            self._playing.get(client, self.default).handle(client, command)
+        self.play(client, command)
 
     def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
         """``HELLO`` of a name the local copy says another node's player goes by. The copy
@@ -341,7 +345,7 @@ class Lobby:
                     client.send(refusal)
                     return
                 self.directory.publish()
-                self._to_game(client, command)
+                self.play(client, command)
             except Exception:
                 client.log.exception("HELLO failed", command="HELLO")
                 client.send(Error("the server failed to handle HELLO (a server bug)"))
@@ -350,7 +354,10 @@ class Lobby:
 
         self.nursery.start_soon(answer)
 
-    def _to_game(self, client: Outbox, command: Command) -> None:
+    def play(self, client: Outbox, command: Command) -> None:
+        """:meth:`command` of any command but ``HELLO``, which alone may be refused here
+        (a name taken on another node): to the game ``client`` watches or plays in. The
+        session calls it for every other game command (one test fewer each)."""
         watched = self._watching.get(client)
         if watched is not None:
             watched.handle_watcher(client, command)

@@ -260,9 +260,12 @@ class ReplayShelf:
 
     def flush(self) -> None:
         """Hand every writer's unwritten records to the operating system
-        (:meth:`ReplayWriter.flush` of each in :attr:`dirty`); :attr:`dirty` is then empty."""
-        for writer in list(self.dirty):
-            writer.flush()
+        (:meth:`ReplayWriter.flush` of each in :attr:`dirty`); :attr:`dirty` is then empty.
+        It is the server's settle step itself (:attr:`server.connection.Connection.settle`),
+        after every command: with nothing unwritten it returns at its first test."""
+        dirty = self.dirty
+        while dirty:  # a writer's flush never queues records: each is taken once
+            dirty.pop().flush()
 
     def closed(self, path: Path) -> None:
         size = self._open.pop(path.name, None)

@@ -115,6 +115,10 @@ class Session(Protocol):
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
 
+def _unsettled() -> None:
+    """No session yet: nothing was handled, nothing to make lasting."""
+
+
 class Transport(TransportPolicy):
     """Moves one client's bytes; :meth:`run` serves the stream to its end and closes it.
 
@@ -158,6 +162,9 @@ class Transport(TransportPolicy):
         self._poller = poller if self._fd >= 0 else None
         """Serves this client while it waits for input, on the fast path (server.poller)."""
         self._session: Session | None = None
+        self.settle: Callable[[], None] = _unsettled
+        """:meth:`~server.poller.Polled.settle`: the session's own ``settle`` once
+        :meth:`run` serves it (no frame of the transport's between), nothing before."""
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
@@ -186,23 +193,6 @@ class Transport(TransportPolicy):
             except BlockingIOError:
                 await trio.lowlevel.wait_writable(fd)
 
-    def _write_now(self) -> bool:
-        """Write the queue without waiting; whether it is all written (fast path only).
-
-        Most replies fit in the socket's buffer at once: writing them here spares the
-        reader a coroutine and a scheduler round trip per batch.
-        """
-        pending = self.pending
-        try:
-            sent = os.write(self._fd, pending)
-        except BlockingIOError:
-            return False
-        if sent == len(pending):
-            pending.clear()
-            return True
-        del pending[:sent]
-        return False
-
     def check_time(self, now: float) -> None:
         """Enforce the idle and send time limits at ``now``; the server's watchdog calls it."""
         self.tick(now)  # an expired limit interrupts the reader, which winds up
@@ -225,6 +215,7 @@ class Transport(TransportPolicy):
         """The reader: serves the connection to its end; the writer tasks it starts in
         ``writers`` end with it, before the stream is closed."""
         self._session = session
+        self.settle = session.settle
         self._writers = writers
         try:
             if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
@@ -270,7 +261,7 @@ class Transport(TransportPolicy):
                             # switch per reply; a client that leaves them unread is cut
                             # off in time.
                             try:
-                                if self._fd < 0 or self._sending or not self._write_now():
+                                if self._fd < 0 or not self.write_out():
                                     self.replying(trio.current_time())
                                     await self._drain()
                                     self.replied()
@@ -331,18 +322,35 @@ class Transport(TransportPolicy):
         session = self._session
         assert session is not None
         session.data_received(data)
-        result = self._result = self._handle_input(session)
+        # _handle_input(session), inline: the poller's every command passes here.
+        self.in_batch = True
+        try:
+            result = self._result = session.handle_input()
+        finally:
+            self.in_batch = False
         return result is WANT_DATA and self.reason is None
 
-    def settle(self) -> None:
-        if self._session is not None:
-            self._session.settle()
-
     def write_out(self) -> bool:
-        """Write the queue without waiting; whether it is all written."""
-        if not self.pending:
+        """Write the queue without waiting, unless a writer task is writing it; whether
+        it is all written (the descriptor's transports only).
+
+        Most replies fit in the socket's buffer at once: writing them here spares the
+        reader a coroutine and a scheduler round trip per batch.
+        """
+        pending = self.pending
+        if not pending:
             return True
-        return not self._sending and self._write_now()
+        if self._sending:
+            return False
+        try:
+            sent = os.write(self._fd, pending)
+        except BlockingIOError:
+            return False
+        if sent == len(pending):
+            pending.clear()
+            return True
+        del pending[:sent]
+        return False
 
     async def _drain(self) -> None:
         """Write the queue out, or wait for the writer task to, until it is empty."""

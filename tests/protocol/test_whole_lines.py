@@ -92,3 +92,35 @@ def test_chunks_that_are_not_bytes_take_the_framer() -> None:
     # Outside the declared type on purpose: what callers pass at run time.
     server.receive_data(bytearray(b"LOOK\n"))  # type: ignore[arg-type]
     assert server.next_event() == Look()
+
+
+def test_drained_says_need_data_only_when_nothing_came_after_a_taken_line() -> None:
+    """``drained`` lets the server stop asking ``next_event``: it must never be true
+    while a command is still to come."""
+    server = ServerProtocol()
+    server.receive_data(b"MOVE S\n")  # taken whole
+    assert not server.drained
+    server.receive_data(b"LOOK\n")  # the framer's, after it
+    assert server.next_event() == Move(Direction.S)
+    assert not server.drained  # LOOK is still to come
+    assert server.next_event() == Look()
+    assert server.next_event() is NEED_DATA
+    server.receive_data(b"MOVE N\n")  # taken whole, the framer empty
+    assert server.next_event() == Move(Direction.N)
+    assert server.drained
+    assert server.next_event() is NEED_DATA
+    server.receive_data(b"LOOK\n")
+    assert not server.drained
+    assert server.next_event() == Look()
+
+
+def test_a_taken_line_owes_no_telnet_answer() -> None:
+    server = ServerProtocol()
+    server.receive_data(b"LOOK\n")
+    assert not server.owed
+    server.receive_data(b"\xff\xfd\x01")  # IAC DO ECHO
+    assert server.owed
+    assert server.next_event() == Look()
+    assert server.next_event() is NEED_DATA
+    assert server.data_to_send() == b"\xff\xfc\x01"
+    assert not server.owed

@@ -324,3 +324,28 @@ def test_the_fast_moved_is_the_dataclass_moved(
     assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.player = player + 1  # type: ignore[misc]
+
+
+def test_a_square_is_taken_while_its_player_stands_there_whatever_lies_under_it() -> None:
+    """Who stands where is read from the drawn scene (issue 31): a player on an item, on
+    gold picked up from under it, or left behind by a move must count as it did."""
+    w = world(["GS.", "..E"])
+    place(w, 1, (0, 0))  # on gold
+    place(w, 2, (0, 1))  # on an item
+    assert w.resolve([(1, Pickup())]) == [PickedUp(1, "G", 1)]  # the floor under it now
+    assert w.resolve([(2, W)]) == [Blocked(2, "another player")]
+    assert w.resolve([(1, E)]) == [Blocked(1, "another player")]
+    with pytest.raises(WorldError):
+        w.join(3, at=(0, 0))
+    with pytest.raises(WorldError):
+        w.join(3, at=(0, 1))
+    assert w.resolve([(2, S)]) == [Moved(2, (0, 1), (1, 1))]
+    place(w, 3, (0, 1))  # free again, its item still there
+    assert w.resolve([(3, W)]) == [Blocked(3, "another player")]
+    w.leave(1)
+    assert w.resolve([(3, W)]) == [Moved(3, (0, 1), (0, 0))]
+    for player in range(10, 14):  # a random square is never a taken one: all six filled
+        w.join(player)
+    with pytest.raises(WorldFull):
+        w.join(14)
+    assert len({status_of(w, p).position for p in (2, 3, 10, 11, 12, 13)}) == 6

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import cast
 
 from protocol.commands import Move, Pickup, Stay
 from protocol.direction import Direction
@@ -45,17 +46,37 @@ SELF = "@"
 
 
 class _Player:
-    __slots__ = ("glyph", "gold", "kind", "mark", "moves", "position")
+    __slots__ = ("gold", "index", "kind", "mark", "moves", "position")
 
-    def __init__(self, position: Position, kind: PlayerKind) -> None:
+    def __init__(self, position: Position, index: int, kind: PlayerKind) -> None:
         self.position = position
+        self.index = index  # the square's number (row by row): what a move vacates
         self.kind = kind
-        # How the player is drawn, kept as str and byte: ``Enum.value`` is a descriptor
-        # call, and a move draws the player anew.
-        self.glyph: str = kind.value
-        self.mark = ord(self.glyph)
+        # How the player is drawn, kept as a byte: ``Enum.value`` is a descriptor call,
+        # and a move draws the player anew.
+        self.mark = ord(kind.value)
         self.gold = 0
         self.moves = 0
+
+
+class _Occupied:
+    """The squares players stand on, as a container of positions (``square in it``).
+
+    It reads the scene: the scene differs from the map's tiles exactly where a player
+    stands, for a player is drawn as ``P`` or ``B`` and no tile is either. So there is no
+    set of positions to keep beside the scene, and a move hashes no tuple."""
+
+    __slots__ = ("_scene", "_tiles", "_width")
+
+    def __init__(self, scene: bytearray, tiles: bytearray, width: int) -> None:
+        self._scene = scene
+        self._tiles = tiles
+        self._width = width
+
+    def __contains__(self, square: object) -> bool:
+        row, column = cast(Position, square)
+        index = row * self._width + column
+        return self._scene[index] != self._tiles[index]
 
 
 class ClassicWorld(World):
@@ -80,10 +101,11 @@ class ClassicWorld(World):
         self._rng = random.Random(seed)
         self._open = OpenSquares(self._tiles, width, WALL)
         self._players: dict[PlayerId, _Player] = {}
-        self._glyphs: dict[Position, str] = {}  # square -> glyph of the player on it
         # The map with every player drawn on it, kept up to date move by move, so that
         # LOOK (the commonest command) is five slices whatever the number of players.
         self._scene = bytearray(self._tiles)
+        # Where players stand, read from the scene: nothing to keep up to date apart.
+        self._occupied = _Occupied(self._scene, self._tiles, width)
         self._scene_rows = ByteRows(self._scene, width)
         # Each square's LOOK window since the scene or the tiles last changed (issue 31):
         # bots look far more often than anything moves. At most one entry a player,
@@ -115,20 +137,20 @@ class ClassicWorld(World):
             position = self._free_square()
         elif (
             not (0 <= at[0] < self.map.height and 0 <= at[1] < self.map.width)
-            or at in self._glyphs
+            or at in self._occupied
             or self.tile(at) == WALL
         ):
             raise WorldError(f"cannot place a player on {at}")
         else:
             position = at
-        self._players[player] = _Player(position, kind)
-        self._glyphs[position] = kind.value
-        self._scene[position[0] * self._width + position[1]] = ord(kind.value)
+        index = position[0] * self._width + position[1]
+        self._players[player] = _Player(position, index, kind)
+        self._scene[index] = ord(kind.value)
         self._windows.clear()
         return [Joined(player, position)]
 
     def _free_square(self) -> Position:
-        return free_square(self._open, self._rng, self._glyphs)
+        return free_square(self._open, self._rng, self._occupied)
 
     def leave(self, player: PlayerId) -> list[Event]:
         state = self._players.pop(player, None)
@@ -190,23 +212,22 @@ class ClassicWorld(World):
             events.append(Blocked(player, "the edge of the map"))
             return
         index = row * self._width + column
-        tile = self._tiles[index]
-        target = (row, column)
+        tiles, scene = self._tiles, self._scene
+        tile = tiles[index]
         if tile == _WALL:
             events.append(Blocked(player, "a wall"))
             return
-        if target in self._glyphs:
+        if scene[index] != tile:  # a player stands there (_Occupied, inline)
             events.append(Blocked(player, "another player"))
             return
+        target = (row, column)
         # _vacate(origin), inline: a move is the commonest action.
-        glyphs, scene = self._glyphs, self._scene
-        del glyphs[origin]
-        left = origin[0] * self._width + origin[1]
-        scene[left] = self._tiles[left]
+        left = state.index
+        scene[left] = tiles[left]
         self._windows.clear()
-        glyphs[target] = state.glyph
         scene[index] = state.mark
         state.position = target
+        state.index = index
         events.append(moved(player, origin, target))
         if tile == _EXIT and state.gold >= self.map.goal:
             del self._players[player]
@@ -221,7 +242,6 @@ class ClassicWorld(World):
             )
 
     def _vacate(self, square: Position) -> None:
-        del self._glyphs[square]
         index = square[0] * self._width + square[1]
         self._scene[index] = self._tiles[index]
         self._windows.clear()
