@@ -119,11 +119,18 @@ class Store:
     use it from one thread at a time (the writer's worker thread)."""
 
     def __init__(
-        self, url: str, *, connect_timeout: float = 5.0, busy_timeout: float = 30.0
+        self,
+        url: str,
+        *,
+        connect_timeout: float = 5.0,
+        busy_timeout: float = 30.0,
+        application: str = "dod",
     ) -> None:
         """``busy_timeout``: seconds one statement waits for a lock another connection
         or program holds before it fails (SQLite's busy timeout, PostgreSQL's
-        ``lock_timeout``): a server gives a short one, and retries."""
+        ``lock_timeout``): a server gives a short one, and retries. ``application``:
+        what PostgreSQL shows as its connections' ``application_name``
+        (``pg_stat_activity``), so an operator can tell whose they are."""
         self.url = normalise_url(url)
         try:
             parsed = make_url(self.url)
@@ -147,6 +154,7 @@ class Store:
                 connect_args={
                     "connect_timeout": max(1, int(connect_timeout)),
                     "options": f"-c lock_timeout={max(1, round(busy_timeout * 1000))}",
+                    "application_name": application,
                 },
                 pool_pre_ping=True,
                 pool_size=2,

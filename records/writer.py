@@ -92,7 +92,9 @@ class RecordWriter:
         self.busy_timeout = busy_timeout
         self.read_timeout = read_timeout
         self.max_unwritten = max_unwritten
-        self._open_store = open_store or (lambda url: Store(url, busy_timeout=busy_timeout))
+        self._open_store = open_store or (
+            lambda url: Store(url, busy_timeout=busy_timeout, application="dod-server records")
+        )
         self.store: Store | None = None
         """The open, migrated store; ``None`` until it was first reached."""
         self.journal = None if journal is None else Journal(journal)

@@ -34,6 +34,8 @@ __all__ = ["TournamentViews", "page_request"]
 READ_TIMEOUT: Final = 5.0
 """Seconds one request waits for the database (and for its turn) before ``503``."""
 KEPT_TABLES: Final = 8
+PAGES_APPLICATION: Final = "dod-server tournament pages"
+"""The ``application_name`` of the pages' own connection to PostgreSQL."""
 """Tournaments whose tables are kept between looks, the most recently looked at."""
 NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,18}")
 """A tournament's name, as ``dod-arena submit`` allows it."""
@@ -106,7 +108,9 @@ class TournamentViews:
             if self._closed:
                 raise RuntimeError("the web face is stopping")
             if self._store is None:
-                self._store = Store(self.url, busy_timeout=READ_TIMEOUT)
+                self._store = Store(
+                    self.url, busy_timeout=READ_TIMEOUT, application=PAGES_APPLICATION
+                )
             store = self._store
         with store.engine.connect() as connection:
             if not tournaments.holds_tournaments(connection):

@@ -26,6 +26,7 @@ from records.journal import to_json
 from records.model import GameRecord, PlayerResult
 from records.store import Store
 from server.web import serve_web
+from server.web.tournaments import PAGES_APPLICATION
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT
@@ -285,26 +286,27 @@ async def test_the_web_face_closes_its_tournament_store_when_it_stops(
         await writer.ready()
     watcher = await trio.to_thread.run_sync(lambda: psycopg.connect(postgres_url, autocommit=True))
 
-    def others() -> int:
-        """Connections to the test's database but the watcher's own."""
+    def pages() -> int:
+        """The pages' own connections to the test's database."""
         row = watcher.execute(
             "SELECT count(*) FROM pg_stat_activity "
-            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            "WHERE datname = current_database() AND application_name = %s",
+            (PAGES_APPLICATION,),
         ).fetchone()
         assert row is not None
         return int(row[0])
 
     try:
-        before = await trio.to_thread.run_sync(others)
+        assert await trio.to_thread.run_sync(pages) == 0
         async with trio.open_nursery() as web_nursery:
             web = await web_nursery.start(serve_web, server)
             status, _, _ = await _get_async(web.url + "api/tournaments")
             assert status == 200
-            assert await trio.to_thread.run_sync(others) == before + 1  # the pages' store
+            assert await trio.to_thread.run_sync(pages) == 1  # the pages' store
             web_nursery.cancel_scope.cancel()
         # PostgreSQL ends a backend a moment after its client closes the connection.
         with trio.fail_after(TIMEOUT):
-            while await trio.to_thread.run_sync(others) != before:
+            while await trio.to_thread.run_sync(pages):
                 await trio.sleep(0.05)
     finally:
         watcher.close()
