@@ -24,10 +24,13 @@ What a caller may rely on:
 * Each client that is ready is read once per round (at most one receive), so one
   that keeps its socket full is served in turn with the others, and the poller
   reaches a checkpoint between rounds.
-* At most :data:`PER_ADDRESS_A_ROUND` clients of one address (as given to
-  :meth:`hold`) are read in a round; its others that are ready wait for the next
-  rounds, taken in turn. So one address flooding from many connections gets the
-  rounds' work of a few, and a player on another address is served in each round.
+* In a round that holds ready clients of more than one address, at most
+  :data:`PER_ADDRESS_A_ROUND` clients of one address (as given to :meth:`hold`) are
+  read; its others that are ready wait for the next rounds, taken in turn. So one
+  address flooding from many connections gets the rounds' work of a few while a
+  player on another address is ready, and that player is served in the round. A
+  round of one address's clients only is read whole: behind a proxy every player
+  has its address.
 * An exception raised by a client's methods is raised in that client's own task
   (from :meth:`hold`), as if that task had called the method; the poller and the
   other clients go on.
@@ -182,6 +185,11 @@ class Poller:
                 served.append(event)
             else:
                 by_address.setdefault(address, []).append(event)
+        if len(by_address) + bool(served) < 2:
+            # Nobody else to be fair to: the round is read whole. Behind a proxy every
+            # player has the proxy's address, and four a round would starve them all.
+            self._turn = {}
+            return ready
         # Only the addresses over their share this round keep a turn: one whose clients
         # are gone (or have nothing more to read) leaves no entry behind.
         last_turn, turn = self._turn, {}

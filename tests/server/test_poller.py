@@ -118,6 +118,30 @@ async def test_one_address_gets_a_few_clients_read_a_round_and_they_take_turns(
             await trio.sleep(0)
 
 
+async def test_the_clients_of_one_address_alone_are_all_read_in_a_round(
+    poller: Poller, nursery: trio.Nursery
+) -> None:
+    # Before: four a round whoever else was waiting, so behind a proxy (every player at
+    # its address) 10,000 bots were answered 768 commands a second, p50 7 s.
+    calls: list[str] = []
+    peers: list[socket.socket] = []
+    socks: list[socket.socket] = []
+    for _ in range(3 * PER_ADDRESS_A_ROUND):
+        ours, peer = pair()
+        peer.send(b"look")
+        peers.append(peer)
+        socks.append(ours)
+    for number, ours in enumerate(socks):
+        client = Client(f"proxied{number}", ours, calls)
+        nursery.start_soon(poller.hold, client, ours.fileno(), "10.0.0.9")
+    with trio.fail_after(TIMEOUT):
+        for peer in peers:
+            assert await received(peer, 4) == b"LOOK"
+    first_round = calls[: calls.index(next(call for call in calls if call.startswith("settle")))]
+    assert len(first_round) == 3 * PER_ADDRESS_A_ROUND, first_round
+    assert poller._turn == {}
+
+
 async def test_an_address_whose_flood_is_gone_leaves_nothing_behind_in_the_poller(
     poller: Poller, nursery: trio.Nursery
 ) -> None:
