@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from .hosts import Hosts, skip_unless_possible
+from .proxy import Link
 
 ROOT = Path(__file__).parents[2]
 WAIT = 60.0
@@ -150,6 +151,14 @@ class Cluster:
         )
         self.nodes.append(node)
         return node
+
+
+def database_link(cluster: Cluster, host: str = "127.0.0.1") -> tuple[Link, str]:
+    """A :class:`Link` on ``host`` to the cluster's PostgreSQL (to be cut), and the
+    cluster's URL through it."""
+    db_host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    link = Link((db_host, int(port)), host=host)
+    return link, cluster.url.replace(f"{db_host}:{port}", f"{host}:{link.port}")
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ import sys
 import threading
 import time
 
-from .conftest import ROOT, WAIT, Client, Cluster, eventually
-from .proxy import Link
+from .conftest import ROOT, WAIT, Client, Cluster, database_link, eventually
 
 
 def test_a_game_created_on_one_node_is_listed_on_another(cluster: Cluster) -> None:
@@ -68,9 +67,7 @@ def test_a_killed_node_s_games_leave_every_list_and_free_their_names(cluster: Cl
 
 
 def test_a_lost_database_stops_no_game_and_the_node_rejoins(cluster: Cluster) -> None:
-    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    link = Link((host, int(port)))
-    through_link = cluster.url.replace(f"{host}:{port}", f"127.0.0.1:{link.port}")
+    link, through_link = database_link(cluster)
     try:
         a = cluster.node("--cluster", through_link)
         b = cluster.node()
@@ -99,9 +96,7 @@ def test_a_redirect_is_answered_at_once_when_its_node_finds_the_database_gone(
 ) -> None:
     # Before: the sync the REDIRECT waits for failed, nothing woke the wait, and the
     # answer came only when SETTLE_TIMEOUT (5 s) ran out.
-    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    link = Link((host, int(port)))
-    through_link = cluster.url.replace(f"{host}:{port}", f"127.0.0.1:{link.port}")
+    link, through_link = database_link(cluster)
     try:
         a = cluster.node()
         # A heartbeat of a minute: B finds the database gone only through the sync the
@@ -131,9 +126,7 @@ def test_a_hello_is_answered_at_once_when_its_node_finds_the_database_gone(
 ) -> None:
     # Before: the round trip a HELLO of a name played elsewhere waits for failed, nothing
     # woke the wait, and the answer came only when SETTLE_TIMEOUT (5 s) ran out.
-    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    link = Link((host, int(port)))
-    through_link = cluster.url.replace(f"{host}:{port}", f"127.0.0.1:{link.port}")
+    link, through_link = database_link(cluster)
     try:
         a = cluster.node()
         # A heartbeat of a minute: B finds the database gone only through the round

@@ -9,16 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Client, Cluster, Node, eventually
+from .conftest import Client, Cluster, Node, database_link, eventually
 from .hosts import Hosts
 from .proxy import Link
 
 
 def _on_hosts(cluster: Cluster, hosts: Hosts, count: int) -> tuple[list[Node], Link]:
     """``count`` nodes, each on a host of its own, reaching PostgreSQL over the switch."""
-    host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
-    database = Link((host, int(port)), host=hosts.own)
-    url = cluster.url.replace(f"{host}:{port}", f"{hosts.own}:{database.port}")
+    database, url = database_link(cluster, hosts.own)
     nodes = []
     for number in range(1, count + 1):
         on, address = hosts.host(number)
