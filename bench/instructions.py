@@ -8,7 +8,8 @@ command), and prints the instructions the server executed per command:
 
 * the game (``python -m server``, a classic world on :func:`bench.load.arena_map`,
   replays and records on, as :mod:`bench.load` runs it): ``LOOK``, ``MOVE``, the
-  mix of :data:`bench.generator.MIXES`, ``GAMES``;
+  mix of :data:`bench.generator.MIXES`, ``GAMES``, and a ``MOVE`` into a wall (the
+  answer a bot gets about as often as ``SUCCESS`` in :mod:`bench.load`'s arena);
 * the game in the battle world: a turn (``LOOK``, two moves, ``ENDTURN``);
 * the bare poll server (:mod:`bench.bare_server` ``--poll --shaped``), the same I/O
   design with a fixed reply: the floor the game's own work is measured from.
@@ -66,6 +67,9 @@ class Phase:
     name: str
     unit: tuple[bytes, ...]
     unit_name: str | None = None  # a unit worth its own figure ("turn"), else None
+    warmed_last: bool = False
+    """Warmed up just before it is counted, after every other phase is counted: its
+    warm-up leaves the game in a state the other phases must not meet."""
 
     def commands(self, units: int) -> Iterator[bytes]:
         return itertools.islice(itertools.cycle(self.unit), units * len(self.unit))
@@ -75,6 +79,9 @@ LOOK = Phase("LOOK", (b"LOOK\n",))
 MOVE = Phase("MOVE", generator.MIXES["move"])
 MIX = Phase("mix", generator.MIXES["mix"])
 GAMES = Phase("GAMES", (b"GAMES\n",))
+# Bots walk into walls and each other about as often as they move (bench.load's arena):
+# the player walks north to the arena's wall in the warm-up, then every MOVE N fails.
+BLOCKED = Phase("blocked", (b"MOVE N\n",), warmed_last=True)
 BATTLE_TURN = Phase(
     "battle turn", (b"LOOK\n", b"MOVE N\n", b"MOVE S\n", b"ENDTURN\n"), unit_name="turn"
 )
@@ -90,9 +97,9 @@ class Target:
 
 
 TARGETS = (
-    Target("game", (LOOK, MOVE, MIX, GAMES), "classic"),
+    Target("game", (LOOK, MOVE, MIX, GAMES, BLOCKED), "classic"),
     Target("game", (BATTLE_TURN,), "battle"),
-    Target("bare-poll", (LOOK, MOVE, MIX, GAMES), None),
+    Target("bare-poll", (LOOK, MOVE, MIX, GAMES, BLOCKED), None),
 )
 
 
@@ -320,13 +327,17 @@ def count(
         # first command, so that the commands always meet the same heap.
         wait_until_quiet(server.process.pid)
         for phase in target.phases:
-            _drive(sock, pending, phase.commands(warmup))
+            if not phase.warmed_last:
+                _drive(sock, pending, phase.commands(warmup))
         wait_until_quiet(server.process.pid)
         callgrind.control("--instr=on")
         callgrind.dump()  # from here on, each dump holds one phase alone
         idle = callgrind.dump(kept("idle"))
         rows = []
         for phase in target.phases:
+            if phase.warmed_last:
+                _drive(sock, pending, phase.commands(warmup))
+                callgrind.dump()  # the warm-up's instructions, not counted
             sent = _drive(sock, pending, phase.commands(units))
             # Each dump also holds what a dump with no command holds (callgrind_control's
             # wake-up of the server): taken away, what is left is the commands' alone.

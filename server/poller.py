@@ -43,6 +43,7 @@ client's task waits for its own socket.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import functools
 import select
@@ -79,6 +80,9 @@ class Poller:
         self._held: dict[int, tuple[Polled, trio.lowlevel.Task]] = {}
         self._address: dict[int, str] = {}  # of the held clients that gave one
         self._turn: dict[str, int] = {}  # where each busy address's clients resume
+        # Held clients by address (None: those that gave none). With one entry, no
+        # round can hold clients of two addresses, and none needs sharing out.
+        self._parties: collections.Counter[str | None] = collections.Counter()
         self.rounds = 0
         """Rounds served so far (wake-ups that found at least one client ready)."""
 
@@ -123,6 +127,7 @@ class Poller:
         self._held[fd] = (client, trio.lowlevel.current_task())
         if address is not None:
             self._address[fd] = address
+        self._parties[address] += 1
         return functools.partial(self._abort, fd)
 
     def _abort(self, fd: int, _: trio.lowlevel.RaiseCancelT) -> trio.lowlevel.Abort:
@@ -133,9 +138,13 @@ class Poller:
     def _release(self, fd: int) -> trio.lowlevel.Task | None:
         """Take ``fd``'s client out of the poller; its task, if it was still held."""
         held = self._held.pop(fd, None)
-        self._address.pop(fd, None)
+        address = self._address.pop(fd, None)
         if held is None:
             return None
+        parties = self._parties
+        parties[address] -= 1
+        if not parties[address]:
+            del parties[address]
         if self._epoll is not None:
             with contextlib.suppress(OSError):  # a closed descriptor has left epoll already
                 self._epoll.unregister(fd)
@@ -156,14 +165,16 @@ class Poller:
             while True:
                 await trio.lowlevel.wait_readable(fileno)
                 ready = epoll.poll(0, _READY_AT_ONCE)
-                # _fair's first test, inline: a round no address can pass its share in
-                # (the common one) is served as it is, with no call.
-                if len(ready) > PER_ADDRESS_A_ROUND or self._turn:
+                # _fair's first tests, inline: a round no address can pass its share
+                # in, or of clients of one address only (behind a proxy, or one host's
+                # bots), is served as it is, with no call.
+                if self._turn or (len(ready) > PER_ADDRESS_A_ROUND and len(self._parties) > 1):
                     ready = self._fair(ready)
                 self._serve(ready)
         finally:
             self._epoll = None
             self._address.clear()
+            self._parties.clear()
             self._turn.clear()
             for fd in list(self._held):
                 task = self._held.pop(fd)[1]

@@ -7,6 +7,7 @@ declarations (:data:`protocol.commands.DECLARED_VERBS`)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, Generic, NoReturn, TypeVar, cast
@@ -59,6 +60,15 @@ from worlds.turns import (
 _SUCCESS = Success()
 _DONE = Done()
 _NOTHING_HERE = Fail("nothing to pick up")
+
+
+@functools.lru_cache(maxsize=64)
+def _cannot_move_into(reason: str) -> Fail:
+    """The ``FAIL`` of a move blocked by ``reason``, built once a reason: a reply is
+    immutable, and checking its form on every blocked move (a bot walks into walls and
+    other players about as often as it moves) cost more than the world's own work."""
+    return Fail(f"can't move into {reason}")
+
 
 _E = TypeVar("_E", bound=Event)
 Labels = Callable[[PlayerId], str]
@@ -142,7 +152,7 @@ TELLINGS: Final[dict[type[Event], Telling[Event]]] = dict(
         # The results of actions (RULES §1), and of the battle world's own.
         _tells(Moved, _always(_SUCCESS)),
         _tells(Stayed, _always(_SUCCESS)),
-        _tells(Blocked, Telling(answer=lambda event: Fail(f"can't move into {event.reason}"))),
+        _tells(Blocked, Telling(answer=lambda event: _cannot_move_into(event.reason))),
         _tells(NothingToPickUp, _always(_NOTHING_HERE)),
         _tells(
             PickedUp,

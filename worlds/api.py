@@ -167,6 +167,18 @@ class Blocked(ResultEvent):
     reason: str
 
 
+_set_reason = Blocked.__dict__["reason"].__set__
+
+
+def blocked(player: PlayerId, reason: str) -> Blocked:
+    """``Blocked(player, reason)``, equal to it, built through its slots as
+    :func:`moved` is: bots walk into walls and each other as often as they move."""
+    event = _new_event(Blocked)
+    _set_player(event, player)
+    _set_reason(event, reason)
+    return event
+
+
 @dataclass(frozen=True, slots=True)
 class Stayed(ResultEvent):
     """The player stayed on purpose (``STAY`` answers ``SUCCESS``)."""

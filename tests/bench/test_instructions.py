@@ -91,14 +91,19 @@ def test_a_tiny_script_prints_a_positive_count_per_command(tmp_path: Path) -> No
         ("game", "MOVE"),
         ("game", "mix"),
         ("game", "GAMES"),
+        ("game", "blocked"),
         ("bare-poll", "LOOK"),
         ("bare-poll", "MOVE"),
         ("bare-poll", "mix"),
         ("bare-poll", "GAMES"),
+        ("bare-poll", "blocked"),
     ]
     for row in rows:
         assert row["instructions"] > 0
-        assert row["commands"] == 2 * {"LOOK": 1, "MOVE": 4, "mix": 6, "GAMES": 1}[row["phase"]]
+        assert (
+            row["commands"]
+            == 2 * {"LOOK": 1, "MOVE": 4, "mix": 6, "GAMES": 1, "blocked": 1}[row["phase"]]
+        )
     printed = re.findall(
         r"^(?:game|bare-poll) +\S+ +\S+ +\d+ +[\d,]+ +([\d,]+)$", result.stdout, re.MULTILINE
     )

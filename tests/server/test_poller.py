@@ -167,6 +167,42 @@ async def test_an_address_whose_flood_is_gone_leaves_nothing_behind_in_the_polle
     assert poller._turn == {}
 
 
+async def test_the_poller_counts_the_addresses_it_holds_until_their_clients_leave(
+    poller: Poller,
+) -> None:
+    # A round is shared out only while clients of two addresses are held (issue 31):
+    # a client that leaves, by its own say, by an exception or by cancellation, must
+    # take its address's count with it, or a lone address's rounds are shared out for
+    # ever, and an address counted short would let a flood starve the others.
+    calls: list[str] = []
+    (ada, ada_peer), (bob, bob_peer), (cid, _cid_peer) = pair(), pair(), pair()
+    left: list[str] = []
+
+    async def hold(client: Client, address: str | None) -> None:
+        try:
+            await poller.hold(client, client.sock.fileno(), address)
+            left.append(client.name)
+        except ValueError:
+            left.append(f"{client.name} raised")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(hold, Client("ada", ada, calls), "10.0.0.1")
+        nursery.start_soon(hold, Client("bob", bob, calls), "10.0.0.2")
+        nursery.start_soon(hold, Client("cid", cid, calls), None)
+        await trio.testing.wait_all_tasks_blocked()
+        assert poller._parties == {"10.0.0.1": 1, "10.0.0.2": 1, None: 1}
+        ada_peer.send(b"leav")
+        bob_peer.send(b"boom")
+        with trio.fail_after(TIMEOUT):
+            while len(left) < 2:
+                await trio.sleep(0)
+        assert sorted(left) == ["ada", "bob raised"]
+        assert poller._parties == {None: 1}
+        nursery.cancel_scope.cancel()  # cid's task is cancelled while held
+    assert poller._parties == {}
+    assert poller._held == {}
+
+
 async def test_a_client_that_leaves_gets_its_replies_and_returns_to_its_task(
     poller: Poller,
 ) -> None:

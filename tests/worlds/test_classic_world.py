@@ -22,6 +22,7 @@ from worlds.api import (
     PlayerKind,
     WorldError,
     WorldFull,
+    blocked,
     moved,
 )
 from worlds.classic import ClassicWorld, parse_map
@@ -324,6 +325,17 @@ def test_the_fast_moved_is_the_dataclass_moved(
     assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
     with pytest.raises(dataclasses.FrozenInstanceError):
         fast.player = player + 1  # type: ignore[misc]
+
+
+@given(st.integers(min_value=1, max_value=10**6), st.text(max_size=40))
+def test_the_fast_blocked_is_the_dataclass_blocked(player: int, reason: str) -> None:
+    # Blocked events are built through their slots too (issue 31).
+    fast = blocked(player, reason)
+    built = Blocked(player, reason)
+    assert type(fast) is Blocked
+    assert fast == built and hash(fast) == hash(built) and repr(fast) == repr(built)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        fast.reason = reason + "!"  # type: ignore[misc]
 
 
 def test_a_square_is_taken_while_its_player_stands_there_whatever_lies_under_it() -> None:

@@ -41,6 +41,7 @@ from ..api import (
     PlayerStatus,
     Position,
     WorldError,
+    blocked,
 )
 from ..classic.mapfile import EXIT, FLOOR, GOLD, WALL, ClassicMap
 from ..squares import OpenSquares, free_square
@@ -299,11 +300,11 @@ class BattleWorld(TurnBasedWorld):
         row, column = origin[0] + direction.row_step, origin[1] + direction.column_step
         target = (row, column)
         if not (0 <= row < self._height and 0 <= column < self._width):
-            events.append(Blocked(player, "the edge of the map"))
+            events.append(blocked(player, "the edge of the map"))
         elif self.tile(target) == WALL:
-            events.append(Blocked(player, "a wall"))
+            events.append(blocked(player, "a wall"))
         elif target in self._at:
-            events.append(Blocked(player, "another player"))
+            events.append(blocked(player, "another player"))
         else:
             del self._at[origin]
             self._at[target] = player

@@ -31,6 +31,7 @@ from ..api import (
     Position,
     World,
     WorldError,
+    blocked,
     moved,
 )
 from ..squares import OpenSquares, free_square
@@ -209,16 +210,16 @@ class ClassicWorld(World):
         origin = state.position
         row, column = origin[0] + direction.row_step, origin[1] + direction.column_step
         if not (0 <= row < self._height and 0 <= column < self._width):
-            events.append(Blocked(player, "the edge of the map"))
+            events.append(blocked(player, "the edge of the map"))
             return
         index = row * self._width + column
         tiles, scene = self._tiles, self._scene
         tile = tiles[index]
         if tile == _WALL:
-            events.append(Blocked(player, "a wall"))
+            events.append(blocked(player, "a wall"))
             return
         if scene[index] != tile:  # a player stands there (_Occupied, inline)
-            events.append(Blocked(player, "another player"))
+            events.append(blocked(player, "another player"))
             return
         target = (row, column)
         # _vacate(origin), inline: a move is the commonest action.
