@@ -178,6 +178,25 @@ class ServerProtocol:
     ``next_event()`` returned); pushes and final lines may come at any time.
     """
 
+    # One per connection, on every command's path: one compact object, no __dict__
+    # (issue 31: at 1,000 connections the cache, not the work, sets the cost).
+    __slots__ = (
+        "_answering",
+        "_framer",
+        "_framer_empty",
+        "_heard",
+        "_parse",
+        "_ready",
+        "_render",
+        "_whole_lines",
+        "capabilities",
+        "dialect",
+        "drained",
+        "owed",
+        "state",
+        "watching",
+    )
+
     def __init__(
         self, *, max_line_length: int | None = None, dialect: str | Dialect = DEFAULT_DIALECT
     ) -> None:

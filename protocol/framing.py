@@ -101,6 +101,25 @@ class LineFramer:
     ``strict=True`` refuses lines that are not UTF-8 (see the module docstring).
     """
 
+    # One per connection, on every command's path: one compact object, no __dict__
+    # (issue 31: at 1,000 connections the cache, not the work, sets the cost).
+    __slots__ = (
+        "_after_cr",
+        "_answered",
+        "_broken",
+        "_broken_reason",
+        "_buffer",
+        "_decode",
+        "_eof",
+        "_lines",
+        "_outgoing",
+        "_sub_length",
+        "_telnet",
+        "_telnet_state",
+        "_telnet_verb",
+        "max_line_length",
+    )
+
     def __init__(
         self,
         *,

@@ -114,6 +114,38 @@ class Connection:
     It is the :class:`~server.outbox.Outbox` its games know it by, and the
     :class:`~protocol.commands.Asker` of the read-only verbs."""
 
+    # Per-connection state on every command's path: one compact object, no __dict__
+    # (issue 31). "__weakref__": the lobby keeps each client's chat allowance in a
+    # WeakKeyDictionary (server.lobby).
+    __slots__ = (
+        "__weakref__",
+        "_coalesced",
+        "_log_to",
+        "_look_again_told",
+        "_pushes_view",
+        "_render",
+        "_turn_told",
+        "_view_shown",
+        "_write",
+        "bot",
+        "config",
+        "data_received",
+        "id",
+        "lobby",
+        "login",
+        "name",
+        "over",
+        "peer",
+        "protocol",
+        "relay",
+        "server",
+        "settle",
+        "stream",
+        "transport",
+        "turn_reminder",
+        "waiting",
+    )
+
     ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Command], None]]]
     """Where each command goes, by its class: derived from the verbs' declarations
     (:data:`protocol.commands.DECLARED_VERBS`) below the class."""

@@ -126,6 +126,27 @@ class Transport(TransportPolicy):
     :class:`~server.transport_policy.TransportPolicy`'s; this class only drives it.
     """
 
+    # Per-connection state on every command's path: one compact object, no __dict__
+    # (issue 31); the policy's own attributes are its __slots__.
+    __slots__ = (
+        "_address",
+        "_drained",
+        "_fd",
+        "_poller",
+        "_read_scope",
+        "_receive",
+        "_result",
+        "_send",
+        "_sending",
+        "_session",
+        "_spawn_in",
+        "_writer",
+        "_writer_done",
+        "_writers",
+        "settle",
+        "stream",
+    )
+
     def __init__(
         self,
         stream: trio.abc.Stream,

@@ -79,6 +79,24 @@ class TransportPolicy:
     reader must stop waiting (the connection ends from elsewhere, a limit expired).
     """
 
+    # Per-connection state on every command's path: one compact object, no __dict__
+    # (issue 31: at 1,000 connections the cache, not the work, sets the cost). A driver
+    # that extends it declares its own __slots__, or it gets a __dict__ again.
+    __slots__ = (
+        "_heard",
+        "_on_interrupt",
+        "_on_wake_writer",
+        "_replying_since",
+        "expired",
+        "got_command",
+        "high_mark",
+        "in_batch",
+        "limits",
+        "pending",
+        "phase",
+        "reason",
+    )
+
     def __init__(
         self,
         limits: Limits,

@@ -1,0 +1,67 @@
+"""Each connection's state is compact: the objects a command touches keep no ``__dict__``.
+
+Issue 31: at 1,000 connections the cost of a command is set by the cache more than by
+the work, and an instance ``__dict__`` is a second object (and more cache lines) for
+each of them. A later edit that drops a class's ``__slots__`` (or adds a subclass
+without its own) gives its instances a ``__dict__`` again, and fails here.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from server.connection import Connection
+from worlds.classic.world import ClassicWorld
+
+from ..conftest import StartServer
+from ..helpers import Peer, bound_port
+
+
+def _with_dict(objects: dict[str, object]) -> list[str]:
+    return [
+        f"{name} ({type(value).__qualname__})"
+        for name, value in objects.items()
+        if hasattr(value, "__dict__")
+    ]
+
+
+async def test_a_player_s_connection_objects_have_no_instance_dict(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny", seed=1)
+    peer = await Peer.connect(bound_port(server))
+    assert (await peer.ask("LOOK"))[0] == "LOOKREPLY"  # a player now, served by the poller
+    (connection,) = server.connections
+    assert isinstance(connection, Connection)
+    world = server.lobby.default.world
+    assert isinstance(world, ClassicWorld)
+    (player,) = world._players.values()
+    objects: dict[str, object] = {
+        "connection": connection,
+        "transport": connection.transport,
+        "protocol": connection.protocol,
+        "framer": connection.protocol._framer,
+        "player": player,
+    }
+    assert _with_dict(objects) == []
+    # The lobby keeps a client's chat allowance by a weak reference to its connection.
+    assert weakref.ref(connection)() is connection
+    await peer.aclose()
+
+
+async def test_a_greeting_dialect_s_connection_objects_have_no_instance_dict(
+    start_server: StartServer,
+) -> None:
+    server = await start_server(map="tiny", seed=1, dialect="2015")
+    peer = await Peer.connect(bound_port(server))
+    assert (await peer.read_line()).startswith("GOLD")  # greeted: a player from the start
+    (connection,) = server.connections
+    assert isinstance(connection, Connection)
+    objects: dict[str, object] = {
+        "connection": connection,
+        "transport": connection.transport,
+        "protocol": connection.protocol,
+        "framer": connection.protocol._framer,
+    }
+    assert _with_dict(objects) == []
+    await peer.aclose()
