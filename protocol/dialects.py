@@ -177,6 +177,10 @@ class UnknownDialect(ValueError):
 class Dialect:
     """One era's bytes; see the module docstring. The base class is the 2013 dialect."""
 
+    # One per connection (dialect_named): no __dict__ (issue 31). A subclass that keeps
+    # state per connection names it in its own __slots__.
+    __slots__ = ()
+
     name: ClassVar[str] = "2013"
     summary: ClassVar[str] = "the 2013 specification and our extensions (the default)"
     greets: ClassVar[bool] = False
@@ -243,6 +247,8 @@ class _Rendered(Dialect):
     dialect writes is read back by :class:`~protocol.reading.TolerantReader` with the
     same declarations.
     """
+
+    __slots__ = ("_cache", "_gold")
 
     _forms: ClassVar[Mapping[type[Reply], _Said]]
     """How each reply is said, by its exact class; a reply that is :attr:`Reply.ours`
@@ -338,6 +344,7 @@ _2015_BARE: Final = frozenset({"PICKUP", "LOOK", "APGET"})
 
 
 class Dialect2015(_Rendered):
+    __slots__ = ()
     name: ClassVar[str] = "2015"
     era: ClassVar[str] = "2015"
     summary: ClassVar[str] = (
@@ -450,6 +457,7 @@ _2016_WIN: Final = (
 
 
 class Dialect2016(_Rendered):
+    __slots__ = ()
     name: ClassVar[str] = "2016"
     era: ClassVar[str] = "2016"
     summary: ClassVar[str] = "the 2016 clients: GOLD: <n>, a LOOK without header, bare FAIL"
@@ -523,6 +531,7 @@ _CH_BARE: Final = frozenset({"LOOK", "PICKUP", "ENDTURN", "APGET", "HPGET", "QUI
 
 
 class Dialect2016ch(_Rendered):
+    __slots__ = ()
     name: ClassVar[str] = "2016ch"
     era: ClassVar[str] = "2016"
     summary: ClassVar[str] = (
@@ -628,6 +637,7 @@ def _mbk_failed(dialect: _Rendered, reply: Reply) -> tuple[Reply, ...]:
 
 
 class Dialect2016mbk(_Rendered):
+    __slots__ = ("answering",)
     name: ClassVar[str] = "2016mbk"
     era: ClassVar[str] = "2016"
     summary: ClassVar[str] = (

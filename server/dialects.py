@@ -86,6 +86,9 @@ def turn_points(world: World, player: PlayerId) -> int | None:
 class TurnReminder:
     """Tells a silent greeting-dialect client again that it is its turn (module docstring)."""
 
+    # One per greeting-dialect connection, told of every command: no __dict__ (issue 31).
+    __slots__ = ("_client", "_points", "_since", "_wait")
+
     FIRST: Final = 2.0
     """Seconds of silence before the first reminder."""
     LONGEST: Final = 64.0

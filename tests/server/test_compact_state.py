@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import weakref
 
+import pytest
+
+from protocol.connection import ServerProtocol
+from protocol.dialects import DIALECTS
 from server.connection import Connection
 from worlds.classic.world import ClassicWorld
 
@@ -41,6 +45,7 @@ async def test_a_player_s_connection_objects_have_no_instance_dict(
         "transport": connection.transport,
         "protocol": connection.protocol,
         "framer": connection.protocol._framer,
+        "dialect": connection.protocol.dialect,
         "player": player,
     }
     assert _with_dict(objects) == []
@@ -62,6 +67,19 @@ async def test_a_greeting_dialect_s_connection_objects_have_no_instance_dict(
         "transport": connection.transport,
         "protocol": connection.protocol,
         "framer": connection.protocol._framer,
+        "dialect": connection.protocol.dialect,
+        "turn reminder": connection.turn_reminder,
     }
     assert _with_dict(objects) == []
     await peer.aclose()
+
+
+@pytest.mark.parametrize("dialect", sorted(DIALECTS))
+def test_every_dialect_s_protocol_objects_have_no_instance_dict(dialect: str) -> None:
+    protocol = ServerProtocol(dialect=dialect)  # as a connection makes its own
+    objects: dict[str, object] = {
+        "protocol": protocol,
+        "framer": protocol._framer,
+        "dialect": protocol.dialect,
+    }
+    assert _with_dict(objects) == []
