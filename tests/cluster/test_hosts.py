@@ -97,7 +97,7 @@ defaults
     timeout client 1h
     timeout server 1h
 frontend dod
-    bind {own}:{port}
+    bind fd@{fd}
     default_backend nodes
 backend nodes
     balance roundrobin
@@ -112,13 +112,21 @@ def test_three_hosts_serve_one_address_behind_haproxy(
     if haproxy is None:
         pytest.skip("haproxy is missing: apt-get install haproxy")
     nodes, database = _on_hosts(cluster, hosts, 3)
-    port = _free_port(hosts.own)
+    # The test binds the proxy's address and hands haproxy the listening socket, so no
+    # other test can take the port between choosing it and haproxy's start.
+    listener = socket.socket()
+    listener.bind((hosts.own, 0))
+    listener.listen()
+    port = int(listener.getsockname()[1])
     servers = "\n".join(f"    server n{i} {n.host}:{n.port}" for i, n in enumerate(nodes))
     config = tmp_path / "haproxy.cfg"
-    config.write_text(HAPROXY.format(own=hosts.own, port=port, servers=servers))
-    proxy = subprocess.Popen([haproxy, "-db", "-f", str(config)], stdout=subprocess.DEVNULL)
+    config.write_text(HAPROXY.format(fd=listener.fileno(), servers=servers))
+    proxy = subprocess.Popen(
+        [haproxy, "-db", "-f", str(config)],
+        stdout=subprocess.DEVNULL,
+        pass_fds=(listener.fileno(),),
+    )
     try:
-        eventually(lambda: _accepts(hosts.own, port), "haproxy listens")
         first = Client(port, hosts.own)
         assert first.ask("CREATE meeting classic").startswith("GAME meeting ")
         assert first.ask("JOIN meeting").startswith("GAME meeting ")
@@ -135,18 +143,5 @@ def test_three_hosts_serve_one_address_behind_haproxy(
     finally:
         proxy.terminate()
         proxy.wait()
+        listener.close()
         database.cut()
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return int(probe.getsockname()[1])
-
-
-def _accepts(host: str, port: int) -> bool:
-    try:
-        socket.create_connection((host, port), timeout=1).close()
-    except OSError:
-        return False
-    return True
