@@ -120,6 +120,7 @@ class Connection:
     __slots__ = (
         "__weakref__",
         "_coalesced",
+        "_greet_late",
         "_log_to",
         "_look_again_told",
         "_pushes_view",
@@ -202,6 +203,7 @@ class Connection:
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is read until it is set."""
+        self._greet_late = False  # a HELLO answered later still owes its greeting
         self.relay: Any = None
         """Set while the client is carried to another node of a cluster, which then gets
         every command (:mod:`server.cluster.relay`)."""
@@ -367,6 +369,17 @@ class Connection:
             self.name = command.name  # who the client says it is; its game may refuse it
         if not (self.over and self._still_over()):
             self.lobby.command(self, command)  # a HELLO may be refused there
+        if self.waiting is not None:
+            # Answered later (when the game's fresh world is built, or the cluster's
+            # directory has caught up): the client is greeted then, as the command loop
+            # resumes (handle_input), or a 2016ch client waits for STARTTURN for ever.
+            self._greet_late = True
+            return
+        self._greet()
+
+    def _greet(self) -> None:
+        """What a client whose dialect pushes its view gets once its ``HELLO`` seated it:
+        ``STARTTURN`` (``TurnBegins``), once, in a world where anyone may always act."""
         if self._pushes_view and not self._turn_told:
             seat = self.lobby.seat(self)
             if seat is not None and not plays_in_turns(seat[0].world):
@@ -476,6 +489,11 @@ class Connection:
         high_mark = transport.high_mark
         routes = self.ROUTES
         result: Input | trio.Event
+        if self._greet_late:  # a HELLO answered while the client waited (see _hello)
+            self._greet_late = False
+            self._greet()
+            if self._pushes_view:
+                self._show_view()
         while transport.reason is None:
             if self.waiting is not None:
                 result, self.waiting = self.waiting, None

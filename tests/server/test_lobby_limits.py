@@ -419,3 +419,33 @@ async def test_one_address_holds_only_its_share_of_the_games(
     await creators[0].read_to_end()
     await trio.testing.wait_all_tasks_blocked()  # g0, g2 and g3 went with their creator
     assert (await late.ask("CREATE more classic"))[0].startswith("GAME more ")
+
+
+async def test_a_hello_held_for_a_restarting_world_is_greeted_as_any_other(
+    start_game_server: StartGameServer,
+) -> None:
+    # A 2016ch client acts only after STARTTURN, on the view pushed as CHANGE. A HELLO that
+    # waited for the default game's fresh world was answered without them, and the client
+    # waited for ever.
+    gated = GatedPlugin()
+    gated.gate.set()
+    server = await start_game_server(
+        worlds=(gated,), world="gated", map="tiny", seed=1, dialect="2016ch"
+    )
+    winner = await Peer.connect(bound_port(server))
+    await winner.send("HELLO ada\n")
+    assert await winner.read_line() == "HELLO ada"
+    assert await winner.read_line() == "STARTTURN"
+    await winner.send("PICKUP\nMOVE E\n")
+    gated.gate.clear()
+    await winner.send("MOVE E\n")  # the win: the default game restarts, slowly
+    await wait_opening(gated)
+    late = await Peer.connect(bound_port(server))
+    await late.send("HELLO bob\n")
+    await trio.testing.wait_all_tasks_blocked()
+    assert not late._buffer, "the HELLO waits for the fresh world"
+    gated.gate.set()
+    with trio.fail_after(10):
+        assert await late.read_line() == "HELLO bob"
+        assert await late.read_line() == "STARTTURN"
+        assert await late.read_line() == "CHANGE "
