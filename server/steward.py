@@ -126,7 +126,8 @@ class Steward:
         with self._scope:
             while True:
                 if self.slot.building:
-                    await self._rebuild()
+                    if not await self._rebuild():
+                        return  # closed while the world was built
                     continue
                 deadline = min(host.pacing.deadline, self._unjoined_deadline)
                 soon = FLUSH_INTERVAL if not host.crowd.behind else BEHIND_TICK
@@ -236,13 +237,21 @@ class Steward:
         else:
             self._install(*built)
 
-    async def _rebuild(self) -> None:
+    async def _rebuild(self) -> bool:
+        """Build the fresh world and install it (or give up); ``False`` if the game was
+        closed meanwhile, and nothing was installed."""
         built = await self.slot.build()
+        if self.state is State.CLOSED:
+            # Closed (the server stopping, the lobby removing the game) as the build
+            # returned: its thread finished and this task was due to resume before the
+            # cancellation could reach it. A closed game takes no world.
+            return False
         if built is None:
             self._give_up()
-            return
+            return True
         self._install(*built)
         self.slot.release()
+        return True
 
     def _give_up(self) -> None:
         """No fresh world: the game goes away; what waited for it is told so."""

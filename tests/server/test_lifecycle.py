@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 import pytest
 import trio
 
 from protocol.commands import Command, parse_command
 from protocol.replies import Lose
-from server.builds import QUICK, WorldBuilder, open_world
+from server.builds import QUICK, Opened, WorldBuilder, open_world
 from server.game import Game
 from server.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
 from worlds.registry import load_plugin
@@ -134,3 +135,41 @@ async def test_a_slow_world_restarts_through_restarting() -> None:
         game.close("the test is over")
         assert state_of(game) is S.CLOSED
         nursery.cancel_scope.cancel()
+
+
+class _BuiltAsTheGameCloses(WorldBuilder):
+    """Closes ``game`` the instant a world's build returns, before the building task
+    resumes: the server stopping (or the lobby removing the game) in the same scheduler
+    batch as the build's thread finishes."""
+
+    game: Game | None = None
+
+    async def run(self, job: Callable[[], Opened], what: str) -> Opened:
+        opened = await super().run(job, what)
+        assert self.game is not None
+        self.game.close("the server is stopping")
+        return opened
+
+
+async def test_a_game_closed_as_its_fresh_world_is_built_ends_quietly() -> None:
+    # Seen once in ten runs of the suite: the game's task installed the fresh world in a
+    # game already closed, raised LifecycleError ("REBUILT cannot happen to a game
+    # closed"), and the error took the lobby's nursery, and the server, down with it.
+    plugin = _SlowBrittleClassic()
+    opened = open_world(plugin, "tiny", 1, 1 << 20)
+    builder = _BuiltAsTheGameCloses(2, 30.0, 1 << 20)
+    game = Game("g", plugin, "tiny", 1, builder=builder, opened=opened)
+    builder.game = game
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(game.run)
+        ada = MemoryOutbox()
+        game.handle(ada, command("LOOK"))
+        game.leave(ada, "quit")
+        assert state_of(game) is S.RESTARTING
+        bob = MemoryOutbox()
+        game.handle(bob, command("LOOK"))  # waits for the fresh world
+        assert bob.waiting is not None
+        with trio.fail_after(10):
+            await bob.waiting.wait()  # let go: no world will come
+    assert state_of(game) is S.CLOSED and game.closed
+    assert game.player_of(bob) is None
