@@ -18,6 +18,8 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+import sqlite3
+import time
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -540,6 +542,22 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
+def _into_wal(cursor: Any, busy_timeout: float) -> None:
+    """``PRAGMA journal_mode=WAL``, waiting for another connection's lock as long as any
+    statement does. SQLite does not call its busy handler for this one: two processes
+    opening a fresh database at once (the workers of ``--workers``) got "database is
+    locked" at once, whatever the timeout."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+        time.sleep(0.01)  # a connection being opened, in a worker thread: never the loop
+
+
 def _sqlite_immediate_transactions(engine: Engine, busy_timeout: float) -> None:
     """SQLite: take the write lock when a transaction begins (``BEGIN IMMEDIATE``), so
     two writers never both read a rating and then both update it; the documented
@@ -549,9 +567,9 @@ def _sqlite_immediate_transactions(engine: Engine, busy_timeout: float) -> None:
     def _connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute(f"PRAGMA busy_timeout={max(1, round(busy_timeout * 1000))}")
+        _into_wal(cursor, busy_timeout)
+        cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
 
     @sa.event.listens_for(engine, "begin")

@@ -92,6 +92,10 @@ def test_a_live_game_shows_three_named_players_each_in_its_colour(
 ) -> None:
     page.goto(three_server.url + "#/watch/default")
     page.locator("canvas.board").wait_for()
+    # Watching from here on: the map came over the page's WebSocket in answer to its WATCH,
+    # so every arrival after it is told to the page (one arrival before it was missed once
+    # in ten runs, and "Ada entered the dungeon" with it).
+    page.wait_for_function("() => window.dodViewer && window.dodViewer.levels.length > 0")
     players = {}
     for name in ("Ada", "Bob", "Cy"):
         player = three_server.player()
