@@ -29,6 +29,17 @@ def _with_dict(objects: dict[str, object]) -> list[str]:
     ]
 
 
+def _parts(connection: Connection) -> dict[str, object]:
+    """The objects of ``connection`` that every command touches."""
+    return {
+        "connection": connection,
+        "transport": connection.transport,
+        "protocol": connection.protocol,
+        "framer": connection.protocol._framer,
+        "dialect": connection.protocol.dialect,
+    }
+
+
 async def test_a_player_s_connection_objects_have_no_instance_dict(
     start_server: StartServer,
 ) -> None:
@@ -40,14 +51,7 @@ async def test_a_player_s_connection_objects_have_no_instance_dict(
     world = server.lobby.default.world
     assert isinstance(world, ClassicWorld)
     (player,) = world._players.values()
-    objects: dict[str, object] = {
-        "connection": connection,
-        "transport": connection.transport,
-        "protocol": connection.protocol,
-        "framer": connection.protocol._framer,
-        "dialect": connection.protocol.dialect,
-        "player": player,
-    }
+    objects = {**_parts(connection), "player": player}
     assert _with_dict(objects) == []
     # The lobby keeps a client's chat allowance by a weak reference to its connection.
     assert weakref.ref(connection)() is connection
@@ -62,14 +66,7 @@ async def test_a_greeting_dialect_s_connection_objects_have_no_instance_dict(
     assert (await peer.read_line()).startswith("GOLD")  # greeted: a player from the start
     (connection,) = server.connections
     assert isinstance(connection, Connection)
-    objects: dict[str, object] = {
-        "connection": connection,
-        "transport": connection.transport,
-        "protocol": connection.protocol,
-        "framer": connection.protocol._framer,
-        "dialect": connection.protocol.dialect,
-        "turn reminder": connection.turn_reminder,
-    }
+    objects = {**_parts(connection), "turn reminder": connection.turn_reminder}
     assert _with_dict(objects) == []
     await peer.aclose()
 
