@@ -16,13 +16,13 @@ the fastest a trio line server goes through trio's socket API; the target is
 measured against it.
 
 With ``--fd`` it moves bytes the way the game server's transport does on its fast
-path (:mod:`server.transport`): it parks once per batch in
+path (:mod:`server.session.transport`): it parks once per batch in
 :func:`trio.lowlevel.wait_readable`, then ``os.read``/``os.write`` on the socket's
 descriptor, with no checkpoint around each call: the way the game's transport moves
 a client's bytes when that client's own task serves it.
 
 With ``--poll`` (Linux) one task serves every client, the way the game's
-:mod:`server.poller` does: it parks in ``wait_readable`` on an ``epoll`` set of every
+:mod:`server.session.poller` does: it parks in ``wait_readable`` on an ``epoll`` set of every
 client socket and reads and answers each that is ready, so a batch of clients costs
 one wake-up. The game's ratio over it is the cost of the game's own work alone, on
 equal I/O terms.

@@ -37,7 +37,7 @@ from bots.plan.baddies import HERO, Lurer, ladder_step
 from bots.plan.crawler import DEFAULT_BUDGET, Objective, dungeon_front, plan_level
 from bots.result import BotResult, parse_line
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 from worlds.baddies import Parameters, generate, play_round
 from worlds.baddies.rules import Escaped
 from worlds.crawler import Level, open_dungeon

@@ -1,6 +1,6 @@
 """What a finished game leaves behind, as plain data, and the tally a game keeps to make it.
 
-A :class:`Game <server.game.Game>` owns one :class:`Tally`. It tells the tally who
+A :class:`Game <server.game.game.Game>` owns one :class:`Tally`. It tells the tally who
 joined, who acted, and how each player left; when the game is over
 :meth:`Tally.finish` gives one :class:`GameRecord` and the tally starts afresh.
 Nothing here touches a database or the network: recording is the writer's job.

@@ -1,13 +1,13 @@
 """The server: listeners, the connections they accept, and the games they play.
 
 :meth:`Server.run` owns everything it starts: the games' tasks (through the
-:class:`~server.lobby.Lobby`), the accept loop and every connection task live in
+:class:`~server.lobby.lobby.Lobby`), the accept loop and every connection task live in
 its nurseries, so when ``run`` returns nothing is left running and every replay
 is closed. :meth:`Server.shutdown` stops accepting, sends every client a ``BYE``
 line, gives them ``linger`` seconds to read it, and then ``run`` returns.
 
 A watchdog task checks every connection's time limits (idle, unread replies)
-every :func:`watchdog_tick` seconds; see :mod:`server.transport`.
+every :func:`watchdog_tick` seconds; see :mod:`server.session.transport`.
 """
 
 from __future__ import annotations
@@ -25,19 +25,19 @@ from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
 from records.model import GameRecord
 
-from .admission import Admission
 from .cluster.relay import Passenger
 from .cluster.workers import open_shared_listeners
-from .config import ServerConfig
-from .connection import Connection
-from .game import Game
-from .ladder import Ladder
-from .listening import Listen, parse_listens
-from .lobby import Lobby
-from .logs import LogAllowance, RateLimitedLogger, dropped_lines
+from .game.game import Game
+from .lobby.ladder import Ladder
+from .lobby.lobby import Lobby
 from .metrics import Counts
-from .poller import Poller
-from .transport import GONE
+from .session.admission import Admission
+from .session.connection import Connection
+from .session.poller import Poller
+from .session.transport import GONE
+from .setup.config import ServerConfig
+from .setup.listening import Listen, parse_listens
+from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
 DRAIN_CHECK = 0.1
 """Seconds between looks, while draining, at whether every created game has ended."""
@@ -65,7 +65,7 @@ class Server:
         self.log = structlog.get_logger("server")
         self.lobby = Lobby(config, on_game_finished=self._game_finished)
         self.ladder = Ladder(config, self.lobby)
-        """Records, ratings and claimed names (:mod:`server.ladder`)."""
+        """Records, ratings and claimed names (:mod:`server.lobby.ladder`)."""
         self.connections: set[Connection] = set()
         self.port: int | None = None
         """The port actually bound (useful with port 0), once :meth:`run` has started;
@@ -82,11 +82,11 @@ class Server:
         self.counts = Counts()
         """What the server has counted since it started (for ``/metrics``)."""
         self.poller = Poller() if Poller.available() else None
-        """Serves every TCP client that waits for input from one task (server.poller)."""
+        """Serves every TCP client that waits for input from one task (server.session.poller)."""
         self.writers: trio.Nursery | None = None
         """Where TCP connections start their writer tasks while :meth:`run` runs: each
         one started when a connection has output from elsewhere to write, ending once it
-        is written, and never outliving its connection (server.transport)."""
+        is written, and never outliving its connection (server.session.transport)."""
 
     @property
     def ready(self) -> bool:
@@ -267,7 +267,7 @@ class Server:
         ``dialect`` what its client speaks (default: the ``dialect`` setting).
 
         ``count_socket=False``: the stream's socket is counted already (the web face
-        counts its HTTP sockets, :mod:`server.admission`); ``count_address=False``: so
+        counts its HTTP sockets, :mod:`server.session.admission`); ``count_address=False``: so
         is its address's share.
 
         Returns when the connection has ended and ``stream`` is closed.

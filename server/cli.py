@@ -20,9 +20,9 @@ from worlds.registry import UnknownWorld, load_plugin, world_names
 
 from .app import ListenError, Server
 from .cluster.workers import run_workers
-from .config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
-from .ladder import records_url
-from .logs import announce, configure_logging
+from .lobby.ladder import records_url
+from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
+from .setup.logs import announce, configure_logging
 
 
 class _Parser(argparse.ArgumentParser):
@@ -38,7 +38,7 @@ def _fail(message: str) -> NoReturn:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``dod-server`` flags: one per setting of :mod:`server.config`, and the commands."""
+    """The ``dod-server`` flags: one per setting of :mod:`server.setup.config`, and the commands."""
     parser = _Parser(
         prog="dod-server",
         description="A multiplayer Dungeon of Doom server. Play it with "

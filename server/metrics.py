@@ -4,7 +4,7 @@ The connection's command loop adds one to a :class:`collections.Counter` keyed b
 the command's class (a dictionary update, no allocation, no lock: trio runs one
 task at a time); everything that can be read off the server's state at scrape
 time (connections, players, games by world) is not counted at all but read then,
-by :mod:`server.web.metrics`. So keeping metrics costs a player nothing whether or
+by :mod:`server.web.prometheus`. So keeping metrics costs a player nothing whether or
 not anyone scrapes them.
 """
 

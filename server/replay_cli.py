@@ -12,17 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TextIO
 
 from commandline import run_command
-from worlds.api import Died, Escaped, Event, Notice, ResultEvent
 from worlds.registry import UnknownWorld, load_plugin
-from worlds.turns import Defeated, HitPointsChanged, TurnStarted
 
-from .render import result_reply
-from .replay import ReplayError
-from .replay_reader import Step, open_world, read_replay, rerun
+from .game.story import describe
+from .replay.reader import open_world, read_replay, rerun
+from .replay.writer import ReplayError
 
 CLEAR = "\x1b[H\x1b[2J"
 
@@ -44,52 +41,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-map", action="store_true", help="print the steps only, not the map after each"
     )
     return parser
-
-
-def describe(step: Step, names: dict[int, str]) -> str:
-    """One line about a step: what was done and what came of it."""
-    record = step.record
-
-    def who(player: Any) -> str:
-        return names.get(int(player), f"#{player}")
-
-    if "actions" in record:
-        results = iter(e for e in step.events if isinstance(e, ResultEvent))
-        parts = []
-        for player, action in record["actions"]:
-            result = next(results, None)
-            answer = result_reply(result).lines()[0] if result is not None else "?"
-            late = " (missed its turn)" if player in record.get("missed", ()) else ""
-            parts.append(f"{who(player)} {action}{late}: {answer}")
-        extra = [_story(event, who) for event in step.events if not isinstance(event, ResultEvent)]
-        return f"round {record['round']}: " + "; ".join(parts + [e for e in extra if e])
-    if "join" in record:
-        return f"{who(record['join'])} joined"
-    if "name" in record:
-        return f"#{record['name']} is called {record['as']}"
-    if "leave" in record:
-        return f"{who(record['leave'])} left ({record.get('why', '')})"
-    if "timeout" in record:
-        return f"{who(record['timeout'])}'s turn timed out"
-    if "end" in record:
-        return f"game over: {record['end']}"
-    if "truncated" in record:
-        return f"the replay stops here, the game went on: {record['truncated']}"
-    return f"(unknown record {record})"
-
-
-def _story(event: Event, who: Callable[[Any], str]) -> str:
-    if isinstance(event, Escaped | Died):
-        return f"{who(event.player)}: {event.text}"
-    if isinstance(event, Notice):
-        return event.text
-    if isinstance(event, HitPointsChanged):
-        return f"{who(event.player)} has {event.points} HP"
-    if isinstance(event, Defeated):
-        return f"{who(event.player)} lost: {who(event.winner)} won"
-    if isinstance(event, TurnStarted):
-        return f"{who(event.player)}'s turn ({event.points} AP)"
-    return ""
 
 
 def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) -> int:

@@ -10,7 +10,7 @@ import pytest
 import trio
 
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 
 from .helpers import COMPAT
 from .postgres import postgres_server, postgres_url

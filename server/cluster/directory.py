@@ -22,7 +22,7 @@ import trio
 from protocol.commands import Join, Watch
 from protocol.replies import GameInfo
 
-from ..outbox import Outbox
+from ..game.outbox import Outbox
 from .relay import ServeRelayed
 
 SETTLE_TIMEOUT: Final = 5.0

@@ -24,7 +24,7 @@ from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
 from records.names import LookalikeNames
 
-from ..outbox import Outbox
+from ..game.outbox import Outbox
 from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, RemoteGame
 from .relay import Relay, Relayable, ServeRelayed, serve_relays
 

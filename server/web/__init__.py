@@ -1,6 +1,6 @@
 """The server's web face: a page to watch, replay and play games, and its operations.
 
-:func:`serve_web` serves the ASGI app of :mod:`server.web.app` in the caller's trio
+:func:`serve_web` serves the ASGI app of :mod:`server.web.asgi` in the caller's trio
 run beside the game server: one process, one event loop, the same
 :class:`~server.app.Server` object. Hypercorn parses HTTP and WebSockets (h11,
 wsproto) on sockets our own accept loop admits and guards (:mod:`server.web.serving`:
@@ -17,8 +17,8 @@ import structlog
 import trio
 
 from ..app import ListenError
-from .app import create_app
-from .metrics import ServerMetrics
+from .asgi import create_app
+from .prometheus import ServerMetrics
 from .serving import serve_http
 from .tournaments import TournamentViews
 

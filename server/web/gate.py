@@ -33,10 +33,10 @@ from urllib.parse import urlsplit
 import trio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..access import ANY, Networks, host_name, parse_names
+from ..setup.access import ANY, Networks, host_name, parse_names
 
 if TYPE_CHECKING:
-    from ..config import ServerConfig
+    from ..setup.config import ServerConfig
 
 UNCHECKED_PATHS: Final = frozenset({"/healthz", "/readyz"})
 """Routes any Host may ask (probes ask by the pod's address); they tell nothing."""

@@ -3,7 +3,7 @@
 A frame is what a spectator would have seen after one step of the game: the whole
 map as ``world.render(None)`` draws it (the same view ``WATCH`` sends, so nothing a
 spectator could not see) and a line saying what happened, with what a spectator with
-the ``board`` capability would have been told then (:class:`~server.web.telling.FrameTeller`:
+the ``board`` capability would have been told then (:class:`~server.web.frames.FrameTeller`:
 every player by name, levels past the first, events in words). Frame 0 is the map as the
 game began; frame ``n`` follows the ``n``-th record after the header.
 
@@ -28,10 +28,10 @@ from typing import IO, Any, Final
 
 from worlds.registry import UnknownWorld, load_plugin
 
-from ..replay import FORMAT_VERSION, SUFFIX, ReplayError
-from ..replay_cli import describe
-from ..replay_reader import Replay, Step, open_world, replay_steps
-from .telling import FrameTeller
+from ..game.story import describe
+from ..replay.reader import Replay, Step, open_world, replay_steps
+from ..replay.writer import FORMAT_VERSION, SUFFIX, ReplayError
+from .frames import FrameTeller
 
 MAX_PAGE_FRAMES: Final = 500
 """Frames one page holds at most (``count``)."""

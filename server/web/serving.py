@@ -7,7 +7,7 @@ for ever. So :func:`serve_http` accepts the sockets itself and hands each to
 Hypercorn's per-connection server inside a :class:`GuardedStream`:
 
 * each socket is admitted against the server's connection limits
-  (:mod:`server.admission`: ``max_connections``, ``http_max_connections``, and the
+  (:mod:`server.session.admission`: ``max_connections``, ``http_max_connections``, and the
   client address's ``max_connections_per_address``, which HTTP, WebSocket and game
   connections share; a trusted proxy's sockets count in the totals only, its clients
   by their own addresses once their requests name them); a socket over a limit is
@@ -47,7 +47,7 @@ from hypercorn.typing import ConnectionState
 from hypercorn.utils import wrap_app
 from starlette.types import ASGIApp
 
-from ..access import Networks
+from ..setup.access import Networks
 
 if TYPE_CHECKING:
     from ..app import Server

@@ -1,6 +1,6 @@
 """The web page's API beyond games and replays: leaderboards (ratings and best results per
 map), a player's page, and replay files to download. Each builder returns a Starlette
-endpoint for :func:`server.web.app.create_app` to route."""
+endpoint for :func:`server.web.asgi.create_app` to route."""
 
 from __future__ import annotations
 

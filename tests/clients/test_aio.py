@@ -22,7 +22,7 @@ from clients import (
 )
 from protocol.replies import GameInfo, PlayerJoined
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, bound_port

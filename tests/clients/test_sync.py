@@ -7,7 +7,7 @@ import trio
 
 from clients import Bye, Client, ClientTimeout, CommandError, Notice, ServerClosed, Win
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import bound_port

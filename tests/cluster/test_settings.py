@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from server.config import ConfigError, ServerConfig
+from server.setup.config import ConfigError, ServerConfig
 
 
 def test_the_cluster_url_must_be_postgresql() -> None:

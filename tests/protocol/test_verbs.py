@@ -10,12 +10,12 @@ import pytest
 import protocol.commands as commands
 from protocol.commands import DECLARED_VERBS, VERBS, Command, Route, Shown, parse_command
 from protocol.errors import RemoteProtocolError
-from server.commands import COMMANDS as GAME_COMMANDS
-from server.connection import _OWN, Connection
-from server.game import plays_in_turns
-from server.ladder import Ladder
-from server.lobby import Lobby
-from server.render import help_reply
+from server.game.game import plays_in_turns
+from server.game.render import help_reply
+from server.game.verbs import COMMANDS as GAME_COMMANDS
+from server.lobby.ladder import Ladder
+from server.lobby.lobby import Lobby
+from server.session.connection import _OWN, Connection
 from worlds.registry import load_plugin, world_names
 
 

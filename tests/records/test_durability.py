@@ -19,7 +19,7 @@ import trio.testing
 from records.store import Store
 from records.writer import MAX_BATCH, RecordWriter
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 
 from ..helpers import TIMEOUT, Peer, bound_port
 from ..server.test_cli import SCRIPT, _started

@@ -11,7 +11,7 @@ import trio
 from records.model import GameRecord
 from records.store import Store
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 
 from ..helpers import TIMEOUT, Peer, bound_port
 from .test_store import finished

@@ -105,7 +105,7 @@ class SlowToOpenStore(Store):
 
 
 async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path) -> None:
-    from server.config import ServerConfig
+    from server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
@@ -252,7 +252,7 @@ class StuckStore(Store):
 async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
     """Writes happen in a worker thread: while one hangs, the server plays on, and the
     game is written once the store answers."""
-    from server.config import ServerConfig
+    from server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
@@ -297,7 +297,7 @@ async def test_a_clean_shutdown_writes_what_is_queued(tmp_path: Path) -> None:
 async def test_a_game_stopped_by_shutdown_is_recorded_unfinished(
     tmp_path: Path, players: int
 ) -> None:
-    from server.config import ServerConfig
+    from server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))

@@ -24,7 +24,7 @@ from protocol.direction import Direction
 from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Bye, FinalReply, Push
 from server.app import Server
-from server.config import ServerConfig
+from server.setup.config import ServerConfig
 from worlds.registry import load_plugin, world_names
 
 DIRECTIONS = ["N", "S", "E", "W", "NE", "SE", "SW", "NW", "X", "north", ""]

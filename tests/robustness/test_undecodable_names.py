@@ -12,7 +12,7 @@ import pytest
 
 from protocol.errors import LocalProtocolError
 from protocol.replies import GameInfo
-from server.replay_reader import open_world, read_replay, rerun
+from server.replay.reader import open_world, read_replay, rerun
 from worlds.registry import load_plugin
 
 from ..conftest import StartServer

@@ -1,5 +1,5 @@
-"""An :class:`~server.outbox.Outbox` kept in memory: a client for unit tests of
-:class:`~server.game.Game` and :class:`~server.lobby.Lobby`, with no socket.
+"""An :class:`~server.game.outbox.Outbox` kept in memory: a client for unit tests of
+:class:`~server.game.game.Game` and :class:`~server.lobby.lobby.Lobby`, with no socket.
 
 Its identity (name, capabilities...) is read-only, so a game or lobby that tried to
 change a client would fail the test with ``AttributeError``.

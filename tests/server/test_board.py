@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from protocol.replies import Board, LevelView, ReplyParser, View
-from server.board import Scene
+from server.game.board import Scene
 
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, nothing_received

@@ -15,7 +15,7 @@ import pytest
 import trio
 
 from server.cli import main
-from server.config import SETTINGS, ConfigError, ServerConfig, add_arguments, load_config
+from server.setup.config import SETTINGS, ConfigError, ServerConfig, add_arguments, load_config
 
 from ..helpers import REPO, TIMEOUT, Peer
 
@@ -239,7 +239,7 @@ def test_the_readme_option_table_has_every_setting() -> None:
 def test_a_bool_setting_is_a_flag_pair_a_variable_and_a_key(tmp_path: Path) -> None:
     import argparse
 
-    from server.config import Setting
+    from server.setup.config import Setting
 
     spec = Setting(name="http", kind=bool, default=True, help="serve the web page")
     parser = argparse.ArgumentParser()

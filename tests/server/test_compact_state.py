@@ -14,7 +14,7 @@ import pytest
 
 from protocol.connection import ServerProtocol
 from protocol.dialects import DIALECTS
-from server.connection import Connection
+from server.session.connection import Connection
 from worlds.classic.world import ClassicWorld
 
 from ..conftest import StartServer

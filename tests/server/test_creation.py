@@ -1,4 +1,4 @@
-"""The limits on ``CREATE`` alone (:func:`server.creation.refusal`): a table of what the
+"""The limits on ``CREATE`` alone (:func:`server.lobby.creation.refusal`): a table of what the
 server holds, what is asked, and the first limit it breaks."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from protocol.commands import Create
-from server.config import ServerConfig
-from server.creation import Census, refusal
+from server.lobby.creation import Census, refusal
+from server.setup.config import ServerConfig
 
 CONFIG = ServerConfig(
     map="tiny",

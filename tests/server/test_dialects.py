@@ -16,8 +16,8 @@ from protocol.dialects import dialect_named
 from protocol.replies import Reply, TurnBegins
 from server.app import Server
 from server.cli import main
-from server.dialects import TurnReminder, turn_points
-from server.listening import parse_listens
+from server.session.greetings import TurnReminder, turn_points
+from server.setup.listening import parse_listens
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

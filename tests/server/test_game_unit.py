@@ -1,4 +1,4 @@
-"""A :class:`~server.game.Game` on its own: clients are outboxes in memory, no socket."""
+"""A :class:`~server.game.game.Game` on its own: clients are outboxes in memory, no socket."""
 
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ from protocol.replies import (
     View,
     Win,
 )
-from server.builds import QUICK, WorldBuilder, open_world
-from server.dialects import greet
-from server.game import Game
+from server.game.builds import QUICK, WorldBuilder, open_world
+from server.game.game import Game
+from server.session.greetings import greet
 from worlds.api import Action, Event, PlayerId, World
 from worlds.limits import OPERATOR_LIMITS, Limits
 from worlds.registry import load_plugin

@@ -11,9 +11,9 @@ import trio
 
 from protocol.commands import Command, parse_command
 from protocol.replies import Lose
-from server.builds import QUICK, Opened, WorldBuilder, open_world
-from server.game import Game
-from server.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
+from server.game.builds import QUICK, Opened, WorldBuilder, open_world
+from server.game.game import Game
+from server.game.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
 from worlds.registry import load_plugin
 
 from ..helpers import REPO

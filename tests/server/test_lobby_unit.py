@@ -1,4 +1,4 @@
-"""The :class:`~server.lobby.Lobby` on its own: clients are outboxes in memory, no socket."""
+"""The :class:`~server.lobby.lobby.Lobby` on its own: clients are outboxes in memory, no socket."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import trio
 
 from protocol.commands import Command, parse_command
 from protocol.replies import Error, GameInfo, GameOver, GamesReply, LookReply, View
-from server.config import ServerConfig
-from server.lobby import Lobby
+from server.lobby.lobby import Lobby
+from server.setup.config import ServerConfig
 
 from .outboxes import MemoryOutbox
 

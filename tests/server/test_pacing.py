@@ -5,10 +5,10 @@ from __future__ import annotations
 from protocol.commands import Command, Look, Move, Pickup, parse_command
 from protocol.direction import Direction
 from protocol.replies import LookReply, Success
-from server.game import Game
-from server.pacing import Pacing, PendingSteps, StartWhenFull
-from server.rounds import Rounds
-from server.turns import Turns
+from server.game.game import Game
+from server.game.pacing import Pacing, PendingSteps, StartWhenFull
+from server.game.rounds import Rounds
+from server.game.turn_taking import Turns
 from worlds.registry import load_plugin
 
 from .outboxes import MemoryOutbox

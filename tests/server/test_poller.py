@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from server.app import Server
-from server.poller import PER_ADDRESS_A_ROUND, Poller
+from server.session.poller import PER_ADDRESS_A_ROUND, Poller
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer

@@ -25,8 +25,8 @@ from protocol.replies import (
     TurnOver,
     Win,
 )
-from server.game import plays_in_turns
-from server.render import TELLINGS, Ending, result_reply, telling
+from server.game.game import plays_in_turns
+from server.game.render import TELLINGS, Ending, result_reply, telling
 from worlds.api import Action, Event, PlayerKind
 from worlds.registry import load_plugin, world_names
 

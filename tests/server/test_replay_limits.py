@@ -12,8 +12,8 @@ import trio
 import trio.testing
 
 from protocol.commands import Stay
-from server.replay import TRUNCATED_RESERVE, ReplayShelf, ReplayWriter
-from server.replay_reader import open_world, read_replay, rerun
+from server.replay.reader import open_world, read_replay, rerun
+from server.replay.writer import TRUNCATED_RESERVE, ReplayShelf, ReplayWriter
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 

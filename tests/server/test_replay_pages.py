@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.replay_cli import describe
-from server.replay_reader import open_world, read_replay, rerun
+from server.game.story import describe
+from server.replay.reader import open_world, read_replay, rerun
 from server.web import replays, serve_web
 from worlds.registry import load_plugin
 

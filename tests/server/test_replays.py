@@ -12,7 +12,7 @@ import trio
 import trio.testing
 
 from server import replay_cli
-from server.replay_reader import open_world, read_replay, rerun
+from server.replay.reader import open_world, read_replay, rerun
 from worlds.api import WorldPlugin
 from worlds.registry import load_plugin
 

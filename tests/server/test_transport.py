@@ -10,8 +10,8 @@ import trio.testing
 
 from protocol.replies import Message
 from server.app import Server
-from server.config import ServerConfig
-from server.transport import CUT_OFF, Input, Transport
+from server.session.transport import CUT_OFF, Input, Transport
+from server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port

@@ -8,7 +8,7 @@ import pytest
 
 from protocol.connection import ServerProtocol
 from protocol.errors import RemoteProtocolError
-from server.transport_policy import CUT_OFF, IDLE, LOST, Phase, TransportPolicy
+from server.session.transport_policy import CUT_OFF, IDLE, LOST, Phase, TransportPolicy
 
 
 @dataclass

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from server.replay_reader import read_replay
+from server.replay.reader import read_replay
 
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer

@@ -1,6 +1,6 @@
 """Every world the server can open is kept as an untouched copy for its restarts.
 
-A game restarts from a copy of the world it first opened (``server.builds``): that
+A game restarts from a copy of the world it first opened (``server.game.builds``): that
 is what it falls back on when its map file was edited badly or removed since. The
 baddies world once could not be copied (its board's read-only statics are a
 ``mappingproxy``), so its games logged "world not copied for restarts" and had no
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import structlog
 
-from server.builds import copy_world, open_world
+from server.game.builds import copy_world, open_world
 from worlds.registry import load_plugin, world_names
 
 from ..conftest import WriteMap

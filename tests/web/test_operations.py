@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.config import ServerConfig, load_config
+from server.setup.config import ServerConfig, load_config
 from server.web import serve_web
 from server.web.replays import NoSuchReplay, replay_path, shown_map
 

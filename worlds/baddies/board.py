@@ -65,7 +65,7 @@ class Board:
     def __deepcopy__(self, memo: dict[int, object]) -> Board:
         # What copy() gives is already independent (keys and values are immutable), and
         # the read-only statics need no copy: a server keeps a world's untouched copy for
-        # its restarts (server.builds) this way.
+        # its restarts (server.game.builds) this way.
         copied = self.copy()
         memo[id(self)] = copied
         return copied

@@ -12,8 +12,8 @@ import trio.testing
 
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
-from server.replay_reader import open_world, read_replay, rerun
-from server.turns import plays_in_turns
+from server.game.turn_taking import plays_in_turns
+from server.replay.reader import open_world, read_replay, rerun
 from worlds.battle import BattleWorld
 
 from ...conftest import StartServer

@@ -1,0 +1,262 @@
+"""Creating a game: the limits on ``CREATE``, its world built off the loop, its name claimed.
+
+What a caller may rely on:
+
+* ``CREATE`` adds a game once its world is built, off the event loop
+  (:mod:`server.game.builds`): the reply (``GAME`` or ``ERROR``) comes when the world is
+  ready, and the client's next command is read after it; every other client plays
+  on meanwhile.
+* **Limits**, each refused with an ``ERROR`` that names the setting, in this order
+  (:func:`refusal`, a pure function of the command and a :class:`Census`):
+  no game while the server stops; a name no game here, being built here or on
+  another node of the cluster has; ``max_games`` games at once (those being built
+  count); ``max_games_per_address`` games the clients of one address hold
+  (:mod:`server.lobby.seating`); ``max_games_per_client`` games a client has created that
+  still exist; ``max_players_per_game`` players (``players=``, also the limit when
+  none is asked for); rounds from ``min_turn_timeout`` to ``max_turn_timeout``
+  seconds (``turn=``); ``max_world_builds`` worlds being built at once (``CREATE``
+  is refused, not queued). Then ``world_build_timeout`` seconds to build the world.
+* A game's name is claimed in the cluster's directory (:mod:`server.cluster`)
+  before its world is built, and released if the build fails or its creator has
+  gone by the time it is ready.
+* A map for a created game must be one the world ships, or a spec that names
+  no file or folder (such as a generator's settings): clients cannot make the
+  server open files of their choosing.
+* A plugin that raises while a world is loaded or opened ends that ``CREATE`` (an
+  ``ERROR`` to the client, one log event), never the server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import structlog
+import trio
+
+from protocol.commands import Create
+from protocol.replies import Error
+from worlds.api import WorldError, WorldPlugin
+from worlds.errors import MapError
+from worlds.limits import Limits, MapFiles
+from worlds.registry import LimitedPlugin, UnknownWorld
+
+from ..cluster.directory import Directory
+from ..game.builds import BuildTimeout, Opened, WorldBuilder
+from ..game.game import Game
+from ..game.outbox import Outbox
+from ..setup.config import ServerConfig
+from .seating import Seating
+
+__all__ = ["Census", "Creations", "Host", "refusal"]
+
+# The lobby's logger: these events were the lobby's before creating a game had a
+# module of its own, and whoever reads the logs filters on it.
+log = structlog.get_logger("server.lobby")
+
+
+class Host(Protocol):
+    """The lobby, as creating a game needs it (:class:`~server.lobby.lobby.Lobby` is the one)."""
+
+    config: ServerConfig
+    directory: Directory
+    builder: WorldBuilder
+    seating: Seating
+    games: dict[str, Game]
+    owned: dict[int, set[str]]
+    """The games each client (by id) created that still exist or are being built."""
+    draining: bool
+    nursery: trio.Nursery | None
+    """Where the games' tasks run; ``None`` unless the lobby runs."""
+
+    def plugin(self, name: str) -> WorldPlugin:
+        """The world plugin called ``name``; raises :class:`UnknownWorld`."""
+        ...
+
+    def add(
+        self,
+        name: str,
+        plugin: WorldPlugin,
+        map_spec: str | None,
+        seed: int,
+        limit: int | None,
+        turn: float | None = None,
+        *,
+        opened: Opened,
+        owner: int | None = None,
+        start_full: bool = False,
+    ) -> Game:
+        """Hold a game whose world is open, and run it."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """What the server holds when a ``CREATE`` comes: all :func:`refusal` weighs
+    besides the command and the settings."""
+
+    draining: bool
+    """The server is stopping."""
+    name_taken: bool
+    """A game here, one being built here, or one on another node has the name."""
+    games: int
+    """Games held here, those being built included."""
+    share: str | None
+    """Why the client's address may hold no more games (:meth:`Seating.refusal`)."""
+    owned: int
+    """Games the client created that still exist or are being built."""
+    builds_busy: bool
+    """``max_world_builds`` worlds are being built (:meth:`WorldBuilder.busy`)."""
+    running: bool
+    """The lobby runs games."""
+
+
+def refusal(command: Create, config: ServerConfig, census: Census) -> str | None:
+    """Why ``command`` may not create a game, naming the limit; ``None`` if it may."""
+    if census.draining:
+        return "this server is stopping and takes no new games; create it on another"
+    if census.name_taken:
+        return f"there is already a game called {command.game}"
+    if census.games >= config.max_games:
+        return f"the server holds {config.max_games} games already (max_games); join one"
+    if census.share is not None:
+        return census.share
+    if census.owned >= config.max_games_per_client:
+        return (
+            f"you have created {census.owned} games that are still open; at most "
+            f"{config.max_games_per_client} (max_games_per_client)"
+        )
+    if command.players is not None and command.players > config.max_players_per_game:
+        return f"players= may be at most {config.max_players_per_game} here (max_players_per_game)"
+    turn = command.turn
+    if turn is not None and not config.min_turn_timeout <= turn <= config.max_turn_timeout:
+        return (
+            f"turn= takes from {config.min_turn_timeout:g} to {config.max_turn_timeout:g} "
+            "seconds here (min_turn_timeout, max_turn_timeout)"
+        )
+    if census.builds_busy:
+        return (
+            f"the server is building {config.max_world_builds} worlds already "
+            "(max_world_builds); try again in a moment"
+        )
+    if not census.running:
+        return "the server is not running games"
+    return None
+
+
+class _Refused(Exception):
+    """The directory refused a name (taken elsewhere, or the directory unreachable)."""
+
+
+class Creations:
+    """The games clients are creating on one lobby; see the module docstring."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+        self._building: set[str] = set()  # names of games whose world is being built
+        config = host.config
+        self.client_limits = Limits(
+            cells=config.max_map_cells,
+            generated_cells=config.max_generated_cells,
+            files=MapFiles(folder=None if config.maps_dir is None else Path(config.maps_dir)),
+        )
+        """What a client's ``CREATE`` may ask of a world (the operator's ``--map`` is trusted)."""
+
+    def census(self, client: Outbox, command: Create) -> Census:
+        """What the lobby holds now, as :func:`refusal` weighs ``client``'s ``command``."""
+        host, name = self._host, command.game
+        return Census(
+            draining=host.draining,
+            name_taken=name in host.games
+            or name in self._building
+            or host.directory.elsewhere(name) is not None,
+            games=len(host.games) + len(self._building),
+            share=host.seating.refusal(client),
+            owned=len(host.owned.get(client.id, ())),
+            builds_busy=host.builder.busy(),
+            running=host.nursery is not None,
+        )
+
+    def create(self, client: Outbox, command: Create) -> None:
+        """Answer ``CREATE``: refuse it at once, or start building its world."""
+        host = self._host
+        refused = refusal(command, host.config, self.census(client, command))
+        if refused is not None:
+            client.send(Error(refused))
+            return
+        try:
+            plugin = host.plugin(command.world)
+        except UnknownWorld as error:
+            client.send(Error(str(error)))
+            return
+        except Exception as error:
+            log.warning("world not loaded", world=command.world, error=repr(error))
+            client.send(Error(f"the {command.world} world cannot be loaded"))
+            return
+        # The clients' limits bound what the spec may name and cost (worlds.mapspec).
+        plugin = LimitedPlugin(plugin, self.client_limits)
+        done = trio.Event()
+        self._building.add(command.game)
+        host.owned.setdefault(client.id, set()).add(command.game)
+        host.seating.creators[command.game] = client.address
+        client.wait_for(done)
+        assert host.nursery is not None
+        host.nursery.start_soon(self._build, client, command, plugin, done)
+
+    async def _build(
+        self, client: Outbox, command: Create, plugin: WorldPlugin, done: trio.Event
+    ) -> None:
+        """Build the world of a ``CREATE`` off the loop, then add the game and answer."""
+        host, name = self._host, command.game
+        reply: Error | None = None
+        try:
+            taken = await host.directory.claim(name)
+            if taken is not None:
+                raise _Refused(taken)
+            opened = await host.builder.open(plugin, command.map, command.seed)
+        except _Refused as refused:
+            reply = Error(str(refused))
+        except BuildTimeout as error:
+            reply = Error(str(error))
+        except (MapError, WorldError, ValueError) as error:
+            reply = Error(f"the game cannot be opened: {error}")
+        except Exception as error:
+            log.error(
+                "world failed to open",
+                game=name,
+                world=plugin.name,
+                map=command.map,
+                error=repr(error),
+            )
+            reply = Error(f"the {plugin.name} world failed to open that map (a server bug)")
+        finally:
+            self._building.discard(name)
+            owned = host.owned.get(client.id)
+            if owned is not None:
+                owned.discard(name)
+            done.set()
+        if reply is not None:
+            host.seating.creators.pop(name, None)
+            host.directory.release(name)  # a refused claim holds nothing to release
+            client.send(reply)
+            return
+        if client.closed:
+            host.seating.creators.pop(name, None)
+            host.directory.release(name)
+            return  # its creator has gone: nobody asked for the game any more
+        limit = command.players or host.config.max_players_per_game
+        game = host.add(
+            name,
+            plugin,
+            command.map,
+            command.seed,
+            limit,
+            command.turn,
+            opened=opened,
+            owner=client.id,
+            start_full=command.start_full,
+        )
+        host.directory.publish()
+        log.info("game created", game=name, world=plugin.name, conn=client.id)
+        client.send(game.info())

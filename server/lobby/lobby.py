@@ -1,0 +1,495 @@
+"""The games on one server: the default game, those clients create, and moving between them.
+
+What a caller may rely on:
+
+* The default game (``default``) always exists; a client plays in it until
+  it joins or watches another. It restarts with a fresh world whenever it ends.
+* The lobby knows which client plays or watches which game (:meth:`Lobby.game_for`,
+  :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`);
+  a client is an :class:`~server.game.outbox.Outbox` to it, never changed by it.
+* ``CREATE`` adds a game once its world is built, off the event loop; its limits
+  and what else it promises are in :mod:`server.lobby.creation`. A created game that
+  ends restarts too while someone watches it; otherwise it is removed.
+* **Limit**, refused with an ``ERROR`` that names the setting:
+  ``max_games_per_address`` games the clients of one address hold (created and
+  not ended, played in or watched; checked on ``CREATE``, ``JOIN`` and ``WATCH``),
+  so one address cannot take every game.
+* **No squatting**: a created game nobody has joined is removed after
+  ``unjoined_game_timeout`` seconds, and at once when its creator disconnects.
+* A plugin that raises while a world is opened, joined or restarted ends that
+  request (an ``ERROR`` to the client, one log event), never the server.
+* :meth:`Lobby.run` owns every game's task and every build; when it returns, every
+  game is closed and its replay written to the end. :meth:`Lobby.close_all` does
+  that at once, so that the players a shutdown sends away are not recorded as
+  having left a game that went on.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from pathlib import Path
+from typing import ClassVar, TypeVar, cast
+
+import trio
+
+from protocol.commands import Command, Create, Games, Hello, Join, Watch
+from protocol.replies import Error, GameInfo, GameOver, GamesReply, Redirect
+from records.model import GameRecord
+from records.names import name_taken
+from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
+from worlds.registry import load_plugin
+
+from ..cluster.directory import Directory, RemoteGame, open_directory
+from ..game.builds import Opened, WorldBuilder, open_world
+from ..game.game import Game
+from ..game.outbox import Outbox
+from ..ratelimit import TokenBucket
+from ..replay.writer import ReplayShelf
+from ..setup.config import ServerConfig
+from .creation import Creations
+from .seating import DEFAULT_GAME, Seating
+
+__all__ = ["DEFAULT_GAME", "Lobby"]
+
+
+_C = TypeVar("_C", bound=Command)
+_Answer = Callable[["Lobby", Outbox, Command], None]
+
+
+def _answers(
+    kind: type[_C], handler: Callable[[Lobby, Outbox, _C], None]
+) -> tuple[type[Command], _Answer]:
+    """One entry of :attr:`Lobby._COMMANDS`. It is looked up by the command's exact class,
+    so ``handler`` only ever gets a ``kind``; the cast records that invariant."""
+    return kind, cast(_Answer, handler)
+
+
+def _nothing_to_settle() -> None:
+    """A server without replays has nothing to make lasting before a reply."""
+
+
+class Lobby:
+    """Every game on a server; see the module docstring."""
+
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        on_game_finished: Callable[[GameRecord], None] | None = None,
+        directory: Directory | None = None,
+    ) -> None:
+        self.config = config
+        self.directory = directory or open_directory(
+            config.cluster, advertise=config.advertise, heartbeat=config.heartbeat
+        )
+        """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
+        self.on_game_finished = on_game_finished
+        """Called with the record of every game that ends (see :mod:`records.writer`)."""
+        self.may_begin_game: Callable[[], str | None] = lambda: None
+        """Why no game may begin now (``None``: they may); the ladder sets it
+        (:meth:`records.writer.RecordWriter.refusal`)."""
+        self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
+        self.games: dict[str, Game] = {}
+        self.nursery: trio.Nursery | None = None
+        """Where the games' tasks run; ``None`` unless :meth:`run` runs."""
+        self.builder = WorldBuilder(
+            config.max_world_builds, config.world_build_timeout, config.max_map_bytes
+        )
+        self.replays = (
+            None
+            if config.replay_dir is None
+            else ReplayShelf(
+                Path(config.replay_dir),
+                keep=config.replay_keep,
+                keep_bytes=config.replay_keep_bytes,
+                rate=config.replay_rate,
+                burst=config.replay_burst,
+                max_bytes=config.max_replay_bytes,
+            )
+        )
+        self.settle: Callable[[], None] = (
+            _nothing_to_settle if self.replays is None else self.replays.flush
+        )
+        """Write what every game's replay holds unwritten (the replays' shelf's ``flush``,
+        one bound method for every session to share: the session's settle step itself)."""
+        self._games_listed: tuple[tuple[GameInfo, ...], GamesReply] = ((), GamesReply(()))
+        """The last ``GAMES`` answer and the games it lists."""
+        self.seating = seating = Seating(config.max_games_per_address)
+        """Who plays in or watches which game, and what each address holds."""
+        # Who plays in a game other than the default one (see game_for), who watches one.
+        self._playing, self._watching = seating.playing, seating.watching
+        self.owned: dict[int, set[str]] = {}
+        """The games each client (by id) created that still exist or are being built."""
+        self.draining = False
+        """Set while the server stops: no game may be created here any more."""
+        self.creations = Creations(self)
+        """How a ``CREATE`` is answered (:mod:`server.lobby.creation`)."""
+        self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
+        plugin = self.plugin(config.world)
+        # The server's own map, opened before it listens; a copy is kept so that a
+        # restart can fall back on it if the file is later edited badly or removed.
+        opened = open_world(plugin, config.map, config.seed, config.max_map_bytes, template=True)
+        self.default = self.add(
+            DEFAULT_GAME, plugin, config.map, config.seed, config.max_players, opened=opened
+        )
+
+    def plugin(self, name: str) -> WorldPlugin:
+        """The world plugin called ``name``; raises :class:`UnknownWorld`."""
+        plugin = self._plugins.get(name)
+        if plugin is None:
+            plugin = self._plugins[name] = load_plugin(name)
+        return plugin
+
+    def add(
+        self,
+        name: str,
+        plugin: WorldPlugin,
+        map_spec: str | None,
+        seed: int,
+        limit: int | None,
+        turn: float | None = None,
+        *,
+        opened: Opened,
+        owner: int | None = None,
+        start_full: bool = False,
+    ) -> Game:
+        """Hold a game whose world is ``opened``, and run it if the lobby runs
+        (``owner``: the id of the client that created it)."""
+        config = self.config
+        game = Game(
+            name,
+            plugin,
+            map_spec,
+            seed,
+            limit=limit,
+            turn_timeout=turn or config.turn_timeout,
+            max_missed_turns=config.max_missed_turns,
+            replays=self.replays,
+            on_over=self._over,
+            on_finished=self.on_game_finished,
+            may_begin=lambda: self.may_begin_game(),
+            start_full=start_full,
+            opened=opened,
+            builder=self.builder,
+            owner=owner,
+            unjoined_timeout=None if owner is None else config.unjoined_game_timeout,
+            on_gone=self._remove,
+            may_chat=self._may_chat,
+            max_map_bytes=config.max_map_bytes,
+        )
+        self.games[name] = game
+        if owner is not None:
+            self.owned.setdefault(owner, set()).add(name)
+        if self.nursery is not None:
+            self.nursery.start_soon(game.run)
+        return game
+
+    def _over(self, game: Game) -> bool:
+        """Whether a game that ended starts again; one that does not is removed."""
+        if game is self.default or game.watchers:
+            return True
+        self._forget(game)
+        return False
+
+    def _remove(self, game: Game, why: str) -> None:
+        """Take a created game off the server (nobody joined it, or it cannot restart);
+        its spectators are told and sent back to the default game."""
+        if game is self.default:
+            return
+        self._forget(game)
+        notice = GameOver(f"{game.name} is removed: {why}")
+        for client in list(game.watchers):
+            client.push(notice)
+            self.leave(client, "game removed")
+        if not game.closed:
+            game.close(f"removed: {why}")
+
+    def _forget(self, game: Game) -> None:
+        if self.games.get(game.name) is game:
+            del self.games[game.name]
+            self.seating.creators.pop(game.name, None)
+            if game.owner is not None:
+                self.directory.release(game.name)
+        for client in [client for client, place in self._playing.items() if place is game]:
+            self.seating.unseat(self._playing, client)  # its players go back to the default game
+        if game.owner is not None:
+            owned = self.owned.get(game.owner)
+            if owned is not None:
+                owned.discard(game.name)
+                if not owned:
+                    del self.owned[game.owner]
+
+    def client_gone(self, client: Outbox) -> None:
+        """``client`` has ended: the games it created that nobody joined go with it."""
+        for name in list(self.owned.get(client.id, ())):
+            game = self.games.get(name)
+            if game is not None and not game.players and not game.joined_any:
+                why = "its creator left before anyone joined"
+                game.log_removed(why)
+                self._remove(game, why)
+
+    def _may_chat(self, client: Outbox) -> bool:
+        """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""
+        bucket = self._chat.get(client)
+        if bucket is None:
+            bucket = self._chat[client] = TokenBucket(self.config.chat_rate, self.config.chat_burst)
+        if bucket.take():
+            return True
+        client.send(
+            Error(
+                f"too many messages: at most {self.config.chat_burst} at once and "
+                f"{self.config.chat_rate:g} a second (chat_rate); wait a moment"
+            )
+        )
+        return False
+
+    async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Run every game's task until cancelled, then close every game."""
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                for game in self.games.values():
+                    nursery.start_soon(game.run)
+                await nursery.start(self.directory.run, self._created_infos, self._names_in_play)
+                task_status.started()
+                await trio.sleep_forever()
+        finally:
+            self.nursery = None
+            self.close_all()
+
+    def close_all(self) -> None:
+        """End every game now: the server is stopping (idempotent)."""
+        for game in list(self.games.values()):
+            if not game.closed:
+                game.close("server stopped")
+
+    # -- the lobby's commands -------------------------------------------------------------
+
+    def handle(self, client: Outbox, command: Command) -> None:
+        """Answer ``GAMES``, ``CREATE``, ``JOIN`` or ``WATCH``."""
+        self._COMMANDS[type(command)](self, client, command)
+
+    def _games(self, client: Outbox, command: Games) -> None:
+        games = [game.info() for game in self.games.values()]
+        games += [
+            remote.info
+            for remote in self.directory.remote_games()
+            if remote.info is not None and remote.name not in self.games
+        ]
+        listed = tuple(games)
+        # The last answer again while it lists the same games (Game.info() keeps each
+        # line while it holds): a reply checks every line it is built with.
+        if listed != self._games_listed[0]:
+            self._games_listed = (listed, GamesReply(listed))
+        client.send(self._games_listed[1])
+
+    def _names_in_play(self) -> set[str]:
+        """Every name a player of this node goes by (for the directory)."""
+        return {name for game in self.games.values() for name in game.names}
+
+    def _created_infos(self) -> list[GameInfo]:
+        """The games clients created here, as ``GAMES`` lists them (for the directory)."""
+        return [game.info() for game in self.games.values() if game.owner is not None]
+
+    _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
+        (
+            _answers(Games, _games),
+            _answers(
+                Create, lambda lobby, client, command: lobby.creations.create(client, command)
+            ),
+            _answers(
+                Join, lambda lobby, client, command: lobby._carry(client, command, lobby._join)
+            ),
+            _answers(
+                Watch, lambda lobby, client, command: lobby._carry(client, command, lobby._watch)
+            ),
+        )
+    )
+    """The lobby's commands, by kind; the session sends it no other."""
+
+    # -- where each client is ----------------------------------------------------------
+
+    def game_for(self, client: Outbox) -> Game:
+        """The game ``client`` watches, or plays in (the default game until it joins
+        or watches another)."""
+        return self._watching.get(client) or self._playing.get(client) or self.default
+
+    def command(self, client: Outbox, command: Command) -> None:
+        """A game command of ``client``'s: to the game it watches or plays in."""
+        if isinstance(command, Hello) and command.name is not None:
+            if self.directory.name_elsewhere(command.name):
+                self._hello_elsewhere(client, command, command.name)
+                return
+            self.directory.publish()
+        self.play(client, command)
+
+    def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
+        """``HELLO`` of a name the local copy says another node's player goes by. The copy
+        may be behind (the player has just been redirected here, and its old node let the
+        name go), so the answer waits for it to catch up; the client's next command is
+        read after it. Only such a ``HELLO`` waits: one round trip at a time per node."""
+        refusal = Error(f"{name} is playing on another node of this cluster; choose another name")
+        if self.nursery is None:
+            client.send(refusal)
+            return
+        done = trio.Event()
+        client.wait_for(done)
+
+        async def answer() -> None:
+            try:
+                await self.directory.caught_up()
+                if client.closed:
+                    return
+                if self.directory.name_elsewhere(name):
+                    client.send(refusal)
+                    return
+                self.directory.publish()
+                self.play(client, command)
+            except Exception:
+                client.log.exception("HELLO failed", command="HELLO")
+                client.send(Error("the server failed to handle HELLO (a server bug)"))
+            finally:
+                done.set()
+
+        self.nursery.start_soon(answer)
+
+    def play(self, client: Outbox, command: Command) -> None:
+        """:meth:`command` of any command but ``HELLO``, which alone may be refused here
+        (a name taken on another node): to the game ``client`` watches or plays in. The
+        session calls it for every other game command (one test fewer each)."""
+        watched = self._watching.get(client)
+        if watched is not None:
+            watched.handle_watcher(client, command)
+        else:
+            self._playing.get(client, self.default).handle(client, command)
+
+    def watching(self, client: Outbox) -> Game | None:
+        """The game ``client`` watches, if it watches one."""
+        return self._watching.get(client)
+
+    def seat(self, client: Outbox) -> tuple[Game, PlayerId] | None:
+        """The game ``client`` plays in and its player there, if it plays."""
+        if client in self._watching:
+            return None
+        game = self._playing.get(client, self.default)
+        player = game.player_of(client)
+        return None if player is None else (game, player)
+
+    def listen(self, client: Outbox) -> None:
+        """``client`` asked for events: its game (if any) pushes them from now on."""
+        self.game_for(client).listen(client)
+
+    def leave(self, client: Outbox, why: str) -> None:
+        """``client`` stops playing or watching, whichever it does (``why``: for the
+        others and the record: ``quit``, ``disconnected``, ``moved``...)."""
+        (self.seating.unseat(self._playing, client) or self.default).leave(client, why)
+        watched = self.seating.unseat(self._watching, client)
+        if watched is not None:
+            watched.unwatch(client)
+
+    def resume(self, old: Outbox, new: Outbox) -> Game | None:
+        """``new`` plays ``old``'s player from now on (a logged-in player came back,
+        :mod:`server.lobby.ladder`); the game, or ``None`` if that player is gone."""
+        game = self._playing.get(old, self.default)
+        self.leave(new, "moved")
+        if not game.resume(old, new):
+            return None
+        self.seating.unseat(self._playing, old)
+        if game is not self.default:
+            self.seating.seat(self._playing, new, game)
+        return game
+
+    def _find(self, client: Outbox, name: str) -> Game | None:
+        game = self.games.get(name)
+        if game is None:
+            remote = self.directory.elsewhere(name)
+            if remote is not None:
+                client.send(Error(f"the game {name} is played on {remote.address}; connect there"))
+            else:
+                client.send(Error(f"there is no game called {name}; send GAMES for the list"))
+        return game
+
+    def _carry(
+        self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
+    ) -> None:
+        """``command`` for a game here; or ``client`` sent on to the node of the cluster
+        that holds it, if another does and the client can be carried."""
+        remote = None if command.game in self.games else self.directory.elsewhere(command.game)
+        if remote is not None and client.redirect and remote.address != self.directory.advertise:
+            # (Workers of one machine share one address: a client sent there could land here.)
+            self._redirect(client, remote)
+        elif remote is not None and self.directory.carry(client, remote, command):
+            self.leave(client, "moved")
+        else:
+            here(client, command.game)
+
+    def _redirect(self, client: Outbox, remote: RemoteGame) -> None:
+        """Tell ``client`` where ``remote`` lives (``EXTEND redirect``). It leaves its game
+        here first, and is told only once the directory no longer holds its name for this
+        node, so that the game's node lets it say ``HELLO`` with that name at once."""
+        self.leave(client, "moved")
+        answer = Redirect(remote.name, remote.address)
+        if self.nursery is None:
+            client.send(answer)
+            return
+        done = trio.Event()
+        client.wait_for(done)
+
+        async def tell() -> None:
+            try:
+                await self.directory.flush()
+                client.send(answer)
+            finally:
+                done.set()
+
+        self.nursery.start_soon(tell)
+
+    def _join(self, client: Outbox, name: str) -> None:
+        game = self._find(client, name)
+        if game is None:
+            return
+        if game.hold(client, lambda: self._join(client, name)):
+            return
+        if game.player_of(client) is not None:
+            client.send(game.info())
+            return
+        if game.full():
+            client.send(Error(f"the game {name} is full ({game.limit} players)"))
+            return
+        share = self.seating.refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
+            return
+        if client.name is not None and client.name in game.names:
+            client.send(Error(name_taken(client.name, game.names, name, "choose another first")))
+            return
+        self.leave(client, "moved")
+        try:
+            game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
+        except WorldError as error:
+            client.send(Error(str(error)))
+            return
+        except Exception:
+            game.failed("join")
+            client.send(Error(f"the game {name} failed as you joined (a server bug)"))
+            return
+        if game is not self.default:
+            self.seating.seat(self._playing, client, game)
+        client.send(game.info())
+
+    def _watch(self, client: Outbox, name: str) -> None:
+        game = self._find(client, name)
+        if game is None:
+            return
+        refusal = game.too_big()
+        if refusal is not None:
+            client.send(Error(refusal.replace("use LOOK", "it cannot be watched")))
+            return
+        share = self.seating.refusal(client, name)
+        if share is not None:
+            client.send(Error(share))
+            return
+        self.leave(client, "moved")
+        self.seating.seat(self._watching, client, game)
+        game.watch(client)
