@@ -182,10 +182,16 @@ class Relay:
 
     def forward(self, command: Command) -> None:
         """Send one of the client's commands to the other node, or queue it; never blocks."""
+        self.forward_line((command.to_line()).encode())
+
+    def forward_line(self, line: bytes) -> None:
+        """Send one line the client sent (without its end) as it is: one its node could
+        not read, which the game's node then refuses in its turn among the replies."""
         if self._closed:
             return
         queued = self._queued
-        queued += (command.to_line() + "\n").encode()
+        queued += line
+        queued += b"\n"
         if len(queued) > MAX_QUEUED:
             self.close()
             self.client.end("relayed commands not taken by the game's node")
