@@ -25,7 +25,7 @@ from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
 from records.model import GameRecord
 
-from .cluster.relay import Passenger
+from .cluster.handshake import Passenger
 from .cluster.workers import open_shared_listeners
 from .game.game import Game
 from .lobby.ladder import Ladder
@@ -148,7 +148,9 @@ class Server:
                 trio.open_nursery() as self.writers,
                 trio.open_nursery() as games,
             ):
-                await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
+                await games.start(
+                    self.lobby.directory.serve_relays, config.host, self._relayed, self.client_log
+                )
                 await games.start(self.lobby.run)
                 if self.poller is not None:
                     await games.start(self.poller.run)
