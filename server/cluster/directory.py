@@ -24,7 +24,7 @@ from protocol.replies import GameInfo
 
 from ..game.outbox import Outbox
 from .links import Links
-from .relay import LogFor, ServeRelayed
+from .relay_port import LogFor, ServeRelayed
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""

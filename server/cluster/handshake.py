@@ -40,6 +40,9 @@ from typing import Final
 GREETING: Final = b"DOD-RELAY"
 CHALLENGE: Final = b"DOD-RELAY CHALLENGE"
 ACCEPTED: Final = b"DOD-RELAY OK\n"
+END: Final = b"\x00"
+"""The last byte a node sends on a link it served and ends: no line a client is sent
+holds it, so the carrying node tells that end from the link's loss."""
 REFUSED: Final = b"DOD-RELAY REFUSED"
 MAX_HANDSHAKE: Final = 8192
 """Bytes of a handshake line at most; a longer one is refused."""

@@ -34,6 +34,10 @@ from ..setup.config import ConfigError, ServerConfig
 
 KEEPALIVE_PROBES: Final = 3
 """Keepalive probes unanswered before an idle link is given up."""
+RECEIVE_SIZE: Final = 65536
+"""Bytes read off a link at once at most."""
+GONE: Final = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
+"""What a link that failed raises (a TLS link's errors come as BrokenResourceError)."""
 
 
 @dataclass(frozen=True, slots=True)

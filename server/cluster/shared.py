@@ -27,7 +27,8 @@ from records.names import LookalikeNames
 from ..game.outbox import Outbox
 from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, RemoteGame
 from .links import Links
-from .relay import LogFor, Relay, Relayable, ServeRelayed, serve_relays
+from .relay import Relay, Relayable
+from .relay_port import LogFor, ServeRelayed, serve_relays
 
 log = structlog.get_logger("server.cluster")
 

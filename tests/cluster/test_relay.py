@@ -7,7 +7,7 @@ import socket
 import psycopg
 
 from server.cluster.handshake import Passenger, handshake, read_challenge
-from server.cluster.relay import MAX_PENDING_HANDSHAKES
+from server.cluster.relay_port import MAX_PENDING_HANDSHAKES
 
 from .conftest import WAIT, Client, Cluster, Node, eventually
 from .sniff import Sniffer, skip_unless_root

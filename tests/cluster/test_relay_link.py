@@ -10,8 +10,9 @@ import trio
 from protocol.commands import Shout
 from protocol.replies import FinalReply
 from server.cluster import handshake
+from server.cluster.handshake import END
 from server.cluster.links import LineReader
-from server.cluster.relay import END, Relay
+from server.cluster.relay import Relay
 
 SECRET = "test secret"
 NODE = "the game's node"
