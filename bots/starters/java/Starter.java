@@ -67,7 +67,8 @@ public final class Starter {
         private final OutputStream out;
 
         Server(Socket socket) throws IOException {
-            in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+            in = new BufferedReader(
+                    new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
             out = socket.getOutputStream();
         }
 
@@ -152,7 +153,8 @@ public final class Starter {
             return open;
         }
 
-        /** The first step of a shortest walk over open squares to the nearest other square where goal holds. */
+        /** The first step of a shortest walk over open squares to the nearest other square
+         *  where goal holds; empty if none can be reached. */
         Optional<Step> firstStep(Predicate<Square> goal) {
             Map<Square, Step> first = new HashMap<>();
             first.put(at, null);
@@ -174,7 +176,8 @@ public final class Starter {
         }
     }
 
-    static void play(Server server, String name, String game) throws IOException, GameOver, Failed {
+    static void play(Server server, String name, String game)
+            throws IOException, GameOver, Failed {
         server.ask("EXTEND bot"); // others see us as B
         if (game != null) {
             server.ask("JOIN " + game);
@@ -184,7 +187,8 @@ public final class Starter {
             throw new Failed("HELLO: " + hello);
         }
         int goal = Integer.parseInt(hello.substring("GOLD ".length()));
-        System.err.printf("playing %s as %s: %d gold to win%n", game == null ? "default" : game, name, goal);
+        System.err.printf(
+                "playing %s as %s: %d gold to win%n", game == null ? "default" : game, name, goal);
         Memory memory = new Memory();
         int gold = 0;
         int blocked = 0; // moves failed in a row: another player is in the way
@@ -200,7 +204,8 @@ public final class Starter {
             }
             char wanted = gold >= goal ? 'E' : 'G';
             List<Step> open = memory.openSteps();
-            Optional<Step> direction = memory.firstStep(square -> memory.tiles.get(square) == wanted)
+            Optional<Step> direction = memory
+                    .firstStep(square -> memory.tiles.get(square) == wanted)
                     .or(() -> memory.firstStep(memory::isFrontier));
             if (direction.isEmpty() && wanted == 'E' && memory.here() == 'E' && !open.isEmpty()) {
                 direction = Optional.of(open.get(0)); // step off the exit, then back
@@ -224,11 +229,12 @@ public final class Starter {
     }
 
     public static void main(String[] arguments) {
-        Map<String, String> options = new HashMap<>(Map.of(
-                "--host", "127.0.0.1", "--port", "40004", "--name", "java-" + ProcessHandle.current().pid()));
+        Map<String, String> options = new HashMap<>(Map.of("--host", "127.0.0.1", "--port", "40004",
+                "--name", "java-" + ProcessHandle.current().pid()));
+        List<String> known = List.of("--host", "--port", "--name", "--game");
         for (int i = 0; i < arguments.length; i += 2) {
-            if (!List.of("--host", "--port", "--name", "--game").contains(arguments[i]) || i + 1 >= arguments.length) {
-                System.err.println("usage: java Starter.java [--host H] [--port P] [--name N] [--game G]");
+            if (!known.contains(arguments[i]) || i + 1 >= arguments.length) {
+                System.err.println("usage: java Starter [--host H] [--port P] [--name N] [--game G]");
                 System.exit(2);
             }
             options.put(arguments[i], arguments[i + 1]);

@@ -126,7 +126,9 @@ class Memory {
 async function play(connection, options) {
   await connection.ask('EXTEND bot'); // others see us as B
   if (options.game) await connection.ask(`JOIN ${options.game}`);
-  const goal = Number((await connection.ask(`HELLO ${options.name}`)).split(' ')[1]);
+  const hello = await connection.ask(`HELLO ${options.name}`); // "GOLD 3"
+  if (!/^GOLD \d+$/.test(hello)) throw new Failed(`HELLO: ${hello}`);
+  const goal = Number(hello.slice('GOLD '.length));
   console.error(`playing ${options.game || 'default'} as ${options.name}: ${goal} gold to win`);
   const memory = new Memory();
   let gold = 0;
@@ -150,7 +152,7 @@ async function play(connection, options) {
     if (!path || path.length === 0) {
       console.error('seen everything reachable and cannot win: quitting');
       await connection.ask('QUIT'); // answered by the final line BYE
-      throw new Failed(`QUIT was not answered with BYE`);
+      throw new Failed('QUIT was not answered with BYE');
     }
     const direction = blocked > 0 ? open[blocked % open.length] : path[0];
     if ((await connection.ask(`MOVE ${direction}`)) !== 'SUCCESS') {
