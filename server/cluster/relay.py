@@ -181,7 +181,7 @@ class Relay:
         client = self.client
         try:
             stream, early = await self._open()
-        except (*GONE, trio.TooSlowError, HandshakeRefused) as error:
+        except (*GONE, ValueError, trio.TooSlowError, HandshakeRefused) as error:
             log.warning("relay failed", to=self.address, error=str(error) or repr(error))
             client.write_raw(b"ERROR the node holding that game cannot be reached; try again\n")
             client.relay = None
