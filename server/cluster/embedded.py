@@ -11,15 +11,24 @@ first line is ``{"op": "status"}`` is answered once with every member and game, 
 closed (:func:`cluster_status`, for ``dod-server --cluster unix:PATH --cluster-status``);
 a status client that does not take its answer within :data:`STATUS_ANSWER_TIMEOUT`
 seconds has its connection ended.
+
+What the parent may rely on: only the processes it admits (:meth:`Hub.admit`, its own
+workers, known by the pid the kernel gives for the socket's other end) become members;
+a node id already in use is refused; a member that leaves, is reset or sends nonsense
+ends only its own connection; and a member that lets more than :data:`MEMBER_BACKLOG`
+bytes of changes wait unread is cut, as a member that left. What a worker may rely on:
+it writes to its parent from one task (a claim, a barrier and the background sync
+queue their lines for it), and when its connection ends it joins again every
+``heartbeat`` seconds, putting its games and names back.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import secrets
 import socket
+import struct
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
@@ -28,10 +37,19 @@ from typing import Any, Final
 import structlog
 import trio
 
+from records.names import LookalikeNames
+
 from .directory import LocalGames, LocalNames
 from .shared import SharedDirectory, describe_cluster
 
 MAX_LINE: Final = 1 << 20
+MEMBER_BACKLOG: Final = 16 << 20
+"""Bytes of changes the hub holds for one member that has not read them (its first copy
+aside); past it the member is cut, and the others carry on."""
+OUTGOING_LINES: Final = 1024
+"""Lines a worker queues for its parent; a task that would queue more waits."""
+JOIN_TIMEOUT: Final = 10.0
+"""Seconds a worker gives its parent to take it in (the hello, and the copy back)."""
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
 STATUS_ANSWER_TIMEOUT: Final = 10.0
@@ -65,11 +83,59 @@ def _line(message: dict[str, Any]) -> bytes:
     return json.dumps(message).encode() + b"\n"
 
 
+def _peer_pid(stream: trio.SocketStream) -> int:
+    """The pid of the process that connected ``stream`` (the kernel's ``SO_PEERCRED``)."""
+    credentials = stream.socket.getsockopt(
+        socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")
+    )
+    return int(struct.unpack("3i", credentials)[0])
+
+
+class _Outbox:
+    """The lines waiting for one member, written by one task (:meth:`take`)."""
+
+    def __init__(self) -> None:
+        self._lines: list[bytes] = []
+        self._counted = 0
+        self._waiting = trio.Event()
+
+    def put(self, line: bytes, *, counted: bool = True) -> bool:
+        """Queue ``line``; ``False`` (and nothing queued) if it would take the lines
+        waiting past :data:`MEMBER_BACKLOG` bytes (uncounted lines are not held to it)."""
+        if counted:
+            if self._counted + len(line) > MEMBER_BACKLOG:
+                return False
+            self._counted += len(line)
+        self._lines.append(line)
+        self._waiting.set()
+        return True
+
+    async def take(self) -> bytes:
+        """Every line waiting, once there is one."""
+        await self._waiting.wait()
+        lines, self._lines, self._counted = self._lines, [], 0
+        self._waiting = trio.Event()
+        return b"".join(lines)
+
+
 class _Member:
-    def __init__(self, node: str, address: str, relay: str) -> None:
+    def __init__(self, node: str, address: str, relay: str, scope: trio.CancelScope) -> None:
         self.node, self.address, self.relay = node, address, relay
         self.started = time.time()
-        self.outbox, self.inbox = trio.open_memory_channel[bytes](math.inf)
+        self.outbox = _Outbox()
+        self.scope = scope
+        """Its connection's: cancelled when it is cut."""
+
+
+_MEMBER_GONE = (
+    ValueError,  # a line that is not JSON, or too long
+    KeyError,  # a line without a field it needs
+    TypeError,  # a field of the wrong kind
+    StopAsyncIteration,  # the connection ended before its hello
+    trio.BrokenResourceError,  # reset, or ended while written to
+    trio.ClosedResourceError,
+)
+"""What ends one member's connection without a word: it went, or spoke nonsense."""
 
 
 class Hub:
@@ -80,6 +146,17 @@ class Hub:
         self.members: dict[str, _Member] = {}
         self.games: dict[str, tuple[str, str | None]] = {}
         self.names: set[tuple[str, str]] = set()
+        self._admitted: set[int] = set()
+        """The pids that may become members (the parent's workers). Changed from the
+        parent's thread, read from the hub's: one set operation at a time is atomic."""
+
+    def admit(self, pid: int) -> None:
+        """Let process ``pid`` (a worker this process started) become a member."""
+        self._admitted.add(pid)
+
+    def forget(self, pid: int) -> None:
+        """Process ``pid`` has exited: a process given its pid later is not a member."""
+        self._admitted.discard(pid)
 
     async def serve(
         self, path: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -123,55 +200,90 @@ class Hub:
 
     def _tell_others(self, node: str, message: dict[str, Any]) -> None:
         line = _line(message)
-        for member in self.members.values():
-            if member.node != node:
-                member.outbox.send_nowait(line)
+        for member in list(self.members.values()):
+            if member.node != node and not member.outbox.put(line):
+                self._cut(member)
+
+    def _tell(self, member: _Member, message: dict[str, Any]) -> None:
+        if not member.outbox.put(_line(message)):
+            self._cut(member)
+
+    def _cut(self, member: _Member) -> None:
+        """``member`` reads too slowly: it is gone, as if it had left (it joins again)."""
+        if self.members.get(member.node) is member:
+            log.warning("worker too slow for the directory, cut", node=member.node)
+            member.scope.cancel()
+            self._gone(member)
 
     async def _member(self, stream: trio.SocketStream) -> None:
-        messages = _lines(stream)
         member: _Member | None = None
         try:
-            hello = await anext(messages)
-            if hello.get("op") == "status":
-                with trio.move_on_after(STATUS_ANSWER_TIMEOUT) as answering:
-                    await stream.send_all(_line(self.status()))
-                if answering.cancelled_caught:
-                    log.info("status client too slow", timeout=STATUS_ANSWER_TIMEOUT)
-                return  # the listener's handler closes the stream
-            member = _Member(str(hello["node"]), str(hello["address"]), str(hello["relay"]))
-            self.members[member.node] = member
-            member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))
-            for name in self.games:
-                member.outbox.send_nowait(_line(self._game(name)))
-            for name, node in self.names:
-                member.outbox.send_nowait(_line({"op": "name", "name": name, "node": node}))
-            member.outbox.send_nowait(_line({"op": "copied"}))
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._write, stream, member)
-                async for message in messages:
-                    self._handle(member, message)
-                nursery.cancel_scope.cancel()
-        except (ValueError, KeyError, TypeError, StopAsyncIteration, trio.BrokenResourceError):
-            pass
+            with trio.CancelScope() as scope:
+                messages = _lines(stream)
+                hello = await anext(messages)
+                if hello.get("op") == "status":
+                    with trio.move_on_after(STATUS_ANSWER_TIMEOUT) as answering:
+                        await stream.send_all(_line(self.status()))
+                    if answering.cancelled_caught:
+                        log.info("status client too slow", timeout=STATUS_ANSWER_TIMEOUT)
+                    return  # the listener's handler closes the stream
+                node = str(hello["node"])
+                refusal = self._refusal(stream, node)
+                if refusal is not None:
+                    log.warning("directory member refused", node=node, reason=refusal)
+                    with trio.move_on_after(STATUS_ANSWER_TIMEOUT):
+                        await stream.send_all(_line({"op": "refused", "why": refusal}))
+                    return
+                member = _Member(node, str(hello["address"]), str(hello["relay"]), scope)
+                self.members[node] = member
+                member.outbox.put(self._copy(), counted=False)
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._write, stream, member)
+                    async for message in messages:
+                        self._handle(member, message)
+                    nursery.cancel_scope.cancel()
+        except* _MEMBER_GONE:
+            pass  # this member's connection ends; every other goes on
+        except* Exception:
+            log.exception("directory member failed", node=member and member.node)
         finally:
             if member is not None:
                 self._gone(member)
 
+    def _refusal(self, stream: trio.SocketStream, node: str) -> str | None:
+        """Why the process at the other end of ``stream`` may not join as ``node``."""
+        pid = _peer_pid(stream)
+        if pid not in self._admitted:
+            return f"process {pid} is not a worker of this directory's parent"
+        if node in self.members:
+            return f"node id {node} is a member already"
+        return None
+
+    def _copy(self) -> bytes:
+        """What a new member is sent first: the secret, then every game and name."""
+        lines = [_line({"op": "welcome", "secret": self.secret})]
+        lines += [_line(self._game(name)) for name in self.games]
+        lines += [_line({"op": "name", "name": name, "node": node}) for name, node in self.names]
+        lines.append(_line({"op": "copied"}))
+        return b"".join(lines)
+
     async def _write(self, stream: trio.SocketStream, member: _Member) -> None:
-        async for line in member.inbox:
-            await stream.send_all(line)
+        while True:
+            await stream.send_all(await member.outbox.take())
 
     def _handle(self, member: _Member, message: dict[str, Any]) -> None:
+        if self.members.get(member.node) is not member:
+            return  # cut: what it still had buffered is not its to change
         op, name, node = message["op"], str(message["name"]), member.node
         if op == "barrier":
             # Answered behind every change told to this member so far (one queue each).
-            member.outbox.send_nowait(_line({"op": "barrier", "name": name, "node": node}))
+            self._tell(member, {"op": "barrier", "name": name, "node": node})
         elif op == "claim":
             won = name not in self.games
             if won:
                 self.games[name] = (node, None)
                 self._tell_others(node, self._game(name))
-            member.outbox.send_nowait(_line({"op": "claimed", "name": name, "ok": won}))
+            self._tell(member, {"op": "claimed", "name": name, "ok": won})
         elif op == "put" and self.games.get(name, (node,))[0] == node:
             self.games[name] = (node, message.get("info"))
             self._tell_others(node, self._game(name))
@@ -184,8 +296,9 @@ class Hub:
 
     def _gone(self, member: _Member) -> None:
         node = member.node
-        if self.members.get(node) is member:
-            del self.members[node]
+        if self.members.get(node) is not member:
+            return  # gone already (cut), or never a member
+        del self.members[node]
         for name in [name for name, (holder, _) in self.games.items() if holder == node]:
             del self.games[name]
             self._tell_others(node, {"op": "delete", "name": name, "node": node})
@@ -201,10 +314,12 @@ class EmbeddedDirectory(SharedDirectory):
     def __init__(self, path: str, *, advertise: str | None, heartbeat: float) -> None:
         super().__init__(advertise=advertise, heartbeat=heartbeat)
         self.path = path
-        self._stream: trio.SocketStream | None = None
+        self._outgoing: trio.MemorySendChannel[bytes] | None = None
+        """Lines for the parent, while joined: one task writes them (:meth:`_write`)."""
         self._claims: dict[str, tuple[trio.Event, list[bool]]] = {}
         self._published: dict[str, str | None] = {}
         self._published_names: set[str] = set()
+        self._said_unreachable = False
 
     async def run(
         self,
@@ -213,63 +328,136 @@ class EmbeddedDirectory(SharedDirectory):
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
+        """Join the parent's directory, and join it again every ``heartbeat`` seconds
+        whenever the connection ends. Reports itself started after the first attempt,
+        joined or not (play starts anyway; no game can be created until it joins)."""
         self._local_games, self._local_names = local_games, local_names
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            started = False
+            while True:
+                joined = await self._join()
+                if not started:
+                    started = True
+                    task_status.started()
+                if joined is not None:
+                    await self._follow(*joined)
+                await trio.sleep(self.heartbeat)
+
+    def _unreachable_now(self, **why: str) -> None:
+        self._gone_down()
+        if not self._said_unreachable:
+            self._said_unreachable = True
+            log.warning("cluster directory unreachable", node=self.node, path=self.path, **why)
+
+    async def _join(self) -> tuple[trio.SocketStream, AsyncIterator[dict[str, Any]]] | None:
+        """A connection to the parent that has taken this node in, and the rest of its
+        lines, once the local copy holds everything the parent sent; ``None`` if it
+        cannot be had now."""
         try:
             stream = await trio.open_unix_socket(self.path)
         except OSError as error:
-            log.warning("cluster directory unreachable", path=self.path, error=repr(error))
-            task_status.started()  # play starts anyway; no game can be created
-            await trio.sleep_forever()
-        self._stream = stream
-        await stream.send_all(
-            _line(
-                {
-                    "op": "hello",
-                    "node": self.node,
-                    "address": self.advertise or "",
-                    "relay": self.relay_address,
-                }
-            )
-        )
-        messages = _lines(stream)
-        async for message in messages:
-            if message["op"] == "welcome":
-                self.secret = str(message["secret"])
-            elif message["op"] == "copied":
-                break
-            else:
-                self._apply(json.dumps(message))
+            self._unreachable_now(error=repr(error))
+            return None
+        hello = {
+            "op": "hello",
+            "node": self.node,
+            "address": self.advertise or "",
+            "relay": self.relay_address,
+        }
+        try:
+            with trio.fail_after(JOIN_TIMEOUT):
+                await stream.send_all(_line(hello))
+                messages = _lines(stream)
+                # The copy that follows is whole: what this node knew is forgotten.
+                self._remote, self._names = {}, LookalikeNames()
+                async for message in messages:
+                    if message["op"] == "welcome":
+                        self.secret = str(message["secret"])
+                    elif message["op"] == "refused":
+                        raise ValueError(f"refused: {message.get('why')}")
+                    elif message["op"] == "copied":
+                        break
+                    else:
+                        self._apply(json.dumps(message))
+                else:
+                    raise trio.BrokenResourceError("the parent ended the connection")
+        except (trio.TooSlowError, trio.BrokenResourceError, ValueError, KeyError) as error:
+            self._unreachable_now(error=str(error))
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            return None
+        # The parent holds nothing of this node's now: every game and name goes back.
+        self._published.clear()
+        self._published_names.clear()
         self.reachable = True
         self.copied.set()
         log.info("cluster joined", node=self.node, address=self.advertise)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            task_status.started()
-            nursery.start_soon(self._sync_forever)
-            try:
-                async for message in messages:
-                    if message["op"] == "claimed":
-                        done, result = self._claims.pop(str(message["name"]))
-                        result.append(bool(message["ok"]))
-                        done.set()
-                    else:
-                        self._apply(json.dumps(message))
-            except (ValueError, trio.BrokenResourceError):
-                pass
-            # The parent has gone: games here play on, and no game can be created.
-            self._gone_down()
-            log.warning("cluster directory unreachable", node=self.node)
+        self._said_unreachable = False
+        return stream, messages
+
+    async def _follow(
+        self, stream: trio.SocketStream, messages: AsyncIterator[dict[str, Any]]
+    ) -> None:
+        """Apply the parent's changes, answer claims and sync this node's games, until
+        the connection ends; then nothing waits on it any more."""
+        send, receive = trio.open_memory_channel[bytes](OUTGOING_LINES)
+        self._outgoing = send
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write, stream, receive, nursery.cancel_scope)
+                nursery.start_soon(self._sync_forever)
+                try:
+                    async for message in messages:
+                        if message["op"] == "claimed":
+                            done, result = self._claims.pop(str(message["name"]))
+                            result.append(bool(message["ok"]))
+                            done.set()
+                        else:
+                            self._apply(json.dumps(message))
+                except (ValueError, KeyError, TypeError, trio.BrokenResourceError):
+                    pass
+                nursery.cancel_scope.cancel()
+        finally:
+            # The parent has gone, or cut this node: games here play on, and no game
+            # can be created until it joins again.
+            self._outgoing = None
+            self._unreachable_now()
             for done, _ in self._claims.values():
                 done.set()
-            await trio.sleep_forever()
+            self._claims.clear()
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def _write(
+        self,
+        stream: trio.SocketStream,
+        lines: trio.MemoryReceiveChannel[bytes],
+        connection: trio.CancelScope,
+    ) -> None:
+        """The one writer of ``stream``: what is queued, in order, a batch a write."""
+        with lines:
+            try:
+                async for line in lines:
+                    batch = [line]
+                    while True:
+                        try:
+                            batch.append(lines.receive_nowait())
+                        except trio.WouldBlock:
+                            break
+                    await stream.send_all(b"".join(batch))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                connection.cancel()
 
     async def claim(self, name: str) -> str | None:
-        if not self.reachable or self._stream is None:
+        if not self.reachable or self._outgoing is None:
             return self._unreachable()
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
         done, result = self._claims[name] = (trio.Event(), [])
-        await self._send({"op": "claim", "name": name})
+        if not await self._send({"op": "claim", "name": name}):
+            self._claims.pop(name, None)
+            return self._unreachable()
         await done.wait()
         if not result:
             return self._unreachable()
@@ -279,12 +467,16 @@ class EmbeddedDirectory(SharedDirectory):
         self._published[name] = None
         return None
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        assert self._stream is not None
+    async def _send(self, message: dict[str, Any]) -> bool:
+        """Queue ``message`` for the parent; ``False`` if there is no connection to it."""
+        outgoing = self._outgoing
+        if outgoing is None:
+            return False
         try:
-            await self._stream.send_all(_line(message))
+            await outgoing.send(_line(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self._gone_down()
+            return False
+        return True
 
     async def _barrier(self, token: str) -> None:
         await self._send({"op": "barrier", "name": token})
@@ -299,21 +491,28 @@ class EmbeddedDirectory(SharedDirectory):
                 await self._wake.wait()
             self._wake = trio.Event()
             sync = self._sync_begins()
-            wanted = self._wanted()
-            for name, text in wanted.items():
-                if self._published.get(name, "") != text:
-                    await self._send({"op": "put", "name": name, "info": text})
-                    self._published[name] = text
-            for name in [name for name in self._published if name not in wanted]:
-                await self._send({"op": "drop", "name": name})
-                del self._published[name]
-            names = set(self._local_names())
-            for name in names - self._published_names:
-                await self._send({"op": "name", "name": name})
-            for name in self._published_names - names:
-                await self._send({"op": "unname", "name": name})
-            self._published_names = names
+            try:
+                await self._sync()
+            except Exception:  # a bug here must not take the worker's games with it
+                log.exception("cluster sync failed", node=self.node)
             self._sync_done(sync)
+
+    async def _sync(self) -> None:
+        """Tell the parent what changed among this node's games and names."""
+        wanted = self._wanted()
+        for name, text in wanted.items():
+            if self._published.get(name, "") != text:
+                await self._send({"op": "put", "name": name, "info": text})
+                self._published[name] = text
+        for name in [name for name in self._published if name not in wanted]:
+            await self._send({"op": "drop", "name": name})
+            del self._published[name]
+        names = set(self._local_names())
+        for name in names - self._published_names:
+            await self._send({"op": "name", "name": name})
+        for name in self._published_names - names:
+            await self._send({"op": "unname", "name": name})
+        self._published_names = names
 
 
 def cluster_status(path: str) -> str:

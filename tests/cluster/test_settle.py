@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import os
 import select
 from pathlib import Path
 
@@ -15,6 +16,13 @@ from server.cluster import embedded
 from server.cluster.embedded import EmbeddedDirectory, Hub
 
 from ..helpers import TIMEOUT
+
+
+def _hub() -> Hub:
+    """A hub that takes this process's members in, as a parent takes its workers."""
+    hub = Hub()
+    hub.admit(os.getpid())
+    return hub
 
 
 async def _member(
@@ -29,7 +37,7 @@ async def test_a_name_let_go_and_flushed_is_free_on_another_node_once_caught_up(
     tmp_path: Path,
 ) -> None:
     path = str(tmp_path / "directory")
-    hub = Hub()
+    hub = _hub()
     async with trio.open_nursery() as nursery:
         await nursery.start(hub.serve, path)
         b_names = {"Ada"}
@@ -48,7 +56,7 @@ async def test_a_name_let_go_and_flushed_is_free_on_another_node_once_caught_up(
 
 async def test_callers_of_caught_up_at_once_share_round_trips(tmp_path: Path) -> None:
     path = str(tmp_path / "directory")
-    hub = Hub()
+    hub = _hub()
     async with trio.open_nursery() as nursery:
         await nursery.start(hub.serve, path)
         a = await _member(nursery, path, set(), "127.0.0.1:1")
@@ -74,7 +82,7 @@ async def test_a_first_line_that_is_not_an_object_ends_only_its_own_connection(
     # The hub is the workers' parent's: whatever one connection says, the others (and
     # ``--cluster-status``) are served on.
     path = str(tmp_path / "directory")
-    hub = Hub()
+    hub = _hub()
     async with trio.open_nursery() as nursery:
         await nursery.start(hub.serve, path)
         for line in (b"[]\n", b"1\n", b'"status"\n', b"null\n"):
@@ -104,7 +112,7 @@ async def test_a_status_client_that_never_reads_is_ended_while_others_are_served
     # held one of the parent's hub tasks (and the answer) for as long as it stayed.
     monkeypatch.setattr(embedded, "STATUS_ANSWER_TIMEOUT", 2.0)
     path = str(tmp_path / "directory")
-    hub = Hub()
+    hub = _hub()
     for index in range(20_000):  # an answer of about 1 MiB, past the sockets' buffers
         hub.games[f"game-{index:05}"] = ("node", "x" * 40)
     answer = json.dumps(hub.status()).encode() + b"\n"
@@ -133,7 +141,7 @@ async def test_a_member_whose_parent_goes_returns_from_caught_up_at_once(
     # Before: a round trip under way when the hub's connection ended was never woken,
     # so caught_up (a HELLO waiting on it) took the whole SETTLE_TIMEOUT (5 s).
     path = str(tmp_path / "directory")
-    hub, hub_scope = Hub(), trio.CancelScope()
+    hub, hub_scope = _hub(), trio.CancelScope()
 
     async def serve_hub(*, task_status: trio.TaskStatus[None]) -> None:
         with hub_scope:
