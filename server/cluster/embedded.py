@@ -49,7 +49,7 @@ aside); past it the member is cut, and the others carry on."""
 OUTGOING_LINES: Final = 1024
 """Lines a worker queues for its parent; a task that would queue more waits."""
 JOIN_TIMEOUT: Final = 10.0
-"""Seconds a worker gives its parent to take it in (the hello, and the copy back)."""
+"""Seconds a worker gives its parent to answer its hello (the copy follows)."""
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
 STATUS_ANSWER_TIMEOUT: Final = 10.0
@@ -365,23 +365,27 @@ class EmbeddedDirectory(SharedDirectory):
             "address": self.advertise or "",
             "relay": self.relay_address,
         }
+        messages = _lines(stream)
         try:
-            with trio.fail_after(JOIN_TIMEOUT):
+            with trio.fail_after(JOIN_TIMEOUT):  # a parent that answers sends the rest
                 await stream.send_all(_line(hello))
-                messages = _lines(stream)
-                # The copy that follows is whole: what this node knew is forgotten.
-                self._remote, self._names = {}, LookalikeNames()
-                async for message in messages:
-                    if message["op"] == "welcome":
-                        self.secret = str(message["secret"])
-                    elif message["op"] == "refused":
-                        raise ValueError(f"refused: {message.get('why')}")
-                    elif message["op"] == "copied":
-                        break
-                    else:
-                        self._apply(json.dumps(message))
-                else:
-                    raise trio.BrokenResourceError("the parent ended the connection")
+                welcome = await anext(messages)
+            if welcome["op"] != "welcome":
+                raise ValueError(f"refused: {welcome.get('why')}")
+            self.secret = str(welcome["secret"])
+            # The copy that follows is whole: what this node knew is forgotten.
+            self._remote, self._names = {}, LookalikeNames()
+            async for message in messages:
+                if message["op"] == "copied":
+                    break
+                self._apply(json.dumps(message))
+            else:
+                raise trio.BrokenResourceError("the parent ended the connection")
+        except StopAsyncIteration:
+            self._unreachable_now(error="the parent ended the connection")
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            return None
         except (trio.TooSlowError, trio.BrokenResourceError, ValueError, KeyError) as error:
             self._unreachable_now(error=str(error))
             with trio.CancelScope(shield=True):

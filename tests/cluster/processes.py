@@ -33,7 +33,7 @@ def alive(pid: int) -> bool:
 
 def holder_of(client: Client, pids: list[int]) -> int | None:
     """Which of ``pids`` holds the server's end of ``client``'s connection."""
-    host, port = client.socket.getsockname()[:2]
+    port = client.socket.getsockname()[1]
     wanted = f":{port:04X}"
     inodes: set[str] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
