@@ -43,7 +43,7 @@ log = structlog.get_logger("server.cluster.workers")
 RESTART_PAUSE = 1.0
 """Seconds between a worker's exit and its restart, so a worker that cannot start
 does not spin."""
-STOP_GRACE = 30.0
+STOP_GRACE = 15.0
 """Seconds a worker told to stop has to exit, beyond its drain, before it is killed."""
 
 

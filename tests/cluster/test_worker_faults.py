@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
-from .conftest import Client, Node, eventually
-from .processes import children_of, holder_of
+import pytest
+
+from .conftest import ROOT, WAIT, Client, Node, eventually
+from .processes import alive, children_of, holder_of
 
 
 def _workers(tmp_path: Path, *more: str) -> Node:
@@ -87,3 +92,71 @@ def test_a_worker_paused_then_killed_leaves_the_directory_serving(tmp_path: Path
         assert fresh.ask("CREATE fresh classic").startswith("GAME fresh ")
     finally:
         node.stop()
+
+
+def test_a_parent_killed_with_sigkill_takes_its_workers_and_port_with_it(tmp_path: Path) -> None:
+    # Before: both workers served the dead parent's port for as long as they lived.
+    node = _workers(tmp_path)
+    workers = children_of(node.process.pid)
+    assert len(workers) == 2
+    player = node.client()
+    assert player.ask("HELLO Ada") == "GOLD 3"
+    node.kill()  # SIGKILL: the parent does nothing more
+    assert player.line() == "BYE the server is shutting down; goodbye"  # its worker stopped
+    eventually(lambda: not any(alive(worker) for worker in workers), "the workers have ended")
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", node.port), timeout=WAIT)
+
+
+def test_a_parent_told_to_stop_kills_a_worker_that_does_not(tmp_path: Path) -> None:
+    # Before: the parent waited for ever for a worker that did not exit on SIGTERM.
+    node = _workers(tmp_path)
+    stuck, other = children_of(node.process.pid)
+    os.kill(stuck, signal.SIGSTOP)  # it cannot act on the SIGTERM it will be sent
+    node.process.send_signal(signal.SIGTERM)
+    assert node.process.wait(timeout=WAIT) == 0
+    assert not alive(stuck) and not alive(other)
+    assert "worker did not stop, killed" in node.wait_for(r"worker did not stop, killed").group(0)
+
+
+def test_a_worker_told_to_stop_before_it_listens_stops_at_once(tmp_path: Path) -> None:
+    # A directory that takes the worker's connection and never answers (a parent wedged):
+    # before, the worker waited for its answer for ever and left SIGTERM unread, so its
+    # parent, stopping, waited for ever too.
+    path = str(tmp_path / "directory")
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    silent.bind(path)
+    silent.listen(1)
+    worker = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "server",
+            "--port",
+            "0",
+            "--no-http",
+            "--no-db",
+            "--no-replays",
+            "--cluster",
+            f"unix:{path}",
+        ],
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        silent.settimeout(WAIT)
+        joining, _ = silent.accept()
+        assert joining.makefile("rb").readline().startswith(b'{"op": "hello"')
+        worker.send_signal(signal.SIGTERM)
+        _, err = worker.communicate(timeout=WAIT)
+        assert worker.returncode == 0, err
+        assert b"listening on" not in err  # stopped before serving: it did not wait to join
+        joining.close()
+    finally:
+        silent.close()
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
