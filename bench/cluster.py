@@ -50,6 +50,8 @@ from pathlib import Path
 
 import trio
 
+from commandline import lifeline
+
 from . import generator, load
 
 LOOK_LINES = 6  # LOOKREPLY and a 5x5 view in the classic world
@@ -124,6 +126,7 @@ class Node:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            **lifeline.child_options(),
         )
         assert isinstance(self.process.stderr, io.BufferedReader)
         seen = b""
@@ -242,6 +245,7 @@ def start_workers(count: int, folder: str, connections: int) -> Workers:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        **lifeline.child_options(),
     )
     assert isinstance(process.stderr, io.BufferedReader)
     seen = b""

@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from commandline import lifeline
+
 from .hosts import Hosts, skip_unless_possible
 from .proxy import Link
 
@@ -40,7 +42,8 @@ class Node:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            # A test run killed takes its servers with it.
+            **lifeline.child_options(env={**os.environ, "PYTHONPATH": str(ROOT)}),
         )
         self.output = ""
         self._changed = threading.Condition()
