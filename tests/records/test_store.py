@@ -51,7 +51,7 @@ def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> Non
 
 def test_migrating_twice_is_harmless_and_names_the_revision(store: Store) -> None:
     store.migrate()
-    assert store.revision() == "0002"
+    assert store.revision() == "0003"
 
 
 def test_a_game_is_stored_once_however_often_it_is_written(store: Store) -> None:
@@ -142,7 +142,7 @@ def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) 
                 (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00"),
             )
     store.migrate()
-    assert store.revision() == "0002"
+    assert store.revision() == "0003"
     # Both old claims stand, by their exact spelling; new lookalikes of either are refused.
     assert store.token_hash("alice") == "hash-alice"
     assert store.lookalike("alice") == "alice"
@@ -150,6 +150,38 @@ def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) 
     assert not store.claim("ALICE", "hash-3")
     assert not store.claim("B0b", "hash-4")
     assert store.claim("Carol", "hash-5")
+
+
+def test_the_migration_gives_names_the_keys_that_drop_accents_and_end_punctuation(
+    tmp_path: Path,
+) -> None:
+    # Issue 36: keys made before 0003 kept accents and end punctuation, so with Alice
+    # claimed, Alicé and Alice. were claimed too. Their keys are made again, oldest first.
+    from importlib.resources import files
+
+    from alembic import command
+    from alembic.config import Config
+
+    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+    config = Config()
+    config.set_main_option("script_location", str(files("records") / "migrations"))
+    with store.engine.begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0002")
+        for when, name in enumerate(["Alice", "Alic\u00e9", "Bob."]):
+            connection.exec_driver_sql(
+                "INSERT INTO names (name, token_hash, created_at, skeleton, cased_skeleton) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00", f"old-{when}", None),
+            )
+    store.migrate()
+    assert store.revision() == "0003"
+    assert store.lookalike("Alic\u00e9") == "Alic\u00e9"  # an old claim stands by its spelling
+    assert store.lookalike("ALIC\u00c8") == "Alice"  # a new lookalike meets the oldest
+    assert store.lookalike("Bob") == "Bob."
+    assert not store.claim("Alice.", "hash-4")
+    assert not store.claim("bob", "hash-5")
+    assert store.claim("Carol", "hash-6")
 
 
 def test_a_url_of_another_database_is_refused() -> None:
