@@ -13,7 +13,7 @@ parent's lifeline (:mod:`commandline.lifeline`) and stops once it breaks, so no 
 keeps the port of a parent that is gone.
 
 Without ``--cluster``, the parent keeps the workers' directory itself
-(:mod:`server.cluster.embedded`) on a Unix socket in a private temporary folder, and
+(:mod:`server.cluster.hub`) on a Unix socket in a private temporary folder, and
 admits only its own workers to it. Should the directory ever fail, the parent stops
 its workers and exits with status 1, saying why: it never serves on without it.
 """
@@ -36,7 +36,7 @@ import trio
 
 from commandline import lifeline
 
-from .embedded import Hub
+from .hub import Hub
 
 log = structlog.get_logger("server.cluster.workers")
 

@@ -12,8 +12,9 @@ import pytest
 import trio
 
 from protocol.replies import GameInfo
-from server.cluster import embedded
-from server.cluster.embedded import EmbeddedDirectory, Hub
+from server.cluster import hub as hubs
+from server.cluster.embedded import EmbeddedDirectory
+from server.cluster.hub import Hub
 
 from ..helpers import TIMEOUT
 from .conftest import Node, eventually
@@ -90,7 +91,7 @@ async def test_a_member_that_reads_nothing_is_cut_and_the_others_carry_on(
 ) -> None:
     # Before: each member's queue had no bound; one that never read held every change
     # of every other member in the parent's memory, for ever.
-    monkeypatch.setattr(embedded, "MEMBER_BACKLOG", 256 << 10)  # past what one read brings
+    monkeypatch.setattr(hubs, "MEMBER_BACKLOG", 256 << 10)  # past what one read brings
     path = str(tmp_path / "directory")
     hub = _hub()
     async with trio.open_nursery() as nursery:

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.cluster import embedded
-from server.cluster.embedded import EmbeddedDirectory, Hub
+from server.cluster import hub as hubs
+from server.cluster.embedded import EmbeddedDirectory
+from server.cluster.hub import Hub
 
 from ..helpers import TIMEOUT
 
@@ -110,7 +111,7 @@ async def test_a_status_client_that_never_reads_is_ended_while_others_are_served
 ) -> None:
     # Before: the answer's send_all had no bound, so a status client that never read
     # held one of the parent's hub tasks (and the answer) for as long as it stayed.
-    monkeypatch.setattr(embedded, "STATUS_ANSWER_TIMEOUT", 2.0)
+    monkeypatch.setattr(hubs, "STATUS_ANSWER_TIMEOUT", 2.0)
     path = str(tmp_path / "directory")
     hub = _hub()
     for index in range(20_000):  # an answer of about 1 MiB, past the sockets' buffers
