@@ -11,9 +11,11 @@ games and names back; meanwhile its games play on and no game can be created.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
@@ -35,6 +37,17 @@ STATUS_TIMEOUT: Final = 10.0
 log = structlog.get_logger("server.cluster.embedded")
 
 
+@dataclass(slots=True)
+class _Claim:
+    """A claim of a game's name sent to the parent, until it is answered."""
+
+    done: trio.Event = field(default_factory=trio.Event)
+    won: bool | None = None
+    """The parent's answer; ``None``: none came (the connection ended first)."""
+    abandoned: bool = False
+    """Its caller stopped waiting (cancelled): a name won is let go."""
+
+
 class EmbeddedDirectory(SharedDirectory):
     """A worker's view of its parent's :class:`Hub` (``--cluster unix:PATH``)."""
 
@@ -43,7 +56,8 @@ class EmbeddedDirectory(SharedDirectory):
         self.path = path
         self._outgoing: trio.MemorySendChannel[bytes] | None = None
         """Lines for the parent, while joined: one task writes them (:meth:`_write`)."""
-        self._claims: dict[str, tuple[trio.Event, list[bool]]] = {}
+        self._claims: dict[str, _Claim] = {}
+        """Claims sent and not yet answered, by name."""
         self._published: dict[str, str | None] = {}
         self._published_names: set[str] = set()
         self._said_unreachable = False
@@ -108,13 +122,14 @@ class EmbeddedDirectory(SharedDirectory):
                 self._apply(json.dumps(message))
             else:
                 raise trio.BrokenResourceError("the parent ended the connection")
-        except StopAsyncIteration:
-            self._unreachable_now(error="the parent ended the connection")
-            with trio.CancelScope(shield=True):
-                await trio.aclose_forcefully(stream)
-            return None
-        except (trio.TooSlowError, trio.BrokenResourceError, ValueError, KeyError) as error:
-            self._unreachable_now(error=str(error))
+        except (
+            StopAsyncIteration,  # the parent ended the connection before answering
+            trio.TooSlowError,
+            trio.BrokenResourceError,
+            ValueError,
+            KeyError,
+        ) as error:
+            self._unreachable_now(error=repr(error))
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
             return None
@@ -141,9 +156,7 @@ class EmbeddedDirectory(SharedDirectory):
                 try:
                     async for message in messages:
                         if message["op"] == "claimed":
-                            done, result = self._claims.pop(str(message["name"]))
-                            result.append(bool(message["ok"]))
-                            done.set()
+                            self._answered(str(message["name"]), bool(message["ok"]))
                         else:
                             self._apply(json.dumps(message))
                 except (ValueError, KeyError, TypeError, trio.BrokenResourceError):
@@ -154,8 +167,8 @@ class EmbeddedDirectory(SharedDirectory):
             # can be created until it joins again.
             self._outgoing = None
             self._unreachable_now()
-            for done, _ in self._claims.values():
-                done.set()
+            for waiting in self._claims.values():
+                waiting.done.set()
             self._claims.clear()
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
@@ -185,18 +198,35 @@ class EmbeddedDirectory(SharedDirectory):
             return self._unreachable()
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
-        done, result = self._claims[name] = (trio.Event(), [])
-        if not await self._send({"op": "claim", "name": name}):
-            self._claims.pop(name, None)
+        claim = self._claims[name] = _Claim()
+        sent = False
+        try:
+            sent = await self._send({"op": "claim", "name": name})
+            if not sent:
+                return self._unreachable()
+            await claim.done.wait()
+        except BaseException:  # its CREATE was given up (its client left): so is the name
+            claim.abandoned = True
+            raise
+        finally:
+            if not sent and self._claims.get(name) is claim:
+                del self._claims[name]  # never asked: no answer will come
+        if claim.won is None:
             return self._unreachable()
-        await done.wait()
-        if not result:
-            return self._unreachable()
-        if not result[0]:
+        if not claim.won:
             return f"there is already a game called {name}"
         self._claimed.add(name)
         self._published[name] = None
         return None
+
+    def _answered(self, name: str, won: bool) -> None:
+        claim = self._claims.pop(name)
+        claim.won = won
+        claim.done.set()
+        if won and claim.abandoned and self._outgoing is not None:
+            # Taken for a CREATE nobody waits for any more: let it go at once.
+            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                self._outgoing.send_nowait(line_of({"op": "drop", "name": name}))
 
     async def _send(self, message: dict[str, Any]) -> bool:
         """Queue ``message`` for the parent; ``False`` if there is no connection to it."""

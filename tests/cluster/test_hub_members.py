@@ -101,9 +101,9 @@ async def test_a_member_that_reads_nothing_is_cut_and_the_others_carry_on(
         assert answer["op"] == "welcome"
         names = {f"player{number:05}" for number in range(20_000)}  # 1.6 MB of changes to tell
         a = await _member(nursery, path, names=names)
-        await a.flush()
-        with trio.fail_after(TIMEOUT):
-            while sleeper in [node[0] for node in hub.status()["nodes"]]:
+        a.publish()
+        with trio.fail_after(TIMEOUT * 6):  # the hub has every name, and has cut the sleeper
+            while len(hub.names) < len(names) or sleeper in hub.members:
                 await trio.sleep(0.01)
         b = await _member(nursery, path)  # the others carry on: a newcomer is told everything
         await b.caught_up()
@@ -155,3 +155,31 @@ def test_a_process_that_is_not_a_worker_is_refused_the_directory(tmp_path: Path)
         eventually(lambda: "after" in other.games(), "the game is listed")
     finally:
         node.stop()
+
+
+async def test_a_name_claimed_for_a_create_given_up_is_let_go(tmp_path: Path) -> None:
+    # A CREATE whose client left while its claim was under way: before, the parent kept
+    # the name for the worker, which no longer knew it held it, for as long as it lived.
+    path = str(tmp_path / "directory")
+    hub = _hub()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        a = await _member(nursery, path)
+        b = await _member(nursery, path)
+        send = a._send
+        with trio.CancelScope() as creating:
+
+            async def send_then_leave(message: dict[str, object]) -> bool:
+                sent = await send(message)
+                creating.cancel()  # the client leaves once its claim is on its way
+                return sent
+
+            a._send = send_then_leave  # type: ignore[method-assign]
+            await a.claim("lost")
+        a._send = send  # type: ignore[method-assign]
+        with trio.fail_after(TIMEOUT):
+            while "lost" in hub.games or "lost" in a._claims:
+                await trio.sleep(0.01)
+        await b.caught_up()
+        assert await b.claim("lost") is None
+        nursery.cancel_scope.cancel()
