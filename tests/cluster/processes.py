@@ -6,6 +6,8 @@ from __future__ import annotations
 import contextlib
 import os
 
+from bench.cluster import held_sockets, tcp_sockets
+
 from .conftest import Client
 
 
@@ -33,21 +35,5 @@ def alive(pid: int) -> bool:
 
 def holder_of(client: Client, pids: list[int]) -> int | None:
     """Which of ``pids`` holds the server's end of ``client``'s connection."""
-    port = client.socket.getsockname()[1]
-    wanted = f":{port:04X}"
-    inodes: set[str] = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError), open(table) as rows:
-            next(rows)
-            for row in rows:
-                fields = row.split()
-                if fields[2].endswith(wanted):  # its far end is the client's
-                    inodes.add(fields[9])
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                with contextlib.suppress(OSError):
-                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                    if target.startswith("socket:[") and target[8:-1] in inodes:
-                        return pid
-    return None
+    theirs = tcp_sockets(client.socket.getsockname()[1], far=True)
+    return next((pid for pid in pids if held_sockets(pid) & theirs), None)

@@ -33,8 +33,11 @@ async def _member(
     names: set[str] | None = None,
     games: list[GameInfo] | None = None,
     heartbeat: float = 60.0,
+    address: str = "127.0.0.1:1",
 ) -> EmbeddedDirectory:
-    directory = EmbeddedDirectory(path, advertise="127.0.0.1:1", heartbeat=heartbeat)
+    """A member of the hub at ``path`` whose games and names are those given (a set given
+    is read again at each sync), once it has joined."""
+    directory = EmbeddedDirectory(path, advertise=address, heartbeat=heartbeat)
     await nursery.start(directory.run, lambda: list(games or ()), lambda: set(names or ()))
     assert directory.reachable
     return directory
@@ -59,78 +62,68 @@ def _info(name: str) -> GameInfo:
 
 
 async def test_a_member_claiming_another_s_node_id_is_refused_and_the_directory_lives(
-    tmp_path: Path,
+    directory: tuple[Hub, str], nursery: trio.Nursery
 ) -> None:
     # Before: the second hello took the first member's place; when it left, the first
     # member's games went with it, and its next change raised KeyError in the hub,
     # uncaught: the whole directory died.
-    path = str(tmp_path / "directory")
-    hub = _hub()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hub.serve, path)
-        games: list[GameInfo] = []
-        a = await _member(nursery, path, games=games)
-        assert await a.claim("arena") is None
-        games.append(_info("arena"))
-        await a.flush()
-        impostor, answer = await _hello(path, a.node)
-        await impostor.aclose()
-        assert await a.claim("second") is None  # the member it tried to replace plays on
-        games.append(_info("second"))
-        await a.flush()
-        b = await _member(nursery, path)
-        await b.caught_up()
-        assert {game.name for game in b.remote_games()} == {"arena", "second"}
-        assert [node[0] for node in hub.status()["nodes"]] == [a.node, b.node]
-        assert answer["op"] == "refused" and "secret" not in answer
-        nursery.cancel_scope.cancel()
+    hub, path = directory
+    games: list[GameInfo] = []
+    a = await _member(nursery, path, games=games)
+    assert await a.claim("arena") is None
+    games.append(_info("arena"))
+    await a.flush()
+    impostor, answer = await _hello(path, a.node)
+    await impostor.aclose()
+    assert await a.claim("second") is None  # the member it tried to replace plays on
+    games.append(_info("second"))
+    await a.flush()
+    b = await _member(nursery, path)
+    await b.caught_up()
+    assert {game.name for game in b.remote_games()} == {"arena", "second"}
+    assert [node[0] for node in hub.status()["nodes"]] == [a.node, b.node]
+    assert answer["op"] == "refused" and "secret" not in answer
 
 
 async def test_a_member_that_reads_nothing_is_cut_and_the_others_carry_on(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    directory: tuple[Hub, str], nursery: trio.Nursery, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Before: each member's queue had no bound; one that never read held every change
     # of every other member in the parent's memory, for ever.
     monkeypatch.setattr(hubs, "MEMBER_BACKLOG", 256 << 10)  # past what one read brings
-    path = str(tmp_path / "directory")
-    hub = _hub()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hub.serve, path)
-        sleeper = uuid.uuid4().hex
-        stuck, answer = await _hello(path, sleeper)  # then never reads again
-        assert answer["op"] == "welcome"
-        names = {f"player{number:05}" for number in range(20_000)}  # 1.6 MB of changes to tell
-        a = await _member(nursery, path, names=names)
-        a.publish()
-        with trio.fail_after(TIMEOUT * 6):  # the hub has every name, and has cut the sleeper
-            while len(hub.names) < len(names) or sleeper in hub.members:
-                await trio.sleep(0.01)
-        b = await _member(nursery, path)  # the others carry on: a newcomer is told everything
-        await b.caught_up()
-        assert all(b.name_elsewhere(name) for name in names)
-        assert [node[0] for node in hub.status()["nodes"]] == [a.node, b.node]
-        await stuck.aclose()
-        nursery.cancel_scope.cancel()
+    hub, path = directory
+    sleeper = uuid.uuid4().hex
+    stuck, answer = await _hello(path, sleeper)  # then never reads again
+    assert answer["op"] == "welcome"
+    names = {f"player{number:05}" for number in range(20_000)}  # 1.6 MB of changes to tell
+    a = await _member(nursery, path, names=names)
+    a.publish()
+    with trio.fail_after(TIMEOUT * 6):  # the hub has every name, and has cut the sleeper
+        while len(hub.names) < len(names) or sleeper in hub.members:
+            await trio.sleep(0.01)
+    b = await _member(nursery, path)  # the others carry on: a newcomer is told everything
+    await b.caught_up()
+    assert all(b.name_elsewhere(name) for name in names)
+    assert [node[0] for node in hub.status()["nodes"]] == [a.node, b.node]
+    await stuck.aclose()
 
 
-async def test_a_cut_worker_joins_again_and_puts_its_games_back(tmp_path: Path) -> None:
-    path = str(tmp_path / "directory")
-    hub = _hub()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hub.serve, path)
-        games: list[GameInfo] = []
-        a = await _member(nursery, path, games=games, names={"Ada"}, heartbeat=0.05)
-        assert await a.claim("arena") is None
-        games.append(_info("arena"))
-        await a.flush()
-        hub._cut(hub.members[a.node])  # as if it had read too slowly
-        assert "arena" not in hub.games
-        with trio.fail_after(TIMEOUT):
-            while hub.games.get("arena", ("", None))[1] is None or ("Ada", a.node) not in hub.names:
-                await trio.sleep(0.01)
-        assert a.reachable
-        assert await a.claim("third") is None  # and it creates games again
-        nursery.cancel_scope.cancel()
+async def test_a_cut_worker_joins_again_and_puts_its_games_back(
+    directory: tuple[Hub, str], nursery: trio.Nursery
+) -> None:
+    hub, path = directory
+    games: list[GameInfo] = []
+    a = await _member(nursery, path, games=games, names={"Ada"}, heartbeat=0.05)
+    assert await a.claim("arena") is None
+    games.append(_info("arena"))
+    await a.flush()
+    hub._cut(hub.members[a.node])  # as if it had read too slowly
+    assert "arena" not in hub.games
+    with trio.fail_after(TIMEOUT):
+        while hub.games.get("arena", ("", None))[1] is None or ("Ada", a.node) not in hub.names:
+            await trio.sleep(0.01)
+    assert a.reachable
+    assert await a.claim("third") is None  # and it creates games again
 
 
 def test_a_process_that_is_not_a_worker_is_refused_the_directory(tmp_path: Path) -> None:
@@ -157,29 +150,27 @@ def test_a_process_that_is_not_a_worker_is_refused_the_directory(tmp_path: Path)
         node.stop()
 
 
-async def test_a_name_claimed_for_a_create_given_up_is_let_go(tmp_path: Path) -> None:
+async def test_a_name_claimed_for_a_create_given_up_is_let_go(
+    directory: tuple[Hub, str], nursery: trio.Nursery
+) -> None:
     # A CREATE whose client left while its claim was under way: before, the parent kept
     # the name for the worker, which no longer knew it held it, for as long as it lived.
-    path = str(tmp_path / "directory")
-    hub = _hub()
-    async with trio.open_nursery() as nursery:
-        await nursery.start(hub.serve, path)
-        a = await _member(nursery, path)
-        b = await _member(nursery, path)
-        send = a._send
-        with trio.CancelScope() as creating:
+    hub, path = directory
+    a = await _member(nursery, path)
+    b = await _member(nursery, path)
+    send = a._send
+    with trio.CancelScope() as creating:
 
-            async def send_then_leave(message: dict[str, object]) -> bool:
-                sent = await send(message)
-                creating.cancel()  # the client leaves once its claim is on its way
-                return sent
+        async def send_then_leave(message: dict[str, object]) -> bool:
+            sent = await send(message)
+            creating.cancel()  # the client leaves once its claim is on its way
+            return sent
 
-            a._send = send_then_leave  # type: ignore[method-assign]
-            await a.claim("lost")
-        a._send = send  # type: ignore[method-assign]
-        with trio.fail_after(TIMEOUT):
-            while "lost" in hub.games or "lost" in a._claims:
-                await trio.sleep(0.01)
-        await b.caught_up()
-        assert await b.claim("lost") is None
-        nursery.cancel_scope.cancel()
+        a._send = send_then_leave  # type: ignore[method-assign]
+        await a.claim("lost")
+    a._send = send  # type: ignore[method-assign]
+    with trio.fail_after(TIMEOUT):
+        while "lost" in hub.games or "lost" in a._claims:
+            await trio.sleep(0.01)
+    await b.caught_up()
+    assert await b.claim("lost") is None

@@ -6,14 +6,12 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, WAIT, Client, Node, eventually
+from .conftest import WAIT, Client, Node, eventually
 from .processes import alive, children_of, holder_of
 
 
@@ -116,7 +114,7 @@ def test_a_parent_told_to_stop_kills_a_worker_that_does_not(tmp_path: Path) -> N
     node.process.send_signal(signal.SIGTERM)
     assert node.process.wait(timeout=WAIT) == 0
     assert not alive(stuck) and not alive(other)
-    assert "worker did not stop, killed" in node.wait_for(r"worker did not stop, killed").group(0)
+    node.wait_for(r"worker did not stop, killed")
 
 
 def test_a_worker_told_to_stop_before_it_listens_stops_at_once(tmp_path: Path) -> None:
@@ -127,36 +125,16 @@ def test_a_worker_told_to_stop_before_it_listens_stops_at_once(tmp_path: Path) -
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     silent.bind(path)
     silent.listen(1)
-    worker = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "server",
-            "--port",
-            "0",
-            "--no-http",
-            "--no-db",
-            "--no-replays",
-            "--cluster",
-            f"unix:{path}",
-        ],
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+    worker = Node("--no-replays", "--cluster", f"unix:{path}", cwd=tmp_path, listening=False)
     try:
         silent.settimeout(WAIT)
         joining, _ = silent.accept()
         assert joining.makefile("rb").readline().startswith(b'{"op": "hello"')
-        worker.send_signal(signal.SIGTERM)
-        _, err = worker.communicate(timeout=WAIT)
-        assert worker.returncode == 0, err
-        assert b"listening on" not in err  # stopped before serving: it did not wait to join
+        worker.process.send_signal(signal.SIGTERM)
+        assert worker.process.wait(timeout=WAIT) == 0
+        worker.wait_for(r"\(exited\)")
+        assert "listening on" not in worker.output  # stopped before serving, not after joining
         joining.close()
     finally:
         silent.close()
-        if worker.poll() is None:
-            worker.kill()
-            worker.wait()
+        worker.stop()

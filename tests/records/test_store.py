@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection
 
 from records.model import GameRecord, Tally
 from records.ranking import Rating
@@ -124,18 +130,20 @@ def test_a_name_that_only_looks_like_a_claimed_one_is_refused(store: Store) -> N
     assert store.claimed_names() == {"Alice", "Alicia", "Mia", "Mla"}
 
 
-def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) -> None:
-    from importlib.resources import files
-
-    from alembic import command
-    from alembic.config import Config
-
-    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+@contextmanager
+def _at_revision(store: Store, revision: str) -> Iterator[Connection]:
+    """A connection to ``store`` migrated to ``revision`` only: rows written then."""
     config = Config()
     config.set_main_option("script_location", str(files("records") / "migrations"))
     with store.engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "0001")
+        command.upgrade(config, revision)
+        yield connection
+
+
+def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+    with _at_revision(store, "0001") as connection:
         for when, name in enumerate(["Alice", "alice", "Bob"]):
             connection.exec_driver_sql(
                 "INSERT INTO names (name, token_hash, created_at) VALUES (?, ?, ?)",
@@ -157,17 +165,8 @@ def test_the_migration_gives_names_the_keys_that_drop_accents_and_end_punctuatio
 ) -> None:
     # Issue 36: keys made before 0003 kept accents and end punctuation, so with Alice
     # claimed, Alicé and Alice. were claimed too. Their keys are made again, oldest first.
-    from importlib.resources import files
-
-    from alembic import command
-    from alembic.config import Config
-
     store = Store(f"sqlite:///{tmp_path / 'records.db'}")
-    config = Config()
-    config.set_main_option("script_location", str(files("records") / "migrations"))
-    with store.engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "0002")
+    with _at_revision(store, "0002") as connection:
         for when, name in enumerate(["Alice", "Alic\u00e9", "Bob."]):
             connection.exec_driver_sql(
                 "INSERT INTO names (name, token_hash, created_at, skeleton, cased_skeleton) "
