@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import uuid
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import trio
 
 from protocol.replies import GameInfo
 from server.cluster import hub as hubs
+from server.cluster import workers
 from server.cluster.embedded import EmbeddedDirectory
 from server.cluster.hub import Hub
 
@@ -174,3 +176,26 @@ async def test_a_name_claimed_for_a_create_given_up_is_let_go(
             await trio.sleep(0.01)
     await b.caught_up()
     assert await b.claim("lost") is None
+
+
+def test_a_directory_that_fails_is_reported_to_its_parent(tmp_path: Path) -> None:
+    # Before: the directory's thread died alone, and the parent served on with nothing
+    # to tell its workers (each CREATE: the directory cannot be reached) until restarted.
+    # Now its failure reaches the parent, which stops its workers and exits with status 1.
+    class Failing(Hub):
+        async def serve(
+            self, path: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
+        ) -> None:
+            task_status.started()
+            raise RuntimeError("a bug in the directory")
+
+    reported = threading.Event()
+    reasons: list[str] = []
+
+    def failed(why: str) -> None:
+        reasons.append(why)
+        reported.set()
+
+    workers._host_directory(Failing(), str(tmp_path / "directory"), failed)
+    assert reported.wait(TIMEOUT)
+    assert "a bug in the directory" in reasons[0]
