@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from .conftest import Client, Cluster, Node, database_link, eventually
+from .conftest import Client, Cluster, Node, eventually
 from .hosts import Hosts
+from .test_hosts import _on_hosts
 
 RELAY_TIMEOUT = 2.0
 """The nodes' --relay-timeout: the bound the tests hold the relay to."""
@@ -26,13 +27,7 @@ GIVEN_UP = "BYE the node holding this game stopped answering for 2 seconds; conn
 def carried(cluster: Cluster, hosts: Hosts) -> Iterator[tuple[Node, Client]]:
     """Node A, on a host of its own, and Bob: a client of node B (on another) carried
     to a game of A's, his LOOK just answered."""
-    database, url = database_link(cluster, hosts.own)
-    a, b = (
-        cluster.node(
-            *("--cluster", url, "--relay-timeout", f"{RELAY_TIMEOUT:g}"), on=on, host=address
-        )
-        for on, address in (hosts.host(1), hosts.host(2))
-    )
+    (a, b), database = _on_hosts(cluster, hosts, 2, "--relay-timeout", f"{RELAY_TIMEOUT:g}")
     try:
         ada, bob = a.client(), b.client()
         assert ada.ask("CREATE island classic").startswith("GAME island ")
