@@ -14,10 +14,17 @@ Two ways, chosen once per arena (``--isolation``):
   entrants afterwards and counts a game with a stranger in it as not recorded.
 
 ``auto`` (the default) takes ``namespaces`` when a probe shows it works.
+
+Either way the bot runs in the folder ``dod-arena`` was started from, with its
+environment less the ``DOD_*`` variables (the server's settings, ``$DOD_DB`` with a
+database's password among them) and with ``PYTHONUNBUFFERED=1`` (so that a Python bot
+stopped at its match's end loses no line it printed); its standard output and error go,
+interleaved, to one pipe that the arena keeps within a bound (:mod:`arena.botlog`).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -29,7 +36,7 @@ from typing import Final
 
 import trio
 
-__all__ = ["CommandFor", "Sandbox", "StartedBot", "choose_isolation"]
+__all__ = ["CommandFor", "Sandbox", "StartedBot", "bot_environment", "choose_isolation"]
 
 CommandFor = Callable[[int], Sequence[str]]
 """A bot's command line for the port (on 127.0.0.1) it must connect to."""
@@ -42,6 +49,12 @@ UNSHARE: Final = (
     "--fork",
     "--kill-child",
 )
+
+
+def bot_environment() -> dict[str, str]:
+    """The environment a bot runs with (see the module docstring)."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("DOD_")}
+    return {**kept, "PYTHONUNBUFFERED": "1"}
 
 
 def probe_namespaces() -> str | None:
@@ -82,6 +95,7 @@ class StartedBot:
     """A bot's process (``unshare`` or the bot itself) and its end of the relay."""
 
     process: trio.Process
+    """Its standard output is the bot's output (and error), to read to its end."""
     stream: trio.abc.Stream | None
     """The jail's socket; ``None`` until the bot connects, for an unjailed bot."""
     listener: trio.SocketListener | None = None
@@ -107,13 +121,15 @@ class Sandbox:
 
     async def start(self, command_for: CommandFor) -> StartedBot:
         """Start the bot ``command_for(port)`` gives, where ``port`` is where it must
-        connect (on 127.0.0.1); it runs in a session of its own, output to nowhere."""
+        connect (on 127.0.0.1); it runs in a session of its own, its output (and error)
+        to the pipe ``process.stdout``, which the caller must read."""
         quiet = partial(
             trio.lowlevel.open_process,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
+            env=bot_environment(),
         )
         if self.isolation == "namespaces":
             port = 4000  # the jail's own loopback: any port is free there

@@ -188,7 +188,7 @@ class TournamentViews:
         table = self._tables.pop(key, None)
         if table is None:
             table = tournaments.TournamentTable(
-                found.name, tournaments.entrant_names(connection, found)
+                found.name, tournaments.entrant_names(connection, found), found.contract
             )
         self._tables[key] = table
         while len(self._tables) > KEPT_TABLES:
