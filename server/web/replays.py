@@ -104,6 +104,48 @@ def replay_path(directory: Path | None, name: str) -> Path:
     return path
 
 
+LOG_SUFFIX: Final = ".log"
+
+
+def bot_logs(directory: Path, replay: str) -> list[dict[str, Any]]:
+    """The bots' logs beside the replay file ``replay`` (``dod-arena`` keeps each bot's
+    output of a game as ``<replay's name without .jsonl>.<bot>.log``), by bot name."""
+    stem = replay.removesuffix(SUFFIX) + "."
+    found = []
+    try:
+        entries = sorted(directory.glob(f"{_glob_escape(stem)}*{LOG_SUFFIX}"))
+    except OSError:
+        return []
+    for path in entries:
+        bot = path.name[len(stem) : -len(LOG_SUFFIX)]
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        if bot:
+            found.append({"bot": bot, "file": path.name, "bytes": size})
+    return found
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
+
+
+def log_path(directory: Path | None, name: str) -> Path:
+    """The bot's log ``name`` in ``directory``; anything else is refused."""
+    if (
+        directory is None
+        or not name.endswith(LOG_SUFFIX)
+        or Path(name).name != name
+        or name.startswith(".")
+    ):
+        raise NoSuchReplay(name)
+    path = directory / name
+    if not path.is_file():
+        raise NoSuchReplay(name)
+    return path
+
+
 def page_bounds(query: Mapping[str, str]) -> tuple[int, int]:
     """``from`` and ``count`` of a page request; ``ValueError`` says what is wrong."""
     bounds = []
@@ -287,6 +329,7 @@ class ReplayPages:
             "seed": header.get("seed"),
             "started": header.get("started"),
             "players": {str(player): name for player, name in rerun.names.items()},
+            "logs": bot_logs(path.parent, path.name),
             "notes": list(rerun.world.help_notes),
             "goal": rerun.world.goal,
             "from": start,

@@ -98,12 +98,17 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
 
 
 def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
-    """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it)."""
+    """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it);
+    or a bot's log beside one (``NAME.log``, what ``dod-arena`` kept of a bot's output in
+    that game), as plain text to read."""
     directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
 
     async def download(request: Request) -> Response:
         name = request.path_params["name"]
         try:
+            if name.endswith(replays.LOG_SUFFIX):
+                path = replays.log_path(directory, name)
+                return FileResponse(path, media_type="text/plain; charset=utf-8")
             path = replays.replay_path(directory, name)
         except replays.NoSuchReplay:
             return JSONResponse({"error": f"no replay called {name}"}, status_code=404)

@@ -69,9 +69,9 @@ async def test_a_finished_game_is_recorded_with_its_players(
     players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
     assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
     ada_row, bob_row = row.players
-    # Neither won, neither holds gold: they share the place.
+    # Neither won, neither holds gold: who quit is ahead of who was cut off.
     assert (ada_row["gold"], bob_row["gold"]) == (0, 0)
-    assert (ada_row["place"], bob_row["place"]) == (1, 1)
+    assert (ada_row["place"], bob_row["place"]) == (1, 2)
 
 
 async def test_leaderboard_answers_over_the_protocol_in_order(

@@ -477,7 +477,8 @@ async function showReplay(file, query) {
   const names = Object.values(replay.players || {});
   page.querySelector("#status").innerHTML = `<b>${escapeHtml(String(replay.world))}</b> world · map
     <b>${escapeHtml(String(replay.map))}</b> · seed ${escapeHtml(String(replay.seed))} · players:
-    ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}`;
+    ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}
+    ${(replay.logs || []).length ? ` · bots' output: ${replay.logs.map((l) => `<a class="log" href="/replays/${encodeURIComponent(l.file)}" target="_blank">${escapeHtml(l.bot)}</a>`).join(", ")}` : ""}`;
   select.innerHTML = `<option value="">nobody</option>` + names.map((n) => `<option>${escapeHtml(n)}</option>`).join("");
   viewer.board.setTiles(tilesFromHelp(replay.notes || [])); // the world's HELP notes
   viewer.players.goal = replay.goal || 0;
