@@ -370,6 +370,42 @@ class Store:
                 found += [_record_of(row, by_game.get(row.id, [])) for row in rows]
         return sorted(found, key=lambda record: (record.ended, record.id))
 
+    def replay_results(self, paths: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The games whose replay file is one of ``paths`` (as the server wrote them), by
+        path: rounds, why the game ended, and its players by place (name, outcome,
+        place, gold, moves). A path whose game was never recorded is missing."""
+        wanted = sorted(set(paths))
+        found: dict[str, dict[str, Any]] = {}
+        with self.reader.connect() as connection:
+            for start in range(0, len(wanted), 500):
+                rows = connection.execute(
+                    sa.select(games.c.id, games.c.replay, games.c.rounds, games.c.end_reason).where(
+                        games.c.replay.in_(wanted[start : start + 500])
+                    )
+                ).all()
+                by_id = {}
+                for row in rows:
+                    by_id[row.id] = found[row.replay] = {
+                        "rounds": row.rounds,
+                        "end": row.end_reason,
+                        "players": [],
+                    }
+                for player in connection.execute(
+                    sa.select(players)
+                    .where(players.c.game_id.in_(list(by_id)))
+                    .order_by(players.c.game_id, players.c.place, players.c.player)
+                ):
+                    by_id[player.game_id]["players"].append(
+                        {
+                            "name": player.name,
+                            "outcome": player.outcome,
+                            "place": player.place,
+                            "gold": player.gold,
+                            "moves": player.moves,
+                        }
+                    )
+        return found
+
     def set_places(self, game_id: str, places: Mapping[int, int]) -> None:
         """Store new places for a game's players (by player number): a tournament whose
         contract places winners by moves (:class:`records.contract.Contract`) places them
@@ -477,6 +513,7 @@ class Store:
                 games.c.seed,
                 games.c.ended_at,
                 games.c.rated,
+                games.c.replay,
                 players.c.outcome,
                 players.c.place,
                 players.c.gold,

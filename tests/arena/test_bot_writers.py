@@ -22,7 +22,8 @@ from records.store import Store
 BOT = """
 import os, socket, sys, time
 port, game, name = sys.argv[1:4]
-print("greeting", os.environ.get("GREETING"), "cwd", os.getcwd(), "secret", os.environ.get("DOD_SECRET"))
+env = os.environ.get
+print("greeting", env("GREETING"), "cwd", os.getcwd(), "secret", env("DOD_SECRET"))
 s = socket.create_connection(("127.0.0.1", int(port)))
 f = s.makefile("rw")
 f.write(f"JOIN {game}\\nHELLO whoever\\nMAP\\nMOVE N\\nLOOK\\n")
