@@ -226,6 +226,8 @@ async def play_match(
                         break
                     outcome.joined += 1
                 else:
+                    for bot in bots:  # the game is full: the time per move runs from now
+                        bot.seat.arm()
                     while (await lines.expect("JOINED ", "GAMEOVER")).startswith("JOINED"):
                         pass
                     outcome.over = True

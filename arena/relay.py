@@ -23,7 +23,8 @@ bot. The server's other bytes reach the bot as they come.
 
 With a time per move (:attr:`Seat.move_time`, for worlds that resolve every action the
 moment it arrives; worlds with turns or rounds have the server's own limit), a bot that
-sends no line within that time of the server's last bytes to it is cut off.
+sends no line within that time of the server's last bytes to it, once its match is full
+(:attr:`Seat.armed`), is cut off.
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class Seat:
     """Verbs the contract forbids, each with the reason the bot is told."""
     move_time: float | None = None
     """Seconds the bot has to send a line once the server has spoken to it (``None``: no limit)."""
+    armed: bool = False
+    """Whether :attr:`move_time` holds yet (:meth:`arm`)."""
+    clock: _Clock | None = None
+    """The relay's clock of this bot, while it relays."""
     note: Callable[[str], None] | None = None
     """Told why the relay cut the bot off, if it did (into the bot's log)."""
     sent_join: trio.Event = field(default_factory=trio.Event)
@@ -68,6 +73,15 @@ class Seat:
 
     cut_off: str | None = None
     """Why the relay ended the bot's connection, if it did."""
+
+    def arm(self) -> None:
+        """Hold the bot to :attr:`move_time` from now: the arena arms it once every bot of
+        the match has joined (before, a command may wait for the game to fill,
+        ``start=full``). A bot the server has spoken to since its last line has its
+        time from now."""
+        self.armed = True
+        if self.clock is not None:
+            self.clock.armed()
 
 
 def rewrite(
@@ -89,7 +103,7 @@ def rewrite(
 
 async def relay(bot: trio.abc.Stream, server: trio.abc.Stream, seat: Seat) -> None:
     """Relay between ``bot`` and ``server`` until either side ends; close both."""
-    clock = _Clock(seat.move_time)
+    clock = seat.clock = _Clock(seat)
     answers = _Answers()
     async with bot, server, trio.open_nursery() as nursery:
 
@@ -177,16 +191,25 @@ class _Clock:
     """The bot's time to answer: it runs from the server's last bytes to the bot's next
     line (never while the bot waits for an answer)."""
 
-    def __init__(self, limit: float | None) -> None:
-        self.limit = limit
+    def __init__(self, seat: Seat) -> None:
+        self.seat = seat
         self.deadline = math.inf
         self.scope: trio.CancelScope | None = None
+        self.running = False
+        """Whether the server has spoken since the bot's last line."""
 
     def start(self) -> None:
-        if self.limit is not None:
-            self._set(trio.current_time() + self.limit)
+        self.running = True
+        limit = self.seat.move_time
+        if limit is not None and self.seat.armed:
+            self._set(trio.current_time() + limit)
+
+    def armed(self) -> None:
+        if self.running:
+            self.start()
 
     def stop(self) -> None:
+        self.running = False
         self._set(math.inf)
 
     def _set(self, deadline: float) -> None:

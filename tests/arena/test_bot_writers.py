@@ -174,7 +174,7 @@ async def test_the_relay_keeps_answers_in_order_and_times_a_silent_bot(
     bot, bot_end = trio.testing.memory_stream_pair()
     server_end, server = trio.testing.memory_stream_pair()
     notes: list[str] = []
-    seat = Seat("ada", "g-1", {"MAP": "is not allowed here"}, 2.0, notes.append)
+    seat = Seat("ada", "g-1", {"MAP": "is not allowed here"}, 2.0, note=notes.append, armed=True)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(relay, bot_end, server_end, seat)
         await bot.send_all(b"HELLO x\nMAP\nLOOK\n")
@@ -196,3 +196,31 @@ async def test_the_relay_keeps_answers_in_order_and_times_a_silent_bot(
         assert await bot.receive_some() == b""  # cut off
         assert trio.current_time() - start == pytest.approx(2.0, abs=0.1)
     assert seat.cut_off is not None and notes == [seat.cut_off]
+
+
+async def test_the_time_per_move_runs_only_once_the_match_is_full(
+    autojump_clock: trio.testing.MockClock,
+) -> None:
+    """Before every bot has joined, a command may wait for the game to fill (``start=full``):
+    a bot is timed only once the arena arms its seat, from then on."""
+    bot, bot_end = trio.testing.memory_stream_pair()
+    server_end, server = trio.testing.memory_stream_pair()
+    seat = Seat("ada", "g-1", move_time=2.0)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(relay, bot_end, server_end, seat)
+        await bot.send_all(b"JOIN x\nHELLO x\n")
+        sent = b""
+        while sent.count(b"\n") < 3:
+            sent += await server.receive_some()
+        assert sent == b"EXTEND bot\nJOIN g-1\nHELLO ada\n"
+        await server.send_all(b"EXTENDED bot\nGAME g-1 world=classic\nGOLD 1\n")
+        got = b""
+        while not got.endswith(b"GOLD 1\n"):
+            got += await bot.receive_some()
+        assert got == b"GAME g-1 world=classic\nGOLD 1\n"  # (its own JOIN's answer: not kept)
+        await trio.sleep(30)  # the others are still starting: no clock runs
+        assert seat.cut_off is None
+        start = trio.current_time()
+        seat.arm()
+        assert await bot.receive_some() == b""  # cut off
+        assert trio.current_time() - start == pytest.approx(2.0, abs=0.1)
