@@ -17,10 +17,8 @@ from typing import IO, Final
 
 import trio
 
-__all__ = ["DEFAULT_LIMIT", "BotLog", "beside_replay", "keep_output"]
+__all__ = ["BotLog", "beside_replay", "keep_output"]
 
-DEFAULT_LIMIT: Final = 256 * 1024
-"""Bytes of one bot's output kept per game (``--log-bytes``)."""
 RECENT: Final = 4096
 """Bytes of the newest output kept in memory for :meth:`BotLog.last_lines`."""
 
@@ -28,7 +26,7 @@ RECENT: Final = 4096
 class BotLog:
     """One bot's output in one game, written to ``path`` within ``limit`` bytes."""
 
-    def __init__(self, path: Path, limit: int = DEFAULT_LIMIT) -> None:
+    def __init__(self, path: Path, limit: int) -> None:
         self.path = path
         self.head_room = limit - limit // 2
         """Bytes still to be written as they come."""

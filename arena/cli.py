@@ -37,14 +37,12 @@ from records.ranking import Rating
 from records.store import Store, safe_url
 
 from . import distributed
-from .board import Board
-from .botlog import DEFAULT_LIMIT
 from .entrants import Entrant, parse_entrants, parse_seeds
 from .results import print_table, standings, strangers, tournament_records
 from .runner import Arena
 from .sandbox import Sandbox, choose_isolation
 from .schedule import Match, fairness_note, round_robin, swiss_round
-from .spec import contract_of, tournament_spec
+from .spec import LOG_BYTES, contract_of, tournament_spec
 
 __all__ = ["build_parser", "main"]
 
@@ -112,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--log-bytes",
         type=int,
-        default=DEFAULT_LIMIT,
+        default=LOG_BYTES,
         help="bytes of each bot's output kept per game: its first and last halves "
         "(default: %(default)s)",
     )
@@ -213,6 +211,8 @@ def _main(argv: Sequence[str] | None) -> int:
         contract = contract_of(options)
     except ValueError as error:
         parser.error(str(error))
+    from .board import Board  # (the store's machinery: loaded once a tournament is played)
+
     store = Store(options.db)
     store.migrate()  # before the servers, so that they do not race to create it
     board = Board(

@@ -23,12 +23,13 @@ from records.contract import Contract
 from records.journal import to_json
 from records.model import GameRecord
 
-from .botlog import DEFAULT_LIMIT, BotLog, keep_output
+from .botlog import BotLog, keep_output
 from .entrants import Entrant
 from .relay import Seat, relay
 from .sandbox import CommandFor, Sandbox, StartedBot
 from .schedule import Match
 from .servers import ServerProcess, stop_process
+from .spec import LOG_BYTES
 
 __all__ = ["NotStarted", "Outcome", "exit_text", "play_match"]
 DRAIN_TIME = 2.0
@@ -293,7 +294,7 @@ async def _start(
     path: Path,
 ) -> _Bot:
     seed = match.seed * 1000 + entrant.index
-    log = BotLog(path, getattr(options, "log_bytes", DEFAULT_LIMIT))
+    log = BotLog(path, getattr(options, "log_bytes", LOG_BYTES))
     seat.note = log.note
     try:
         started = await sandbox.start(_command_for(entrant, game, seed, options))

@@ -9,10 +9,12 @@ from typing import Any, Final
 
 from records.contract import Contract
 
-from .botlog import DEFAULT_LIMIT
 from .entrants import Entrant, parse_seeds
 
-__all__ = ["LIMITS", "contract_of", "limits_of", "tournament_spec"]
+__all__ = ["LIMITS", "LOG_BYTES", "contract_of", "limits_of", "tournament_spec"]
+
+LOG_BYTES: Final = 256 * 1024
+"""Bytes of one bot's output kept per game (``--log-bytes``; :mod:`arena.botlog`)."""
 
 LIMITS: Final = ("game_time", "join_time", "turn_timeout", "max_moves", "bot_timeout", "log_bytes")
 """The options a tournament's matches are played with, kept with it."""
@@ -51,5 +53,5 @@ def tournament_spec(
 def limits_of(spec: dict[str, Any]) -> argparse.Namespace:
     """The limits a stored tournament's matches are played with (a tournament stored
     before a limit was kept has its default)."""
-    defaults = {"log_bytes": DEFAULT_LIMIT}
+    defaults = {"log_bytes": LOG_BYTES}
     return argparse.Namespace(**{limit: spec.get(limit, defaults.get(limit)) for limit in LIMITS})
