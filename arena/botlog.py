@@ -17,6 +17,8 @@ from typing import IO, Final
 
 import trio
 
+from server.replay.reader import log_name
+
 __all__ = ["BotLog", "beside_replay", "keep_output"]
 
 RECENT: Final = 4096
@@ -97,7 +99,7 @@ def beside_replay(logs: Mapping[str, Path], replay: Path) -> dict[str, Path]:
     new paths (a log that cannot be moved stays where it was)."""
     moved = {}
     for name, path in logs.items():
-        target = replay.with_name(f"{replay.name.removesuffix('.jsonl')}.{name}.log")
+        target = replay.with_name(log_name(replay.name, name))
         try:
             os.replace(path, target)
         except OSError:

@@ -31,7 +31,7 @@ from typing import IO, Any, Final
 from worlds.registry import UnknownWorld, load_plugin
 
 from ..game.story import describe
-from ..replay.reader import Replay, Step, open_world, replay_steps
+from ..replay.reader import LOG_SUFFIX, Replay, Step, bot_logs, open_world, replay_steps
 from ..replay.writer import FORMAT_VERSION, SUFFIX, ReplayError
 from .frames import FrameTeller
 
@@ -133,33 +133,6 @@ def _file_in(directory: Path | None, name: str, suffix: str) -> Path:
     if not path.is_file():
         raise NoSuchReplay(name)
     return path
-
-
-LOG_SUFFIX: Final = ".log"
-
-
-def bot_logs(directory: Path, replay: str) -> list[dict[str, Any]]:
-    """The bots' logs beside the replay file ``replay`` (``dod-arena`` keeps each bot's
-    output of a game as ``<replay's name without .jsonl>.<bot>.log``), by bot name."""
-    stem = replay.removesuffix(SUFFIX) + "."
-    found = []
-    try:
-        entries = sorted(directory.glob(f"{_glob_escape(stem)}*{LOG_SUFFIX}"))
-    except OSError:
-        return []
-    for path in entries:
-        bot = path.name[len(stem) : -len(LOG_SUFFIX)]
-        try:
-            size = path.stat().st_size
-        except OSError:
-            continue
-        if bot:
-            found.append({"bot": bot, "file": path.name, "bytes": size})
-    return found
-
-
-def _glob_escape(text: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in text)
 
 
 def log_path(directory: Path | None, name: str) -> Path:

@@ -16,6 +16,7 @@ from records.store import Store
 from records.writer import StoreUnavailable
 from worlds.registry import world_names
 
+from ..replay.reader import LOG_SUFFIX
 from . import replays
 
 if TYPE_CHECKING:
@@ -141,7 +142,7 @@ def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
     async def download(request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            if name.endswith(replays.LOG_SUFFIX):
+            if name.endswith(LOG_SUFFIX):
                 path = replays.log_path(directory, name)
                 return FileResponse(path, media_type="text/plain; charset=utf-8")
             path = replays.replay_path(directory, name)
