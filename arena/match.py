@@ -15,7 +15,7 @@ import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import trio
 
@@ -32,7 +32,8 @@ from .servers import ServerProcess, stop_process
 from .spec import LOG_BYTES
 
 __all__ = ["NotStarted", "Outcome", "exit_text", "play_match"]
-DRAIN_TIME = 2.0
+
+DRAIN_TIME: Final = 2.0
 """Seconds a stopped bot's last output has to reach its log."""
 
 
@@ -177,8 +178,8 @@ async def play_match(
 
     Each bot plays through its own relay (:mod:`arena.relay`) under its entrant's name,
     held to ``contract``, started the sandbox's way, its output kept in
-    ``logs/<game>/<name>.log``; when the match ends every
-    bot is stopped (and, shut in namespaces, everything it started with it)."""
+    ``logs/<game>/<name>.log``; when the match ends every bot is stopped (and, shut in
+    namespaces, everything it started with it)."""
     game = match.game_name(tournament)
     outcome = Outcome(match, game)
     started = time.monotonic()
