@@ -290,7 +290,7 @@ def _results(
     records = [r for r in tournament_records(store, tournament, matches) if r.game not in void]
     intruded = strangers(tournament, matches, records)
     for game, what in intruded.items():
-        console.print(f"dod-arena: {game}: {what}; left out of the table")
+        console.print(f"dod-arena: {game}: {what}; left out of the table", markup=False)
     records = [r for r in records if r.game not in intruded]
     if not options.no_rerate:
         if contract.places != "escape":  # the store's places, as the contract decides them

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from records.contract import Contract
 from records.model import GameRecord
@@ -54,7 +55,7 @@ def table_of(lines: Sequence[Line], title: str) -> Table:
     for rank, line in enumerate(lines, 1):
         table.add_row(
             str(rank),
-            line.name,
+            Text(line.name),  # text, never Rich markup
             f"{line.rating.ordinal:.2f}",
             f"{line.rating.mu:.2f} ± {line.rating.sigma:.2f}",
             str(line.games),

@@ -17,7 +17,8 @@ Two ways, chosen once per arena (``--isolation``):
 
 Either way the bot runs in the folder ``dod-arena`` was started from, with its
 environment less the ``DOD_*`` variables (the server's settings, ``$DOD_DB`` with a
-database's password among them) and with ``PYTHONUNBUFFERED=1`` (so that a Python bot
+database's password among them; the arena's lifeline, ``DOD_LIFELINE_FD``, is added for
+the jail, which takes it out before the bot starts) and with ``PYTHONUNBUFFERED=1`` (so that a Python bot
 stopped at its match's end loses no line it printed); its standard output and error go,
 interleaved, to one pipe that the arena keeps within a bound (:mod:`arena.botlog`).
 """
@@ -35,6 +36,8 @@ from functools import partial
 from typing import Final
 
 import trio
+
+from commandline import lifeline
 
 __all__ = ["CommandFor", "Sandbox", "StartedBot", "bot_environment", "choose_isolation"]
 
@@ -129,7 +132,6 @@ class Sandbox:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env=bot_environment(),
         )
         if self.isolation == "namespaces":
             port = 4000  # the jail's own loopback: any port is free there
@@ -148,7 +150,9 @@ class Sandbox:
                     "--",
                     *command_for(port),
                 ]
-                process = await quiet(command, pass_fds=(theirs.fileno(),))
+                # The jail holds the arena's lifeline: its namespace ends with the arena.
+                held = lifeline.child_options(pass_fds=(theirs.fileno(),), env=bot_environment())
+                process = await quiet(command, **held)
             except BaseException:
                 ours.close()
                 raise
@@ -159,7 +163,10 @@ class Sandbox:
         listener = listeners[0]
         port = listener.socket.getsockname()[1]
         try:
-            process = await quiet(list(command_for(port)))
+            # A bot of ours holds the arena's lifeline (bots.cli); another ends when its
+            # connection to the arena does, if it minds it.
+            held = lifeline.child_options(env=bot_environment())
+            process = await quiet(list(command_for(port)), **held)
         except BaseException:
             await listener.aclose()
             raise

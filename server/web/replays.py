@@ -130,7 +130,11 @@ def _file_in(directory: Path | None, name: str, suffix: str) -> Path:
     ):
         raise NoSuchReplay(name)
     path = directory / name
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name the system cannot hold (too long): none such
+        found = False
+    if not found:
         raise NoSuchReplay(name)
     return path
 
