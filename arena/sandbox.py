@@ -18,9 +18,10 @@ Two ways, chosen once per arena (``--isolation``):
 Either way the bot runs in the folder ``dod-arena`` was started from, with its
 environment less the ``DOD_*`` variables (the server's settings, ``$DOD_DB`` with a
 database's password among them; the arena's lifeline, ``DOD_LIFELINE_FD``, is added for
-the jail, which takes it out before the bot starts) and with ``PYTHONUNBUFFERED=1`` (so that a Python bot
-stopped at its match's end loses no line it printed); its standard output and error go,
-interleaved, to one pipe that the arena keeps within a bound (:mod:`arena.botlog`).
+the jail, which takes it out before the bot starts) and with ``PYTHONUNBUFFERED=1`` (so
+that a Python bot stopped at its match's end loses no line it printed); its standard
+output and error go, interleaved, to one pipe that the arena keeps within a bound
+(:mod:`arena.botlog`).
 """
 
 from __future__ import annotations
