@@ -508,6 +508,9 @@ class Connection:
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
+                if self.relay is not None and error.line is not None:
+                    self.relay.forward_line(error.line)  # answered there, in its turn
+                    continue
                 self.server.counts.protocol_errors += 1
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:
