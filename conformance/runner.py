@@ -22,6 +22,7 @@ when the server does not offer what it checks.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Collection
 from functools import partial
 
@@ -35,7 +36,7 @@ from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
 from .dialects import client_dialect
 from .registry import Check, Context, RunState
-from .results import CheckFailed, CheckResult, CheckSkipped, Outcome, Report
+from .results import CheckFailed, CheckResult, CheckSkipped, Exchanged, Outcome, Report
 from .session import NAMES, QUIET, Session
 
 __all__ = ["check_server", "recognise", "run_suite", "selected_checks"]
@@ -68,7 +69,7 @@ async def run_suite(
     ``on_result`` is called with the report so far and each result as its check ends
     (the command line prints it), so a run cut short still shows what it judged."""
     config = config or SuiteConfig()
-    report = Report(target=target, level=config.strictness.level.value)
+    report = Report(target=target, level=config.strictness.level.value, started=time.time())
     state = RunState(dialect=config.dialect)
     started = trio.current_time()
     if config.dialect == "auto":
@@ -102,7 +103,13 @@ async def run_suite(
             where = f"after check {last_done}" if last_done else "at the start"
             report.findings.append(f"the server {lost} {where}")
             gone = f"not run: the server {lost} {where}"
-            result = _result(check, Outcome.NOT_RUN, f"{gone} ({result.reason})")
+            result = _result(
+                check,
+                Outcome.NOT_RUN,
+                f"{gone} ({result.reason})",
+                duration=result.duration,
+                exchange=result.exchange,
+            )
         report.results.append(result)
         if on_result is not None:
             on_result(report, result)
@@ -221,8 +228,11 @@ def _result(
     reason: str = "",
     warnings: tuple[str, ...] = (),
     duration: float = 0.0,
+    exchange: tuple[Exchanged, ...] = (),
 ) -> CheckResult:
-    return CheckResult(check.id, check.clause, check.title, outcome, reason, warnings, duration)
+    return CheckResult(
+        check.id, check.clause, check.title, outcome, reason, warnings, duration, exchange
+    )
 
 
 async def _run_one(
@@ -247,4 +257,11 @@ async def _run_one(
     warnings = tuple(context.warnings)
     if outcome is Outcome.PASSED and warnings:
         outcome = Outcome.WARNING
-    return _result(check, outcome, reason, warnings, trio.current_time() - started)
+    return _result(
+        check,
+        outcome,
+        reason,
+        warnings,
+        trio.current_time() - started,
+        context.transcript.entries(),
+    )

@@ -42,7 +42,7 @@ from protocol.errors import RemoteProtocolError
 from protocol.replies import Lose, Push, Reply, ReplyParser
 
 from .dialects import declared, declared_reader
-from .results import CheckFailed, NotJudged
+from .results import CheckFailed, Event, NotJudged
 
 __all__ = [
     "NAMES",
@@ -73,6 +73,9 @@ characters at most)."""
 
 Drift = Callable[[str, str], None]
 """``drift(tolerance, detail)``: reports drift; raises :class:`CheckFailed` if not allowed."""
+Record = Callable[[Event, bytes], None]
+"""``record(event, data)``: notes what a connection sent, received or closed (the reports'
+exchange, :class:`~conformance.transcript.Transcript`)."""
 
 R = TypeVar("R", bound=Reply)
 
@@ -166,8 +169,10 @@ class Session:
         dialect: str = "2013",
         turn_wait: float | None = None,
         stalls: Stalls | None = None,
+        record: Record | None = None,
     ) -> None:
         self.stream = stream
+        self._record: Record = record or _unrecorded
         self.stalls = Stalls() if stalls is None else stalls
         """Shared with the run's other sessions: see :class:`Stalls`."""
         self.unnamed = False
@@ -212,6 +217,7 @@ class Session:
         with trio.move_on_after(self.timeout) as scope:
             try:
                 await self.stream.send_all(payload)
+                self._record(Event.SENT, payload)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
                 raise ServerClosed(
                     f"{self.name}: the connection broke while sending: {error}"
@@ -453,9 +459,11 @@ class Session:
             ) from error
         if not data:
             self._eof = True
+            self._record(Event.CLOSED_BY_SERVER, b"")
         else:
             self.received_any = True
             self._buffer += data
+            self._record(Event.RECEIVED, data)
 
     async def read_raw_line(self, what: str, timeout: float | None = None) -> bytes:
         """The next line's bytes without its ``LF`` (a ``CR`` before it is kept)."""
@@ -807,9 +815,15 @@ class Session:
                 await self.send(b"QUIT\n")
 
     async def aclose(self) -> None:
+        if not self._released and not self._eof:
+            self._record(Event.CLOSED_BY_SUITE, b"")
         self._released = True
         with trio.move_on_after(self.timeout):
             await self.stream.aclose()
+
+
+def _unrecorded(event: Event, data: bytes) -> None:
+    return None
 
 
 def _refused(first: str) -> bool:
