@@ -21,7 +21,7 @@ from protocol.dialects import Dialect, dialect_named
 from protocol.direction import Direction
 from protocol.errors import RemoteProtocolError
 from protocol.lines import Compact, PlayerView, Unasked, ViewChanged
-from protocol.replies import LOOK_SIZES, Error, Fail, Gold, GoldCoins, Reply, Success
+from protocol.replies import LOOK_SIZES, Error, Fail, Gold, GoldCoins, Push, Reply, Success
 
 __all__ = [
     "JUDGED",
@@ -29,9 +29,11 @@ __all__ = [
     "client_dialect",
     "declared",
     "declared_reader",
+    "pushed_only",
     "refusal",
     "resumes_players",
     "shows_player_at_centre",
+    "welcome",
 ]
 
 JUDGED: Final = ("2013", "2015", "2016", "2016ch", "2016mbk")
@@ -54,6 +56,28 @@ def refusal(name: str, line: str) -> str | None:
         said = dialect.render(Error(str(error))).decode()
         return said.splitlines()[0] if said else ""
     return None
+
+
+def welcome(name: str) -> list[str]:
+    """The lines a server of dialect ``name`` says as a client connects, as its declaration
+    renders them (mbk's ``Welcome to the dungeon! Mwuahaha``); ``[]`` for most."""
+    if name not in DECLARED:
+        return []
+    dialect = declared(name)
+    return [line for reply in dialect.welcome for line in _lines(dialect, reply)]
+
+
+def pushed_only(name: str, lines: list[str]) -> bool:
+    """Whether ``lines`` are, whole, lines dialect ``name`` pushes unasked (mbk's view,
+    pushed whenever it changes), as its own reader reads them."""
+    reader = declared_reader(name)
+    if reader is None:
+        return not lines
+    for line in lines:
+        reply = reader.feed(line, None)
+        if reply is not None and (not isinstance(reply, Push) or isinstance(reply, Unasked)):
+            return False
+    return not reader.in_reply
 
 
 def _own_lines(name: str) -> frozenset[type[Reply]]:

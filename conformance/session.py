@@ -414,6 +414,12 @@ class Session:
             if not got:
                 if answer:
                     return answer
+                if self._eof:
+                    # Closed, not silent: no timeout was waited out (issue 39: "waited 5 s
+                    # ... in vain" for a connection mbk closed at once).
+                    raise ServerClosed(
+                        f"{self.name}: the server closed the connection instead of {what}"
+                    )
                 self._silence(what, f"waited {timeout:g} s for {what}, in vain")
             for line in got:
                 pending.append(line)

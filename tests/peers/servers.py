@@ -352,25 +352,48 @@ class ZssGhosts(Zss):
 
 class Mbk(Peer):
     """A private compact protocol (``H2``, ``L5`` rows, ``MS``, ``PS1``), one connection
-    per address. As its server: each connection of the address is given back the
-    address's one player, with the gold it held (``H`` says the gold still needed, below 0
-    once more than the goal is held); a pickup leaves the gold where it was."""
+    per address. As its server: each connection is welcomed (``Welcome to the dungeon!
+    Mwuahaha``), the address's first with its view pushed after it (its view updater sees
+    the player's window change as it is placed); each connection of the address is given
+    back the address's one player, with the gold it held (``H`` says the gold still needed,
+    below 0 once more than the goal is held); a pickup leaves the gold where it was."""
 
     name = "mbk"
     cr_ends_lines = True
+    GREETING_DELAY: ClassVar[float] = 0.0
+    """Seconds between accepting a connection and greeting (or refusing) it."""
+    RELEASE_DELAY: ClassVar[float] = 0.0
+    """Seconds the address stays taken once its connection has closed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.held = 0
         """The gold of the address's player: every test connects from 127.0.0.1."""
+        self.releasing = 0
+        """Connections closed whose address is not yet free again."""
+        self.welcomed = False
 
     async def on_connect(self, conn: Conn) -> bool:
-        if len(self.clients) > 1:  # one connection per address, and tests all come from one
+        await trio.sleep(self.GREETING_DELAY)
+        # One connection per address, and tests all come from one.
+        if len(self.clients) > 1 or self.releasing:
             await conn.lines("Connection refused. Address already connected")
             return False
         self.board.spawn(conn)
-        await conn.lines("Welcome to the dungeon! Mwuahaha")
+        if self.welcomed:
+            await conn.lines("Welcome to the dungeon! Mwuahaha")
+        else:
+            self.welcomed = True
+            await conn.lines("Welcome to the dungeon! Mwuahaha", *self._view(conn))
         return True
+
+    async def after_disconnect(self, conn: Conn) -> None:
+        if self.RELEASE_DELAY and conn.position is not None:
+            self.releasing += 1
+            try:
+                await trio.sleep(self.RELEASE_DELAY)
+            finally:
+                self.releasing -= 1
 
     async def on_line(self, conn: Conn, line: str) -> bool:
         # Java's trim(): every character up to the space goes, NUL among them.
@@ -399,6 +422,18 @@ class Mbk(Peer):
 
     def _view(self, conn: Conn) -> list[str]:
         return ["L5" + row for row in self.board.view(conn, centre_self=True)]
+
+
+class MbkSlow(Mbk):
+    """mbk's server as run on a loaded machine (issue 39): its JVM greets a connection, or
+    refuses it, 0.1-0.3 s after accepting it, later than the first command of a client that
+    does not wait (and than the suite's 0.3 s window for an unknown greeting); and a
+    connection the client has closed keeps the address taken until its thread reads the
+    close, so the next connection of a client quick to come back is refused."""
+
+    name = "mbk-slow"
+    GREETING_DELAY = 0.35
+    RELEASE_DELAY = 0.2
 
 
 class Lib(Peer):
@@ -676,7 +711,7 @@ class ChSlow(Ch):
 
 PEERS: Final[dict[str, Callable[[], Peer]]] = {
     peer.name: peer
-    for peer in (Zss, ZssMute, ZssGhosts, Mbk, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
+    for peer in (Zss, ZssMute, ZssGhosts, Mbk, MbkSlow, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
 

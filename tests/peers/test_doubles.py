@@ -38,7 +38,10 @@ RECORDED = {
     ),
     "mbk": (
         [b"HELLO\n", b"DANCE\n", b"\n", b"LOOK\n"],
-        b"Welcome to the dungeon! Mwuahaha\nH2\n"
+        # The address's first connection: its view pushed after the welcome.
+        b"Welcome to the dungeon! Mwuahaha\n"
+        + b"".join(b"L5" + row + b"\n" for row in SELF_VIEW.splitlines())
+        + b"H2\n"
         + b"".join(b"L5" + row + b"\n" for row in SELF_VIEW.splitlines()),
     ),
     "lib": (
