@@ -54,14 +54,17 @@ def to_junit_xml(report: Report) -> str:
     }
     # The schema has no count of skips for <testsuites>, only for each <testsuite>.
     totals = {name: value for name, value in counts.items() if name != "skipped"}
-    suites = ElementTree.Element("testsuites", name=SUITE, **totals)
+    suites = ElementTree.Element("testsuites", {"name": SUITE, **totals})
+    began = datetime.fromtimestamp(report.started, UTC).isoformat(timespec="seconds")
     suite = ElementTree.SubElement(
         suites,
         "testsuite",
-        name=f"{SUITE} {report.target}",
-        **counts,
-        timestamp=datetime.fromtimestamp(report.started, UTC).isoformat(timespec="seconds"),
-        hostname=socket.gethostname(),
+        {
+            "name": f"{SUITE} {report.target}",
+            **counts,
+            "timestamp": began,
+            "hostname": socket.gethostname(),
+        },
     )
     properties = ElementTree.SubElement(suite, "properties")
     for name, value in (

@@ -23,7 +23,7 @@ from ..dialects import (
     shows_player_at_centre,
     welcome,
 )
-from ..explorer import Explorer
+from ..explorer import WALKABLE, Explorer
 from ..registry import Checklist, Context
 from ..results import CheckFailed, NotJudged
 from ..session import NoReply, Session, describe
@@ -233,6 +233,9 @@ async def move_wall(ctx: Context) -> None:
         player,
         lambda explorer: bool(wall_directions(explorer.view)),
         "no wall next to the player",
+        # Toward a wall already seen: exploring only for unseen squares, a small map seen
+        # whole at once left every wall unvisited (ch739's 5x5 map).
+        toward=lambda position: player.beside(position, "#"),
     )
     before = player.view
     direction = wall_directions(before)[0]
@@ -259,6 +262,7 @@ async def move_floor(ctx: Context) -> None:
         player,
         lambda explorer: bool(floor_directions(explorer.view)),
         "no floor next to the player",
+        toward=lambda position: player.beside(position, WALKABLE),
     )
     before = player.view
     direction = floor_directions(before)[0]

@@ -66,15 +66,18 @@ class Conn:
 class Board:
     """The map, the players on it and the gold they hold."""
 
-    def __init__(self) -> None:
-        self.tiles = [list(row) for row in MAP]
+    def __init__(
+        self, rows: tuple[str, ...] = MAP, spawns: tuple[tuple[int, int], ...] = SPAWNS
+    ) -> None:
+        self.tiles = [list(row) for row in rows]
+        self.spawns = spawns
         self.players: list[Conn] = []
         self.over = False
 
     def spawn(self, conn: Conn) -> bool:
         """Put ``conn`` on the map; False when every square is taken."""
         taken = {player.position for player in self.players}
-        free = [square for square in SPAWNS if square not in taken]
+        free = [square for square in self.spawns if square not in taken]
         if not free:
             return False
         conn.position = free[0]
@@ -112,8 +115,11 @@ class Board:
         assert conn.position is not None
         dr, dc = STEPS[direction]
         target = (conn.position[0] + dr, conn.position[1] + dc)
-        if self.tiles[target[0]][target[1]] == "#" or any(
-            player.position == target for player in self.players
+        inside = 0 <= target[0] < len(self.tiles) and 0 <= target[1] < len(self.tiles[0])
+        if (
+            not inside
+            or self.tiles[target[0]][target[1]] == "#"
+            or any(player.position == target for player in self.players)
         ):
             return "blocked"
         conn.position = target
@@ -132,6 +138,41 @@ class Board:
         return True
 
 
+class _Lines:
+    """Lines split at ``LF``, a ``CR`` before it dropped."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        return [line.removesuffix(b"\r") for line in lines]
+
+
+class _JavaLines(_Lines):
+    """Lines as Java's ``BufferedReader.readLine`` reads them: ended by ``CR``, ``LF`` or
+    ``CRLF``, the ``LF`` of a ``CRLF`` skipped even when it comes in a later read, and
+    nothing else: a ``NUL`` after a ``CR`` begins the next line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._skip_lf = False
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines = []
+        for byte in data:
+            if byte == 0x0A and self._skip_lf:
+                self._skip_lf = False
+                continue
+            self._skip_lf = byte == 0x0D
+            if byte in (0x0A, 0x0D):
+                lines.append(self._buffer)
+                self._buffer = b""
+            else:
+                self._buffer += bytes((byte,))
+        return lines
+
+
 class Peer:
     """A server double: listens on port 0, one task per client, lines split at ``LF``
     (and at a lone ``CR`` where :attr:`cr_ends_lines`)."""
@@ -141,9 +182,12 @@ class Peer:
     cr_ends_lines: ClassVar[bool] = False
     """Lines end at ``CR``, ``LF`` or ``CRLF``, as Java's ``BufferedReader.readLine``."""
     exits_when_last_client_leaves: ClassVar[bool] = False
+    MAP: ClassVar[tuple[str, ...]] = MAP
+    """The map the double plays (beyond its edges, every view shows walls)."""
+    SPAWNS: ClassVar[tuple[tuple[int, int], ...]] = SPAWNS
 
     def __init__(self) -> None:
-        self.board = Board()
+        self.board = Board(self.MAP, self.SPAWNS)
         self.clients: list[Conn] = []
         self.port = 0
         self.gone = trio.Event()
@@ -172,14 +216,10 @@ class Peer:
         self.clients.append(conn)
         try:
             if await self.on_connect(conn):
-                buffer = b""
+                lines = _JavaLines() if self.cr_ends_lines else _Lines()
                 while data := await stream.receive_some(4096):
-                    buffer += data
-                    if self.cr_ends_lines:
-                        buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                    *lines, buffer = buffer.split(b"\n")
-                    for raw in lines:
-                        line = raw.removesuffix(b"\r").decode("utf-8", "replace")
+                    for raw in lines.feed(data):
+                        line = raw.decode("utf-8", "replace")
                         self.received.append(line)
                         if not await self.on_line(conn, line):
                             return
@@ -219,6 +259,7 @@ class Zss(Peer):
 
     name = "zss"
     ACTIONS = 6
+    cr_ends_lines = True  # NetworkedUser reads with BufferedReader.readLine
 
     def __init__(self) -> None:
         super().__init__()
@@ -512,7 +553,7 @@ class Ldjb2(Peer):
     exits_when_last_client_leaves = True
 
     async def on_connect(self, conn: Conn) -> bool:
-        board = Board()
+        board = Board(self.MAP, self.SPAWNS)
         board.spawn(conn)
         conn.extra["board"] = board
         return True
@@ -586,6 +627,7 @@ class Ch(Peer):
 
     name = "ch"
     one_byte_writes = True
+    cr_ends_lines = True  # ClientThread reads with BufferedReader.readLine
     GAME_VERBS = ("LOOK", "MOVE", "PICKUP")
     NAME_LIMIT = 8
 
@@ -617,9 +659,8 @@ class Ch(Peer):
     async def on_line(self, conn: Conn, line: str) -> bool:
         if conn.silenced:
             return True
-        if line.startswith(" "):
-            await conn.lines("FAIL invalid command.")
-            return True
+        # Its verb is what comes before the first space ("" for "  LOOK"); a verb it does
+        # not know is refused as out of turn first, as invalid only on the player's turn.
         verb, _, argument = line.partition(" ")
         verb = verb.upper()
         if verb == "HELLO":
@@ -709,9 +750,28 @@ class ChSlow(Ch):
         await trio.sleep(self.PAUSE)
 
 
+class ChSmall(Ch):
+    """ch739 on a map as small as its default one (5 by 5, no wall round it: beyond its
+    edges views show walls), seen whole from where the player arrives, which has no wall
+    beside it: a wall is there to be found only by walking to one already seen."""
+
+    name = "ch-small"
+    MAP = (
+        "##.##",
+        "#G..E",
+        "...G.",
+        "#...#",
+        "##.##",
+    )
+    SPAWNS = ((2, 2), (3, 2), (2, 1))
+
+
 PEERS: Final[dict[str, Callable[[], Peer]]] = {
     peer.name: peer
-    for peer in (Zss, ZssMute, ZssGhosts, Mbk, MbkSlow, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
+    for peer in (
+        *(Zss, ZssMute, ZssGhosts, Mbk, MbkSlow, Lib, LibMute),
+        *(Ldjb2, Ldjb3, Ch, ChSlow, ChSmall),
+    )
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
 
