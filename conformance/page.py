@@ -106,6 +106,12 @@ def to_html(report: Report) -> str:
         '<dl class="run">'
         + "".join(f'<dt>{name}</dt><dd class="{name}">{escape(value)}</dd>' for name, value in run)
         + f'<dt>checks</dt><dd class="counts">{escape(counts)}</dd></dl>'
+        + (
+            '<details class="recognition"><summary>the exchange that recognised the '
+            f"dialect</summary>{_exchange(report.recognition)}</details>"
+            if report.recognition
+            else ""
+        )
         + findings
         + f'<p class="summary">{escape(summary(report))}</p>'
         + "<table><thead><tr><th>verdict</th><th>check</th><th>time</th>"

@@ -12,7 +12,7 @@ import json
 import textwrap
 from typing import Final
 
-from .results import Outcome, Report
+from .results import Exchanged, Outcome, Report
 
 __all__ = ["heading", "label", "summary", "to_json", "to_table"]
 
@@ -77,6 +77,7 @@ def to_json(report: Report) -> str:
             "level": report.level,
             "dialect": report.dialect,
             "evidence": list(report.evidence),
+            "recognition": _exchange(report.recognition),
             "findings": list(report.findings),
             "ok": report.ok,
             "duration": round(report.duration, 3),
@@ -90,18 +91,22 @@ def to_json(report: Report) -> str:
                     "reason": result.reason,
                     "warnings": list(result.warnings),
                     "duration": round(result.duration, 3),
-                    "exchange": [
-                        {
-                            "at": entry.at,
-                            "connection": entry.connection,
-                            "event": entry.event.value,
-                            "data": repr(entry.data),
-                        }
-                        for entry in result.exchange
-                    ],
+                    "exchange": _exchange(result.exchange),
                 }
                 for result in report.results
             ],
         },
         indent=2,
     )
+
+
+def _exchange(entries: tuple[Exchanged, ...]) -> list[dict[str, object]]:
+    return [
+        {
+            "at": entry.at,
+            "connection": entry.connection,
+            "event": entry.event.value,
+            "data": repr(entry.data),
+        }
+        for entry in entries
+    ]

@@ -102,6 +102,8 @@ class Report:
     """The dialect whose replies the checks took as exact."""
     evidence: list[str] = field(default_factory=list)
     """With ``--dialect auto``: what the server said that showed its dialect."""
+    recognition: tuple[Exchanged, ...] = ()
+    """With ``--dialect auto``: the exchange of the connection that recognised it."""
     started: float = 0.0
     """When the run began, in seconds since the epoch (``time.time()``)."""
     findings: list[str] = field(default_factory=list)

@@ -38,6 +38,7 @@ from .dialects import client_dialect
 from .registry import Check, Context, RunState
 from .results import CheckFailed, CheckResult, CheckSkipped, Exchanged, Outcome, Report
 from .session import NAMES, QUIET, Session
+from .transcript import Transcript
 
 __all__ = ["check_server", "recognise", "run_suite", "selected_checks"]
 
@@ -73,7 +74,9 @@ async def run_suite(
     state = RunState(dialect=config.dialect)
     started = trio.current_time()
     if config.dialect == "auto":
-        state.dialect, report.evidence = await recognise(connect, config, state)
+        transcript = Transcript(trio.current_time)
+        state.dialect, report.evidence = await recognise(connect, config, state, transcript)
+        report.recognition = transcript.entries()
     report.dialect = state.dialect
     silent_since: str | None = None
     gone = ""
@@ -146,9 +149,10 @@ async def _lost(result: CheckResult, connect: Connector, config: SuiteConfig) ->
 
 
 async def recognise(
-    connect: Connector, config: SuiteConfig, state: RunState
+    connect: Connector, config: SuiteConfig, state: RunState, transcript: Transcript | None = None
 ) -> tuple[str, list[str]]:
-    """The dialect one connection shows, and the lines that showed it (``2013`` if none)."""
+    """The dialect one connection shows, and the lines that showed it (``2013`` if none);
+    its exchange goes to ``transcript``."""
     reader = TolerantReader()
     evidence: list[str] = []
     heard: list[tuple[str, Command | None]] = []
@@ -156,7 +160,10 @@ async def recognise(
     try:
         with trio.fail_after(config.check_timeout):
             stream = await connect()
-            session = Session(stream, name="dialect", timeout=config.timeout, drift=_ignore)
+            record = None if transcript is None else partial(transcript.record, "dialect")
+            session = Session(
+                stream, name="dialect", timeout=config.timeout, drift=_ignore, record=record
+            )
             async with stream:
                 state.greeting = await session.take_greeting(None, config.greeting_wait)
                 heard += [(line, None) for line in state.greeting]

@@ -51,6 +51,7 @@ def test_the_table_gives_each_check_its_status_clause_and_reason() -> None:
 def test_json_carries_every_field() -> None:
     data = json.loads(to_json(REPORT))
     assert data["ok"] is False
+    assert data["recognition"] == []
     assert data["counts"] == {"passed": 1, "warning": 1, "failed": 1, "skipped": 1, "not run": 0}
     assert data["checks"][1] == {
         "id": "look.corners",
