@@ -44,9 +44,12 @@ class Conn:
     said_quit: bool = False
     extra: dict[str, object] = field(default_factory=dict)
     sending: trio.Lock = field(default_factory=trio.Lock)
+    sent: list[bytes] = field(default_factory=list)
+    """Every write to this client, in order (its server's :attr:`Peer.sent` too)."""
 
     async def send(self, data: bytes) -> None:
         async with self.sending:  # a push and a reply may be written by two tasks
+            self.sent.append(data)
             await self._send(data)
 
     async def _send(self, data: bytes) -> None:
@@ -195,6 +198,8 @@ class Peer:
         self._scope = trio.CancelScope()
         self.received: list[str] = []
         """Every line received, in order (for tests that look at what a client sent)."""
+        self.sent: list[bytes] = []
+        """Every write to any client, in order (for tests that count what was answered)."""
 
     async def run(self, *, task_status: trio.TaskStatus[Peer] = trio.TASK_STATUS_IGNORED) -> None:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
@@ -212,7 +217,9 @@ class Peer:
         self._scope.cancel()
 
     async def _serve(self, stream: trio.SocketStream) -> None:
-        conn = Conn(stream, next(self._numbers), one_byte_writes=self.one_byte_writes)
+        conn = Conn(
+            stream, next(self._numbers), one_byte_writes=self.one_byte_writes, sent=self.sent
+        )
         self.clients.append(conn)
         try:
             if await self.on_connect(conn):
@@ -421,6 +428,7 @@ class Mbk(Peer):
             await conn.lines("Connection refused. Address already connected")
             return False
         self.board.spawn(conn)
+        conn.gold = self.held  # the address's player, given back
         if self.welcomed:
             await conn.lines("Welcome to the dungeon! Mwuahaha")
         else:
@@ -444,8 +452,16 @@ class Mbk(Peer):
         elif verb == "LOOK":
             await conn.lines(*self._view(conn))
         elif verb == "MOVE" and argument in STEPS:
-            if self.board.move(conn, argument) == "blocked":
+            outcome = self.board.move(conn, argument)
+            if outcome == "blocked":
                 await conn.lines("MF")
+            elif outcome == "won":
+                # Its loop checks for a win before reading the next line: WIN, LOSE to
+                # the others, and the server shuts down.
+                await conn.lines("MS", "WIN")
+                await self.others(conn, "LOSE")
+                self.exit()
+                return False
             else:
                 await conn.lines("MS", *self._view(conn))
         elif verb == "PICKUP":
@@ -453,6 +469,7 @@ class Mbk(Peer):
             row, column = conn.position
             if self.board.tiles[row][column] == "G":
                 self.held += 1
+                conn.gold = self.held
                 await conn.lines(f"PS{self.held}")
             else:
                 await conn.lines("PF")
@@ -581,13 +598,45 @@ class Ldjb2(Peer):
                 b"SUCCESS\n" if outcome == "moved" else b"FAIL \nCan't move into a wall\n"
             )
         elif verb == "PICKUP":
-            if board.pickup(conn):
-                await conn.lines(f"SUCCESS: + 1 Gold. Total Gold = {conn.gold}")
-            else:  # not recorded: the same form as a failed move
-                await conn.send(b"FAIL \nThere is no gold here\n")
+            await conn.lines(self._pickup(board, conn))
         else:
             await conn.send(b"\n")
         return True
+
+    ITEMS: Final = {"L": "Lantern", "S": "Sword", "A": "Armour"}
+    HELD: Final = {"L": "a lantern", "S": "a sword", "A": "armour"}
+
+    def _pickup(self, board: Board, conn: Conn) -> str:
+        """As its clientPickup: gold, or an item it holds none of yet; else FAIL: why."""
+        assert conn.position is not None
+        row, column = conn.position
+        tile = board.tiles[row][column]
+        if board.pickup(conn):
+            return f"SUCCESS: + 1 Gold. Total Gold = {conn.gold}"
+        if tile not in self.ITEMS:
+            return "FAIL: Nothing to pick up"
+        held = conn.extra.setdefault("items", set())
+        assert isinstance(held, set)
+        if tile in held:
+            return f"FAIL: Already have {self.HELD[tile]}"
+        held.add(tile)
+        board.tiles[row][column] = "."
+        return f"SUCCESS: Got {self.ITEMS[tile]}"
+
+
+class Ldjb2Swords(Ldjb2):
+    """ldjb2 on a map with two swords beside where the player arrives (its own map has
+    swords, armour, lanterns): holding the first, the second is 'FAIL: Already have a
+    sword', and stays on the map."""
+
+    name = "ldjb2-swords"
+    MAP = (
+        "##########",
+        "#..G#....#",
+        "#S#.#.##.#",
+        "#S..G..E.#",
+        "##########",
+    )
 
 
 class Ldjb3(Peer):
@@ -770,7 +819,7 @@ PEERS: Final[dict[str, Callable[[], Peer]]] = {
     peer.name: peer
     for peer in (
         *(Zss, ZssMute, ZssGhosts, Mbk, MbkSlow, Lib, LibMute),
-        *(Ldjb2, Ldjb3, Ch, ChSlow, ChSmall),
+        *(Ldjb2, Ldjb2Swords, Ldjb3, Ch, ChSlow, ChSmall),
     )
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
