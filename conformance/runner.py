@@ -34,7 +34,7 @@ from protocol.errors import RemoteProtocolError
 
 from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
-from .dialects import client_dialect
+from .dialects import client_dialect, declared_reader
 from .registry import Check, Context, RunState
 from .results import CheckFailed, CheckResult, CheckSkipped, Exchanged, Outcome, Report
 from .session import NAMES, QUIET, Session
@@ -203,6 +203,9 @@ async def recognise(
     # A client's own dialect belongs to its era, and shows itself by a line only it
     # writes (ch739's RENDERHINT): judged as the era, its own forms would be faults.
     if (client := client_dialect(reader.dialect, heard_lines)) is not None:
+        if declared_reader(client[0]) is not None:
+            # Its era was shown by its own lines only (mbk's): the row says it all.
+            return client[0], [*evidence, client[1]]
         return client[0], [*evidence, *reader.evidence, client[1]]
     return reader.dialect, [*evidence, *reader.evidence]
 

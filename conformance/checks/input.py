@@ -25,6 +25,7 @@ from protocol.commands import Move
 from protocol.direction import Direction
 
 from ..dialects import declared_reader, refusal
+from ..explorer import WALKABLE
 from ..registry import Checklist, Context
 from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import QUIET, NoReply, ServerClosed, Session, describe
@@ -67,9 +68,14 @@ def _moved(answer: list[str], dialect: str, direction: str) -> bool:
 
 
 def _floor(view: list[str]) -> str | None:
-    """A direction in which the square next to the centre is plain floor (a move that
-    succeeds only if it is understood, and wins nothing)."""
-    return next((d for d, r, c in _NEIGHBOURS if view and view[r][c] == "."), None)
+    """A direction in which the square next to the centre can be walked onto (a move that
+    succeeds only if it is understood, and wins nothing): plain floor first, else gold or
+    an item (ch739's players may arrive beside nothing else)."""
+    for walkable in (".", WALKABLE):
+        for direction, row, column in _NEIGHBOURS:
+            if view and view[row][column] in walkable:
+                return direction
+    return None
 
 
 _BACK: Final = {"N": "S", "S": "N", "E": "W", "W": "E"}
