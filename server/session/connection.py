@@ -446,6 +446,8 @@ class Connection:
         """Serve the connection until it ends, then leave the game and close the stream."""
         self.log.info("client connected")
         try:
+            for line in self.protocol.dialect.welcome:
+                self.send(line)
             if self.protocol.dialect.greets:
                 self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
                 greet(self, self.lobby.default)
