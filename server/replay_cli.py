@@ -18,8 +18,8 @@ from commandline import run_command
 from worlds.registry import UnknownWorld, load_plugin
 
 from .game.story import describe
+from .replay.format import ReplayError
 from .replay.reader import open_world, read_replay, rerun
-from .replay.writer import ReplayError
 
 CLEAR = "\x1b[H\x1b[2J"
 

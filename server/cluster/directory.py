@@ -165,17 +165,3 @@ class LocalDirectory:
 
     def name_elsewhere(self, name: str) -> bool:
         return False
-
-
-def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
-    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
-    if url is None:
-        return LocalDirectory()
-    if url.startswith("unix:"):
-        from .embedded import EmbeddedDirectory
-
-        path = url.removeprefix("unix:")
-        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
-    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
-
-    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)

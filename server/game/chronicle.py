@@ -18,7 +18,9 @@ from typing import Any
 from records.model import GameRecord, Tally
 from worlds.api import PlayerId, PlayerKind, PlayerStatus, WorldPlugin
 
-from ..replay.writer import ReplayShelf, ReplayWriter, header_for
+from ..replay.format import header_for
+from ..replay.shelf import ReplayShelf
+from ..replay.writer import ReplayWriter
 from .builds import Opened
 
 _LEAVINGS = frozenset({"quit", "disconnected", "unfinished"})

@@ -58,7 +58,8 @@ from worlds.api import (
     WorldPlugin,
 )
 
-from ..replay.writer import ReplayShelf, ReplayWriter
+from ..replay.shelf import ReplayShelf
+from ..replay.writer import ReplayWriter
 from . import telling
 from . import verbs as commands
 from .audience import Audience

@@ -40,12 +40,13 @@ from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.registry import load_plugin
 
-from ..cluster.directory import Directory, RemoteGame, open_directory
+from ..cluster.directory import Directory, RemoteGame
+from ..cluster.opening import open_directory
 from ..game.builds import Opened, WorldBuilder, open_world
 from ..game.game import Game
 from ..game.outbox import Outbox
 from ..ratelimit import TokenBucket
-from ..replay.writer import ReplayShelf
+from ..replay.shelf import ReplayShelf
 from ..setup.config import ServerConfig
 from .creation import Creations
 from .seating import DEFAULT_GAME, Seating

@@ -70,9 +70,9 @@ from typing import Final, Protocol, cast
 import trio
 
 from .poller import Poller
-from .transport_policy import CUT_OFF, IDLE, LOST, Limits, TransportPolicy
+from .transport_policy import CUT_OFF, IDLE, LOST, TransportLimits, TransportPolicy
 
-__all__ = ["CUT_OFF", "GONE", "IDLE", "Input", "Limits", "Session", "Transport"]
+__all__ = ["CUT_OFF", "GONE", "IDLE", "Input", "Session", "Transport"]
 
 RECEIVE_SIZE: Final = 16384
 GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
@@ -150,7 +150,7 @@ class Transport(TransportPolicy):
     def __init__(
         self,
         stream: trio.abc.Stream,
-        limits: Limits,
+        limits: TransportLimits,
         poller: Poller | None = None,
         writers: trio.Nursery | None = None,
     ) -> None:

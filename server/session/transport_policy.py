@@ -32,7 +32,7 @@ IDLE: Final = "idle timeout"
 LOST: Final = "connection lost"
 
 
-class Limits(Protocol):
+class TransportLimits(Protocol):
     """The settings a transport reads (a :class:`~server.setup.config.ServerConfig` has them).
 
     Read when they apply, not copied: a limit changed on the settings object holds
@@ -99,7 +99,7 @@ class TransportPolicy:
 
     def __init__(
         self,
-        limits: Limits,
+        limits: TransportLimits,
         now: float,
         wake_writer: Callable[[], object] = _nothing,
         interrupt: Callable[[], object] = _nothing,

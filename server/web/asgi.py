@@ -45,7 +45,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..replay.writer import ReplayError
+from ..replay.format import ReplayError
 from . import replays, views
 from .gate import PROXIED, Gate
 from .prometheus import ServerMetrics

@@ -29,8 +29,8 @@ from typing import IO, Any, Final
 from worlds.registry import UnknownWorld, load_plugin
 
 from ..game.story import describe
+from ..replay.format import FORMAT_VERSION, SUFFIX, ReplayError
 from ..replay.reader import Replay, Step, open_world, replay_steps
-from ..replay.writer import FORMAT_VERSION, SUFFIX, ReplayError
 from .frames import FrameTeller
 
 MAX_PAGE_FRAMES: Final = 500
