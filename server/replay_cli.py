@@ -73,7 +73,7 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
                 time.sleep(1 / speed)
             if clear:
                 out.write(clear)
-            print(describe(current, names), file=out)
+            print(describe(current, names, world), file=out)
             if draw_map and (
                 "actions" in current.record or "join" in current.record or "leave" in current.record
             ):

@@ -50,21 +50,13 @@ class RemoteGame:
 
 
 class Directory(Protocol):
-    """Where every game of the cluster lives; see the module docstring."""
+    """Where every game of the cluster lives, as the lobby asks and tells it; see the
+    module docstring (what the server does with it as it starts: :class:`Node`)."""
 
     node: str
     """This node's id."""
     advertise: str | None
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
-
-    def listening(self, host: str, port: int) -> None:
-        """The node listens on ``host:port``: what it advertises unless told otherwise."""
-
-    async def serve_relays(
-        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
-    ) -> None:
-        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
-        reports itself started once that port is bound (before :meth:`run`)."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -108,6 +100,20 @@ class Directory(Protocol):
 
     def name_elsewhere(self, name: str) -> bool:
         """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
+
+
+class Node(Protocol):
+    """What the server does with its node's directory as it starts serving (the lobby
+    uses the rest of it, :class:`Directory`)."""
+
+    def listening(self, host: str, port: int) -> None:
+        """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def serve_relays(
+        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
+    ) -> None:
+        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
+        reports itself started once that port is bound (before :meth:`Directory.run`)."""
 
 
 class LocalDirectory:

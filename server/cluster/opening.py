@@ -2,18 +2,28 @@
 
 The one module that knows every kind of directory (:mod:`server.cluster.directory`'s
 interface, :mod:`server.cluster.embedded` for ``--workers``, :mod:`server.cluster.postgres`
-for ``--cluster postgresql://...``): they import the interface, and the lobby imports
-this, so no kind of directory imports another's opener.
+for ``--cluster postgresql://...``): they import the interface, and the server
+(:mod:`server.app`) imports this, so no kind of directory imports another's opener.
+Each kind is both the lobby's :class:`~server.cluster.directory.Directory` and the
+server's :class:`~server.cluster.directory.Node`.
 """
 
 from __future__ import annotations
 
-from .directory import Directory, LocalDirectory
+from typing import TYPE_CHECKING
+
+from .directory import LocalDirectory
+
+if TYPE_CHECKING:
+    from .embedded import EmbeddedDirectory
+    from .postgres import PostgresDirectory
 
 __all__ = ["open_directory"]
 
 
-def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
+def open_directory(
+    url: str | None, *, advertise: str | None, heartbeat: float
+) -> LocalDirectory | EmbeddedDirectory | PostgresDirectory:
     """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
     if url is None:
         return LocalDirectory()

@@ -115,8 +115,23 @@ class Session(Protocol):
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
 
-def _unsettled() -> None:
-    """No session yet: nothing was handled, nothing to make lasting."""
+class _Unserved:
+    """The session of a transport :meth:`Transport.run` does not serve yet: nothing."""
+
+    def data_received(self, data: bytes) -> None:
+        pass
+
+    def handle_input(self) -> Input | trio.Event:
+        return Input.ENDED
+
+    def settle(self) -> None:
+        pass
+
+    def input_ended(self, idle: bool) -> None:
+        pass
+
+
+_UNSERVED: Final = _Unserved()
 
 
 class Transport(TransportPolicy):
@@ -138,12 +153,11 @@ class Transport(TransportPolicy):
         "_result",
         "_send",
         "_sending",
-        "_session",
         "_spawn_in",
         "_writer",
         "_writer_done",
         "_writers",
-        "settle",
+        "session",
         "stream",
     )
 
@@ -182,10 +196,9 @@ class Transport(TransportPolicy):
             self._send = self._send_all
         self._poller = poller if self._fd >= 0 else None
         """Serves this client while it waits for input, on the fast path (server.session.poller)."""
-        self._session: Session | None = None
-        self.settle: Callable[[], None] = _unsettled
-        """:meth:`~server.session.poller.Polled.settle`: the session's own ``settle`` once
-        :meth:`run` serves it (no frame of the transport's between), nothing before."""
+        self.session: Session = _UNSERVED
+        """What the client's bytes mean (:meth:`run` serves one; none before): the poller
+        settles it (:class:`server.session.poller.Polled`)."""
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
@@ -235,8 +248,7 @@ class Transport(TransportPolicy):
     async def _serve(self, session: Session, writers: trio.Nursery) -> None:
         """The reader: serves the connection to its end; the writer tasks it starts in
         ``writers`` end with it, before the stream is closed."""
-        self._session = session
-        self.settle = session.settle
+        self.session = session
         self._writers = writers
         try:
             if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
@@ -340,15 +352,9 @@ class Transport(TransportPolicy):
             data = os.read(self._fd, RECEIVE_SIZE)
         except BlockingIOError:
             return True
-        session = self._session
-        assert session is not None
+        session = self.session
         session.data_received(data)
-        # _handle_input(session), inline: the poller's every command passes here.
-        self.in_batch = True
-        try:
-            result = self._result = session.handle_input()
-        finally:
-            self.in_batch = False
+        result = self._result = self._handle_input(session)
         return result is WANT_DATA and self.reason is None
 
     def write_out(self) -> bool:

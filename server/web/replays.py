@@ -228,7 +228,7 @@ class _Rerun:
             view = list(self.world.render(None))
         return {
             "round": record.get("round", 0),
-            "text": describe(step, self.names),
+            "text": describe(step, self.names, self.world),
             "view": view,
             **self.teller.frame(self.world, step, draw=draw),
         }

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -17,9 +17,7 @@ from records.writer import StoreUnavailable
 from worlds.registry import world_names
 
 from . import replays
-
-if TYPE_CHECKING:
-    from ..app import Server
+from .site import Site
 
 __all__ = ["download_route", "leaderboard_route", "player_route"]
 
@@ -37,7 +35,7 @@ def _unkept() -> JSONResponse:
     return JSONResponse({"error": "this server keeps no records (--db)", "standings": []}, 404)
 
 
-def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def leaderboard_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/api/leaderboard?world=W``: the world's ratings and its best results per map,
     and the worlds there are (installed, or with records)."""
 
@@ -64,7 +62,7 @@ def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]
     return leaderboard
 
 
-def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def player_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/api/players/{name}``: a name's ratings (with its rank), best results and games."""
 
     async def player(request: Request) -> Response:
@@ -97,7 +95,7 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
     return player
 
 
-def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def download_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it)."""
     directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
 

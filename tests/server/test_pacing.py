@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from protocol.commands import Command, Look, Move, Pickup, parse_command
 from protocol.direction import Direction
 from protocol.replies import LookReply, Success
-from server.game.game import Game
 from server.game.pacing import Pacing, PendingSteps, StartWhenFull
 from server.game.rounds import Rounds
 from server.game.turn_taking import Turns
-from worlds.registry import load_plugin
 
+from .games import game_of
 from .outboxes import MemoryOutbox
 
 
@@ -45,8 +46,8 @@ def test_a_resumed_player_keeps_its_action_but_not_its_look() -> None:
 
 
 async def test_each_world_gets_its_pacing() -> None:
-    def pacing(world: str, **settings: object) -> Pacing:
-        return Game("g", load_plugin(world), None, 1, **settings).pacing  # type: ignore[arg-type]
+    def pacing(world: str, **settings: Any) -> Pacing:
+        return game_of(world, None, 1, **settings).pacing
 
     assert type(pacing("classic")) is Pacing and not pacing("classic").timed
     assert isinstance(pacing("baddies"), Rounds) and pacing("baddies").timed
@@ -56,7 +57,7 @@ async def test_each_world_gets_its_pacing() -> None:
 
 
 async def test_start_when_full_holds_looks_and_actions_until_the_last_player_comes() -> None:
-    game = Game("g", load_plugin("classic"), "default", 5, limit=2, start_full=True)
+    game = game_of("classic", "default", 5, limit=2, start_full=True)
     ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob")
     game.handle(ada, command("LOOK"))
     assert ada.replies == [] and ada.waiting is not None and not ada.waiting.is_set()
@@ -72,7 +73,7 @@ async def test_start_when_full_holds_looks_and_actions_until_the_last_player_com
 
 
 async def test_a_round_waits_for_every_player_then_answers_both() -> None:
-    game = Game("g", load_plugin("baddies"), None, 7)
+    game = game_of("baddies", None, 7)
     ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob")
     game.handle(ada, command("LOOK"))
     game.handle(bob, command("LOOK"))

@@ -1,4 +1,4 @@
-"""What every world event becomes, and who hears it (server/render.py's TELLINGS): one
+"""What every world event becomes, and who hears it (server/game/wording.py's TELLINGS): one
 declarative table, held here to every event and to what each world declares it emits."""
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from protocol.replies import (
     TurnOver,
     Win,
 )
-from server.game.game import plays_in_turns
-from server.game.render import TELLINGS, Ending, result_reply, telling
-from worlds.api import Action, Event, PlayerKind
+from server.game.wording import TELLINGS, result_reply, telling_of
+from worlds.api import Action, Ending, Event, PlayerKind
 from worlds.registry import load_plugin, world_names
+from worlds.turns import plays_in_turns
 
 
 def _labels(player: int) -> str:
@@ -98,7 +98,7 @@ def test_every_event_is_declared_and_told() -> None:
 def test_what_each_event_becomes(
     event: Event, answer: object, to_player: object, to_others: object, ends: object
 ) -> None:
-    told = telling(event)
+    told = telling_of(event)
     assert told.answers == isinstance(event, api.ResultEvent)
     assert (told.answer(event) if told.answers else None) == answer
     if isinstance(answer, Fail):  # the reason the dialects that write it say
@@ -118,9 +118,9 @@ def test_a_worlds_own_subclass_is_told_as_its_declared_ancestor() -> None:
     class Slid(api.Moved):
         pass
 
-    assert telling(Slid(1, (0, 0), (0, 1))) is TELLINGS[api.Moved]
+    assert telling_of(Slid(1, (0, 0), (0, 1))) is TELLINGS[api.Moved]
     with pytest.raises(TypeError, match="no telling"):
-        telling(Event(None))
+        telling_of(Event(None))
 
 
 @pytest.mark.parametrize("name", world_names())
