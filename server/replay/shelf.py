@@ -127,7 +127,7 @@ class ReplayShelf:
     def flush(self) -> None:
         """Hand every writer's unwritten records to the operating system
         (:meth:`ReplayWriter.flush` of each in :attr:`dirty`); :attr:`dirty` is then empty.
-        It is the server's settle step itself (:attr:`server.session.connection.Connection.settle`),
+        It is the server's settle step (what :meth:`server.lobby.lobby.Lobby.settle` does),
         after every command: with nothing unwritten it returns at its first test."""
         dirty = self.dirty
         while dirty:  # a writer's flush never queues records: each is taken once

@@ -1,7 +1,7 @@
 """One client's bytes: read from any trio stream, replies queued and written, time limits.
 
 A :class:`Transport` knows nothing of commands or games. It hands what the client
-sends to its :class:`Session` (the server's is :class:`~server.session.connection.Connection`)
+sends to its :class:`Session` (the server's is :class:`~server.session.client.Connection`)
 and writes what the session queues with :meth:`Transport.write`. It runs on any
 :class:`trio.abc.Stream`: a TCP :class:`trio.SocketStream` (whose socket it uses
 directly, the fast path below), a WebSocket adapter, or
