@@ -3,7 +3,8 @@
 * at most :data:`ROOT_MODULES` modules at ``server/``'s root, the rest in wings;
 * no file under ``server/`` over :data:`LONGEST_FILE` lines;
 * no :class:`typing.Protocol` under ``server/`` that declares more than
-  :data:`WIDEST_ROLE` members (a part sees another through a small role);
+  :data:`WIDEST_ROLE` members (a part sees another through a small role), nor any
+  ``Callable`` attribute (a role is its methods, whatever a call costs);
 * :class:`~server.game.game.Game` takes at most :data:`GAME_PARAMETERS` parameters;
 * no name collides: no two classes under ``server/`` share a name, no two of its
   modules share a file name, and none is named like a module of ``protocol/`` or
@@ -118,6 +119,17 @@ def protocol_widths() -> dict[str, int]:
     }
 
 
+def callable_attributes() -> list[str]:
+    """Attributes of protocols under ``server/`` declared as ``Callable``."""
+    return [
+        f"{where}:{node.name}.{ast.unparse(item.target)}"
+        for where, node in _classes()
+        if _is_protocol(node)
+        for item in node.body
+        if isinstance(item, ast.AnnAssign) and "Callable" in ast.unparse(item.annotation)
+    ]
+
+
 def import_graph(*packages: str) -> grimp.ImportGraph:
     return grimp.build_graph(*packages, include_external_packages=False)
 
@@ -224,6 +236,10 @@ def test_no_file_under_server_is_over_500_lines() -> None:
 def test_no_protocol_under_server_declares_more_than_twelve_members() -> None:
     wide = {name: width for name, width in protocol_widths().items() if width > WIDEST_ROLE}
     assert wide == {}
+
+
+def test_no_protocol_under_server_declares_a_callable_attribute() -> None:
+    assert callable_attributes() == []
 
 
 def test_a_game_takes_at_most_six_parameters() -> None:
