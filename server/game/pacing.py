@@ -1,9 +1,9 @@
 """How a game's play is paced: when an action is played, and what a client waits for.
 
 A :class:`~server.game.game.Game` keeps who plays and who watches; one :class:`Pacing`
-beside it decides *when*: at once (:class:`Immediate`), in rounds
-(:class:`server.game.rounds.Rounds`), in turns (:class:`server.game.turn_taking.Turns`), and, around
-any of them, not before the game is full (:class:`StartWhenFull`).
+beside it decides *when*: at once (:class:`Pacing` itself), in rounds
+(:class:`server.game.rounds.Rounds`), in turns (:class:`server.game.turn_taking.Turns`),
+and, around any of them, not before the game is full (:class:`StartWhenFull`).
 
 What a caller may rely on:
 
@@ -282,10 +282,6 @@ class Pacing:
                 reason="missed turns",
             )
             self.members.leave(client, "removed")
-
-
-Immediate = Pacing
-"""Every action played at once, each its own round (the classic world)."""
 
 
 class StartWhenFull(Pacing):

@@ -226,7 +226,7 @@ class Steward:
 
     def crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players
-        (``BYE``), and restart it whatever ``on_over`` would say."""
+        (``BYE``), and restart it whatever its owner would say (:meth:`Ending.kept`)."""
         self._log.exception("world failed", during=during)
         if self.state not in (State.OPEN, State.PLAYING):
             return  # over already: nothing is left to end

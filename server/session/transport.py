@@ -4,10 +4,10 @@ A :class:`Transport` knows nothing of commands or games. It hands what the clien
 sends to its :class:`Session` (the server's is :class:`~server.session.client.Connection`)
 and writes what the session queues with :meth:`Transport.write`. It runs on any
 :class:`trio.abc.Stream`: a TCP :class:`trio.SocketStream` (whose socket it uses
-directly, the fast path below), a WebSocket adapter, or
+directly, the direct path below), a WebSocket adapter, or
 ``trio.testing.memory_stream_pair`` in tests.
 
-The fast path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
+The direct path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
 and writes the socket's file descriptor itself (``os.read``/``os.write``, which a
 non-blocking socket answers at once), where trio's socket methods add a scheduler
 round trip to each receive and each send (a checkpoint each) and a receive that finds
@@ -79,7 +79,7 @@ GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What reading or writing a stream raises once the peer or our side has closed it."""
 DIRECT_IO: Final = sys.platform != "win32"
 """Whether a socket's descriptor can be read and written with ``os.read``/``os.write``
-(the fast path; Windows sockets are not file descriptors)."""
+(the direct path; Windows sockets are not file descriptors)."""
 
 
 class Input(enum.Enum):
@@ -174,9 +174,9 @@ class Transport(TransportPolicy):
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
         self._fd = -1
-        """The socket's file descriptor on the fast path (module docstring); else -1."""
+        """The socket's file descriptor on the direct path (module docstring); else -1."""
         self._address: str | None = None
-        """The client's IP address on the fast path: the poller's share is per address."""
+        """The client's IP address on the direct path: the poller's share is per address."""
         if isinstance(stream, trio.SocketStream) and DIRECT_IO:
             # The read loop reads the descriptor itself (no receive coroutine per batch).
             self._fd = stream.socket.fileno()
@@ -195,7 +195,7 @@ class Transport(TransportPolicy):
             self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_all
         self._poller = poller if self._fd >= 0 else None
-        """Serves this client while it waits for input, on the fast path (server.session.poller)."""
+        """Serves this client while it waits for input, on the direct path (the poller)."""
         self.session: Session = _UNSERVED
         """What the client's bytes mean (:meth:`run` serves one; none before): the poller
         settles it (:class:`server.session.poller.Polled`)."""
@@ -274,7 +274,7 @@ class Transport(TransportPolicy):
                                 continue
                             result = self._result
                         else:
-                            if fd >= 0:  # the fast path, inline: no coroutine per batch
+                            if fd >= 0:  # the direct path: no coroutine per batch
                                 await wait_readable(fd)
                                 try:
                                     data = read(fd, RECEIVE_SIZE)
