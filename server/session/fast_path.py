@@ -8,30 +8,30 @@ serves (:meth:`server.app.Server.serve_stream`) and is the
 :class:`~server.session.transport.Session` its transport drives, in place of the
 connection's own plain methods, which it does exactly as they do:
 
-=====================================  ==============================================
-the plain path (``Connection``)        the fast path (:class:`FastPath`)
-=====================================  ==============================================
-``data_received``: a method that       the protocol's own ``receive_data``, bound once
-hands the bytes to the protocol
-``settle``: a method that asks the     the replays' shelf's own ``flush`` (what the
-lobby to settle (which flushes the      lobby's ``settle`` does), bound once
-replays' shelf)
-``handle_input``: asks                 the same loop with each of those written in
-``transport.backlogged``,              place: the queue against the high mark, the
-``protocol.next_event()`` (also when   protocol's ``drained`` flag (what
-nothing is left), ``transport.heard``  ``next_event`` would answer), ``got_command``
-and ``handle(command)`` for each one   set, and ``handle``'s body in the loop
-``ROUTES``: each command to its        each route bound to the connection once; in
-handler, which sends a game command    the dialects that never keep a client after
-to the lobby (``_to_game``) unless     its final line nor greet it (2013, 2016), a
-the game is over for the client or     game command goes to the lobby itself
-it is owed an endless ``APGET``
-=====================================  ==============================================
+==========================================  ==========================================
+the plain path (``Connection``)             the fast path (:class:`FastPath`)
+==========================================  ==========================================
+``data_received``: a method that hands      the protocol's own ``receive_data``,
+the bytes to the protocol                   bound once
+``settle``: a method that asks the lobby    the replays' shelf's own ``flush`` (what
+to settle (it flushes the replays' shelf)   the lobby's ``settle`` does), bound once
+``handle_input``: asks                      the same loop with each of those written
+``transport.backlogged``,                   in place: the queue against the high
+``protocol.next_event()`` (also when        mark, the protocol's ``drained`` flag
+nothing is left), ``transport.heard`` and   (what ``next_event`` would answer),
+``handle(command)`` for each command        ``got_command`` set, ``handle``'s body
+``ROUTES``: each command to its handler,    each route bound to the connection once;
+which sends a game command to the lobby     in the dialects that never keep a client
+(``_to_game``) unless the game is over for  after its final line nor greet it (2013,
+the client or it is owed an endless         2016), a game command goes to the lobby
+``APGET``                                   itself
+==========================================  ==========================================
 
 What that saves, counted by ``python -m bench.instructions`` (valgrind; every command
-from the socket back to the socket): about 2,400 instructions a ``MOVE`` and 2,300 a
-``LOOK``, 2 to 3 % of each (docs/performance.md, cut 28). The rule the project keeps: a
-trick stays only where it saves at least 1 % of a command, and only here.
+from the socket back to the socket) against ``--plain-path``: about 6,500 instructions a
+``LOOK`` and a ``MOVE``, 6.5 % and 5.2 % of each (docs/performance.md, "Plain code, one
+fast path"). The rule the project keeps: a trick stays only where it saves at least 1 %
+of a command, and only here.
 
 What keeps the two paths one: ``tests/server/test_fast_path.py`` drives every verb of
 every dialect through both, on two servers alike, and compares every byte the client
