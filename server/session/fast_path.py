@@ -28,8 +28,8 @@ the client or it is owed an endless         2016), a game command goes to the lo
 ==========================================  ==========================================
 
 What that saves, counted by ``python -m bench.instructions`` (valgrind; every command
-from the socket back to the socket) against ``--plain-path``: about 6,500 instructions a
-``LOOK`` and a ``MOVE``, 6.5 % and 5.2 % of each (docs/performance.md, "Plain code, one
+from the socket back to the socket) against ``--plain-path``: about 6,600 instructions a
+``LOOK`` and a ``MOVE``, 6.7 % and 5.3 % of each (docs/performance.md, "Plain code, one
 fast path"). The rule the project keeps: a trick stays only where it saves at least 1 %
 of a command, and only here.
 
