@@ -13,9 +13,9 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import trio
 
@@ -23,11 +23,15 @@ from protocol.commands import Join, Watch
 from protocol.replies import GameInfo
 
 from ..game.outbox import Outbox
-from .relay import ServeRelayed
+from .handshake import Passenger
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""
 
+ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
+"""Serves a checked relayed connection to its end (the server's session, on this node)."""
+LogFor = Callable[[str], Any]
+"""The logger of events about an address (the server's rate-limited one)."""
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
 LocalNames = Callable[[], Iterable[str]]
@@ -110,10 +114,16 @@ class Node(Protocol):
         """The node listens on ``host:port``: what it advertises unless told otherwise."""
 
     async def serve_relays(
-        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
+        self,
+        host: str,
+        serve: ServeRelayed,
+        log_for: LogFor | None = None,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
     ) -> None:
         """Take clients other nodes carry here, on a port of ``host``, until cancelled;
-        reports itself started once that port is bound (before :meth:`Directory.run`)."""
+        reports itself started once that port is bound (before :meth:`Directory.run`).
+        Events about a relay connection go to ``log_for(its address)``."""
 
 
 class LocalDirectory:
@@ -131,6 +141,7 @@ class LocalDirectory:
         self,
         host: str,
         serve: ServeRelayed,
+        log_for: LogFor | None = None,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:

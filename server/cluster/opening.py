@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .directory import LocalDirectory
+from .links import Links
 
 if TYPE_CHECKING:
     from .embedded import EmbeddedDirectory
@@ -22,16 +23,21 @@ __all__ = ["open_directory"]
 
 
 def open_directory(
-    url: str | None, *, advertise: str | None, heartbeat: float
+    url: str | None, *, advertise: str | None, heartbeat: float, links: Links | None = None
 ) -> LocalDirectory | EmbeddedDirectory | PostgresDirectory:
-    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
+    """The directory for ``--cluster URL``; one of its own for a server alone (``None``).
+    Its links to other nodes are made as ``links`` says (plain TCP by default)."""
     if url is None:
         return LocalDirectory()
+    shared: EmbeddedDirectory | PostgresDirectory
     if url.startswith("unix:"):
         from .embedded import EmbeddedDirectory
 
         path = url.removeprefix("unix:")
-        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
-    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
+        shared = EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
+    else:
+        from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
 
-    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)
+        shared = PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)
+    shared.links = links or Links()
+    return shared

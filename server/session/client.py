@@ -342,7 +342,11 @@ class Connection(Mailbox):
 
     def refused(self, error: RemoteProtocolError) -> bool:
         """A line the protocol refused: answered ``ERROR``, or ``BYE`` and the end when the
-        error is fatal (then ``True``)."""
+        error is fatal (then ``True``); a carried client's goes to the node that answers
+        its commands, to be refused there in its turn."""
+        if self.relay is not None and error.line is not None:
+            self.relay.forward_line(error.line)  # answered there, in its turn
+            return False
         self.server.counts.protocol_errors += 1
         self.log.info("protocol error", error=str(error), fatal=error.fatal)
         if error.fatal:

@@ -7,7 +7,7 @@ line that starts both, and reads only what these roles declare.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Protocol
 
 import trio
@@ -15,13 +15,12 @@ import trio
 from protocol.replies import GameInfo
 from records.writer import RecordWriter
 
-from ..cluster.directory import Directory
 from ..metrics import Counts
 from ..session.admission import Admission
 from ..setup.config import ServerConfig
 from ..setup.logs import RateLimitedLogger
 
-__all__ = ["ListedGame", "Site", "WebLadder", "WebLobby"]
+__all__ = ["ListedElsewhere", "ListedGame", "Nodes", "Site", "WebLadder", "WebLobby"]
 
 
 class ListedGame(Protocol):
@@ -37,6 +36,43 @@ class ListedGame(Protocol):
 
     def info(self) -> GameInfo:
         """The game as ``GAMES`` lists it."""
+        ...
+
+
+class ListedElsewhere(Protocol):
+    """A game another node of the cluster holds
+    (:class:`server.cluster.directory.RemoteGame`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def address(self) -> str:
+        """``HOST:PORT`` its node advertises for clients."""
+        ...
+
+    @property
+    def info(self) -> GameInfo | None:
+        """How it was last described (``None`` while its world is being built)."""
+        ...
+
+
+class Nodes(Protocol):
+    """The cluster's directory, as the web page reads it
+    (:class:`server.cluster.directory.Directory`)."""
+
+    @property
+    def node(self) -> str:
+        """This node's id."""
+        ...
+
+    @property
+    def advertise(self) -> str | None:
+        """``HOST:PORT`` this node advertises for clients."""
+        ...
+
+    def remote_games(self) -> Iterable[ListedElsewhere]:
+        """Every game other nodes hold, from the local copy."""
         ...
 
 
@@ -85,7 +121,7 @@ class Site(Protocol):
     def admission(self) -> Admission: ...
 
     @property
-    def directory(self) -> Directory: ...
+    def directory(self) -> Nodes: ...
 
     @property
     def lobby(self) -> WebLobby: ...

@@ -131,7 +131,7 @@ def callable_attributes() -> list[str]:
 
 
 def import_graph(*packages: str) -> grimp.ImportGraph:
-    return grimp.build_graph(*packages, include_external_packages=False)
+    return grimp.build_graph(*packages, include_external_packages=False, cache_dir=None)
 
 
 def import_circles(graph: grimp.ImportGraph) -> list[list[str]]:
