@@ -143,8 +143,10 @@ class Chronicle:
             return
         for player, status in remaining:
             self._tally_leave(player, "unfinished", status)
+        # (a replay begins with the first action: a game nobody acted in has no file)
+        path = None if replay is None else replay.path
         record = tally.finish(
-            rounds=self.round, end=reason, replay=str(replay.path) if replay is not None else None
+            rounds=self.round, end=reason, replay=None if path is None else str(path)
         )
         if record is not None:
             try:

@@ -256,6 +256,8 @@ class Connection(Mailbox):
         (:class:`server.session.fast_path.FastPath`); by default the connection itself."""
         self.log.info("client connected")
         try:
+            for line in self.protocol.dialect.welcome:
+                self.send(line)
             if self.protocol.dialect.greets:
                 self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
                 greet(self, self.lobby.default)
