@@ -25,10 +25,10 @@ from protocol.replies import GameInfo
 from records.names import LookalikeNames
 
 from ..game.outbox import Outbox
-from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, RemoteGame
+from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, LogFor, RemoteGame, ServeRelayed
 from .links import Links
 from .relay import Relay, Relayable
-from .relay_port import LogFor, ServeRelayed, serve_relays
+from .relay_port import serve_relays
 
 log = structlog.get_logger("server.cluster")
 
