@@ -647,7 +647,8 @@ class Dialect2016mbk(_Rendered):
     summary: ClassVar[str] = (
         "mbuckley2000's 2016 client: NAME <name>, H<n>, L5 rows, MS/MF, PS<n>/PF, C<chat>"
     )
-    closes_after_final: ClassVar[bool] = False
+    # mbuckley2000's server exits after a win, and its bot ignores WIN: it stops only when
+    # the connection does (its GUI shows its box on WIN, then exits as the connection ends).
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
     pushes_view: ClassVar[bool] = True
     # mbuckley2000's server says it to every connection; its client's reader takes a line
