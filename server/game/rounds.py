@@ -117,8 +117,8 @@ class Rounds(Pacing):
                 self.played(player)
             departing = dict(roster.departing)
             roster.departing.clear()
-            for player, who in departing.items():  # they left during the round: out now
-                self.members.remove(player, who, "disconnected")
+            for player, (who, why) in departing.items():  # they left during the round: out now
+                self.members.remove(player, who, why)
             for player in missed:
                 self.missed(player)
             play.flush()

@@ -18,12 +18,17 @@ from ..helpers import TIMEOUT, Peer, bound_port
 
 
 class Echo:
-    """A session that answers each line with its upper-case self, and ``bye`` with the end."""
+    """A session that answers each line with its upper-case self and ``bye`` with the
+    end; it handles nothing after ``wait`` until :attr:`held` is set (meanwhile it looks
+    only for ``bye`` and the end)."""
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, read_ahead: int = 1 << 20) -> None:
         self.transport = transport
         self.buffer = b""
         self.ended: list[bool] = []
+        self.held = trio.Event()
+        self.limit = read_ahead
+        self.looks = 0
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data if data else b"\0"
@@ -33,14 +38,30 @@ class Echo:
             line, _, self.buffer = self.buffer.partition(b"\n")
             self.transport.heard()
             if line == b"bye":
-                self.transport.write(b"BYE\n")
-                self.transport.close("quit")
+                self._bye()
                 return Input.ENDED
+            if line == b"wait" and not self.held.is_set():
+                self.transport.write(b"WAITING\n")
+                return self.held
             self.transport.write(line.upper() + b"\n")
         if self.buffer == b"\0":
             self.transport.close("client closed the connection")
             return Input.ENDED
         return Input.WANT_DATA
+
+    def _bye(self) -> None:
+        self.transport.write(b"BYE\n")
+        self.transport.close("quit")
+
+    def read_ahead(self) -> bool:
+        self.looks += 1
+        if b"bye\n" in self.buffer:
+            self._bye()
+            return False
+        if self.buffer.endswith(b"\0"):
+            self.transport.close("client closed the connection")
+            return False
+        return len(self.buffer) < self.limit
 
     def settle(self) -> None:
         pass
@@ -79,6 +100,45 @@ async def test_end_of_input_ends_the_transport() -> None:
         await client.send_stream.aclose()
         assert await read_to_end(client) == b"ONE\n"
     assert transport.reason == "client closed the connection"
+
+
+async def test_a_held_session_is_read_on_and_its_end_or_bye_is_acted_on_at_once() -> None:
+    """Before: nothing was read while the session held a command (found in issue 40)."""
+    for last, reason in ((b"bye\n", "quit"), (b"", "client closed the connection")):
+        client, server_end = trio.testing.memory_stream_pair()
+        transport = Transport(server_end, ServerConfig())
+        session = Echo(transport)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(transport.run, session)
+            await client.send_all(b"one\nwait\ntwo\n")
+            await trio.testing.wait_all_tasks_blocked()
+            assert await client.receive_some() == b"ONE\nWAITING\n"
+            assert session.looks == 1 and session.buffer == b"two\n", "read on while held"
+            if last:
+                await client.send_all(last)
+            else:
+                await client.send_stream.aclose()
+            assert await read_to_end(client) == (b"BYE\n" if last else b""), "never TWO"
+        assert transport.reason == reason and not session.held.is_set()
+        assert session.ended == [False]
+
+
+async def test_a_held_session_reads_no_more_than_it_wants_and_keeps_the_order() -> None:
+    client, server_end = trio.testing.memory_stream_pair()
+    transport = Transport(server_end, ServerConfig())
+    session = Echo(transport, read_ahead=4)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(transport.run, session)
+        await client.send_all(b"wait\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await client.send_all(b"one\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await client.send_all(b"two\nbye\n")
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.buffer == b"one\n", "not read past what the session wants"
+        session.held.set()
+        assert await read_to_end(client) == b"WAITING\nONE\nTWO\nBYE\n"
+    assert transport.reason == "quit"
 
 
 async def test_a_backlog_past_the_limit_is_cut_off_on_any_stream() -> None:
