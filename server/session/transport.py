@@ -44,6 +44,9 @@ the bytes and reads the clock):
 * A client that leaves its replies unread is cut off (``CUT_OFF``): at once when a
   line is queued behind more than ``max_pending_output`` unwritten bytes, and when
   a write has waited ``send_timeout`` seconds.
+* While the session holds a command (:meth:`Session.handle_input` returned an event),
+  the client is still read, for :meth:`Session.read_ahead` (a ``QUIT`` or the client's
+  end is acted on at once), as long as the session wants more.
 * A client that sends no whole command (the session calls :meth:`~Transport.heard`)
   for ``idle_timeout`` seconds is idle: :meth:`Session.input_ended` is told so, to
   say goodbye. Blank lines, half lines and telnet chatter do not count.
@@ -340,12 +343,8 @@ class Transport(TransportPolicy):
                 await self.stream.aclose()
 
     async def _hold(self, session: Session, done: trio.Event) -> None:
-        """Wait until ``done`` is set (a command of the client's is held), reading the
-        client meanwhile (:meth:`_read_ahead`): its end or its ``QUIT`` is acted on at
-        once, and ends the connection, which interrupts the wait (:meth:`close`)."""
-        if done.is_set():
-            await trio.lowlevel.checkpoint()
-            return
+        """Wait until ``done`` is set (a command of the client's is held), reading on
+        meanwhile (:meth:`_read_ahead`); a session that ends the connection ends the wait."""
         async with trio.open_nursery() as reader:
             reader.start_soon(self._read_ahead, session, done)
             await done.wait()

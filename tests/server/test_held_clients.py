@@ -157,3 +157,24 @@ async def test_what_a_held_client_sends_is_read_within_a_bound_and_answered_in_o
     assert await ada.read_lines(count) == ["WHOAMI #2 trio"] * count
     await bob.aclose()
     await cy.aclose()
+
+
+async def test_a_quit_behind_a_held_command_goes_as_docs_protocol_says(
+    start_server: StartServer,
+) -> None:
+    """docs/protocol.md's transcript of a ``QUIT`` behind a ``LOOK`` that waits, replayed."""
+    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    block = text.split("<!-- transcript: held -->\n```\n", 1)[1].split("```", 1)[0]
+    server = await start_server()
+    peers = {name: await Peer.connect(bound_port(server)) for name in ("bob", "ada")}
+    speaker = None
+    for line in block.splitlines():
+        who, typed, command = line.partition("> ")
+        if typed:
+            speaker = who
+            await peers[who].send(command + "\n")
+            continue
+        reader = "bob" if line.split()[0] in {"JOINED", "LEFT"} else speaker
+        assert reader is not None
+        assert await peers[reader].read_line() == line
+    assert await peers["ada"].read_to_end() == b"", "nothing after BYE"
