@@ -25,22 +25,28 @@ from server.session.transport import RECEIVE_SIZE
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port
 from ..worlds.battle.test_battle_tcp import ARENA, SEED, lines_until
-from .conftest import StartGameServer, nothing_received
+from .conftest import StartGameServer, nothing_received, replay_transcript
 
 TURN = 600
 BYE = b"BYE Thanks for playing.\n"
-ENDINGS = ["disconnected", "quit"]
-"""How the held client goes: it closes its connection, or sends ``QUIT``."""
+ENDINGS = ["disconnected", "quit", "line too long"]
+"""How the held client goes: it closes its connection, sends ``QUIT``, or sends a line
+longer than the limit (a final line too)."""
 
 
-async def go(peer: Peer, how: str) -> None:
-    """``peer``, whose command is held, goes: it closes, or it quits and is told ``BYE``
-    (and nothing else: what it sent before its ``QUIT`` is never answered)."""
+async def go(peer: Peer, how: str) -> str:
+    """``peer``, whose command is held, goes as ``how`` says, and is told its final line
+    and nothing else (what it sent before is never answered); why others are told it left."""
     if how == "disconnected":
         await peer.aclose()
-        return
-    await peer.send("WHOAMI\nQUIT\n")
-    assert await peer.read_to_end() == BYE
+        return how
+    if how == "quit":
+        await peer.send("WHOAMI\nQUIT\n")
+        assert await peer.read_to_end() == BYE
+        return how
+    await peer.send("WHOAMI\n" + "x" * 2000 + "\n")
+    assert await peer.read_to_end() == b"BYE line too long (the limit is 1024 bytes)\n"
+    return "disconnected"
 
 
 async def connect(server: Server, *lines: str) -> Peer:
@@ -65,8 +71,8 @@ async def test_a_player_held_until_the_game_is_full_leaves_at_once(
     await ada.send("LOOK\n")
     assert await nothing_received(ada), "the LOOK waits for the game to be full"
 
-    await go(ada, how)
-    assert await bob.read_line() == f"LEFT Ada: {how}"
+    why = await go(ada, how)
+    assert await bob.read_line() == f"LEFT Ada: {why}"
     # The game fills with the players who are there, and begins.
     cy = await connect(server, "JOIN trio")
     await cy.send("LOOK\n")
@@ -96,9 +102,9 @@ async def test_a_player_whose_look_waits_for_its_turn_leaves_at_once(
     await bob.send("LOOK\n")
     assert await nothing_received(bob), "alice's turn: bob's LOOK waits for his"
 
-    await go(bob, how)
-    assert await lines_until(alice, lambda line: line.startswith("LEFT ")) == [f"LEFT bob: {how}"]
-    assert await lines_until(carol, lambda line: line.startswith("LEFT ")) == [f"LEFT bob: {how}"]
+    why = await go(bob, how)
+    assert await lines_until(alice, lambda line: line.startswith("LEFT ")) == [f"LEFT bob: {why}"]
+    assert await lines_until(carol, lambda line: line.startswith("LEFT ")) == [f"LEFT bob: {why}"]
     # The turn passes to the players who are there.
     assert await alice.ask("ENDTURN") == ["SUCCESS"]
     assert await alice.read_lines(2) == ["ENDTURN", "TURN carol"]
@@ -118,7 +124,7 @@ async def test_a_player_whose_action_waits_for_its_round_leaves_at_once(
     await ada.send("MOVE E\n")
     assert await nothing_received(ada), "the MOVE waits for bob's action"
 
-    await go(ada, how)
+    why = await go(ada, how)
     await trio.testing.wait_all_tasks_blocked()
     # Ada's seat and name are free at once; her action is played with the round.
     cy = await Peer.connect(bound_port(server))
@@ -128,11 +134,11 @@ async def test_a_player_whose_action_waits_for_its_round_leaves_at_once(
     assert await bob.ask("STAY") == ["SUCCESS"]
     assert await cy.read_line() == "SUCCESS"
     pushed = await lines_until(bob, lambda line: line.startswith("LEFT "))
-    assert pushed[-2:] == ["ROUND 1 acted=3 missed=0", f"LEFT Ada: {how}"]
+    assert pushed[-2:] == ["ROUND 1 acted=3 missed=0", f"LEFT Ada: {why}"]
     (path,) = replay_dir.iterdir()
     records = [json.loads(line) for line in path.read_text().splitlines()]
     assert {"round": 1, "actions": [[1, "STAY"], [2, "MOVE E"], [3, "MOVE E"]]} in records
-    assert records[-1] == {"round": 1, "leave": 2, "why": how}
+    assert records[-1] == {"round": 1, "leave": 2, "why": why}
 
 
 async def test_what_a_held_client_sends_is_read_within_a_bound_and_answered_in_order(
@@ -163,18 +169,7 @@ async def test_a_quit_behind_a_held_command_goes_as_docs_protocol_says(
     start_server: StartServer,
 ) -> None:
     """docs/protocol.md's transcript of a ``QUIT`` behind a ``LOOK`` that waits, replayed."""
-    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    block = text.split("<!-- transcript: held -->\n```\n", 1)[1].split("```", 1)[0]
     server = await start_server()
     peers = {name: await Peer.connect(bound_port(server)) for name in ("bob", "ada")}
-    speaker = None
-    for line in block.splitlines():
-        who, typed, command = line.partition("> ")
-        if typed:
-            speaker = who
-            await peers[who].send(command + "\n")
-            continue
-        reader = "bob" if line.split()[0] in {"JOINED", "LEFT"} else speaker
-        assert reader is not None
-        assert await peers[reader].read_line() == line
+    assert await replay_transcript("held", peers, {"JOINED", "LEFT"}, "bob") == "ada"
     assert await peers["ada"].read_to_end() == b"", "nothing after BYE"
