@@ -16,10 +16,11 @@ back-pressure and the time limits).
 In a world with rounds an action is answered when its round resolves: the game
 hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
 and the connection handles no further command until it is set, so replies always
-come in the order of the commands. Meanwhile it reads on (:meth:`Connection.read_ahead`):
-the client's end and its ``QUIT``, which end the conversation, are acted on at once,
-and the commands before them are never answered; what else comes waits, in order, up
-to :data:`READ_AHEAD` bytes (then the client is read no more until the hold ends).
+come in the order of the commands. While a command waits for other players (a round,
+a turn, a game to fill) it reads on (:meth:`Connection.read_ahead`): the client's end
+and its ``QUIT``, which end the conversation, are acted on at once, and the commands
+before them are never answered; what else comes waits, in order, up to
+:data:`READ_AHEAD` bytes (then the client is read no more until the hold ends).
 
 Each command goes where its verb's declaration says (:class:`protocol.commands.Route`;
 the table :attr:`Connection.ROUTES` is derived from them): ``QUIT``, ``HELP`` and
@@ -347,7 +348,12 @@ class Connection(Mailbox):
         its ``QUIT`` is handled (``BYE``, and the connection ends: the player leaves as
         on any ``QUIT``), its end ends the connection (as on any disconnect), a line too
         long is refused as ever; the rest waits for :meth:`handle_input`. Whether to
-        read on (at most :data:`READ_AHEAD` bytes wait)."""
+        read on (at most :data:`READ_AHEAD` bytes wait). Only a command that waits for
+        other players is read ahead of (:attr:`reads_ahead`): one that waits for the
+        server's own work (a world built, a token checked) is soon answered, and what
+        follows it, a ``QUIT`` too, in its turn."""
+        if not self.reads_ahead:
+            return False
         try:
             ahead = self.protocol.read_ahead(READ_AHEAD)
         except RemoteProtocolError as error:

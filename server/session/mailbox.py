@@ -64,6 +64,7 @@ class Mailbox:
         "peer",
         "protocol",
         "pushes_view",
+        "reads_ahead",
         "transport",
         "waiting",
     )
@@ -97,6 +98,9 @@ class Mailbox:
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is handled until it is set."""
+        self.reads_ahead = False
+        """The last wait was for other players: while it lasts, what the client sends
+        is read on, for its ``QUIT`` or its end (:meth:`Connection.read_ahead`)."""
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
         in uses it unless another player there has it (:meth:`Game.name_of`)."""
@@ -215,9 +219,10 @@ class Mailbox:
             return
         self.transport.close(reason)
 
-    def wait_for(self, done: trio.Event) -> None:
+    def wait_for(self, done: trio.Event, *, on_players: bool = False) -> None:
         """Handle no further command until ``done`` is set (an action waits for its round)."""
         self.waiting = done
+        self.reads_ahead = on_players
 
     def write_raw(self, data: bytes) -> None:
         """Queue bytes another node of a cluster rendered for this client."""

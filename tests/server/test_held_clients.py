@@ -173,3 +173,16 @@ async def test_a_quit_behind_a_held_command_goes_as_docs_protocol_says(
     peers = {name: await Peer.connect(bound_port(server)) for name in ("bob", "ada")}
     assert await replay_transcript("held", peers, {"JOINED", "LEFT"}, "bob") == "ada"
     assert await peers["ada"].read_to_end() == b"", "nothing after BYE"
+
+
+async def test_a_quit_behind_a_command_that_waits_for_the_server_waits_its_turn(
+    start_server: StartServer,
+) -> None:
+    """A ``CREATE`` waits for its world, the server's own work, soon done: what comes
+    behind it is answered after it, in order, a ``QUIT`` too (only waits for other
+    players, as long as a turn, are overtaken)."""
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    await peer.send("CREATE w classic\nQUIT\n")
+    created, bye = (await peer.read_to_end()).decode().splitlines()
+    assert created.startswith("GAME w ") and bye == "BYE Thanks for playing."
