@@ -411,6 +411,8 @@ class Ladder:
                 renewed = await self.hashes.run(tokens.hash_token, command.token)
         await self.writer.call(Store.logged_in, name, renewed)
         self.claimed[name] = True
+        if connection.closed:
+            return  # gone while the token was checked: nobody to log in, or to resume
         connection.login = name
         self._owner_proven(connection, name)
         connection.who.log.info("logged in", name=name)
