@@ -21,25 +21,25 @@ import sys
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Final
-
-import psycopg
-import sqlalchemy.exc
-import trio
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING, Final
 
 from bots import KINDS
 from commandline import INTERRUPTED_STATUS, run_command
-from records.ranking import Rating
-from records.store import Store, safe_url
+from records.urls import safe_url
 
-from . import distributed
 from .entrants import Entrant, parse_entrants, parse_seeds
-from .results import standings, strangers, table_of, tournament_records
-from .runner import Arena
-from .sandbox import Sandbox, choose_isolation
-from .schedule import Match, fairness_note, round_robin, swiss_round
+
+# What plays and records a tournament (trio, the store, Rich) loads once one is asked
+# for, not for ``--help``; see tests/server/test_startup_imports.py.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from records.ranking import Rating
+    from records.store import Store
+
+    from .runner import Arena
+    from .schedule import Match
 
 __all__ = ["build_parser", "main"]
 
@@ -114,6 +114,9 @@ COMMANDS: Final = ("submit", "worker", "status")
 
 
 def _command(command: str, args: list[str]) -> int:
+    import psycopg
+    import sqlalchemy.exc
+
     try:
         return _run_command(command, args)
     except (psycopg.OperationalError, sqlalchemy.exc.OperationalError) as error:
@@ -124,6 +127,8 @@ def _command(command: str, args: list[str]) -> int:
 
 
 def _run_command(command: str, args: list[str]) -> int:
+    from . import distributed
+
     if command == "submit":
         parser = build_parser()
         parser.prog = "dod-arena submit"
@@ -174,6 +179,15 @@ def _main(argv: Sequence[str] | None) -> int:
     tournament = options.tournament or secrets.token_hex(3)
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,18}", tournament):
         parser.error("--tournament: at most 18 letters, digits, _ and -")
+    import trio
+    from rich.console import Console
+
+    from records.store import Store
+
+    from .results import standings, strangers, table_of, tournament_records
+    from .runner import Arena
+    from .sandbox import Sandbox, choose_isolation
+
     store = Store(options.db)
     store.migrate()  # before the servers, so that they do not race to create it
     console = Console(stderr=True)
@@ -264,6 +278,17 @@ def _main(argv: Sequence[str] | None) -> int:
 async def _run(
     arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, console: Console
 ) -> list[Match]:
+    import trio
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from .schedule import fairness_note, round_robin
+
     options = arena.options
     matches: list[Match] = []
     async with trio.open_nursery() as nursery:
@@ -293,6 +318,11 @@ async def _run(
 async def _swiss(
     arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, progress: Progress
 ) -> list[Match]:
+    import trio
+
+    from .results import standings, tournament_records
+    from .schedule import fairness_note, swiss_round
+
     options = arena.options
     per_round = len(entrants) // options.players
     task = progress.add_task("games", total=per_round * options.rounds)

@@ -164,6 +164,7 @@ class Server:
                                     )
                                 )
                             task_status.started(self)
+                            self.ladder.serving()
                     self._say_goodbye(connections)
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()

@@ -9,20 +9,21 @@ import gc
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-import trio
-
-from records.store import Store, StoreError, safe_url
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
-from .app import ListenError, Server
-from .cluster.workers import run_workers
-from .lobby.ladder import records_url
 from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
-from .setup.logs import announce, configure_logging
+
+# The rest of the server is imported where it is used: ``--help``, ``--print-config``
+# and ``--list-worlds`` load none of it, and a server loads its store, its web face and
+# its cluster only when its settings ask for them (tests/server/test_startup_imports.py).
+if TYPE_CHECKING:
+    from .app import Server
+    from .web import WebService
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,6 +34,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> NoReturn:
+    from .setup.logs import announce
+
     announce("dod-server", f"error: {message}", level="error")
     sys.exit(2)
 
@@ -89,6 +92,10 @@ def _tune_garbage_collector() -> None:
 
 async def _run(server: Server) -> None:
     """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+    import trio
+
+    from .setup.logs import announce
+
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -108,10 +115,11 @@ async def _run(server: Server) -> None:
                     dialect=listen.dialect,
                 )
             if server.config.http_port is not None:
-                # Imported here: a server without its web face needs none of HTTP's libraries.
-                from .web import serve_web
-
-                web = await nursery.start(serve_web, server)
+                # Imported here, in a worker thread: a server without its web face needs
+                # none of HTTP's libraries, and the clients of one that has it are served
+                # while they load.
+                serve_web = await trio.to_thread.run_sync(_web_face)
+                web: WebService = await nursery.start(serve_web, server)
                 announce("dod-server", f"web page at {web.url}", url=web.url)
             async for _ in signals:
                 if server.config.drain_timeout is not None:
@@ -119,6 +127,12 @@ async def _run(server: Server) -> None:
                 server.shutdown()
                 break
             await trio.sleep_forever()  # until serve_then_stop cancels us
+
+
+def _web_face() -> Callable[..., Awaitable[object]]:
+    from .web import serve_web
+
+    return serve_web
 
 
 def _check_writable(directory: Path) -> None:
@@ -135,9 +149,25 @@ def _check_writable(directory: Path) -> None:
 def _check_store(config: ServerConfig) -> None:
     """Refuse at start-up a store URL that can never work (``bogus://x``, a driver that
     is not installed): only a store that may come up later is retried while serving."""
+    from records.urls import is_sqlite, safe_url, sqlite_file
+
+    from .lobby.ladder import records_url
+
     url = records_url(config)
     if url is None:
         return
+    if is_sqlite(url):
+        # SQLite's driver ships with Python: nothing to load before listening (the store,
+        # SQLAlchemy and Alembic, loads once the server serves); its folder is made now.
+        database = sqlite_file(url)
+        try:
+            if database is not None:
+                database.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--db: {safe_url(url)}: {error.strerror or error}") from None
+        return
+    from records.store import Store, StoreError
+
     try:
         Store(url).close()  # parses the URL and loads its driver; connects to nothing
     except StoreError as error:
@@ -154,6 +184,8 @@ def _startup_error(error: BaseException) -> str | None:
     Errors raised inside trio's nurseries arrive wrapped in exception groups; a
     group holding exactly one such error is that error.
     """
+    from .app import ListenError
+
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     if isinstance(error, ListenError | ConfigError | UnknownWorld | MapError | OSError):
@@ -202,7 +234,11 @@ def main(argv: list[str] | None = None) -> int:
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
         _check_store(config)
+        from .setup.logs import configure_logging
+
         if config.workers > 1:
+            from .cluster.workers import run_workers
+
             configure_logging(config.log_format, config.log_level)
             return run_workers(
                 config.workers,
@@ -213,11 +249,15 @@ def main(argv: list[str] | None = None) -> int:
                 embedded=config.cluster is None,
             )
         configure_logging(config.log_format, config.log_level)
+        from .app import Server
+
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:
         _fail(str(error))
     _raise_file_limit()
     _tune_garbage_collector()
+    import trio
+
     try:
         trio.run(_run, server)
     except BaseException as error:

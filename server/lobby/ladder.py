@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
-from typing import ClassVar, Final, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar, cast
 
 import structlog
 import trio
@@ -55,15 +55,19 @@ from protocol.replies import (
     Standing,
 )
 from records import names as tokens
-from records.bests import bests
 from records.model import GameRecord
-from records.store import Store, sqlite_file
+from records.urls import sqlite_file
 from records.writer import RecordWriter, StoreUnavailable
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig
 from .lobby import Lobby
 from .login_limits import Allowances, HashBusy, HashGate
+
+if TYPE_CHECKING:
+    from records.bests import MapBests
+    from records.store import Standing as StoreStanding
+    from records.store import Store
 
 __all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
 
@@ -158,6 +162,7 @@ class Ladder:
                 journal=journal_folder(config, url),
                 max_unwritten=config.max_unwritten_games,
                 busy_timeout=config.store_busy_timeout,
+                open_when_told=True,
             )
         )
         if self.writer is not None:
@@ -182,6 +187,12 @@ class Ladder:
         asked for port 0 gets one from the system)."""
         if self.writer is not None:
             self.writer.server = f"{host}:{port}"
+
+    def serving(self) -> None:
+        """The server accepts clients: the store may be opened (and its libraries
+        loaded, in the writer's thread) without delaying that."""
+        if self.writer is not None:
+            self.writer.may_open()
 
     def game_finished(self, record: GameRecord) -> None:
         if self.writer is not None:
@@ -212,9 +223,10 @@ class Ladder:
         writer = self.writer
         assert writer is not None
         with self._refresher:
+            await writer.ready()  # nothing is claimed in a store not reached yet
             while True:
                 with contextlib.suppress(StoreUnavailable):
-                    claimed = await writer.call(Store.claimed_names)
+                    claimed = await writer.call(_claimed_names)
                     # Keys for thousands of names: worth a thread, not the loop's time.
                     self.claimed = await trio.to_thread.run_sync(_index, claimed)
                 await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
@@ -315,7 +327,7 @@ class Ladder:
         if command.best:
             await self._bests(connection, world)
             return
-        table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
+        table = await self.writer.call(_leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
                 world,
@@ -337,7 +349,7 @@ class Ladder:
     async def _bests(self, connection: Claimant, world: str) -> None:
         """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
         assert self.writer is not None
-        groups = await self.writer.call(bests, world, BESTS_PER_MAP)
+        groups = await self.writer.call(_best_results, world, BESTS_PER_MAP)
         lines: list[Best] = []
         for group in groups:
             shown = group.map.replace(" ", "%20")
@@ -383,9 +395,9 @@ class Ladder:
         except HashBusy:
             self._claims.give_back(connection.address)  # busy: no name was claimed
             raise
-        if not await self.writer.call(Store.claim, name, token_hash):
+        if not await self.writer.call(_claim, name, token_hash, write=True):
             # Claimed meanwhile, here or on another server of the ladder.
-            holder = await self.writer.call(Store.lookalike, name) or name
+            holder = await self.writer.call(_lookalike, name) or name
             self.claimed[holder] = True
             connection.send(Error(_claimed_already(name, holder)))
             return
@@ -398,13 +410,13 @@ class Ladder:
     async def _has_games(self, name: str) -> bool:
         """Whether the store holds a game played under exactly ``name``."""
         assert self.writer is not None
-        history = await self.writer.call(Store.history, name, None, 1)
+        history = await self.writer.call(_history, name, None, 1)
         return bool(history)
 
     async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None
         name = command.name
-        token_hash = await self.writer.call(Store.token_hash, name)
+        token_hash = await self.writer.call(_token_hash, name)
         if token_hash is None:
             holder = self.claimed.holder(name)
             if holder is not None and holder != name:
@@ -423,7 +435,7 @@ class Ladder:
         if tokens.needs_rehash(token_hash):
             with contextlib.suppress(HashBusy):  # renewed at a later login instead
                 renewed = await self.hashes.run(tokens.hash_token, command.token)
-        await self.writer.call(Store.logged_in, name, renewed)
+        await self.writer.call(_logged_in, name, renewed, write=True)
         self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
@@ -446,6 +458,44 @@ class Ladder:
         )
     )
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
+
+
+# What the ladder asks of the store, run by RecordWriter.call in the store's thread: they
+# use the open store, and never import its module (SQLAlchemy) on the loop.
+
+
+def _claimed_names(store: Store) -> set[str]:
+    return store.claimed_names()
+
+
+def _leaderboard(store: Store, world: str, lines: int) -> list[StoreStanding]:
+    return store.leaderboard(world, lines)
+
+
+def _best_results(store: Store, world: str, per_map: int) -> list[MapBests]:
+    from records.bests import bests
+
+    return bests(store, world, per_map)
+
+
+def _claim(store: Store, name: str, token_hash: str) -> bool:
+    return store.claim(name, token_hash)
+
+
+def _lookalike(store: Store, name: str) -> str | None:
+    return store.lookalike(name)
+
+
+def _history(store: Store, name: str, world: str | None, limit: int) -> list[dict[str, Any]]:
+    return store.history(name, world, limit)
+
+
+def _token_hash(store: Store, name: str) -> str | None:
+    return store.token_hash(name)
+
+
+def _logged_in(store: Store, name: str, renewed: str | None) -> None:
+    store.logged_in(name, renewed)
 
 
 def _index(names: set[str]) -> tokens.LookalikeNames[bool]:

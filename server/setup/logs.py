@@ -125,6 +125,11 @@ def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> 
     root = logging.getLogger()
     root.handlers[:] = [_ToStructlog()]
     root.setLevel(numeric_level)
+    # Alembic tells each step of opening the store (``Context impl SQLiteImpl.``, its
+    # plugins, each migration) at info: chatter on every start, shown at debug only.
+    # The store's own ``store ready`` event says which revision it is at.
+    chatter = logging.WARNING if numeric_level > logging.DEBUG else logging.NOTSET
+    logging.getLogger("alembic").setLevel(chatter)
 
 
 class LogAllowance:
