@@ -18,7 +18,7 @@ from worlds.crawler import parse_level
 from worlds.crawler.dungeon import open_dungeon
 from worlds.crawler.generated import crawler_levels
 
-from ..helpers import TIMEOUT
+from ..limits import process_limit
 
 
 def test_the_default_is_the_drawing_of_seed_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -134,7 +134,7 @@ def test_the_console_script_runs() -> None:
         [str(Path(sys.executable).with_name("dod-generate")), "--seed", "3", "--width", "30"],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == generate(3, Settings(width=30)).drawing()

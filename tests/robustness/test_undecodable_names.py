@@ -16,7 +16,8 @@ from server.replay.reader import open_world, read_replay, rerun
 from worlds.registry import load_plugin
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer, bound_port
+from ..helpers import Peer, bound_port
+from ..limits import process_limit
 from ..server.test_cli import SCRIPT
 
 LATIN1_NAME = "café.map".encode("latin-1")
@@ -36,7 +37,7 @@ def test_the_operators_map_with_a_latin1_name_is_refused_at_start_up(tmp_path: P
         [SCRIPT, "--port", "0", "--no-http", "--no-replays", "--map", str(path)],
         capture_output=True,
         stdin=subprocess.DEVNULL,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
         check=False,
     )
     assert finished.returncode == 2
