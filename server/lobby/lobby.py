@@ -15,7 +15,9 @@ What a caller may rely on:
   not ended, played in or watched; checked on ``CREATE``, ``JOIN`` and ``WATCH``),
   so one address cannot take every game.
 * **No squatting**: a created game nobody has joined is removed after
-  ``unjoined_game_timeout`` seconds, and at once when its creator disconnects.
+  ``unjoined_game_timeout`` seconds. It outlives its creator's connection (``printf
+  'CREATE arena crawler\n' | nc ...`` makes a game others then join), and counts against
+  its creator's address (``max_games_per_address``) until it is gone.
 * A plugin that raises while a world is opened, joined or restarted ends that
   request (an ``ERROR`` to the client, one log event), never the server.
 * :meth:`Lobby.run` owns every game's task and every build; when it returns, every
@@ -221,13 +223,10 @@ class Lobby:
                     del self.owned[game.owner]
 
     def client_gone(self, client: Outbox) -> None:
-        """``client`` has ended: the games it created that nobody joined go with it."""
-        for name in list(self.owned.get(client.id, ())):
-            game = self.games.get(name)
-            if game is not None and not game.players and not game.joined_any:
-                why = "its creator left before anyone joined"
-                game.log_removed(why)
-                self._remove(game, why)
+        """``client`` has ended. The games it created stay: one nobody has joined waits
+        for its first player until ``unjoined_game_timeout``, as any other, and its
+        creator's address still holds it (:class:`~server.lobby.seating.Seating`)."""
+        self.owned.pop(client.id, None)  # what a connection created counts while it lives
 
     def _may_chat(self, client: Outbox) -> bool:
         """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""

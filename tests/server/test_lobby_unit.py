@@ -144,15 +144,22 @@ async def test_limits_are_refused_with_an_error_naming_them(lobby: Lobby) -> Non
     assert cat.lines() == ["ERROR there is no game called nosuch; send GAMES for the list"]
 
 
-async def test_a_creators_unjoined_games_go_with_it(lobby: Lobby) -> None:
+async def test_a_creators_unjoined_game_outlives_it_and_still_counts_against_its_address(
+    lobby: Lobby,
+) -> None:
+    # The README's flow: `printf 'CREATE arena ...' | nc` then bots JOIN arena. Before,
+    # the game went with its creator's connection: "there is no game called arena".
     ada, eve = MemoryOutbox(), MemoryOutbox()
     await create(lobby, ada, "CREATE g classic map=tiny")
     lobby.handle(eve, command("WATCH g"))
     eve.replies.clear()
     lobby.client_gone(ada)
-    assert "g" not in lobby.games
-    assert eve.replies == [GameOver("g is removed: its creator left before anyone joined")]
-    assert lobby.watching(eve) is None
+    assert "g" in lobby.games
+    assert eve.replies == []
+    assert lobby.seating.held(ada.address) == {"g"}
+    bob = MemoryOutbox()
+    lobby.handle(bob, command("JOIN g"))
+    assert bob.lines()[0].startswith("GAME g ")
 
 
 async def test_an_unknown_world_is_refused(lobby: Lobby) -> None:
