@@ -16,7 +16,7 @@ import trio
 from bots.launcher import main, parse_kinds
 
 from ..conftest import StartServer, WriteMap
-from ..helpers import REPO
+from ..helpers import REPO, Peer, bound_port
 from .conftest import bot_limit, run_module
 
 ROOM = """name Gold Room
@@ -93,6 +93,22 @@ async def test_the_launcher_creates_the_game_its_bots_play(
     replays = [path for path in tmp_path.iterdir() if path.name.startswith("arena")]
     joins = [line for path in replays for line in path.read_text().splitlines() if '"join"' in line]
     assert len(joins) == 2, joins
+
+
+async def test_bots_join_a_game_whose_creator_has_left(start_server: StartServer) -> None:
+    # The README's flow: `printf 'CREATE arena ...' | nc -q1`, then dod-bots --game arena.
+    # Before: "ERROR there is no game called arena", the game gone with its creator.
+    server = await start_server(world="crawler", seed=1, replay_dir=None)
+    creator = await Peer.connect(bound_port(server))
+    await creator.send("CREATE arena crawler map=easy seed=7 players=2 start=full\n")
+    assert (await creator.read_line()).startswith("GAME arena world=crawler")
+    await creator.aclose()
+    finished = await run_module(
+        "bots.launcher", "--port", str(server.port), "--game", "arena", "--json", "crawler-solver:2"
+    )
+    assert finished.returncode == 0, finished.stderr
+    results = json.loads(finished.stdout)["results"]
+    assert [result["outcome"] for result in results] == ["win", "win"], results
 
 
 async def test_a_game_the_launcher_cannot_create_stops_it(start_server: StartServer) -> None:
