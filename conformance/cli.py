@@ -162,13 +162,19 @@ def _main(argv: Sequence[str] | None) -> int:
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
-        if progress.report is None:
-            raise
-        report = progress.report
-        report.findings.append(f"the run was interrupted after {len(report.results)} check(s)")
+        # What ran is shown, with no verdict; then, as every command, "interrupted" and
+        # status 130 (commandline.run_command), never a verdict on half a run.
+        if progress.report is not None:
+            progress.report.interrupted = True
+            _show(progress.report, args)
+        raise
+    _show(report, args)
+    return 0 if report.ok else 1
+
+
+def _show(report: Report, args: argparse.Namespace) -> None:
     print(to_json(report) if args.format == "json" else to_table(report))
     if args.junit_xml is not None:
         args.junit_xml.write_text(to_junit_xml(report), encoding="utf-8")
     if args.format == "json":
         print(summary(report), file=sys.stderr)
-    return 0 if report.ok else 1
