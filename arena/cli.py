@@ -56,8 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     cores = os.cpu_count() or 1
     parser = argparse.ArgumentParser(
         prog="dod-arena",
+        usage="%(prog)s [options] BOT [BOT ...]\n       %(prog)s {submit,worker,status} ...",
         description="Play a tournament of bots on local Dungeon of Doom servers, record every "
         "game in the store, and print the table with ratings.",
+        epilog="A tournament spread over many hosts sharing PostgreSQL: "
+        "'dod-arena submit BOT ... --db postgresql://...' stores it (the options above), "
+        "'dod-arena worker --db postgresql://...' on each host plays its matches, one "
+        "progress line each, and 'dod-arena status --db ... --tournament T' shows its "
+        "progress and table from anywhere. Each has its own --help; see docs/arena.md.",
     )
     parser.add_argument(
         "entrants",
@@ -132,6 +138,7 @@ def _run_command(command: str, args: list[str]) -> int:
     if command == "submit":
         parser = build_parser()
         parser.prog = "dod-arena submit"
+        parser.usage = parser.epilog = None
         parser.description = "Store a round-robin tournament in PostgreSQL for workers to play."
         return distributed.main_submit(parser, parser.parse_args(args))
     parser = argparse.ArgumentParser(prog=f"dod-arena {command}")
