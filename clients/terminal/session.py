@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import trio
 
+from protocol.capabilities import DEFAULT_CAPABILITIES
 from protocol.commands import (
     ApGet,
     Attack,
@@ -50,7 +51,6 @@ from protocol.commands import (
     Watch,
     parse_command,
 )
-from protocol.capabilities import DEFAULT_CAPABILITIES
 from protocol.errors import RemoteProtocolError
 from protocol.replies import (
     Bye,

@@ -57,6 +57,7 @@ def side_by_side(levels: list[tuple[str, ...]]) -> tuple[str, ...]:
         for r in range(height)
     )
 
+
 _WORLD_LINE = re.compile(r"You are in the (\S+) world\.")
 _DIRECTIONS_LINE = re.compile(r"directions here:\s*([A-Z ]+)")
 

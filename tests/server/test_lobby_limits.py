@@ -155,6 +155,23 @@ async def test_look_is_answered_while_a_large_world_is_still_being_built(
     assert still_building, "the build ended before the LOOKs were answered"
 
 
+async def test_a_game_whose_creator_left_while_it_was_built_waits_for_players(
+    start_game_server: StartGameServer,
+) -> None:
+    # `printf 'CREATE ...' | nc -q1` may close before a slow world is built.
+    gated = GatedPlugin()
+    server = await start_game_server(worlds=(gated,), map="tiny", seed=1)
+    creator, player = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
+    await creator.send("CREATE slow gated map=tiny\n")
+    await wait_opening(gated)
+    await creator.aclose()
+    gated.gate.set()
+    with trio.fail_after(10):
+        while len(server.connections) > 1:  # until the creator's connection has ended
+            await trio.testing.wait_all_tasks_blocked()
+    assert (await player.ask("JOIN slow"))[0].startswith("GAME slow world=gated")
+
+
 async def test_worlds_built_at_once_are_limited(start_game_server: StartGameServer) -> None:
     gated = GatedPlugin()
     server = await start_game_server(worlds=(gated,), max_world_builds=2)
