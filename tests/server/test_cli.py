@@ -62,6 +62,10 @@ async def test_console_script_answers_hello_and_stops_on_sigterm(tmp_path: Path)
     disconnect = next(r for r in records if r["event"] == "client disconnected")
     assert disconnect["reason"] == "server shutdown"
     assert (tmp_path / "records.db").is_file()  # the default database, beside the replays
+    # Opening (and migrating) the store is one event of ours, not Alembic's chatter
+    # ("Context impl SQLiteImpl.", each migration) on every start.
+    assert not [r for r in records if str(r.get("logger", "")).startswith("alembic")], records
+    assert "store ready" in events
 
 
 def test_python_dash_m_server_lists_worlds() -> None:
