@@ -58,6 +58,7 @@ from records import names as tokens
 from records.model import GameRecord
 from records.urls import sqlite_file
 from records.writer import RecordWriter, StoreUnavailable
+from worlds.registry import world_names
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig
@@ -324,6 +325,11 @@ class Ladder:
     async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
         world = command.world or self.lobby.game_for(connection).world_name
+        known = await self._known_worlds()
+        if world not in known:
+            # Not an empty table: a name nothing here plays or has records of.
+            connection.send(Error(f"unknown world {world!r}; worlds: {', '.join(sorted(known))}"))
+            return
         if command.best:
             await self._bests(connection, world)
             return
@@ -345,6 +351,14 @@ class Ladder:
                 ),
             )
         )
+
+    async def _known_worlds(self) -> set[str]:
+        """Every world ``LEADERBOARD`` may name: installed, played here, or with records."""
+        assert self.writer is not None
+        here = {plugin.name for plugin in self.config.worlds}
+        here |= {game.world_name for game in self.lobby.games.values()}
+        installed = await trio.to_thread.run_sync(world_names)  # reads the entry points
+        return here | set(installed) | set(await self.writer.call(_recorded_worlds))
 
     async def _bests(self, connection: Claimant, world: str) -> None:
         """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
@@ -466,6 +480,10 @@ class Ladder:
 
 def _claimed_names(store: Store) -> set[str]:
     return store.claimed_names()
+
+
+def _recorded_worlds(store: Store) -> list[str]:
+    return store.worlds()
 
 
 def _leaderboard(store: Store, world: str, lines: int) -> list[StoreStanding]:
