@@ -2,7 +2,8 @@
 
 Routes (what each promises is in ``docs/operating.md``):
 
-* ``/`` and ``/static/...``: the single-page site (package data, no CDN);
+* ``/`` and ``/static/...``: the single-page site (package data, no CDN), and its icon,
+  ``/favicon.ico``;
 * ``/api/games``: every game of the cluster, as ``GAMES`` lists it, plus the node
   holding it (``HOST:PORT`` it advertises) and its round (``null`` for another node's);
 * ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
@@ -68,6 +69,14 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
+
+    async def favicon(request: Request) -> Response:
+        # Where browsers (and any page of the API opened alone) look for the site's icon.
+        return FileResponse(
+            STATIC / "favicon.ico",
+            media_type="image/vnd.microsoft.icon",
+            headers={"Cache-Control": "max-age=86400"},
+        )
 
     async def games(request: Request) -> Response:
         directory = server.lobby.directory
@@ -142,6 +151,7 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/favicon.ico", favicon),
             Route("/api/games", games),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay_frames),
