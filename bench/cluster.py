@@ -127,9 +127,10 @@ class Node:
         )
         assert isinstance(self.process.stderr, io.BufferedReader)
         seen = b""
-        # Every worker says it listens once it is in the cluster.
+        # The first worker says where it listens, each other that it serves there too.
         workers = int(args[args.index("--workers") + 1]) if "--workers" in args else 1
-        while len(found := re.findall(rb"listening on [^\s]+:(\d+)", seen)) < workers:
+        ready = rb"(?:listening on|also serving) [^\s]+:(\d+)"
+        while len(found := re.findall(ready, seen)) < workers:
             chunk = self.process.stderr.read1(4096)
             if not chunk:
                 sys.exit(f"bench.cluster: a node did not start: {seen.decode()[-2000:]}")

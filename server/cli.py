@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every setting, its value and where it came from (as TOML), and exit",
     )
+    # Given by the parent of --workers to each worker it starts: which worker it is.
+    parser.add_argument("--worker-number", type=int, default=None, help=argparse.SUPPRESS)
     add_arguments(parser)
     return parser
 
@@ -90,8 +92,9 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-async def _run(server: Server) -> None:
-    """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+async def _run(server: Server, worker: int | None = None) -> None:
+    """Serve until SIGINT or SIGTERM, then shut down cleanly (``worker``: as that worker
+    of ``--workers``)."""
     import trio
 
     from .setup.logs import announce
@@ -106,7 +109,9 @@ async def _run(server: Server) -> None:
                     nursery.cancel_scope.cancel()
 
             await nursery.start(serve_then_stop)
-            for listen in server.listening:
+            # Of --workers, the first alone says where they listen (they share the port);
+            # each other says it serves there too.
+            for listen in server.listening if not worker else ():
                 speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
                 announce(
                     "dod-server",
@@ -114,6 +119,8 @@ async def _run(server: Server) -> None:
                     port=listen.port,
                     dialect=listen.dialect,
                 )
+            if worker:
+                announce("dod-server", f"also serving {server.config.host}:{server.port}")
             if server.config.http_port is not None:
                 # Imported here, in a worker thread: a server without its web face needs
                 # none of HTTP's libraries, and the clients of one that has it are served
@@ -196,8 +203,9 @@ def _startup_error(error: BaseException) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     list_worlds, list_maps, print_config = args.list_worlds, args.list_maps, args.print_config
-    cluster_status = args.cluster_status
+    cluster_status, worker = args.cluster_status, args.worker_number
     del args.list_worlds, args.list_maps, args.print_config, args.cluster_status
+    del args.worker_number
     try:
         loaded = load_config(args)
         if print_config:
@@ -248,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
                 http=config.http_port is not None,
                 embedded=config.cluster is None,
             )
-        configure_logging(config.log_format, config.log_level)
+        configure_logging(config.log_format, config.log_level, worker=worker)
         from .app import Server
 
         server = Server(config)
@@ -259,7 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     import trio
 
     try:
-        trio.run(_run, server)
+        trio.run(_run, server, worker)
     except BaseException as error:
         message = _startup_error(error)
         if message is None:

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import structlog
 import trio
 
+from ..setup.logs import announce
 from .embedded import Hub
 
 log = structlog.get_logger("server.cluster.workers")
@@ -92,18 +93,25 @@ def run_workers(
         signal.signal(signum, lambda *_: stop.set())
 
     def start(number: int) -> subprocess.Popen[bytes]:
-        own = ["--workers", "1", "--reuse-port", "--port", str(port)]
+        own = [
+            "--workers",
+            "1",
+            "--reuse-port",
+            "--port",
+            str(port),
+            "--worker-number",
+            str(number),
+        ]
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
         return subprocess.Popen([sys.executable, "-m", "server", *argv, *directory, *own])
 
-    print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
+    announce("dod-server", f"{count} workers share {host}:{port}", workers=count, port=port)
     if directory:
-        print(
-            f"dod-server: the workers' directory is {directory[1]} "
+        announce(
+            "dod-server",
+            f"the workers' directory is {directory[1]} "
             f"(dod-server --cluster {directory[1]} --cluster-status lists them)",
-            file=sys.stderr,
-            flush=True,
         )
     workers = [start(number) for number in range(count)]
     try:
