@@ -1,198 +1,51 @@
-"""The directory ``dod-server --workers N`` keeps in its parent process when no
-PostgreSQL is given: the workers reach it on a Unix socket (``--cluster unix:PATH``).
+"""A worker's side of the directory of ``dod-server --workers N``: its connection to
+the :class:`~server.cluster.hub.Hub` its parent keeps (``--cluster unix:PATH``).
 
-The parent's :class:`Hub` holds the games, names and secret of the cluster; each worker
-holds one connection to it, says who it is, gets the others' games and names, then
-sends its claims and changes and receives everyone else's as they happen (the same
-change records PostgreSQL's ``NOTIFY`` carries). A worker whose connection ends is
-gone at once, and its games and names with it: no heartbeat is needed on one machine.
-Lines are JSON objects, one per line, at most :data:`MAX_LINE` bytes. A connection whose
-first line is ``{"op": "status"}`` is answered once with every member and game, and
-closed (:func:`cluster_status`, for ``dod-server --cluster unix:PATH --cluster-status``);
-a status client that does not take its answer within :data:`STATUS_ANSWER_TIMEOUT`
-seconds has its connection ended.
+What a worker may rely on: it writes to its parent from one task (a claim, a barrier
+and the background sync queue their lines for it), and when its connection ends (the
+parent cut it, or is gone) it joins again every ``heartbeat`` seconds, putting its
+games and names back; meanwhile its games play on and no game can be created.
+:func:`cluster_status` reads the hub for ``dod-server --cluster unix:PATH
+--cluster-status``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
-import os
-import secrets
 import socket
-import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Final
 
 import structlog
 import trio
 
+from records.names import LookalikeNames
+
 from .directory import LocalGames, LocalNames
+from .hub import MAX_LINE, line_of, read_lines
 from .shared import SharedDirectory, describe_cluster
 
-MAX_LINE: Final = 1 << 20
+OUTGOING_LINES: Final = 1024
+"""Lines a worker queues for its parent; a task that would queue more waits."""
+JOIN_TIMEOUT: Final = 10.0
+"""Seconds a worker gives its parent to answer its hello (the copy follows)."""
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
-STATUS_ANSWER_TIMEOUT: Final = 10.0
-"""Seconds the hub gives a status client to take its answer; a client that does not
-read it by then has its connection ended, so it holds none of the hub's tasks."""
 log = structlog.get_logger("server.cluster.embedded")
 
 
-async def _lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[dict[str, Any]]:
-    """The JSON objects ``stream`` carries, one a line, until it ends."""
-    buffer = bytearray()
-    while True:
-        end = buffer.find(b"\n")
-        while end < 0:
-            if len(buffer) > MAX_LINE:
-                raise ValueError("a directory line is too long")
-            data = await stream.receive_some(65536)
-            if not data:
-                return
-            buffer += data
-            end = buffer.find(b"\n")
-        line = bytes(buffer[:end])
-        del buffer[: end + 1]
-        message = json.loads(line)
-        if not isinstance(message, dict):  # its readers look its fields up by name
-            raise ValueError("a directory line is not a JSON object")
-        yield message
+@dataclass(slots=True)
+class _Claim:
+    """A claim of a game's name sent to the parent, until it is answered."""
 
-
-def _line(message: dict[str, Any]) -> bytes:
-    return json.dumps(message).encode() + b"\n"
-
-
-class _Member:
-    def __init__(self, node: str, address: str, relay: str) -> None:
-        self.node, self.address, self.relay = node, address, relay
-        self.started = time.time()
-        self.outbox, self.inbox = trio.open_memory_channel[bytes](math.inf)
-
-
-class Hub:
-    """The parent's directory; :meth:`serve` runs it on a Unix socket until cancelled."""
-
-    def __init__(self) -> None:
-        self.secret = secrets.token_hex(32)
-        self.members: dict[str, _Member] = {}
-        self.games: dict[str, tuple[str, str | None]] = {}
-        self.names: set[tuple[str, str]] = set()
-
-    async def serve(
-        self, path: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
-    ) -> None:
-        sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
-        await sock.bind(path)
-        os.chmod(path, 0o600)  # the workers run as the parent's user; nobody else
-        sock.listen(64)
-        task_status.started()
-        await trio.serve_listeners(self._member, [trio.SocketListener(sock)])
-
-    def status(self) -> dict[str, Any]:
-        """Every member (oldest first) and game, for ``--cluster-status``."""
-        members = sorted(self.members.values(), key=lambda member: member.started)
-        return {
-            "op": "status",
-            "nodes": [
-                [
-                    member.node,
-                    member.address,
-                    member.relay,
-                    member.started,
-                    sum(1 for _, node in self.names if node == member.node),
-                ]
-                for member in members
-            ],
-            "games": [[name, node, info] for name, (node, info) in sorted(self.games.items())],
-        }
-
-    def _game(self, name: str) -> dict[str, Any]:
-        node, info = self.games[name]
-        member = self.members[node]
-        return {
-            "op": "put",
-            "name": name,
-            "node": node,
-            "info": info,
-            "address": member.address,
-            "relay": member.relay,
-        }
-
-    def _tell_others(self, node: str, message: dict[str, Any]) -> None:
-        line = _line(message)
-        for member in self.members.values():
-            if member.node != node:
-                member.outbox.send_nowait(line)
-
-    async def _member(self, stream: trio.SocketStream) -> None:
-        messages = _lines(stream)
-        member: _Member | None = None
-        try:
-            hello = await anext(messages)
-            if hello.get("op") == "status":
-                with trio.move_on_after(STATUS_ANSWER_TIMEOUT) as answering:
-                    await stream.send_all(_line(self.status()))
-                if answering.cancelled_caught:
-                    log.info("status client too slow", timeout=STATUS_ANSWER_TIMEOUT)
-                return  # the listener's handler closes the stream
-            member = _Member(str(hello["node"]), str(hello["address"]), str(hello["relay"]))
-            self.members[member.node] = member
-            member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))
-            for name in self.games:
-                member.outbox.send_nowait(_line(self._game(name)))
-            for name, node in self.names:
-                member.outbox.send_nowait(_line({"op": "name", "name": name, "node": node}))
-            member.outbox.send_nowait(_line({"op": "copied"}))
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(self._write, stream, member)
-                async for message in messages:
-                    self._handle(member, message)
-                nursery.cancel_scope.cancel()
-        except (ValueError, KeyError, TypeError, StopAsyncIteration, trio.BrokenResourceError):
-            pass
-        finally:
-            if member is not None:
-                self._gone(member)
-
-    async def _write(self, stream: trio.SocketStream, member: _Member) -> None:
-        async for line in member.inbox:
-            await stream.send_all(line)
-
-    def _handle(self, member: _Member, message: dict[str, Any]) -> None:
-        op, name, node = message["op"], str(message["name"]), member.node
-        if op == "barrier":
-            # Answered behind every change told to this member so far (one queue each).
-            member.outbox.send_nowait(_line({"op": "barrier", "name": name, "node": node}))
-        elif op == "claim":
-            won = name not in self.games
-            if won:
-                self.games[name] = (node, None)
-                self._tell_others(node, self._game(name))
-            member.outbox.send_nowait(_line({"op": "claimed", "name": name, "ok": won}))
-        elif op == "put" and self.games.get(name, (node,))[0] == node:
-            self.games[name] = (node, message.get("info"))
-            self._tell_others(node, self._game(name))
-        elif op == "drop" and self.games.get(name, ("",))[0] == node:
-            del self.games[name]
-            self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        elif op in ("name", "unname"):
-            (self.names.add if op == "name" else self.names.discard)((name, node))
-            self._tell_others(node, {"op": op, "name": name, "node": node})
-
-    def _gone(self, member: _Member) -> None:
-        node = member.node
-        if self.members.get(node) is member:
-            del self.members[node]
-        for name in [name for name, (holder, _) in self.games.items() if holder == node]:
-            del self.games[name]
-            self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        for name, holder in [pair for pair in self.names if pair[1] == node]:
-            self.names.discard((name, holder))
-            self._tell_others(node, {"op": "unname", "name": name, "node": node})
-        log.info("worker left the directory", node=node)
+    done: trio.Event = field(default_factory=trio.Event)
+    won: bool | None = None
+    """The parent's answer; ``None``: none came (the connection ended first)."""
+    abandoned: bool = False
+    """Its caller stopped waiting (cancelled): a name won is let go."""
 
 
 class EmbeddedDirectory(SharedDirectory):
@@ -201,10 +54,13 @@ class EmbeddedDirectory(SharedDirectory):
     def __init__(self, path: str, *, advertise: str | None, heartbeat: float) -> None:
         super().__init__(advertise=advertise, heartbeat=heartbeat)
         self.path = path
-        self._stream: trio.SocketStream | None = None
-        self._claims: dict[str, tuple[trio.Event, list[bool]]] = {}
+        self._outgoing: trio.MemorySendChannel[bytes] | None = None
+        """Lines for the parent, while joined: one task writes them (:meth:`_write`)."""
+        self._claims: dict[str, _Claim] = {}
+        """Claims sent and not yet answered, by name."""
         self._published: dict[str, str | None] = {}
         self._published_names: set[str] = set()
+        self._said_unreachable = False
 
     async def run(
         self,
@@ -213,78 +69,175 @@ class EmbeddedDirectory(SharedDirectory):
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
+        """Join the parent's directory, and join it again every ``heartbeat`` seconds
+        whenever the connection ends. Reports itself started after the first attempt,
+        joined or not (play starts anyway; no game can be created until it joins)."""
         self._local_games, self._local_names = local_games, local_names
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            started = False
+            while True:
+                joined = await self._join()
+                if not started:
+                    started = True
+                    task_status.started()
+                if joined is not None:
+                    await self._follow(*joined)
+                await trio.sleep(self.heartbeat)
+
+    def _unreachable_now(self, **why: str) -> None:
+        self._gone_down()
+        if not self._said_unreachable:
+            self._said_unreachable = True
+            log.warning("cluster directory unreachable", node=self.node, path=self.path, **why)
+
+    async def _join(self) -> tuple[trio.SocketStream, AsyncIterator[dict[str, Any]]] | None:
+        """A connection to the parent that has taken this node in, and the rest of its
+        lines, once the local copy holds everything the parent sent; ``None`` if it
+        cannot be had now."""
         try:
             stream = await trio.open_unix_socket(self.path)
         except OSError as error:
-            log.warning("cluster directory unreachable", path=self.path, error=repr(error))
-            task_status.started()  # play starts anyway; no game can be created
-            await trio.sleep_forever()
-        self._stream = stream
-        await stream.send_all(
-            _line(
-                {
-                    "op": "hello",
-                    "node": self.node,
-                    "address": self.advertise or "",
-                    "relay": self.relay_address,
-                }
-            )
-        )
-        messages = _lines(stream)
-        async for message in messages:
-            if message["op"] == "welcome":
-                self.secret = str(message["secret"])
-            elif message["op"] == "copied":
-                break
-            else:
+            self._unreachable_now(error=repr(error))
+            return None
+        hello = {
+            "op": "hello",
+            "node": self.node,
+            "address": self.advertise or "",
+            "relay": self.relay_address,
+        }
+        messages = read_lines(stream)
+        try:
+            with trio.fail_after(JOIN_TIMEOUT):  # a parent that answers sends the rest
+                await stream.send_all(line_of(hello))
+                welcome = await anext(messages)
+            if welcome["op"] != "welcome":
+                raise ValueError(f"refused: {welcome.get('why')}")
+            self.secret = str(welcome["secret"])
+            # The copy that follows is whole: what this node knew is forgotten.
+            self._remote, self._names = {}, LookalikeNames()
+            async for message in messages:
+                if message["op"] == "copied":
+                    break
                 self._apply(json.dumps(message))
+            else:
+                raise trio.BrokenResourceError("the parent ended the connection")
+        except (
+            StopAsyncIteration,  # the parent ended the connection before answering
+            trio.TooSlowError,
+            trio.BrokenResourceError,
+            ValueError,
+            KeyError,
+        ) as error:
+            self._unreachable_now(error=repr(error))
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+            return None
+        # The parent holds nothing of this node's now: every game and name goes back.
+        self._published.clear()
+        self._published_names.clear()
         self.reachable = True
         self.copied.set()
         log.info("cluster joined", node=self.node, address=self.advertise)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            task_status.started()
-            nursery.start_soon(self._sync_forever)
+        self._said_unreachable = False
+        return stream, messages
+
+    async def _follow(
+        self, stream: trio.SocketStream, messages: AsyncIterator[dict[str, Any]]
+    ) -> None:
+        """Apply the parent's changes, answer claims and sync this node's games, until
+        the connection ends; then nothing waits on it any more."""
+        send, receive = trio.open_memory_channel[bytes](OUTGOING_LINES)
+        self._outgoing = send
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._write, stream, receive, nursery.cancel_scope)
+                nursery.start_soon(self._sync_forever)
+                try:
+                    async for message in messages:
+                        if message["op"] == "claimed":
+                            self._answered(str(message["name"]), bool(message["ok"]))
+                        else:
+                            self._apply(json.dumps(message))
+                except (ValueError, KeyError, TypeError, trio.BrokenResourceError):
+                    pass
+                nursery.cancel_scope.cancel()
+        finally:
+            # The parent has gone, or cut this node: games here play on, and no game
+            # can be created until it joins again.
+            self._outgoing = None
+            self._unreachable_now()
+            for waiting in self._claims.values():
+                waiting.done.set()
+            self._claims.clear()
+            with trio.CancelScope(shield=True):
+                await trio.aclose_forcefully(stream)
+
+    async def _write(
+        self,
+        stream: trio.SocketStream,
+        lines: trio.MemoryReceiveChannel[bytes],
+        connection: trio.CancelScope,
+    ) -> None:
+        """The one writer of ``stream``: what is queued, in order, a batch a write."""
+        with lines:
             try:
-                async for message in messages:
-                    if message["op"] == "claimed":
-                        done, result = self._claims.pop(str(message["name"]))
-                        result.append(bool(message["ok"]))
-                        done.set()
-                    else:
-                        self._apply(json.dumps(message))
-            except (ValueError, trio.BrokenResourceError):
-                pass
-            # The parent has gone: games here play on, and no game can be created.
-            self._gone_down()
-            log.warning("cluster directory unreachable", node=self.node)
-            for done, _ in self._claims.values():
-                done.set()
-            await trio.sleep_forever()
+                async for line in lines:
+                    batch = [line]
+                    while True:
+                        try:
+                            batch.append(lines.receive_nowait())
+                        except trio.WouldBlock:
+                            break
+                    await stream.send_all(b"".join(batch))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                connection.cancel()
 
     async def claim(self, name: str) -> str | None:
-        if not self.reachable or self._stream is None:
+        if not self.reachable or self._outgoing is None:
             return self._unreachable()
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
-        done, result = self._claims[name] = (trio.Event(), [])
-        await self._send({"op": "claim", "name": name})
-        await done.wait()
-        if not result:
+        claim = self._claims[name] = _Claim()
+        sent = False
+        try:
+            sent = await self._send({"op": "claim", "name": name})
+            if not sent:
+                return self._unreachable()
+            await claim.done.wait()
+        except BaseException:  # its CREATE was given up (its client left): so is the name
+            claim.abandoned = True
+            raise
+        finally:
+            if not sent and self._claims.get(name) is claim:
+                del self._claims[name]  # never asked: no answer will come
+        if claim.won is None:
             return self._unreachable()
-        if not result[0]:
+        if not claim.won:
             return f"there is already a game called {name}"
         self._claimed.add(name)
         self._published[name] = None
         return None
 
-    async def _send(self, message: dict[str, Any]) -> None:
-        assert self._stream is not None
+    def _answered(self, name: str, won: bool) -> None:
+        claim = self._claims.pop(name)
+        claim.won = won
+        claim.done.set()
+        if won and claim.abandoned and self._outgoing is not None:
+            # Taken for a CREATE nobody waits for any more: let it go at once.
+            with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
+                self._outgoing.send_nowait(line_of({"op": "drop", "name": name}))
+
+    async def _send(self, message: dict[str, Any]) -> bool:
+        """Queue ``message`` for the parent; ``False`` if there is no connection to it."""
+        outgoing = self._outgoing
+        if outgoing is None:
+            return False
         try:
-            await self._stream.send_all(_line(message))
+            await outgoing.send(line_of(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
-            self._gone_down()
+            return False
+        return True
 
     async def _barrier(self, token: str) -> None:
         await self._send({"op": "barrier", "name": token})
@@ -299,21 +252,28 @@ class EmbeddedDirectory(SharedDirectory):
                 await self._wake.wait()
             self._wake = trio.Event()
             sync = self._sync_begins()
-            wanted = self._wanted()
-            for name, text in wanted.items():
-                if self._published.get(name, "") != text:
-                    await self._send({"op": "put", "name": name, "info": text})
-                    self._published[name] = text
-            for name in [name for name in self._published if name not in wanted]:
-                await self._send({"op": "drop", "name": name})
-                del self._published[name]
-            names = set(self._local_names())
-            for name in names - self._published_names:
-                await self._send({"op": "name", "name": name})
-            for name in self._published_names - names:
-                await self._send({"op": "unname", "name": name})
-            self._published_names = names
+            try:
+                await self._sync()
+            except Exception:  # a bug here must not take the worker's games with it
+                log.exception("cluster sync failed", node=self.node)
             self._sync_done(sync)
+
+    async def _sync(self) -> None:
+        """Tell the parent what changed among this node's games and names."""
+        wanted = self._wanted()
+        for name, text in wanted.items():
+            if self._published.get(name, "") != text:
+                await self._send({"op": "put", "name": name, "info": text})
+                self._published[name] = text
+        for name in [name for name in self._published if name not in wanted]:
+            await self._send({"op": "drop", "name": name})
+            del self._published[name]
+        names = set(self._local_names())
+        for name in names - self._published_names:
+            await self._send({"op": "name", "name": name})
+        for name in self._published_names - names:
+            await self._send({"op": "unname", "name": name})
+        self._published_names = names
 
 
 def cluster_status(path: str) -> str:
@@ -322,7 +282,7 @@ def cluster_status(path: str) -> str:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(STATUS_TIMEOUT)
         sock.connect(path)
-        sock.sendall(_line({"op": "status"}))
+        sock.sendall(line_of({"op": "status"}))
         with sock.makefile("rb") as answer:
             status = json.loads(answer.readline(MAX_LINE + 1))
     nodes = [
