@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
         "--format", choices=["table", "json"], default="table", help="output on standard output"
     )
     parser.add_argument("--junit-xml", type=Path, metavar="PATH", help="also write JUnit XML")
+    parser.add_argument(
+        "--no-probe",
+        dest="probe",
+        action="store_false",
+        help="do not ask the server to keep the suite's games out of its records and "
+        "replay lists (EXTEND probe, where offered)",
+    )
     parser.add_argument("--list", action="store_true", help="list checks and tolerances, then exit")
     return parser
 
@@ -147,6 +154,7 @@ def _main(argv: Sequence[str] | None) -> int:
             max_steps=args.max_steps,
             extra_glyphs=args.extra_glyphs,
             dialect=args.dialect,
+            probe=args.probe,
         )
     except ValueError as error:
         parser.error(str(error))

@@ -26,6 +26,27 @@ _LEAVINGS = frozenset({"quit", "disconnected", "unfinished"})
 else, such as ``removed`` for missed turns or ``moved`` to another game, is ``removed``)."""
 
 
+def ending_summary(record: GameRecord | None, probing: bool) -> dict[str, Any]:
+    """What a replay's last line adds to its ``end``: each player's name and how it did
+    (the replay list shows them without re-running the game), or ``probe``."""
+    if probing:
+        return {"probe": True}
+    if record is None:
+        return {}
+    return {
+        "players": [
+            {
+                "name": player.name,
+                "outcome": player.outcome,
+                "place": player.place,
+                "gold": player.gold,
+                "moves": player.moves,
+            }
+            for player in record.players
+        ]
+    }
+
+
 class Chronicle:
     """The replay being written and the record being tallied of one game."""
 
@@ -79,10 +100,12 @@ class Chronicle:
         name: str | None,
         claimed: bool,
         dialect: str,
+        probe: bool = False,
     ) -> None:
-        """``player`` joined in round ``number``; ``claimed``: under its login's name."""
+        """``player`` joined in round ``number``; ``claimed``: under its login's name;
+        ``probe``: its client checks the server (``EXTEND probe``)."""
         person = "bot" if kind is PlayerKind.BOT else "person"
-        self.tally.joined(player, name, person, claimed=claimed, dialect=dialect)
+        self.tally.joined(player, name, person, claimed=claimed, dialect=dialect, probe=probe)
         replay = self.replay
         if replay is not None:
             replay.join(number, player, kind)
@@ -129,18 +152,23 @@ class Chronicle:
         remaining: Iterable[tuple[PlayerId, PlayerStatus | None]],
     ) -> None:
         """The world's game is over after ``number`` rounds for ``reason``; the
-        ``remaining`` players are recorded as unfinished. Never raises for the record."""
+        ``remaining`` players are recorded as unfinished, and the replay's last line
+        says who played and how each did (or that only probes did: its game has no
+        record). Never raises for the record."""
         replay, self.replay = self.replay, None
-        if replay is not None:
-            replay.close(number, reason)
         tally = self.tally
-        if tally.empty:
-            return
-        for player, status in remaining:
-            self._tally_leave(player, "unfinished", status)
-        record = tally.finish(
-            rounds=number, end=reason, replay=str(replay.path) if replay is not None else None
-        )
+        probing = tally.probing
+        record = None
+        if not tally.empty:
+            for player, status in remaining:
+                self._tally_leave(player, "unfinished", status)
+            record = tally.finish(
+                rounds=number,
+                end=reason,
+                replay=str(replay.path) if replay is not None else None,
+            )
+        if replay is not None:
+            replay.close(number, reason, ending_summary(record, probing))
         if record is not None and self._on_finished is not None:
             try:
                 self._on_finished(record)

@@ -312,7 +312,9 @@ class Game:
         self._next_player += 1
         self.roster.seat(client, player, name)
         claimed = name is not None and client.login == name
-        self.chronicle.joined(self.round, player, kind, name, claimed, client.dialect)
+        self.chronicle.joined(
+            self.round, player, kind, name, claimed, client.dialect, probe=client.probe
+        )
         # Through the client's own logger: rate-limited with its other events (issue 20).
         client.log.info("player joined", game=self.name, player=player, world=self.world_name)
         if self.audience:

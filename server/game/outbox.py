@@ -81,6 +81,12 @@ class Outbox(Protocol):
         ...
 
     @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``, a conformance run):
+        a game only probes played is not recorded, nor listed by default."""
+        ...
+
+    @property
     def closed(self) -> bool:
         """Whether the client is gone or going: lines sent now may never arrive."""
         ...

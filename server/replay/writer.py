@@ -21,7 +21,8 @@ a few hundred bytes, not the board. Then, in the order they happened::
     {"round": 1, "actions": [[1, "MOVE N"], [2, "STAY"]], "missed": [2]}
     {"round": 1, "leave": 2, "why": "disconnected"}
     {"round": 1, "timeout": 2}                      a turn-based world's turn ran out
-    {"round": 1, "end": "all players left"}
+    {"round": 1, "end": "all players left", "players": [{"name": "Ada", "outcome": "win",
+     "place": 1, "gold": 2, "moves": 9}, ...]}       or "probe": true (no record)
     {"round": 9, "truncated": "the replay reached its limit of 16777216 bytes; ..."}
 
 A ``truncated`` line is the last of a file whose game went on unrecorded: the
@@ -63,7 +64,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from io import TextIOWrapper
@@ -545,11 +546,15 @@ class ReplayWriter:
             self._shelf.closed(path)
         log.warning("replay truncated", path=path.name, reason=why, round=round_number)
 
-    def close(self, round_number: int, reason: str) -> None:
-        """Write the last record and close the file (none was made if nobody acted)."""
+    def close(
+        self, round_number: int, reason: str, summary: Mapping[str, Any] | None = None
+    ) -> None:
+        """Write the last record and close the file (none was made if nobody acted);
+        ``summary`` adds to the ``end`` line (who played, how each did)."""
         self._header = None
         self._early.clear()
-        self._write(f'{{"round":{round_number},"end":{json.dumps(reason)}}}\n')
+        ending = {"round": round_number, "end": reason, **(summary or {})}
+        self._write(json.dumps(ending, separators=(",", ":")) + "\n")
         self.flush()
         if self._file is not None:
             try:

@@ -329,6 +329,11 @@ class Connection:
         """Whether the client asked for ``REDIRECT`` (the protocol's say)."""
         return "redirect" in self.protocol.capabilities
 
+    @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``)."""
+        return "probe" in self.protocol.capabilities
+
     def took_over(self, old: Claimant) -> None:
         """This connection plays ``old``'s player from now on (a logged-in player came
         back, :mod:`server.lobby.ladder`): it goes by the same name, as the same kind."""

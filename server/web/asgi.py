@@ -6,7 +6,8 @@ Routes (what each promises is in ``docs/operating.md``):
   ``/favicon.ico``;
 * ``/api/games``: every game of the cluster, as ``GAMES`` lists it, plus the node
   holding it (``HOST:PORT`` it advertises) and its round (``null`` for another node's);
-* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
+* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files (who
+  played, who won, how long; a conformance run's games only with ``?probes=1``), and a
   page of one re-run into frames (:class:`~server.web.replays.ReplayPages`);
 * ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
   per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -95,7 +97,10 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
         return JSONResponse({"games": listed})
 
     async def replay_list(request: Request) -> Response:
-        found = await trio.to_thread.run_sync(replays.list_replays, replay_dir)
+        probes = request.query_params.get("probes") in ("1", "true")
+        found = await trio.to_thread.run_sync(
+            partial(replays.list_replays, replay_dir, probes=probes)
+        )
         return JSONResponse({"replays": found})
 
     async def replay_frames(request: Request) -> Response:

@@ -44,6 +44,8 @@ MAX_RERUNS: Final = 2
 """Re-runs kept between pages, the most recently paged first."""
 MAX_LISTED: Final = 500
 """Newest replay files listed at most."""
+TAIL_BYTES: Final = 64 << 10
+"""Bytes read from the end of a replay for its last line (who played, how each did)."""
 
 
 def shown_map(spec: object) -> str:
@@ -57,8 +59,11 @@ class NoSuchReplay(LookupError):
     """The name is not a replay file of the server's replay folder."""
 
 
-def list_replays(directory: Path | None) -> list[dict[str, Any]]:
-    """The newest replays first: file name, size, and the header's game, world, map, start."""
+def list_replays(directory: Path | None, *, probes: bool = False) -> list[dict[str, Any]]:
+    """The newest replays first: file name, size, the header's game, world, map and
+    start, and from the last line (a game over) its players, winners and rounds;
+    ``None`` for a game still being played. Games only a conformance run's probes
+    played (``EXTEND probe``) are left out unless ``probes``."""
     if directory is None or not directory.is_dir():
         return []
     files = sorted(
@@ -75,6 +80,11 @@ def list_replays(directory: Path | None) -> list[dict[str, Any]]:
             continue
         if not isinstance(header, dict):
             continue
+        ending = _last_line(path)
+        if ending.get("probe") and not probes:
+            continue
+        players = ending.get("players")
+        players = players if isinstance(players, list) else None
         listed.append(
             {
                 "file": path.name,
@@ -84,9 +94,30 @@ def list_replays(directory: Path | None) -> list[dict[str, Any]]:
                 "map": shown_map(header.get("map")),
                 "seed": header.get("seed"),
                 "started": header.get("started"),
+                "players": None if players is None else [p.get("name") for p in players],
+                "winners": None
+                if players is None
+                else [p.get("name") for p in players if p.get("outcome") == "win"],
+                "rounds": ending.get("round") if "end" in ending else None,
+                "probe": bool(ending.get("probe")),
             }
         )
     return listed
+
+
+def _last_line(path: Path) -> dict[str, Any]:
+    """The replay's last line, if it ends the game (``end``) or cut it short; else ``{}``."""
+    try:
+        with path.open("rb") as file:
+            size = file.seek(0, 2)
+            file.seek(max(0, size - TAIL_BYTES))
+            tail = file.read().rstrip(b"\n").rpartition(b"\n")[2]
+        last = json.loads(tail)
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(last, dict) or not ("end" in last or "truncated" in last):
+        return {}
+    return last
 
 
 def replay_path(directory: Path | None, name: str) -> Path:

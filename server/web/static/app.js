@@ -176,13 +176,17 @@ async function showReplayList(element, limit) {
     element.textContent = "No replays yet (the server writes one per game played).";
     return;
   }
+  const names = (list) => list.map((name) => escapeHtml(name ?? "(no name)")).join(", ");
   element.innerHTML = `<div class="scroll"><table><thead><tr><th>replay</th><th>game</th><th>world</th><th>map</th>
-    <th>started</th></tr></thead><tbody>${replays
+    <th>players</th><th>won</th><th>rounds</th><th>started</th></tr></thead><tbody>${replays
       .slice(0, limit)
       .map(
-        (r) => `<tr><td><a href="#/replay/${encodeURIComponent(r.file)}">${escapeHtml(r.file)}</a></td>
+        (r) => `<tr data-replay="${escapeHtml(r.file)}"><td><a href="#/replay/${encodeURIComponent(r.file)}">${escapeHtml(r.file)}</a></td>
         <td>${escapeHtml(String(r.game))}</td><td>${escapeHtml(String(r.world))}</td>
-        <td>${escapeHtml(String(r.map))}</td><td>${escapeHtml(String(r.started))}</td></tr>`,
+        <td>${escapeHtml(String(r.map))}</td>
+        <td class="players">${r.players === null ? "(playing)" : names(r.players)}</td>
+        <td class="winners">${r.winners === null ? "" : names(r.winners) || "nobody"}</td>
+        <td class="rounds">${r.rounds ?? ""}</td><td>${escapeHtml(String(r.started))}</td></tr>`,
       )
       .join("")}</tbody></table></div>`;
 }
