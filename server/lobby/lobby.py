@@ -17,7 +17,9 @@ What a caller may rely on:
 * **No squatting**: a created game nobody has joined is removed after
   ``unjoined_game_timeout`` seconds. It outlives its creator's connection (``printf
   'CREATE arena crawler\n' | nc ...`` makes a game others then join), and counts against
-  its creator's address (``max_games_per_address``) until it is gone.
+  its creator's address (``max_games_per_address``) until it is gone. A created game
+  that has been played (its world ended, and restarted for a spectator) goes with its
+  creator's connection when nobody plays in it or watches it any more.
 * A plugin that raises while a world is opened, joined or restarted ends that
   request (an ``ERROR`` to the client, one log event), never the server.
 * :meth:`Lobby.run` owns every game's task and every build; when it returns, every
@@ -123,6 +125,8 @@ class Lobby:
         self._playing, self._watching = seating.playing, seating.watching
         self.owned: dict[int, set[str]] = {}
         """The games each client (by id) created that still exist or are being built."""
+        self._played: set[str] = set()
+        """Created games whose world has ended at least once (played, then restarted)."""
         self.draining = False
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
@@ -190,6 +194,8 @@ class Lobby:
     def _over(self, game: Game) -> bool:
         """Whether a game that ended starts again; one that does not is removed."""
         if game is self.default or game.watchers:
+            if game.owner is not None:
+                self._played.add(game.name)
             return True
         self._forget(game)
         return False
@@ -209,6 +215,7 @@ class Lobby:
 
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
+            self._played.discard(game.name)
             del self.games[game.name]
             self.seating.creators.pop(game.name, None)
             if game.owner is not None:
@@ -223,10 +230,17 @@ class Lobby:
                     del self.owned[game.owner]
 
     def client_gone(self, client: Outbox) -> None:
-        """``client`` has ended. The games it created stay: one nobody has joined waits
-        for its first player until ``unjoined_game_timeout``, as any other, and its
-        creator's address still holds it (:class:`~server.lobby.seating.Seating`)."""
-        self.owned.pop(client.id, None)  # what a connection created counts while it lives
+        """``client`` has ended. A game it created that nobody has joined yet stays: it
+        waits for its first player until ``unjoined_game_timeout``, and its creator's
+        address still holds it (:class:`~server.lobby.seating.Seating`). One that has
+        been played, and that nobody plays in or watches now, goes with it."""
+        for name in self.owned.pop(client.id, ()):
+            game = self.games.get(name)
+            if game is None or name not in self._played or game.players or game.watchers:
+                continue
+            why = "it was played, and its creator left with nobody in it"
+            game.log_removed(why)
+            self._remove(game, why)
 
     def _may_chat(self, client: Outbox) -> bool:
         """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""
