@@ -46,7 +46,7 @@ class SuiteConfig:
     probe: bool = True
     """Whether to ask a server that offers it to keep the suite's games out of its records
     and replay lists (``EXTEND probe``, on every connection after the first check; asked
-    once, on a connection of its own, only of a server still there after it)."""
+    once, on a connection of its own, only of a 2013 server still there after it)."""
 
     def __post_init__(self) -> None:
         if self.dialect not in DIALECTS:

@@ -18,10 +18,12 @@ and the lines that showed it.
 Extension checks run only at the ``extended`` level; each of them skips itself
 when the server does not offer what it checks.
 
-Once the first check is made, a server still there is asked, on a connection of its
-own, whether it offers ``EXTEND probe`` (``SuiteConfig.probe``); if it does, every later
-connection says ``EXTEND probe`` before anything else, and its games stay out of the
-server's records and replay lists. A server that does not is asked nothing more.
+Once the first check is made, a server of the 2013 dialect still there is asked, on a
+connection of its own, whether it offers ``EXTEND probe`` (``SuiteConfig.probe``); if it
+does, every later connection says ``EXTEND probe`` before anything else, and its games
+stay out of the server's records and replay lists. A server that does not is asked
+nothing more. (In the later dialects a connection is a player from its first byte: one
+more would change the game the checks judge.)
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ async def run_suite(
         state.dialect, report.evidence = await recognise(connect, config, state)
     report.dialect = state.dialect
     silent_since: str | None = None
-    probing = config.probe
+    probing = config.probe and state.dialect == "2013"
     gone = ""
     last_done = "dialect recognition" if config.dialect == "auto" else ""
     for check in selected_checks(config, only):
