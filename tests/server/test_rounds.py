@@ -129,7 +129,9 @@ async def test_a_disconnect_in_the_middle_of_a_round(
     ending = records[-1]
     assert (ending["round"], ending["end"]) == (1, "all players left")
     # The last line says how each did, for the replay list.
-    assert [(p["name"], p["outcome"]) for p in ending["players"]] == [
+    players = ending["players"]
+    assert isinstance(players, list)
+    assert [(p["name"], p["outcome"]) for p in players] == [
         (None, "disconnected"),
         (None, "disconnected"),
         (None, "quit"),
