@@ -63,6 +63,13 @@ def _spoof() -> Any:
     return icu.SpoofChecker()
 
 
+def load_libraries() -> None:
+    """Load ICU and argon2 now (a server, once it listens, so that serving never waits
+    for them); raises what loading them raises."""
+    _hasher()
+    _spoof()
+
+
 def new_token() -> str:
     return secrets.token_urlsafe(32)
 

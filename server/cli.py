@@ -12,7 +12,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
@@ -134,17 +134,46 @@ async def _run(server: Server, worker: int | None = None) -> None:
                 )
             if worker:
                 announce("dod-server", f"also serving {server.config.host}:{server.port}")
-            if server.config.http_port is not None:
-                # Imported here, in a worker thread: a server without its web face needs
-                # none of HTTP's libraries, and the clients of one that has it are served
-                # while they load.
-                serve_web = await trio.to_thread.run_sync(_web_face)
-                web: WebService = await nursery.start(serve_web, server)
+            # What serving will want is loaded now, in a worker thread: a server without
+            # its web face needs none of HTTP's libraries, and the clients of one that
+            # has it are served while they load.
+            web_face = await _load_deferred(server.config.http_port is not None)
+            if web_face is not None:
+                web: WebService = await nursery.start(web_face, server)
                 announce("dod-server", f"web page at {web.url}", url=web.url)
             await trio.sleep_forever()  # until serve_then_stop cancels us
 
 
-def _web_face() -> Callable[..., Awaitable[object]]:
+LOAD_RETRY: Final = (0.1, 5.0)
+"""Seconds between two tries of a deferred load the process could not make (no file
+descriptor left, every one a client's), doubling from the first to the second."""
+
+
+async def _load_deferred(web: bool) -> Callable[..., Awaitable[object]] | None:
+    """Load, once the server listens, what serving will want: ICU and argon2 (the first
+    names compared, the first token hashed) and, if ``web``, the web face, whose
+    ``serve_web`` it returns. A load the process cannot make now (every file descriptor
+    taken by clients: ``EMFILE``) is tried again, never the end of the server."""
+    import trio
+
+    from .setup.logs import announce
+
+    delay, longest = LOAD_RETRY
+    while True:
+        try:
+            return await trio.to_thread.run_sync(_load, web)
+        except (OSError, ImportError) as error:  # a library's file could not be opened
+            announce("dod-server", f"cannot load yet ({error}); retrying", level="warning")
+            await trio.sleep(delay)
+            delay = min(delay * 2, longest)
+
+
+def _load(web: bool) -> Callable[..., Awaitable[object]] | None:
+    from records.names import load_libraries
+
+    load_libraries()
+    if not web:
+        return None
     from .web import serve_web
 
     return serve_web
