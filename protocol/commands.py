@@ -12,7 +12,7 @@ other verb here is one of our extensions (see ``docs/protocol.md``).
 Each verb is declared once, in :data:`DECLARED_VERBS` (a :class:`Verb`): its command
 class, its parser, who answers it on the server (:class:`Route`), its ``HELP`` line and
 the name of its client method. The parser table here, the server's routes
-(:mod:`server.session.connection`), ``HELP`` (:mod:`server.game.render`) and the client library
+(:mod:`server.session.client`), ``HELP`` (:mod:`server.game.wording`) and the client library
 (:mod:`clients.core`) are derived from it, and tests hold each to it. A read-only
 verb (:attr:`Route.ASK`) also declares its answer, from what the session knows of its
 client (:class:`Asker`), and needs no server code of its own.
@@ -183,7 +183,8 @@ class Games(Command):
 
 @dataclass(frozen=True, slots=True)
 class Create(Command):
-    """Extension: ``CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]``."""
+    """Extension: ``CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]
+    [start=full]``."""
 
     verb: ClassVar[str] = "CREATE"
     game: str
@@ -423,7 +424,9 @@ def _number(key: str, text: str, kind: type[int] | type[float]) -> int | float:
     return value
 
 
-_CREATE_USAGE: Final = "CREATE <game> <world> [map=<map>] [seed=<n>] [players=<n>] [turn=<seconds>]"
+_CREATE_USAGE: Final = (
+    "CREATE <game> <world> [map=<map>] [seed=<n>] [players=<n>] [turn=<seconds>] [start=full]"
+)
 
 
 def _parse_create(args: list[str]) -> Command:
@@ -717,7 +720,7 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         Create,
         _parse_create,
         Route.LOBBY,
-        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
+        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>] [start=full]",
         client="create",
         shown=Shown.EXTENSION,
     ),

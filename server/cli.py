@@ -241,7 +241,7 @@ def _check_store(config: ServerConfig) -> None:
     is not installed): only a store that may come up later is retried while serving."""
     from records.urls import is_sqlite, safe_url, sqlite_file
 
-    from .lobby.ladder import records_url
+    from .lobby.recording import records_url
 
     url = records_url(config)
     if url is None:
@@ -274,7 +274,7 @@ def _startup_error(error: BaseException) -> str | None:
     Errors raised inside trio's nurseries arrive wrapped in exception groups; a
     group holding exactly one such error is that error.
     """
-    from .app import ListenError
+    from .setup.listening import ListenError
 
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]

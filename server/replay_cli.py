@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 from commandline import run_command
@@ -43,8 +44,8 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
     """Re-run the replay at ``path``, writing to ``out``; the exit status."""
     # Imported here, not for ``--help``: the replay's reader runs the server's game code.
     from .game.story import describe
-    from .replay.reader import open_world, read_replay, rerun
-    from .replay.writer import ReplayError
+    from .replay.format import ReplayError
+    from .replay.reader import bot_logs, open_world, read_replay, rerun
 
     try:
         replay = read_replay(path)
@@ -59,6 +60,11 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
         f"seed {header.get('seed')}, recorded {header.get('started')}",
         file=out,
     )
+    where = Path(path)
+    logs = bot_logs(where.parent, where.name)
+    if logs:  # what dod-arena kept of each bot's output in this game
+        told = ", ".join(f"{log['bot']} ({where.parent / log['file']})" for log in logs)
+        print(f"bots' output: {told}", file=out)
     if draw_map:
         print("\n".join(world.render(None)), file=out)
     # Players are shown by the name they first took, from their first line on.
@@ -74,7 +80,7 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
                 time.sleep(1 / speed)
             if clear:
                 out.write(clear)
-            print(describe(current, names), file=out)
+            print(describe(current, names, world), file=out)
             if draw_map and (
                 "actions" in current.record or "join" in current.record or "leave" in current.record
             ):

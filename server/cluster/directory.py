@@ -13,9 +13,9 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import trio
 
@@ -23,11 +23,15 @@ from protocol.commands import Join, Watch
 from protocol.replies import GameInfo
 
 from ..game.outbox import Outbox
-from .relay import ServeRelayed
+from .handshake import Passenger
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""
 
+ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
+"""Serves a checked relayed connection to its end (the server's session, on this node)."""
+LogFor = Callable[[str], Any]
+"""The logger of events about an address (the server's rate-limited one)."""
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
 LocalNames = Callable[[], Iterable[str]]
@@ -50,21 +54,13 @@ class RemoteGame:
 
 
 class Directory(Protocol):
-    """Where every game of the cluster lives; see the module docstring."""
+    """Where every game of the cluster lives, as the lobby asks and tells it; see the
+    module docstring (what the server does with it as it starts: :class:`Node`)."""
 
     node: str
     """This node's id."""
     advertise: str | None
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
-
-    def listening(self, host: str, port: int) -> None:
-        """The node listens on ``host:port``: what it advertises unless told otherwise."""
-
-    async def serve_relays(
-        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
-    ) -> None:
-        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
-        reports itself started once that port is bound (before :meth:`run`)."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -110,6 +106,26 @@ class Directory(Protocol):
         """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
 
 
+class Node(Protocol):
+    """What the server does with its node's directory as it starts serving (the lobby
+    uses the rest of it, :class:`Directory`)."""
+
+    def listening(self, host: str, port: int) -> None:
+        """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        log_for: LogFor | None = None,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
+    ) -> None:
+        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
+        reports itself started once that port is bound (before :meth:`Directory.run`).
+        Events about a relay connection go to ``log_for(its address)``."""
+
+
 class LocalDirectory:
     """The directory of a server alone: every name is its own, no game is elsewhere."""
 
@@ -125,6 +141,7 @@ class LocalDirectory:
         self,
         host: str,
         serve: ServeRelayed,
+        log_for: LogFor | None = None,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -165,17 +182,3 @@ class LocalDirectory:
 
     def name_elsewhere(self, name: str) -> bool:
         return False
-
-
-def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
-    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
-    if url is None:
-        return LocalDirectory()
-    if url.startswith("unix:"):
-        from .embedded import EmbeddedDirectory
-
-        path = url.removeprefix("unix:")
-        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
-    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
-
-    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)

@@ -27,7 +27,6 @@ the settings, and keeps every name its callers import.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from . import settings as _reading
 from .access import parse_names, parse_networks
 from .listening import parse_listens
 from .settings import CONFIG_ENV, ENV_PREFIX, ConfigError, LoadedConfig, Setting, setting
+from .values import advertised_address, cluster_url, utf8_name
 
 __all__ = [
     "BY_NAME",
@@ -61,40 +61,6 @@ __all__ = [
 
 DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""
-
-
-def _utf8_name(text: str) -> None:
-    """Refuse a name that is not UTF-8 (a file name in Latin-1, as the file system and
-    ``sys.argv`` hand it over): a game shows its map's name to every client, the web
-    page and the records, which all carry UTF-8 only."""
-    raw = os.fsencode(text)
-    try:
-        raw.decode()
-    except UnicodeDecodeError as error:
-        shown = raw.decode("utf-8", "backslashreplace")
-        raise ValueError(
-            f"{shown} is not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start}); "
-            "rename the file, or name a link to it whose name is UTF-8 "
-            f"(ln -s '{shown}' {_suggested_name(raw)})"
-        ) from None
-
-
-def _suggested_name(raw: bytes) -> str:
-    """A UTF-8 name for a link to the file ``raw`` names: its bytes read as Latin-1,
-    the encoding such names usually come from (``caf\xe9.map`` -> ``café.map``)."""
-    return os.path.basename(raw).decode("latin-1")
-
-
-def _check_cluster_url(url: str) -> None:
-    # unix:PATH is the directory a --workers parent keeps for its workers.
-    if not url.startswith(("postgresql://", "postgres://", "unix:")):
-        raise ValueError(f"must be a postgresql:// URL, not {url!r}")
-
-
-def _check_advertise(address: str) -> None:
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"must be HOST:PORT with a port from 1 to 65535, not {address!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +88,7 @@ class ServerConfig:
     map: str | None = setting(
         None,
         "map file, shipped map's name or generated spec; unset: the world's own",
-        validate=_utf8_name,
+        validate=utf8_name,
     )
     """A map for the world: a path or a shipped map's name; ``None`` is the world's default."""
     seed: int = setting(
@@ -321,7 +287,7 @@ class ServerConfig:
         "(postgresql://USER@HOST/DB; docs/cluster.md); '': no cluster",
         off="",
         metavar="URL",
-        validate=_check_cluster_url,
+        validate=cluster_url,
     )
     advertise: str | None = setting(
         None,
@@ -329,7 +295,7 @@ class ServerConfig:
         "node on; '': the listening address",
         off="",
         metavar="HOST:PORT",
-        validate=_check_advertise,
+        validate=advertised_address,
     )
     workers: int = setting(
         1,
@@ -355,6 +321,31 @@ class ServerConfig:
         "and its games with it",
         ge=0.05,
         le=3600,
+    )
+    relay_timeout: float = setting(
+        10.0,
+        "seconds a link between two nodes of a cluster may leave a carried client's "
+        "command unacknowledged, or an idle link its keepalive probes unanswered, before "
+        "the client is told BYE (docs/cluster.md)",
+        ge=1,
+        le=3600,
+    )
+    relay_cert: str | None = setting(
+        None,
+        "certificate (PEM) this node shows on its links to other nodes; with --relay-key "
+        "and --relay-ca the links run over mutual TLS (docs/security.md); '': plain TCP",
+        off="",
+        metavar="FILE",
+    )
+    relay_key: str | None = setting(
+        None, "private key (PEM) of --relay-cert; '': none", off="", metavar="FILE"
+    )
+    relay_ca: str | None = setting(
+        None,
+        "CA certificate(s) (PEM) that sign every node's --relay-cert; a node accepts "
+        "links only from nodes it signed; '': none",
+        off="",
+        metavar="FILE",
     )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
@@ -471,6 +462,12 @@ class ServerConfig:
                 raise ConfigError(f"{spec.name}: {error}") from None
             if final is not value:
                 object.__setattr__(self, spec.name, final)
+        tls = (self.relay_cert, self.relay_key, self.relay_ca)
+        if any(path is not None for path in tls) and None in tls:
+            raise ConfigError(
+                "relay_cert, relay_key and relay_ca go together: give all three for TLS "
+                "between nodes, or none"
+            )
 
 
 SETTINGS: Final[tuple[Setting, ...]] = _reading.settings_of(ServerConfig)

@@ -11,19 +11,17 @@ anyio). Why this stack, and what each endpoint promises: ``docs/operating.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import structlog
 import trio
 
-from ..app import ListenError
+from ..setup.listening import ListenError
 from .asgi import create_app
 from .prometheus import ServerMetrics
 from .serving import serve_http
+from .site import Site
 from .tournaments import TournamentViews
-
-if TYPE_CHECKING:
-    from ..app import Server
 
 __all__ = ["WebService", "serve_web"]
 
@@ -42,7 +40,7 @@ class WebService:
 
 
 async def serve_web(
-    server: Server, *, task_status: trio.TaskStatus[WebService] = trio.TASK_STATUS_IGNORED
+    server: Site, *, task_status: trio.TaskStatus[WebService] = trio.TASK_STATUS_IGNORED
 ) -> None:
     """Serve ``server``'s web face on ``config.http_host:http_port`` until cancelled.
 
@@ -62,7 +60,8 @@ async def serve_web(
         ) from error
     bound = int(listeners[0].socket.getsockname()[1])
     writer = server.ladder.writer
-    arena = TournamentViews(None if writer is None else writer.url)
+    replays = None if server.config.replay_dir is None else Path(server.config.replay_dir)
+    arena = TournamentViews(None if writer is None else writer.url, replays)
     app = create_app(server, metrics, arena)
     try:
         async with trio.open_nursery() as nursery:

@@ -34,7 +34,7 @@ import dataclasses
 import time
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import h11
 import structlog
@@ -48,21 +48,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..replay.writer import ReplayError
+from ..replay.format import ReplayError
 from . import replays, views
 from .gate import PROXIED, Gate
 from .prometheus import ServerMetrics
+from .site import Site
 from .stream import WebSocketStream
 from .tournaments import TournamentViews
-
-if TYPE_CHECKING:
-    from ..app import Server
 
 STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
 
 
-def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:
+def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:
     """The ASGI app serving ``server``'s web face; ``arena`` answers its tournament
     pages (its caller closes it when the web face stops)."""
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
@@ -81,7 +79,7 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
         )
 
     async def games(request: Request) -> Response:
-        directory = server.lobby.directory
+        directory = server.directory
         listed = []
         for game in server.games.values():
             info: dict[str, Any] = dataclasses.asdict(game.info())
@@ -97,11 +95,15 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
         return JSONResponse({"games": listed})
 
     async def replay_list(request: Request) -> Response:
+        order = request.query_params.get("order") or "time"
+        if order not in replays.ORDERS:
+            return JSONResponse({"error": f"order is one of {', '.join(replays.ORDERS)}"}, 400)
         probes = request.query_params.get("probes") in ("1", "true")
         found = await trio.to_thread.run_sync(
-            partial(replays.list_replays, replay_dir, probes=probes)
+            partial(replays.list_replays, replay_dir, order, probes=probes)
         )
-        return JSONResponse({"replays": found})
+        await views.add_results(server, replay_dir, found)
+        return JSONResponse({"replays": found, "order": order, "ordered": replays.ORDERS[order]})
 
     async def replay_frames(request: Request) -> Response:
         name = request.path_params["name"]

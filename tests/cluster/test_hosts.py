@@ -14,13 +14,14 @@ from .hosts import Hosts
 from .proxy import Link
 
 
-def _on_hosts(cluster: Cluster, hosts: Hosts, count: int) -> tuple[list[Node], Link]:
-    """``count`` nodes, each on a host of its own, reaching PostgreSQL over the switch."""
+def _on_hosts(cluster: Cluster, hosts: Hosts, count: int, *args: str) -> tuple[list[Node], Link]:
+    """``count`` nodes (given ``args``), each on a host of its own, reaching PostgreSQL
+    over the switch."""
     database, url = database_link(cluster, hosts.own)
     nodes = []
     for number in range(1, count + 1):
         on, address = hosts.host(number)
-        nodes.append(cluster.node("--cluster", url, on=on, host=address))
+        nodes.append(cluster.node("--cluster", url, *args, on=on, host=address))
     return nodes, database
 
 
