@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Protocol, TypeVar, cast
+from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import structlog
 import trio
@@ -62,13 +62,9 @@ from worlds.registry import world_names
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig
+from . import store_calls
 from .claimant import Claimant
 from .login_limits import Allowances, HashBusy, HashGate
-
-if TYPE_CHECKING:
-    from records.bests import MapBests
-    from records.store import Standing as StoreStanding
-    from records.store import Store
 
 __all__ = [
     "CLAIMS_REFRESH",
@@ -215,7 +211,7 @@ class Ladder:
             await writer.ready()  # nothing is claimed in a store not reached yet
             while True:
                 with contextlib.suppress(StoreUnavailable):
-                    claimed = await writer.call(_claimed_names)
+                    claimed = await writer.call(store_calls.claimed_names)
                     # Keys for thousands of names: worth a thread, not the loop's time.
                     self.claimed = await trio.to_thread.run_sync(_index, claimed)
                 await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
@@ -321,7 +317,7 @@ class Ladder:
         if command.best:
             await self._bests(connection, world)
             return
-        table = await self.writer.call(_leaderboard, world, LEADERBOARD_LINES)
+        table = await self.writer.call(store_calls.leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
                 world,
@@ -346,12 +342,12 @@ class Ladder:
         here = {plugin.name for plugin in self.config.worlds}
         here |= self.lobby.worlds_played()
         installed = await trio.to_thread.run_sync(world_names)  # reads the entry points
-        return here | set(installed) | set(await self.writer.call(_recorded_worlds))
+        return here | set(installed) | set(await self.writer.call(store_calls.recorded_worlds))
 
     async def _bests(self, connection: Claimant, world: str) -> None:
         """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
         assert self.writer is not None
-        groups = await self.writer.call(_best_results, world, BESTS_PER_MAP)
+        groups = await self.writer.call(store_calls.best_results, world, BESTS_PER_MAP)
         lines: list[Best] = []
         for group in groups:
             shown = group.map.replace(" ", "%20")
@@ -397,9 +393,9 @@ class Ladder:
         except HashBusy:
             self._claims.give_back(connection.who.address)  # busy: no name was claimed
             raise
-        if not await self.writer.call(_claim, name, token_hash, write=True):
+        if not await self.writer.call(store_calls.claim, name, token_hash, write=True):
             # Claimed meanwhile, here or on another server of the ladder.
-            holder = await self.writer.call(_lookalike, name) or name
+            holder = await self.writer.call(store_calls.lookalike, name) or name
             self.claimed[holder] = True
             connection.send(Error(_claimed_already(name, holder)))
             return
@@ -412,13 +408,13 @@ class Ladder:
     async def _has_games(self, name: str) -> bool:
         """Whether the store holds a game played under exactly ``name``."""
         assert self.writer is not None
-        history = await self.writer.call(_history, name, None, 1)
+        history = await self.writer.call(store_calls.history, name, None, 1)
         return bool(history)
 
     async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None
         name = command.name
-        token_hash = await self.writer.call(_token_hash, name)
+        token_hash = await self.writer.call(store_calls.token_hash, name)
         if token_hash is None:
             holder = self.claimed.holder(name)
             if holder is not None and holder != name:
@@ -437,7 +433,7 @@ class Ladder:
         if tokens.needs_rehash(token_hash):
             with contextlib.suppress(HashBusy):  # renewed at a later login instead
                 renewed = await self.hashes.run(tokens.hash_token, command.token)
-        await self.writer.call(_logged_in, name, renewed, write=True)
+        await self.writer.call(store_calls.logged_in, name, renewed, write=True)
         self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
@@ -460,48 +456,6 @@ class Ladder:
         )
     )
     """The ladder's commands, by kind (:data:`LADDER_COMMANDS`)."""
-
-
-# What the ladder asks of the store, run by RecordWriter.call in the store's thread: they
-# use the open store, and never import its module (SQLAlchemy) on the loop.
-
-
-def _claimed_names(store: Store) -> set[str]:
-    return store.claimed_names()
-
-
-def _recorded_worlds(store: Store) -> list[str]:
-    return store.worlds()
-
-
-def _leaderboard(store: Store, world: str, lines: int) -> list[StoreStanding]:
-    return store.leaderboard(world, lines)
-
-
-def _best_results(store: Store, world: str, per_map: int) -> list[MapBests]:
-    from records.bests import bests
-
-    return bests(store, world, per_map)
-
-
-def _claim(store: Store, name: str, token_hash: str) -> bool:
-    return store.claim(name, token_hash)
-
-
-def _lookalike(store: Store, name: str) -> str | None:
-    return store.lookalike(name)
-
-
-def _history(store: Store, name: str, world: str | None, limit: int) -> list[dict[str, Any]]:
-    return store.history(name, world, limit)
-
-
-def _token_hash(store: Store, name: str) -> str | None:
-    return store.token_hash(name)
-
-
-def _logged_in(store: Store, name: str, renewed: str | None) -> None:
-    store.logged_in(name, renewed)
 
 
 def _index(names: set[str]) -> tokens.LookalikeNames[bool]:

@@ -21,11 +21,8 @@ What a caller may rely on:
   not ended, played in or watched; checked on ``CREATE``, ``JOIN`` and ``WATCH``),
   so one address cannot take every game.
 * **No squatting**: a created game nobody has joined is removed after
-  ``unjoined_game_timeout`` seconds. It outlives its creator's connection (``printf
-  'CREATE arena crawler\n' | nc ...`` makes a game others then join), and counts against
-  its creator's address (``max_games_per_address``) until it is gone. A created game
-  that has been played (its world ended, and restarted for a spectator) goes with its
-  creator's connection when nobody plays in it or watches it any more.
+  ``unjoined_game_timeout`` seconds, whether its creator stays or not (its address holds
+  it meanwhile); one that has been played goes with its creator once nobody is in it.
 * A plugin that raises while a world is opened, joined or restarted ends that
   request (an ``ERROR`` to the client, one log event), never the server.
 * :meth:`Lobby.run` owns every game's task and every build; when it returns, every
@@ -130,8 +127,7 @@ class Lobby:
         self._playing, self._watching = seating.playing, seating.watching
         self.owned: dict[int, set[str]] = {}
         """The games each client (by id) created that still exist or are being built."""
-        self._played: set[str] = set()
-        """Created games whose world has ended at least once (played, then restarted)."""
+        self._played: set[str] = set()  # created games whose world has ended at least once
         self.draining = False
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
@@ -234,10 +230,8 @@ class Lobby:
         return {game.world_name for game in self.games.values()}
 
     def client_gone(self, client: Outbox) -> None:
-        """``client`` has ended. A game it created that nobody has joined yet stays: it
-        waits for its first player until ``unjoined_game_timeout``, and its creator's
-        address still holds it (:class:`~server.lobby.seating.Seating`). One that has
-        been played, and that nobody plays in or watches now, goes with it."""
+        """``client`` has ended. A game it created that nobody has joined yet waits for
+        its first player (module docstring); one played, with nobody in it, goes."""
         for name in self.owned.pop(client.who.id, ()):
             game = self.games.get(name)
             if game is None or name not in self._played or game.players or game.watchers:

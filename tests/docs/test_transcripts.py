@@ -16,8 +16,9 @@ A transcript is a fenced block (no language) of a session with the server:
 Right before each, an HTML comment says how to replay it: ``<!-- transcript: dod-server
 FLAGS -->`` is the server it was taken on (``make run`` starts ``dod-server``), or
 ``<!-- transcript: played by tests/PATH.py::NAME -->`` names the test that plays it (a
-cluster of hosts). A block with a typed line and neither fails the test: every transcript
-is replayed.
+cluster of hosts), or ``<!-- transcript: LABEL -->`` (one word) is a worked example a
+test finds by that comment and plays itself. A block with a typed line and none of these
+fails the test: every transcript is replayed.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ TYPED = re.compile(r"^(?P<who>[A-Za-z]\w*)?> (?P<text>.*)$")
 TOLD = re.compile(r"^(?P<who>[A-Za-z]\w*)< (?P<text>.*)$")
 NOTE = re.compile(r"\s{2,}\([^()]*\)$")
 PLAYED_BY = re.compile(r"played by (tests/\S+\.py)::(\w+)$")
+LABEL = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -111,13 +113,30 @@ def steps(transcript: Transcript) -> list[Step]:
 ALL = transcripts()
 
 
+def _played_elsewhere(transcript: Transcript) -> bool:
+    """Whether another test plays ``transcript`` (a named test, or a labelled example)."""
+    how = transcript.how
+    return how is not None and (
+        PLAYED_BY.search(how) is not None or LABEL.fullmatch(how) is not None
+    )
+
+
 def test_every_transcript_says_how_it_is_replayed() -> None:
     unmarked = [str(t) for t in ALL if t.how is None]
     assert not unmarked, f"transcripts with no <!-- transcript: ... --> before them: {unmarked}"
+    tests = [path.read_text() for path in (REPO / "tests").rglob("test_*.py")]
     for transcript in ALL:
-        if transcript.how is not None and (played := PLAYED_BY.search(transcript.how)):
+        how = transcript.how or ""
+        if played := PLAYED_BY.search(how):
             source = (REPO / played[1]).read_text()
-            assert f"def {played[2]}(" in source, f"{transcript}: no test {transcript.how}"
+            assert f"def {played[2]}(" in source, f"{transcript}: no test {how}"
+        elif LABEL.fullmatch(how):
+            # A test names the label, or reads the document's labelled examples.
+            document = transcript.where.partition(":")[0].rpartition("/")[2]
+            assert any(
+                f"transcript: {how}" in source or (document in source and "transcript)" in source)
+                for source in tests
+            ), f"{transcript}: no test plays {how!r}"
 
 
 def server_config(command: str, folder: Path) -> ServerConfig:
@@ -140,7 +159,7 @@ def _matches(line: str, expected: str) -> bool:
 
 @pytest.mark.parametrize(
     "transcript",
-    [t for t in ALL if t.how is not None and not PLAYED_BY.search(t.how)],
+    [t for t in ALL if t.how is not None and not _played_elsewhere(t)],
     ids=str,
 )
 async def test_the_transcript_is_what_the_server_says(

@@ -126,13 +126,4 @@ async def test_a_disconnect_in_the_middle_of_a_round(
         {"round": 1, "leave": 1, "why": "disconnected"},
         {"round": 1, "leave": 3, "why": "quit"},
     ]
-    ending = records[-1]
-    assert (ending["round"], ending["end"]) == (1, "all players left")
-    # The last line says how each did, for the replay list.
-    players = ending["players"]
-    assert isinstance(players, list)
-    assert [(p["name"], p["outcome"]) for p in players] == [
-        (None, "disconnected"),
-        (None, "disconnected"),
-        (None, "quit"),
-    ]
+    assert records[-1] == {"round": 1, "end": "all players left"}

@@ -201,23 +201,3 @@ async def test_a_server_without_records_says_so(
     web = await nursery.start(serve_web, server)
     status, _, body = await _get(web.url + "api/leaderboard")
     assert status == 404 and "keeps no records" in json.loads(body)["error"]
-
-
-async def test_the_replay_list_names_the_players_the_winners_and_the_length(
-    start_server: StartServer, nursery: trio.Nursery, tmp_path: Path
-) -> None:
-    # Before: file, game, world, map and start only: no players, no winner, no length.
-    server = await start_server(http_port=0, map="tiny", seed=1, replay_dir=str(tmp_path))
-    web = await nursery.start(serve_web, server)
-    ada, bob = await Peer.connect(bound_port(server)), await Peer.connect(bound_port(server))
-    assert await ada.ask("HELLO Ada") == ["GOLD 1"]
-    assert await bob.ask("HELLO Bob") == ["GOLD 1"]
-    assert await ada.ask("PICKUP") == ["SUCCESS, GOLD COINS: 1"]
-    assert await bob.ask("QUIT") == ["BYE Thanks for playing."]
-    assert await ada.ask("MOVE E") == ["SUCCESS"]
-    assert await ada.ask("MOVE E") == ["SUCCESS"]
-    assert (await ada.read_line()).startswith("WIN")  # the last player left: the game is over
-    _, _, body = await _get(web.url + "api/replays")
-    (listed,) = json.loads(body)["replays"]
-    assert (listed["players"], listed["winners"], listed["rounds"]) == (["Ada", "Bob"], ["Ada"], 3)
-    assert listed["probe"] is False
