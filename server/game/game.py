@@ -293,7 +293,7 @@ class Game:
         self._next_player += 1
         roster.seat(client, player, name)
         claimed = name is not None and who.login == name
-        self.chronicle.joined(player, kind, name, claimed, who.dialect)
+        self.chronicle.joined(player, kind, name, claimed, who.dialect, probe=who.probe)
         # Through the client's own logger: rate-limited with its other events (issue 20).
         who.log.info("player joined", game=self.name, player=player, world=self.spec.world_name)
         audience = self.audience

@@ -58,6 +58,12 @@ class Identity(Protocol):
         ...
 
     @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``, a conformance run):
+        a game only probes played is not recorded, nor listed by default."""
+        ...
+
+    @property
     def log(self) -> Any:
         """The structlog logger for events about this client (rate-limited per address)."""
         ...

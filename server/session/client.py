@@ -276,7 +276,7 @@ class Connection(Mailbox):
             if self.reason == CUT_OFF:
                 self.server.counts.cut_off += 1
             self._leave_game()
-            self.lobby.client_gone(self)  # its unjoined games go with it
+            self.lobby.client_gone(self)  # its played-out games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def check_time(self, now: float) -> None:

@@ -127,6 +127,11 @@ class Mailbox:
         return self.protocol.dialect.name
 
     @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``, the protocol's say)."""
+        return "probe" in self.protocol.capabilities
+
+    @property
     def log(self) -> Any:
         """The logger of events about this client: bound to it at each use, so that an
         idle connection keeps no logger of its own (a few events a connection use it)."""

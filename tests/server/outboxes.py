@@ -73,6 +73,7 @@ class MemoryOutbox:
     chat = property(lambda self: self._chat)
     board = property(lambda self: self._board)
     redirect = property(lambda self: False)
+    probe = property(lambda self: False)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)
