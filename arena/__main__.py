@@ -1,4 +1,4 @@
-"""``python -m arena``: the same as ``dod-arena``."""
+"""``python -m dungeon_of_doom.arena``: the same as ``dod-arena``."""
 
 import sys
 

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import sqlalchemy as sa
 
-from records.store import Store
-from records.tournaments import MATCHES, TOURNAMENTS, create_tables
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.records.tournaments import MATCHES, TOURNAMENTS, create_tables
 
 from .schedule import Match
 

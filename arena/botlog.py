@@ -17,7 +17,7 @@ from typing import IO, Final
 
 import trio
 
-from server.replay.reader import log_name
+from dungeon_of_doom.server.replay.reader import log_name
 
 __all__ = ["BotLog", "beside_replay", "keep_output"]
 

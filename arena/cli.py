@@ -23,11 +23,11 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from bots import KINDS
-from commandline import INTERRUPTED_STATUS, run_command
-from records.contract import SIGHTS
-from records.model import PLACE_RULES
-from records.urls import safe_url
+from dungeon_of_doom.bots import KINDS
+from dungeon_of_doom.commandline import INTERRUPTED_STATUS, run_command
+from dungeon_of_doom.records.contract import SIGHTS
+from dungeon_of_doom.records.model import PLACE_RULES
+from dungeon_of_doom.records.urls import safe_url
 
 from .entrants import Entrant, parse_entrants, parse_seeds
 from .spec import LOG_BYTES, contract_of, tournament_spec
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress
 
-    from records.ranking import Rating
-    from records.store import Store
+    from dungeon_of_doom.records.ranking import Rating
+    from dungeon_of_doom.records.store import Store
 
     from .runner import Arena
     from .schedule import Match
@@ -227,7 +227,7 @@ def _main(argv: Sequence[str] | None) -> int:
     import trio
     from rich.console import Console
 
-    from records.store import Store
+    from dungeon_of_doom.records.store import Store
 
     from .board import Board
     from .runner import Arena

@@ -36,11 +36,11 @@ from typing import Any
 import trio
 from rich.console import Console
 
-from records import tournaments
-from records.contract import Contract
-from records.model import GameRecord
-from records.store import Store
-from records.tournaments import records_of
+from dungeon_of_doom.records import tournaments
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.records.tournaments import records_of
 
 from . import queue
 from .board import match_row

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from bots import KINDS
+from dungeon_of_doom.bots import KINDS
 
 __all__ = ["SHELL", "Entrant", "fill_template", "parse_entrants", "parse_seeds"]
 
@@ -29,7 +29,7 @@ def fill_template(template: str, **values: object) -> str:
 @dataclass(frozen=True, slots=True)
 class Entrant:
     """One bot of the tournament: its name (as recorded) and how to start it: an
-    installed kind as ``python -m bots.KIND`` with the usual options, a command as
+    installed kind as ``python -m dungeon_of_doom.bots.KIND`` with the usual options, a command as
     ``/bin/sh -c COMMAND`` with its placeholders filled (:func:`fill_template`)."""
 
     name: str

@@ -1,10 +1,10 @@
-"""``python -m arena.jail``: one bot, shut in; run as the first process of new PID and
-network namespaces (``unshare --net --pid --fork``).
+"""``python -m dungeon_of_doom.arena.jail``: one bot, shut in; run as the first process of
+new PID and network namespaces (``unshare --net --pid --fork``).
 
 The arena starts it as::
 
     unshare --user --map-root-user --net --pid --fork --kill-child \\
-        python -m arena.jail --fd N --port P -- BOT COMMAND...
+        python -m dungeon_of_doom.arena.jail --fd N --port P -- BOT COMMAND...
 
 It brings up the namespace's own loopback, listens on ``127.0.0.1:P`` for exactly one
 connection, starts the bot, and copies bytes between that connection and the inherited
@@ -37,7 +37,7 @@ import sys
 import threading
 from typing import Final
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 SIOCGIFFLAGS: Final = 0x8913
 SIOCSIFFLAGS: Final = 0x8914
@@ -81,7 +81,7 @@ def serve(listener: socket.socket, outside: socket.socket, connected: threading.
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m arena.jail")
+    parser = argparse.ArgumentParser(prog="python -m dungeon_of_doom.arena.jail")
     parser.add_argument("--fd", type=int, required=True, help="the socket to the arena")
     parser.add_argument("--port", type=int, required=True, help="where the bot connects")
     parser.add_argument("command", nargs="+")

@@ -19,9 +19,9 @@ from typing import Any, Final
 
 import trio
 
-from records.contract import Contract
-from records.journal import to_json
-from records.model import GameRecord
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.journal import to_json
+from dungeon_of_doom.records.model import GameRecord
 
 from .botlog import BotLog, keep_output
 from .entrants import Entrant

@@ -36,9 +36,9 @@ from typing import Final
 
 import trio
 
-from protocol.commands import DECLARED_VERBS, Route
-from protocol.errors import RemoteProtocolError
-from protocol.framing import EndOfInput, LineFramer, NeedData
+from dungeon_of_doom.protocol.commands import DECLARED_VERBS, Route
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import EndOfInput, LineFramer, NeedData
 
 __all__ = ["Seat", "relay", "rewrite"]
 

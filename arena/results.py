@@ -10,11 +10,11 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from records.contract import Contract
-from records.model import GameRecord
-from records.standings import Line
-from records.standings import standings as table_standings
-from records.store import Store
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.standings import Line
+from dungeon_of_doom.records.standings import standings as table_standings
+from dungeon_of_doom.records.store import Store
 
 from .entrants import Entrant
 from .schedule import Match

@@ -18,9 +18,9 @@ import trio
 from rich.markup import escape
 from rich.progress import Progress
 
-from records.contract import Contract
-from records.model import GameRecord
-from records.store import Store
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.store import Store
 
 from .board import WORKER, Board
 from .botlog import beside_replay

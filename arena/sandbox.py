@@ -38,7 +38,7 @@ from typing import Final
 
 import trio
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 __all__ = ["CommandFor", "Sandbox", "StartedBot", "bot_environment", "choose_isolation"]
 
@@ -143,7 +143,7 @@ class Sandbox:
                     *UNSHARE,
                     sys.executable,
                     "-m",
-                    "arena.jail",
+                    "dungeon_of_doom.arena.jail",
                     "--fd",
                     str(theirs.fileno()),
                     "--port",

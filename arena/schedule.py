@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from records.ranking import Rating
+from dungeon_of_doom.records.ranking import Rating
 
 from .entrants import Entrant
 

@@ -14,7 +14,7 @@ from typing import Final
 
 import trio
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 __all__ = ["ServerProcess", "run_server", "stop_process", "stop_servers"]
 
@@ -37,7 +37,7 @@ def server_command(options: argparse.Namespace) -> list[str]:
     return [
         sys.executable,
         "-m",
-        "server",
+        "dungeon_of_doom.server",
         "--port",
         "0",
         "--db",

@@ -7,7 +7,7 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, Final
 
-from records.contract import Contract
+from dungeon_of_doom.records.contract import Contract
 
 from .entrants import Entrant, parse_seeds
 

@@ -36,7 +36,7 @@ def measure(cores: int, games: int, folder: Path, world: str) -> dict[str, float
     command = [
         sys.executable,
         "-m",
-        "arena",
+        "dungeon_of_doom.arena",
         *bots,
         *where,
         "--games",
@@ -77,7 +77,7 @@ def measure_workers(
     )
     where = ["--world", "battle"] if world == "battle" else ["--map", "tiny"]
     tournament = f"b{tag}w{workers}"
-    arena = [sys.executable, "-m", "arena"]
+    arena = [sys.executable, "-m", "dungeon_of_doom.arena"]
     started = time.perf_counter()
     subprocess.run(
         [

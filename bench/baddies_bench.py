@@ -19,7 +19,7 @@ import argparse
 import statistics
 import time
 
-from worlds.baddies import Board, Parameters, generate, play_round
+from dungeon_of_doom.worlds.baddies import Board, Parameters, generate, play_round
 
 HERO = 0
 

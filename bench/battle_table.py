@@ -25,15 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from bots import battle as battle_bot
-from bots import explorer
-from bots import random as random_bot
-from bots.cli import Bot
-from clients import Direction, Grid, PickupResult
-from protocol.commands import Attack, EndTurn, Move, Pickup
-from worlds.api import Action, Died, Escaped, Event, Moved, PickedUp, PlayerKind
-from worlds.battle import BattleWorld, plugin
-from worlds.turns import Attacked, Defeated, TurnEnded, TurnPassed, TurnStarted
+from dungeon_of_doom.bots import battle as battle_bot
+from dungeon_of_doom.bots import explorer
+from dungeon_of_doom.bots import random as random_bot
+from dungeon_of_doom.bots.cli import Bot
+from dungeon_of_doom.clients import Direction, Grid, PickupResult
+from dungeon_of_doom.protocol.commands import Attack, EndTurn, Move, Pickup
+from dungeon_of_doom.worlds.api import Action, Died, Escaped, Event, Moved, PickedUp, PlayerKind
+from dungeon_of_doom.worlds.battle import BattleWorld, plugin
+from dungeon_of_doom.worlds.turns import Attacked, Defeated, TurnEnded, TurnPassed, TurnStarted
 
 __all__ = ["KINDS", "Outcome", "play_game"]
 

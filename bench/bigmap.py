@@ -57,8 +57,8 @@ def arena(side: int) -> str:
 
 
 def generated(side: int, seed: int) -> str:
-    from mapgen import Settings, generate
-    from worlds.classic.generated import to_classic
+    from dungeon_of_doom.mapgen import Settings, generate
+    from dungeon_of_doom.worlds.classic.generated import to_classic
 
     return to_classic(generate(seed, Settings(width=side, height=side)), seed=seed).to_text()
 
@@ -75,12 +75,12 @@ def measure(world_name: str, path: str) -> Figures:
     """Run in a fresh process: load ``path`` into ``world_name`` and measure."""
     import gc
 
-    from worlds.classic import read_map
+    from dungeon_of_doom.worlds.classic import read_map
 
     if world_name == "classic":
-        from worlds.classic import ClassicWorld as World
+        from dungeon_of_doom.worlds.classic import ClassicWorld as World
     else:
-        from worlds.battle.world import BattleWorld as World  # type: ignore[assignment]
+        from dungeon_of_doom.worlds.battle.world import BattleWorld as World  # type: ignore[assignment]
 
     gc.collect()
     rss_start = _status_kib("VmRSS")

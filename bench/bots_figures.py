@@ -33,14 +33,14 @@ from pathlib import Path
 
 import trio
 
-from bots.plan.baddies import HERO, Lurer, ladder_step
-from bots.plan.crawler import DEFAULT_BUDGET, Objective, dungeon_front, plan_level
-from bots.result import BotResult, parse_line
-from server.app import Server
-from server.setup.config import ServerConfig
-from worlds.baddies import Parameters, generate, play_round
-from worlds.baddies.rules import Escaped
-from worlds.crawler import Level, open_dungeon
+from dungeon_of_doom.bots.plan.baddies import HERO, Lurer, ladder_step
+from dungeon_of_doom.bots.plan.crawler import DEFAULT_BUDGET, Objective, dungeon_front, plan_level
+from dungeon_of_doom.bots.result import BotResult, parse_line
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
+from dungeon_of_doom.worlds.baddies import Parameters, generate, play_round
+from dungeon_of_doom.worlds.baddies.rules import Escaped
+from dungeon_of_doom.worlds.crawler import Level, open_dungeon
 
 REPO = Path(__file__).resolve().parent.parent
 COMPAT = REPO.parent / "shared" / "compat" / "crawler-levels"
@@ -52,7 +52,10 @@ CLAIMS = {
 }
 MEDIUM = Parameters(rows=15, columns=40, abysses=50, monsters=6, bats=2)
 MAX_ROUNDS = 500
-KINDS = {"baddie-lurer": "bots.baddie_lurer", "ladder": "bots.ladder"}
+KINDS = {
+    "baddie-lurer": "dungeon_of_doom.bots.baddie_lurer",
+    "ladder": "dungeon_of_doom.bots.ladder",
+}
 
 
 def bot_on(levels: Sequence[Level], objective: Objective, budget: int) -> str:

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import trio
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from . import generator, load
 
@@ -115,7 +115,7 @@ class Node:
             [
                 sys.executable,
                 "-m",
-                "server",
+                "dungeon_of_doom.server",
                 "--port",
                 "0",
                 "--no-http",
@@ -236,7 +236,7 @@ def start_workers(count: int, folder: str, connections: int) -> Workers:
         [
             sys.executable,
             "-m",
-            "server",
+            "dungeon_of_doom.server",
             "--port",
             "0",
             "--workers",

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from worlds.crawler import Command, Grid, Level, State, parse_level, read_level
+from dungeon_of_doom.worlds.crawler import Command, Grid, Level, State, parse_level, read_level
 
 
 def _median(

@@ -46,7 +46,7 @@ from typing import Final
 
 import trio
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from .load import cpu_ticks, percentile
 

@@ -1,6 +1,6 @@
 """``python -m bench.idle_memory``: the server's resident memory per idle connection.
 
-Starts the game server (as :mod:`bench.load` does: ``python -m server`` on a classic
+Starts the game server (as :mod:`bench.load` does: ``python -m dungeon_of_doom.server`` on a classic
 arena with room for every player, replays on, in a scratch folder) and opens
 ``--connections`` TCP connections to it from this process (its file limit raised to
 the hard limit), then reads the server's resident memory (``VmRSS`` of
@@ -82,7 +82,7 @@ def serve_traced(folder: str, argv: list[str]) -> None:
     import signal
     import tracemalloc
 
-    from server.cli import main as server_main
+    from dungeon_of_doom.server.cli import main as server_main
 
     tracemalloc.start(1)
     taken = itertools.count()
@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
         serve_traced(args.serve_traced, [a for a in args.rest if a != "--"])
         return
     if args.code:
-        # ``python -m server`` imports from its working directory first, then PYTHONPATH.
+        # ``python -m dungeon_of_doom.server`` imports from its working directory first,
+        # then PYTHONPATH.
         os.chdir(args.code)
         os.environ["PYTHONPATH"] = args.code + os.pathsep + os.environ.get("PYTHONPATH", "")
     figures = run(args.connections, Path(args.tracemalloc) if args.tracemalloc else None)

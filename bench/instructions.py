@@ -6,7 +6,7 @@ instructions a command executes does not. This runs each server under
 one connection, one command at a time (each reply read in full before the next
 command), and prints the instructions the server executed per command:
 
-* the game (``python -m server``, a classic world on :func:`bench.load.arena_map`,
+* the game (``python -m dungeon_of_doom.server``, a classic world on :func:`bench.load.arena_map`,
   replays and records on, as :mod:`bench.load` runs it): ``LOOK``, ``MOVE``, the
   mix of :data:`bench.generator.MIXES`, ``GAMES``, and a ``MOVE`` into a wall (the
   answer a bot gets about as often as ``SUCCESS`` in :mod:`bench.load`'s arena);
@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from . import generator, load
 from .load import Figures
@@ -127,10 +127,10 @@ def serve_on_frozen_clock(kind: str, argv: list[str]) -> None:
 
     _thread_cache.IDLE_TIMEOUT = int(threading.TIMEOUT_MAX)
     if kind == "game":
-        from server.cli import main as server_main
+        from dungeon_of_doom.server.cli import main as server_main
 
         if os.environ.get("DOD_BENCH_PLAIN_PATH"):
-            from server.app import Server
+            from dungeon_of_doom.server.app import Server
 
             Server.fast_path = False  # the plain path the fast path is measured against
 

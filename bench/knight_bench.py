@@ -15,9 +15,9 @@ import sys
 import time
 from collections.abc import Sequence
 
-from worlds.knight.dungeon_master import DEFAULT_HIGH, DEFAULT_LOW, generate
-from worlds.knight.grid import Grid
-from worlds.knight.solver import ALGORITHMS, path_need, recursive_calls
+from dungeon_of_doom.worlds.knight.dungeon_master import DEFAULT_HIGH, DEFAULT_LOW, generate
+from dungeon_of_doom.worlds.knight.grid import Grid
+from dungeon_of_doom.worlds.knight.solver import ALGORITHMS, path_need, recursive_calls
 
 SIZES = (2, 4, 6, 8, 10, 12, 14, 50, 100, 250, 500, 1000, 2000)
 QUICK = 0.1

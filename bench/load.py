@@ -56,7 +56,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from . import generator, profile
 
@@ -357,8 +357,8 @@ def drive(
 
 
 def game_argv(args: argparse.Namespace, folder: str) -> list[str]:
-    """The arguments after ``python -m server`` that :func:`game_server` runs the game with:
-    replays on, in ``folder`` (with the arena map for a classic world)."""
+    """The arguments after ``python -m dungeon_of_doom.server`` that :func:`game_server`
+    runs the game with: replays on, in ``folder`` (with the arena map for a classic world)."""
     map_spec = args.map
     if map_spec is None and args.world == "classic":
         map_spec = str(Path(folder) / "arena.map")
@@ -393,10 +393,13 @@ def game_argv(args: argparse.Namespace, folder: str) -> list[str]:
 def game_server(
     args: argparse.Namespace, launcher: list[str] | None = None
 ) -> Iterator[ServerProcess]:
-    """The game server, started by ``launcher`` (``python -m server`` unless given: the
-    game's own arguments follow it)."""
+    """The game server, started by ``launcher`` (``python -m dungeon_of_doom.server``
+    unless given: the game's own arguments follow it)."""
     with tempfile.TemporaryDirectory() as folder:
-        argv = [*(launcher or [sys.executable, "-m", "server"]), *game_argv(args, folder)]
+        argv = [
+            *(launcher or [sys.executable, "-m", "dungeon_of_doom.server"]),
+            *game_argv(args, folder),
+        ]
         server = start_server("game", argv)
         try:
             yield server

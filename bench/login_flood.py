@@ -10,8 +10,8 @@ after; its CPU seconds; the other client's ``LOOK`` latency (median, p99, max) w
 quiet and under the flood; and how the flood's commands were answered.
 
 Extra server flags follow ``--``: ``python -m bench.login_flood -- --hash-threads 2``.
-``--server-tree DIR`` runs the server of another checkout (``python -m server`` there),
-to measure a version before a change.
+``--server-tree DIR`` runs the server of another checkout (``python -m
+dungeon_of_doom.server`` there), to measure a version before a change.
 """
 
 from __future__ import annotations
@@ -126,14 +126,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("server_args", nargs="*", help="extra dod-server flags, after --")
     args = parser.parse_args(argv)
     if args.server_tree is not None:
-        os.chdir(args.server_tree)  # ``python -m server`` finds the package there first
+        os.chdir(
+            args.server_tree
+        )  # ``python -m dungeon_of_doom.server`` finds the package there first
     with tempfile.TemporaryDirectory() as folder:
         server = start_server(
             "game",
             [
                 sys.executable,
                 "-m",
-                "server",
+                "dungeon_of_doom.server",
                 "--port",
                 "0",
                 "--no-http",

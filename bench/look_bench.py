@@ -20,9 +20,9 @@ import argparse
 import timeit
 from collections.abc import Callable
 
-from protocol.connection import ServerProtocol
-from protocol.replies import LookReply
-from worlds.classic import ClassicWorld, parse_map
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.replies import LookReply
+from dungeon_of_doom.worlds.classic import ClassicWorld, parse_map
 
 from .load import arena_map
 

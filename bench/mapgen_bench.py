@@ -18,14 +18,14 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from mapgen import ROCK, Dungeon, Settings, generate, validate
-from mapgen.corridors import carve_corridors
-from mapgen.generator import mark_rooms
-from mapgen.hardness import rock_hardness
-from mapgen.rooms import place_rooms
-from worlds.baddies.generated import to_baddies
-from worlds.classic.generated import to_classic
-from worlds.crawler.generated import to_crawler
+from dungeon_of_doom.mapgen import ROCK, Dungeon, Settings, generate, validate
+from dungeon_of_doom.mapgen.corridors import carve_corridors
+from dungeon_of_doom.mapgen.generator import mark_rooms
+from dungeon_of_doom.mapgen.hardness import rock_hardness
+from dungeon_of_doom.mapgen.rooms import place_rooms
+from dungeon_of_doom.worlds.baddies.generated import to_baddies
+from dungeon_of_doom.worlds.classic.generated import to_classic
+from dungeon_of_doom.worlds.crawler.generated import to_crawler
 
 T = TypeVar("T")
 

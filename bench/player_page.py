@@ -18,9 +18,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from records.bests import player_bests
-from records.schema import games, players, ratings
-from records.store import Store
+from dungeon_of_doom.records.bests import player_bests
+from dungeon_of_doom.records.schema import games, players, ratings
+from dungeon_of_doom.records.store import Store
 
 
 def fill(store: Store, rows: int) -> None:

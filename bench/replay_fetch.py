@@ -26,7 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 
 def write_replay(folder: Path, moves: int) -> Path:
@@ -68,7 +68,17 @@ def main() -> None:
     folder = Path(tempfile.mkdtemp(prefix="dod-replay-bench-"))
     replay = write_replay(folder / "replays", options.moves)
     print(f"replay: {replay.stat().st_size / 1e6:.1f} MB, {options.moves} moves")
-    command = [sys.executable, "-m", "server", "--port", "0", "--http-port", "0", "--map", "tiny"]
+    command = [
+        sys.executable,
+        "-m",
+        "dungeon_of_doom.server",
+        "--port",
+        "0",
+        "--http-port",
+        "0",
+        "--map",
+        "tiny",
+    ]
     command += ["--replay-dir", str(folder / "replays"), "--no-db", "--log-level", "warning"]
     server = subprocess.Popen(
         command,

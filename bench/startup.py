@@ -174,7 +174,7 @@ def measure(repeat: int, code: Path | None) -> list[Figure]:
     with tempfile.TemporaryDirectory(prefix="dod-startup-") as scratch:
         folder = Path(scratch)
         runs = [(f"{name} --help", [*_argv(name, target), "--help"]) for name, target in commands()]
-        server = _argv("dod-server", "server.cli:main")
+        server = _argv("dod-server", "dungeon_of_doom.server.cli:main")
         runs.append(("dod-server --list-worlds", [*server, "--list-worlds"]))
         for what, argv in runs:
             cpu_of_run(argv, environment, folder)  # writes the bytecode caches; not counted

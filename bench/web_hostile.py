@@ -37,11 +37,20 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request
 from wsproto.frame_protocol import FrameProtocol
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 WEB_AT = re.compile(r"web page at http://[\d.]+:(\d+)/")
 LISTENING = re.compile(r"listening on [\d.]+:(\d+)")
-SERVER = [sys.executable, "-m", "server", "--port", "0", "--http-port", "0", "--no-replays"]
+SERVER = [
+    sys.executable,
+    "-m",
+    "dungeon_of_doom.server",
+    "--port",
+    "0",
+    "--http-port",
+    "0",
+    "--no-replays",
+]
 SERVER += ["--no-db", "--log-level", "error"]
 
 

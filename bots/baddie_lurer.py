@@ -1,6 +1,6 @@
 """``baddie-lurer``: reads the whole baddies board and plays an escape that lures baddies away.
 
-Run it as ``python -m bots.baddie_lurer --host H --port P`` (or
+Run it as ``python -m dungeon_of_doom.bots.baddie_lurer --host H --port P`` (or
 ``dod-bot-baddie-lurer``); ``--budget`` bounds each search.
 
 Every round it reads ``MAP`` (:func:`bots.plan.baddies.board_from_map`) and asks

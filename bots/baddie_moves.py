@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from clients import Client
-from worlds.baddies.rules import STAY, Step
+from dungeon_of_doom.clients import Client
+from dungeon_of_doom.worlds.baddies.rules import STAY, Step
 
 from .plan.baddies import DIRECTIONS
 

@@ -1,10 +1,10 @@
 """``battle``: a bot for the battle world that hunts with the lantern and fights when it pays.
 
-Run it as ``python -m bots.battle --host H --port P`` (or ``dod-bot-battle``). It asks
-for events (``EXTEND events``) so that it hears ``STARTTURN``, and plays each of its
-turns action by action while ``APGET`` says it has points left. Each action is chosen
-by :class:`BattleBrain` from what ``LOOK`` shows and what it remembers
-(:mod:`bots.memory`):
+Run it as ``python -m dungeon_of_doom.bots.battle --host H --port P`` (or
+``dod-bot-battle``). It asks for events (``EXTEND events``) so that it hears
+``STARTTURN``, and plays each of its turns action by action while ``APGET`` says it
+has points left. Each action is chosen by :class:`BattleBrain` from what ``LOOK``
+shows and what it remembers (:mod:`bots.memory`):
 
 1. with the gold the map asks for and an exit known, it walks out (a win ends the
    game for everyone, so nothing beats it);
@@ -35,8 +35,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Final, Protocol
 
-from clients import ClientTimeout, CommandError, Direction, Grid, PickupResult
-from protocol.replies import TurnBegins
+from dungeon_of_doom.clients import ClientTimeout, CommandError, Direction, Grid, PickupResult
+from dungeon_of_doom.protocol.replies import TurnBegins
 
 from .cli import Bot, bot_main
 from .memory import FOUR_WAYS, Memory

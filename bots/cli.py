@@ -58,7 +58,7 @@ from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Final, Protocol
 
-from clients import (
+from dungeon_of_doom.clients import (
     DEFAULT_PORT,
     Client,
     ClientError,
@@ -68,7 +68,7 @@ from clients import (
     ServerClosed,
     Win,
 )
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from .guard import GuardedClient, Stuck
 from .result import BotResult, Progress

@@ -1,6 +1,6 @@
 """``crawler-solver``: reads each crawler level whole and plays the shortest way out it can prove.
 
-Run it as ``python -m bots.crawler_solver --host H --port P`` (or
+Run it as ``python -m dungeon_of_doom.bots.crawler_solver --host H --port P`` (or
 ``dod-bot-crawler-solver``); ``--objective treasure`` takes the most treasure it
 can find instead, then the fewest moves; ``--budget`` bounds each search.
 
@@ -26,7 +26,7 @@ import argparse
 import sys
 from collections import deque
 
-from worlds.crawler import Command, Outcome, State
+from dungeon_of_doom.worlds.crawler import Command, Outcome, State
 
 from .cli import Bot, bot_main
 from .plan.crawler import DEFAULT_BUDGET, DIRECTIONS, Objective, level_from_map, plan_level

@@ -1,6 +1,6 @@
 """``explorer``: a classic-world bot that sees only through ``LOOK`` and remembers.
 
-Run it as ``python -m bots.explorer --host H --port P`` (or ``dod-bot-explorer``).
+Run it as ``python -m dungeon_of_doom.bots.explorer --host H --port P`` (or ``dod-bot-explorer``).
 Each turn it looks, remembers what it saw (:mod:`bots.memory`), and then:
 
 1. picks up the gold it stands on;

@@ -19,11 +19,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from clients import Client
-from clients.core import DEFAULT_TIMEOUT, Request
-from clients.grid import Grid
-from protocol.commands import Look, Move, Pickup
-from protocol.replies import Push
+from dungeon_of_doom.clients import Client
+from dungeon_of_doom.clients.core import DEFAULT_TIMEOUT, Request
+from dungeon_of_doom.clients.grid import Grid
+from dungeon_of_doom.protocol.commands import Look, Move, Pickup
+from dungeon_of_doom.protocol.replies import Push
 
 __all__ = ["REMEMBERED", "REPEATS", "GuardedClient", "Stuck"]
 

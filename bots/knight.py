@@ -1,6 +1,6 @@
 """``knight``: plays the knight world's optimal path (RULES §5).
 
-Run it as ``python -m bots.knight --host H --port P`` (or ``dod-bot-knight``). It
+Run it as ``python -m dungeon_of_doom.bots.knight --host H --port P`` (or ``dod-bot-knight``). It
 reads the whole grid once with ``MAP`` (:func:`worlds.knight.render.read_numbers`),
 solves the rest of the way from the square it stands on with
 :func:`worlds.knight.solver.solve`, and sends the path's ``MOVE E`` / ``MOVE S``.
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from worlds.knight.render import read_numbers
-from worlds.knight.solver import solve
+from dungeon_of_doom.worlds.knight.render import read_numbers
+from dungeon_of_doom.worlds.knight.solver import solve
 
 from .cli import Bot, bot_main
 

@@ -1,6 +1,6 @@
 """``ladder``: the baddies baseline, walking the shortest way to the ladder and ignoring baddies.
 
-Run it as ``python -m bots.ladder --host H --port P`` (or ``dod-bot-ladder``).
+Run it as ``python -m dungeon_of_doom.bots.ladder --host H --port P`` (or ``dod-bot-ladder``).
 Every round it reads ``MAP`` and takes the first step of a shortest king-move
 path to a ladder around walls and abysses
 (:func:`bots.plan.baddies.ladder_step`); it never steps into the abyss, and it

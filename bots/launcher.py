@@ -6,7 +6,7 @@
     dod-bots --game arena --create 'crawler map=easy seed=7' crawler-solver:2
 
 Each ``KIND[:COUNT]`` starts COUNT processes of a bot from :data:`bots.KINDS`
-(``python -m bots.<kind> ...``), named ``<kind>-<n>`` (n counts from 1 across
+(``python -m dungeon_of_doom.bots.<kind> ...``), named ``<kind>-<n>`` (n counts from 1 across
 all kinds, so names are unique in the game). With ``--seed S`` bot n gets seed
 S + n, so a whole run can be repeated.
 
@@ -49,10 +49,10 @@ from typing import Final, TextIO
 
 import trio
 
-from clients import DEFAULT_PORT, AsyncClient, ClientError, CommandError
-from commandline import lifeline
-from protocol.commands import Create, parse_command
-from protocol.errors import RemoteProtocolError
+from dungeon_of_doom.clients import DEFAULT_PORT, AsyncClient, ClientError, CommandError
+from dungeon_of_doom.commandline import lifeline
+from dungeon_of_doom.protocol.commands import Create, parse_command
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
 
 from . import KINDS
 from .result import BotResult, Progress, parse_line

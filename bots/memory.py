@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from clients import Direction, Grid, Position
+from dungeon_of_doom.clients import Direction, Grid, Position
 
 __all__ = ["FOUR_WAYS", "Memory", "step"]
 

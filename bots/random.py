@@ -1,6 +1,6 @@
 """``random``: a classic-world bot that wanders at random.
 
-Run it as ``python -m bots.random --host H --port P [--seed S] [--max-moves N]``
+Run it as ``python -m dungeon_of_doom.bots.random --host H --port P [--seed S] [--max-moves N]``
 (or ``dod-bot-random``). Each turn it looks, picks up whatever lies on its
 square (gold or an item; not again on the same view once the server refused it), and
 moves one step in a random direction among those

@@ -15,8 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from protocol.direction import Direction
-from protocol.replies import Bye, FinalReply, GameInfo, Lose, Message, Notice, Push, Win
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import (
+    Bye,
+    FinalReply,
+    GameInfo,
+    Lose,
+    Message,
+    Notice,
+    Push,
+    Win,
+)
 
 from .core import DEFAULT_PORT, PickupResult
 from .errors import (

@@ -2,7 +2,7 @@
 
 ::
 
-    from clients import AsyncClient
+    from dungeon_of_doom.clients import AsyncClient
 
     async with AsyncClient.connect("127.0.0.1", 40004) as client:
         goal = await client.hello("Ada")
@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from protocol.replies import FinalReply, Push
+from dungeon_of_doom.protocol.replies import FinalReply, Push
 
 from .core import (
     DEFAULT_PORT,

@@ -29,10 +29,10 @@ import time
 from collections.abc import Callable
 from typing import BinaryIO, Final
 
-from clients.console import run_console_game
-from worlds.baddies.board import Board
-from worlds.baddies.generate import ParameterError, Parameters, generate
-from worlds.baddies.rules import (
+from dungeon_of_doom.clients.console import run_console_game
+from dungeon_of_doom.worlds.baddies.board import Board
+from dungeon_of_doom.worlds.baddies.generate import ParameterError, Parameters, generate
+from dungeon_of_doom.worlds.baddies.rules import (
     STAY,
     BaddieFell,
     Barrier,

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from types import FrameType
 
-from commandline import INTERRUPTED_STATUS, run_command
+from dungeon_of_doom.commandline import INTERRUPTED_STATUS, run_command
 
 
 def run_console_game(play: Callable[[], int], *, name: str | None = None) -> int:

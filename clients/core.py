@@ -68,7 +68,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     DECLARED_VERBS,
     ApGet,
     Attack,
@@ -92,11 +92,11 @@ from protocol.commands import (
     Watch,
     WhoAmI,
 )
-from protocol.connection import ClientProtocol
-from protocol.direction import Direction
-from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
-from protocol.replies import (
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Bye,
     Error,

@@ -23,12 +23,12 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from clients.console import run_console_game
-from worlds.crawler import KEYS, State, Status, Turn
-from worlds.crawler import text as say
-from worlds.crawler.dungeon import load_level
-from worlds.crawler.levelfile import OPEN
-from worlds.errors import MapError
+from dungeon_of_doom.clients.console import run_console_game
+from dungeon_of_doom.worlds.crawler import KEYS, State, Status, Turn
+from dungeon_of_doom.worlds.crawler import text as say
+from dungeon_of_doom.worlds.crawler.dungeon import load_level
+from dungeon_of_doom.worlds.crawler.levelfile import OPEN
+from dungeon_of_doom.worlds.errors import MapError
 
 QUIT_KEY = "q"
 

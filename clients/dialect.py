@@ -8,7 +8,7 @@ callers the names they match pushes and replies against.
 
 from __future__ import annotations
 
-from protocol.reading import (
+from dungeon_of_doom.protocol.reading import (
     Blank,
     Failed,
     GoalIs,

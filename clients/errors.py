@@ -25,7 +25,7 @@ anything the library raises on purpose. What a caller may rely on:
 
 from __future__ import annotations
 
-from protocol.replies import FinalReply
+from dungeon_of_doom.protocol.replies import FinalReply
 
 __all__ = [
     "ClientError",

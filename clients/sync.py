@@ -2,7 +2,7 @@
 
 ::
 
-    from clients import Client
+    from dungeon_of_doom.clients import Client
 
     with Client.connect("127.0.0.1", 40004) as client:
         goal = client.hello("Ada")        # gold needed to win
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, TypeVar
 
-from protocol.replies import FinalReply, Push
+from dungeon_of_doom.protocol.replies import FinalReply, Push
 
 from .core import (
     CLOSED,

@@ -1,4 +1,4 @@
-"""``python -m conformance HOST:PORT``: the same as ``dod-conformance``."""
+"""``python -m dungeon_of_doom.conformance HOST:PORT``: the same as ``dod-conformance``."""
 
 import sys
 

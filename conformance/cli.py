@@ -15,7 +15,7 @@ from pathlib import Path
 
 import trio
 
-from commandline import run_command
+from dungeon_of_doom.commandline import run_command
 
 from .checks import ALL_CHECKS
 from .config import DIALECTS, SuiteConfig

@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from protocol.declared import DeclaredReader, declared_reader, probe_rows, rendered
-from protocol.dialects import DIALECTS as DECLARED
-from protocol.dialects import Dialect, dialect_named
-from protocol.errors import RemoteProtocolError
-from protocol.lines import PlayerView, Unasked
-from protocol.replies import Error, Push, Reply
+from dungeon_of_doom.protocol.declared import DeclaredReader, declared_reader, probe_rows, rendered
+from dungeon_of_doom.protocol.dialects import DIALECTS as DECLARED
+from dungeon_of_doom.protocol.dialects import Dialect, dialect_named
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.lines import PlayerView, Unasked
+from dungeon_of_doom.protocol.replies import Error, Push, Reply
 
 __all__ = [
     "JUDGED",

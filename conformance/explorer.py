@@ -13,9 +13,9 @@ from collections import deque
 from collections.abc import Callable
 from typing import Final
 
-from protocol.commands import Look, Move
-from protocol.direction import CARDINAL, Direction
-from protocol.replies import Fail, LookReply, Success
+from dungeon_of_doom.protocol.commands import Look, Move
+from dungeon_of_doom.protocol.direction import CARDINAL, Direction
+from dungeon_of_doom.protocol.replies import Fail, LookReply, Success
 
 from .session import BadReply, Session, describe
 from .view import View

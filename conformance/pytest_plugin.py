@@ -1,7 +1,7 @@
 """Pytest fixtures that check a Dungeon of Doom server from your own test suite.
 
 Enable them with ``pytest -p conformance.pytest_plugin``, with
-``pytest_plugins = ["conformance.pytest_plugin"]`` in a root ``conftest.py``,
+``pytest_plugins = ["dungeon_of_doom.conformance.pytest_plugin"]`` in a root ``conftest.py``,
 or by importing the two fixtures into any ``conftest.py``. In a plain test,
 call the fixture; in an async test run by pytest-trio, await it::
 

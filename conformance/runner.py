@@ -35,9 +35,9 @@ from functools import partial
 
 import trio
 
-from clients.dialect import TolerantReader
-from protocol.commands import Command, Hello, Look
-from protocol.errors import RemoteProtocolError
+from dungeon_of_doom.clients.dialect import TolerantReader
+from dungeon_of_doom.protocol.commands import Command, Hello, Look
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
 
 from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig

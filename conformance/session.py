@@ -36,10 +36,16 @@ from typing import Final, NoReturn, Protocol, TypeVar
 
 import trio
 
-from clients.dialect import Blank, TolerantReader, TurnStarted, Unasked, not_your_turn
-from protocol.commands import Command, Hello, Look, parse_command
-from protocol.errors import RemoteProtocolError
-from protocol.replies import Lose, Push, Reply, ReplyParser
+from dungeon_of_doom.clients.dialect import (
+    Blank,
+    TolerantReader,
+    TurnStarted,
+    Unasked,
+    not_your_turn,
+)
+from dungeon_of_doom.protocol.commands import Command, Hello, Look, parse_command
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.replies import Lose, Push, Reply, ReplyParser
 
 from .dialects import declared, declared_reader
 from .results import CheckFailed, Event, NotJudged

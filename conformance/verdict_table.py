@@ -5,8 +5,9 @@ this module from the reports the runs wrote (``dod-conformance --junitxml``), ke
 beside it in ``docs/conformance-runs/``, one file per server and level, named
 ``<server>-<level>.xml``. So the page cannot say what the suite did not::
 
-    python -m conformance.verdict_table docs/conformance-runs              # print it
-    python -m conformance.verdict_table docs/conformance-runs --write docs/conformance.md
+    python -m dungeon_of_doom.conformance.verdict_table docs/conformance-runs   # print it
+    python -m dungeon_of_doom.conformance.verdict_table docs/conformance-runs \
+        --write docs/conformance.md
 
 ``--write`` replaces what lies between the page's markers (:data:`BEGIN`, :data:`END`);
 a test holds the page equal to what this writes from the reports.
@@ -24,7 +25,9 @@ from typing import Final
 
 __all__ = ["BEGIN", "END", "Run", "main", "read_run", "table", "written"]
 
-BEGIN: Final = "<!-- verdict table: written by python -m conformance.verdict_table -->"
+BEGIN: Final = (
+    "<!-- verdict table: written by python -m dungeon_of_doom.conformance.verdict_table -->"
+)
 END: Final = "<!-- end of verdict table -->"
 LEVELS: Final = ("strict", "tolerant")
 
@@ -170,7 +173,7 @@ def written(page: str, made: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m conformance.verdict_table",
+        prog="python -m dungeon_of_doom.conformance.verdict_table",
         description="The table of verdicts of docs/conformance.md, from the runs' reports.",
     )
     parser.add_argument("reports", type=Path, help="folder of <server>-<level>.xml reports")

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from commandline import run_command
+from dungeon_of_doom.commandline import run_command
 
 from .formats import DEFAULT_LEVELS, formats
 from .settings import GenerationError, Settings, parse_range

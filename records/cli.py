@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-from commandline import run_command
+from dungeon_of_doom.commandline import run_command
 
 from .urls import safe_url
 

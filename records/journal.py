@@ -42,7 +42,7 @@ from .model import GameRecord, PlayerResult
 __all__ = ["Journal", "Segment", "from_json", "to_json"]
 
 SUFFIX: Final = ".jsonl"
-log = structlog.get_logger("records.journal")
+log = structlog.get_logger("dungeon_of_doom.records.journal")
 
 
 def to_json(record: GameRecord) -> dict[str, Any]:

@@ -20,9 +20,9 @@ from functools import partial
 import structlog
 import trio
 
-from protocol.capabilities import CAPABILITIES
-from protocol.connection import ServerProtocol
-from protocol.replies import Bye, Message
+from dungeon_of_doom.protocol.capabilities import CAPABILITIES
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.replies import Bye, Message
 
 from .cluster.handshake import Passenger
 from .cluster.links import Links

@@ -1,4 +1,4 @@
-"""``dod-server`` (and ``python -m server``): run a Dungeon of Doom server."""
+"""``dod-server`` (and ``python -m dungeon_of_doom.server``): run a Dungeon of Doom server."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from worlds.errors import MapError
-from worlds.registry import UnknownWorld, load_plugin, world_names
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.registry import UnknownWorld, load_plugin, world_names
 
 from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
 
@@ -103,7 +103,7 @@ async def _run(server: Server, worker: int | None = None) -> None:
     worker of ``--workers``."""
     import trio
 
-    from commandline import lifeline
+    from dungeon_of_doom.commandline import lifeline
 
     from .setup.logs import announce
 
@@ -169,7 +169,7 @@ async def _load_deferred(web: bool) -> Callable[..., Awaitable[object]] | None:
 
 
 def _load(web: bool) -> Callable[..., Awaitable[object]] | None:
-    from records.names import load_libraries
+    from dungeon_of_doom.records.names import load_libraries
 
     load_libraries()
     if not web:
@@ -239,7 +239,7 @@ def _check_writable(directory: Path) -> None:
 def _check_store(config: ServerConfig) -> None:
     """Refuse at start-up a store URL that can never work (``bogus://x``, a driver that
     is not installed): only a store that may come up later is retried while serving."""
-    from records.urls import is_sqlite, safe_url, sqlite_file
+    from dungeon_of_doom.records.urls import is_sqlite, safe_url, sqlite_file
 
     from .lobby.recording import records_url
 
@@ -256,7 +256,7 @@ def _check_store(config: ServerConfig) -> None:
         except OSError as error:
             raise ConfigError(f"--db: {safe_url(url)}: {error.strerror or error}") from None
         return
-    from records.store import Store, StoreError
+    from dungeon_of_doom.records.store import Store, StoreError
 
     try:
         Store(url).close()  # parses the URL and loads its driver; connects to nothing

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from commandline import run_command
-from worlds.registry import UnknownWorld, load_plugin
+from dungeon_of_doom.commandline import run_command
+from dungeon_of_doom.worlds.registry import UnknownWorld, load_plugin
 
 CLEAR = "\x1b[H\x1b[2J"
 

@@ -9,8 +9,8 @@ from typing import Protocol
 import pytest
 import trio
 
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from .helpers import COMPAT
 from .limits import start_cost

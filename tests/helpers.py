@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from protocol.connection import ClientProtocol
-from protocol.framing import END_OF_INPUT, NEED_DATA
-from protocol.replies import Reply
-from worlds.api import Event, Joined, PlayerId, PlayerStatus, Position, World
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA
+from dungeon_of_doom.protocol.replies import Reply
+from dungeon_of_doom.worlds.api import Event, Joined, PlayerId, PlayerStatus, Position, World
 
 from .limits import contention
 
 if TYPE_CHECKING:
-    from server.app import Server
+    from dungeon_of_doom.server.app import Server
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

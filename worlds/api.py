@@ -67,9 +67,9 @@ from typing import (
     runtime_checkable,
 )
 
-from protocol.commands import Attack, EndTurn, Move, Pickup, Stay
-from protocol.direction import CARDINAL, Direction
-from protocol.replies import LOOK_SIZE, Lose, Push, Reply, Win
+from dungeon_of_doom.protocol.commands import Attack, EndTurn, Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import CARDINAL, Direction
+from dungeon_of_doom.protocol.replies import LOOK_SIZE, Lose, Push, Reply, Win
 
 from .limits import Limits
 

@@ -41,10 +41,10 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Final
 
-import maps
-from mapgen.dungeon import Dungeon
-from mapgen.generator import generate
-from mapgen.settings import GenerationError, Settings, parse_range
+from dungeon_of_doom import maps
+from dungeon_of_doom.mapgen.dungeon import Dungeon
+from dungeon_of_doom.mapgen.generator import generate
+from dungeon_of_doom.mapgen.settings import GenerationError, Settings, parse_range
 
 from .errors import MapError, decode_text
 from .limits import OPERATOR_LIMITS, Limits

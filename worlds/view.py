@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final, overload
 
-from protocol.replies import LOOK_SIZE
+from dungeon_of_doom.protocol.replies import LOOK_SIZE
 
 RADIUS: Final = LOOK_SIZE // 2
 CORNER: Final = "X"

@@ -32,9 +32,9 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from worlds.baddies import Board, play_round
-from worlds.baddies.board import ABYSS, BADDIES, LADDER, STATICS, WALL, Position
-from worlds.baddies.rules import Escaped, Step
+from dungeon_of_doom.worlds.baddies import Board, play_round
+from dungeon_of_doom.worlds.baddies.board import ABYSS, BADDIES, LADDER, STATICS, WALL, Position
+from dungeon_of_doom.worlds.baddies.rules import Escaped, Step
 
 __all__ = [
     "DEFAULT_BUDGET",

@@ -40,8 +40,8 @@ from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from worlds.crawler import Command, Level, Outcome, State, parse_level
-from worlds.crawler.levelfile import AMULET, DOOR, EXIT, OPEN, PLAYER, TREASURE
+from dungeon_of_doom.worlds.crawler import Command, Level, Outcome, State, parse_level
+from dungeon_of_doom.worlds.crawler.levelfile import AMULET, DOOR, EXIT, OPEN, PLAYER, TREASURE
 
 __all__ = [
     "DEFAULT_BUDGET",

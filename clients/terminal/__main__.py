@@ -1,4 +1,4 @@
-"""``python -m clients.terminal``: the same as ``dod-play``."""
+"""``python -m dungeon_of_doom.clients.terminal``: the same as ``dod-play``."""
 
 import sys
 

@@ -32,7 +32,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, RichLog, Static
 
-from protocol.replies import Lose, Win
+from dungeon_of_doom.protocol.replies import Lose, Win
 
 from .keys import QUIT, Verb
 from .messages import Kind

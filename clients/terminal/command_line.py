@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     ApGet,
     Attack,
     Command,
@@ -39,7 +39,7 @@ from protocol.commands import (
     Stay,
     Watch,
 )
-from protocol.replies import (
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Extended,
     Fail,

@@ -18,7 +18,7 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.direction import Direction
 
 __all__ = [
     "Action",

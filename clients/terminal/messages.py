@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from protocol.replies import (
+from dungeon_of_doom.protocol.replies import (
     Board,
     FinalReply,
     GameOver,

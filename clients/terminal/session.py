@@ -34,8 +34,8 @@ from dataclasses import dataclass
 
 import trio
 
-from protocol.capabilities import DEFAULT_CAPABILITIES
-from protocol.commands import (
+from dungeon_of_doom.protocol.capabilities import DEFAULT_CAPABILITIES
+from dungeon_of_doom.protocol.commands import (
     ApGet,
     Attack,
     Command,
@@ -51,8 +51,8 @@ from protocol.commands import (
     Watch,
     parse_command,
 )
-from protocol.errors import RemoteProtocolError
-from protocol.replies import (
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.replies import (
     Bye,
     FinalReply,
     GameInfo,

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from protocol.direction import Direction
-from protocol.replies import (
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import (
     GameInfo,
     GameOver,
     HitMod,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.direction import Direction
 
 from ..explorer import DIRECTIONS, WALKABLE, Explorer, Position
 from ..registry import Context

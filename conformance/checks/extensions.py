@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-from protocol.commands import Hello, Look, Quit
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Hello, Look, Quit
+from dungeon_of_doom.protocol.replies import (
     Error,
     Gold,
     HelpReply,

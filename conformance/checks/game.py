@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from clients.dialect import TreasureChanged
-from protocol.commands import Hello, Look, Move, Pickup, Quit
-from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
+from dungeon_of_doom.clients.dialect import TreasureChanged
+from dungeon_of_doom.protocol.commands import Hello, Look, Move, Pickup, Quit
+from dungeon_of_doom.protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 
 from ..dialects import (
     declared,

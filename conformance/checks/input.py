@@ -21,8 +21,8 @@ import re
 from collections.abc import Callable
 from typing import Final
 
-from protocol.commands import Move
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.commands import Move
+from dungeon_of_doom.protocol.direction import Direction
 
 from ..dialects import declared_reader, refusal
 from ..explorer import WALKABLE

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from protocol.commands import Move, Quit
-from protocol.direction import Direction
-from protocol.replies import Fail
+from dungeon_of_doom.protocol.commands import Move, Quit
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import Fail
 
 from ..explorer import DIRECTIONS, Explorer, Position, step
 from ..registry import Checklist, Context

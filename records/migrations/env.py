@@ -7,7 +7,7 @@ the migration, so several servers starting at once migrate one after the other.
 
 from alembic import context
 
-from records.schema import metadata
+from dungeon_of_doom.records.schema import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - the store always passes one

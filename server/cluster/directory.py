@@ -19,8 +19,8 @@ from typing import Any, Final, Protocol
 
 import trio
 
-from protocol.commands import Join, Watch
-from protocol.replies import GameInfo
+from dungeon_of_doom.protocol.commands import Join, Watch
+from dungeon_of_doom.protocol.replies import GameInfo
 
 from ..game.outbox import Outbox
 from .handshake import Passenger

@@ -22,7 +22,7 @@ from typing import Any, Final
 import structlog
 import trio
 
-from records.names import LookalikeNames
+from dungeon_of_doom.records.names import LookalikeNames
 
 from .directory import LocalGames, LocalNames
 from .hub import MAX_LINE, line_of, read_lines
@@ -34,7 +34,7 @@ JOIN_TIMEOUT: Final = 10.0
 """Seconds a worker gives its parent to answer its hello (the copy follows)."""
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
-log = structlog.get_logger("server.cluster.embedded")
+log = structlog.get_logger("dungeon_of_doom.server.cluster.embedded")
 
 
 @dataclass(slots=True)

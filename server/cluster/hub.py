@@ -40,7 +40,7 @@ aside); past it the member is cut, and the others carry on."""
 STATUS_ANSWER_TIMEOUT: Final = 10.0
 """Seconds the hub gives a status client to take its answer; a client that does not
 read it by then has its connection ended, so it holds none of the hub's tasks."""
-log = structlog.get_logger("server.cluster.hub")
+log = structlog.get_logger("dungeon_of_doom.server.cluster.hub")
 
 
 async def read_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[dict[str, Any]]:

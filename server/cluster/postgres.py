@@ -36,7 +36,7 @@ LISTEN_POLL: Final = 0.25
 """Seconds the listening thread waits for a notification before it checks for a stop."""
 LIFE_IN_BEATS: Final = 3
 
-log = structlog.get_logger("server.cluster")
+log = structlog.get_logger("dungeon_of_doom.server.cluster")
 T = TypeVar("T")
 
 

@@ -29,8 +29,8 @@ from typing import Any, Final, Protocol, runtime_checkable
 import structlog
 import trio
 
-from protocol.commands import Command
-from protocol.replies import Bye, FinalReply
+from dungeon_of_doom.protocol.commands import Command
+from dungeon_of_doom.protocol.replies import Bye, FinalReply
 
 from .handshake import (
     ACCEPTED,
@@ -51,7 +51,7 @@ DIRECT_IO: Final = sys.platform != "win32"
 """Whether the link's socket can be written and read by its descriptor (the fast path
 of :class:`Relay`: no task switch and no scheduler round trip per command or reply)."""
 
-log = structlog.get_logger("server.cluster.relay")
+log = structlog.get_logger("dungeon_of_doom.server.cluster.relay")
 
 
 @runtime_checkable

@@ -48,7 +48,7 @@ MAX_PENDING_HANDSHAKES: Final = 64
 MAX_PENDING_PER_ADDRESS: Final = 16
 """Of those, from one address."""
 
-log = structlog.get_logger("server.cluster.relay")
+log = structlog.get_logger("dungeon_of_doom.server.cluster.relay")
 
 
 class _Ticket:

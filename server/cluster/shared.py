@@ -19,10 +19,10 @@ from typing import Any
 import structlog
 import trio
 
-from protocol.commands import Join, Watch
-from protocol.dialects import DEFAULT_DIALECT
-from protocol.replies import GameInfo
-from records.names import LookalikeNames
+from dungeon_of_doom.protocol.commands import Join, Watch
+from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT
+from dungeon_of_doom.protocol.replies import GameInfo
+from dungeon_of_doom.records.names import LookalikeNames
 
 from ..game.outbox import Outbox
 from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, LogFor, RemoteGame, ServeRelayed
@@ -30,7 +30,7 @@ from .links import Links
 from .relay import Relay, Relayable
 from .relay_port import serve_relays
 
-log = structlog.get_logger("server.cluster")
+log = structlog.get_logger("dungeon_of_doom.server.cluster")
 
 
 def info_text(info: GameInfo) -> str:

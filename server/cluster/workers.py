@@ -34,12 +34,12 @@ from collections.abc import Callable, Sequence
 import structlog
 import trio
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from ..setup.logs import announce
 from .hub import Hub
 
-log = structlog.get_logger("server.cluster.workers")
+log = structlog.get_logger("dungeon_of_doom.server.cluster.workers")
 
 RESTART_PAUSE = 1.0
 """Seconds between a worker's exit and its restart, so a worker that cannot start
@@ -133,7 +133,7 @@ def run_workers(
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
         worker = subprocess.Popen(
-            [sys.executable, "-m", "server", *argv, *directory, *own],
+            [sys.executable, "-m", "dungeon_of_doom.server", *argv, *directory, *own],
             **lifeline.child_options(),
         )
         if hub is not None:

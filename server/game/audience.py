@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from protocol.replies import Message, Push, View
-from worlds.api import PlayerId, World
+from dungeon_of_doom.protocol.replies import Message, Push, View
+from dungeon_of_doom.worlds.api import PlayerId, World
 
 from .alarm import Alarm
 from .board import Scene, scene_of

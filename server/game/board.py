@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from protocol.replies import Board, LevelView, Push
-from worlds.api import PlayerId, World
+from dungeon_of_doom.protocol.replies import Board, LevelView, Push
+from dungeon_of_doom.worlds.api import PlayerId, World
 
 __all__ = ["Scene", "Seat", "player_line", "scene_of"]
 

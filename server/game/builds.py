@@ -32,7 +32,7 @@ from functools import partial
 import structlog
 import trio
 
-from worlds.api import DEFAULT_MAP_SPEC, World, WorldPlugin
+from dungeon_of_doom.worlds.api import DEFAULT_MAP_SPEC, World, WorldPlugin
 
 from ..replay.format import view_digest
 

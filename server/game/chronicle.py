@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from typing import Any, Protocol, cast
 
-from protocol.replies import RoundEnded
-from records.model import GameRecord, Tally
-from worlds.api import Action, Event, PlayerId, PlayerKind, PlayerStatus, World
-from worlds.turns import TurnBasedWorld
+from dungeon_of_doom.protocol.replies import RoundEnded
+from dungeon_of_doom.records.model import GameRecord, Tally
+from dungeon_of_doom.worlds.api import Action, Event, PlayerId, PlayerKind, PlayerStatus, World
+from dungeon_of_doom.worlds.turns import TurnBasedWorld
 
 from ..replay.format import header_for
 from ..replay.shelf import ReplayShelf

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol
 
-from protocol.replies import Lose, Notice, Seen, Win
-from worlds.api import Action, Event, PlayerId, ResultEvent
-from worlds.turns import TurnEnded
+from dungeon_of_doom.protocol.replies import Lose, Notice, Seen, Win
+from dungeon_of_doom.worlds.api import Action, Event, PlayerId, ResultEvent
+from dungeon_of_doom.worlds.turns import TurnEnded
 
 from .audience import Audience
 from .restarts import WorldSlot

@@ -38,8 +38,8 @@ from functools import partial
 
 import structlog
 
-from protocol.commands import Command, Hello
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Command, Hello
+from dungeon_of_doom.protocol.replies import (
     Bye,
     Error,
     GameInfo,
@@ -49,9 +49,17 @@ from protocol.replies import (
     PlayerLeft,
     Win,
 )
-from records.names import LookalikeNames, name_taken
-from worlds.api import Joined, Left, PlayerId, PlayerKind, World, WorldError, WorldFull
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.records.names import LookalikeNames, name_taken
+from dungeon_of_doom.worlds.api import (
+    Joined,
+    Left,
+    PlayerId,
+    PlayerKind,
+    World,
+    WorldError,
+    WorldFull,
+)
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 from ..replay.shelf import ReplayShelf
 from .alarm import Alarm
@@ -73,7 +81,7 @@ from .wording import help_reply
 
 __all__ = ["Game"]
 
-log = structlog.get_logger("server.game")
+log = structlog.get_logger("dungeon_of_doom.server.game")
 
 
 class Game:

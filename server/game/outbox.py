@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 import trio
 
-from protocol.replies import FinalReply, Push, Reply
+from dungeon_of_doom.protocol.replies import FinalReply, Push, Reply
 
 __all__ = ["Identity", "Outbox", "Wants"]
 

@@ -30,9 +30,9 @@ from typing import Protocol
 
 import trio
 
-from protocol.commands import Look, Map
-from protocol.replies import Bye
-from worlds.api import Action, Event, PlayerId, World
+from dungeon_of_doom.protocol.commands import Look, Map
+from dungeon_of_doom.protocol.replies import Bye
+from dungeon_of_doom.worlds.api import Action, Event, PlayerId, World
 
 from .alarm import Alarm
 from .outbox import Outbox

@@ -25,8 +25,8 @@ from typing import Any
 
 import trio
 
-from protocol.replies import Error
-from worlds.api import World
+from dungeon_of_doom.protocol.replies import Error
+from dungeon_of_doom.worlds.api import World
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .outbox import Outbox

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from records.names import LookalikeNames
-from worlds.api import PlayerId
+from dungeon_of_doom.records.names import LookalikeNames
+from dungeon_of_doom.worlds.api import PlayerId
 
 from .outbox import Outbox
 

@@ -25,8 +25,8 @@ from typing import cast
 
 import trio
 
-from protocol.commands import Stay
-from worlds.api import Action, PlayerId, WorldError
+from dungeon_of_doom.protocol.commands import Stay
+from dungeon_of_doom.worlds.api import Action, PlayerId, WorldError
 
 from ..metrics import ROUND_SECONDS
 from .outbox import Outbox

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from records.model import GameRecord
-from worlds.api import WorldPlugin
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.worlds.api import WorldPlugin
 
 from .outbox import Outbox
 

@@ -28,8 +28,8 @@ from typing import Any, Protocol
 
 import trio
 
-from protocol.replies import Bye, GameOver, Lose, Win
-from worlds.api import PlayerId
+from dungeon_of_doom.protocol.replies import Bye, GameOver, Lose, Win
+from dungeon_of_doom.worlds.api import PlayerId
 
 from .alarm import Alarm
 from .audience import Audience

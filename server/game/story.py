@@ -7,7 +7,7 @@ got, and everything else that happened by the sentence a watcher of the viewer r
 
 from __future__ import annotations
 
-from worlds.api import PlayerId, ResultEvent, World
+from dungeon_of_doom.worlds.api import PlayerId, ResultEvent, World
 
 from ..replay.reader import Step
 from .wording import result_reply, sentence_of

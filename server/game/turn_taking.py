@@ -22,10 +22,10 @@ from typing import cast
 
 import trio
 
-from protocol.commands import EndTurn, Look, Map
-from protocol.replies import Error, NotYourTurn, NotYourTurnToEnd, TurnOf
-from worlds.api import Action, PlayerId
-from worlds.turns import TurnBasedWorld
+from dungeon_of_doom.protocol.commands import EndTurn, Look, Map
+from dungeon_of_doom.protocol.replies import Error, NotYourTurn, NotYourTurnToEnd, TurnOf
+from dungeon_of_doom.worlds.api import Action, PlayerId
+from dungeon_of_doom.worlds.turns import TurnBasedWorld
 
 from .outbox import Outbox
 from .pacing import Pacing

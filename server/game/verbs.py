@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final, Protocol, TypeVar, cast
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     ApGet,
     Attack,
     Command,
@@ -27,7 +27,7 @@ from protocol.commands import (
     Shout,
     Stay,
 )
-from protocol.replies import (
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Done,
     Error,
@@ -38,9 +38,9 @@ from protocol.replies import (
     Message,
     Notice,
 )
-from records.names import name_taken
-from worlds.api import Action, PlayerId
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.records.names import name_taken
+from dungeon_of_doom.worlds.api import Action, PlayerId
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 from .audience import Audience
 from .outbox import Outbox

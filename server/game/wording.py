@@ -15,9 +15,9 @@ import functools
 from collections.abc import Callable
 from typing import Final, TypeVar
 
-from protocol.commands import DECLARED_VERBS, Shown
-from protocol.direction import Direction
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import DECLARED_VERBS, Shown
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import (
     Done,
     Fail,
     GameWon,
@@ -32,8 +32,8 @@ from protocol.replies import (
     TurnOver,
     Win,
 )
-from protocol.replies import Notice as NoticeLine
-from worlds.api import (
+from dungeon_of_doom.protocol.replies import Notice as NoticeLine
+from dungeon_of_doom.worlds.api import (
     Blocked,
     Died,
     Ending,
@@ -52,7 +52,7 @@ from worlds.api import (
     World,
     told_as,
 )
-from worlds.turns import (
+from dungeon_of_doom.worlds.turns import (
     Attacked,
     Defeated,
     HitPointsChanged,

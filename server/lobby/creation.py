@@ -38,12 +38,12 @@ from typing import Any, Protocol
 import structlog
 import trio
 
-from protocol.commands import Create
-from protocol.replies import Error, GameInfo
-from worlds.api import WorldError, WorldPlugin
-from worlds.errors import MapError
-from worlds.limits import Limits, MapFiles
-from worlds.registry import LimitedPlugin, UnknownWorld
+from dungeon_of_doom.protocol.commands import Create
+from dungeon_of_doom.protocol.replies import Error, GameInfo
+from dungeon_of_doom.worlds.api import WorldError, WorldPlugin
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.limits import Limits, MapFiles
+from dungeon_of_doom.worlds.registry import LimitedPlugin, UnknownWorld
 
 from ..cluster.directory import Directory
 from ..game.builds import BuildTimeout, Opened, WorldBuilder
@@ -56,7 +56,7 @@ __all__ = ["Census", "Creations", "Holder", "game_spec", "refusal"]
 
 # The lobby's logger: these events were the lobby's before creating a game had a
 # module of its own, and whoever reads the logs filters on it.
-log = structlog.get_logger("server.lobby")
+log = structlog.get_logger("dungeon_of_doom.server.lobby")
 
 
 class Created(Protocol):

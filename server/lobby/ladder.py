@@ -44,8 +44,8 @@ from typing import ClassVar, Final, Protocol, TypeVar, cast
 import structlog
 import trio
 
-from protocol.commands import Command, Hello, Leaderboard, Login, Register
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Command, Hello, Leaderboard, Login, Register
+from dungeon_of_doom.protocol.replies import (
     Best,
     BestsReply,
     Error,
@@ -55,10 +55,10 @@ from protocol.replies import (
     Registered,
     Standing,
 )
-from records import names as tokens
-from records.writer import RecordWriter, StoreUnavailable
-from worlds.api import PlayerId
-from worlds.registry import world_names
+from dungeon_of_doom.records import names as tokens
+from dungeon_of_doom.records.writer import RecordWriter, StoreUnavailable
+from dungeon_of_doom.worlds.api import PlayerId
+from dungeon_of_doom.worlds.registry import world_names
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig

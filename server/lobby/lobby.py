@@ -40,12 +40,12 @@ from typing import ClassVar, Protocol, TypeVar, cast
 
 import trio
 
-from protocol.commands import Command, Create, Games, Hello, Join, Watch
-from protocol.replies import Error, GameInfo, GameOver, GamesReply, Redirect
-from records.model import GameRecord
-from records.names import name_taken
-from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.commands import Command, Create, Games, Hello, Join, Watch
+from dungeon_of_doom.protocol.replies import Error, GameInfo, GameOver, GamesReply, Redirect
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.names import name_taken
+from dungeon_of_doom.worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..cluster.directory import Directory, LocalDirectory, RemoteGame
 from ..game.builds import Opened, WorldBuilder, open_world

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from records.urls import sqlite_file
-from records.writer import RecordWriter
+from dungeon_of_doom.records.urls import sqlite_file
+from dungeon_of_doom.records.writer import RecordWriter
 
 from ..setup.config import ServerConfig
 

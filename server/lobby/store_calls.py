@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from records.bests import MapBests
-    from records.store import Standing, Store
+    from dungeon_of_doom.records.bests import MapBests
+    from dungeon_of_doom.records.store import Standing, Store
 
 
 def claimed_names(store: Store) -> set[str]:
@@ -27,7 +27,7 @@ def leaderboard(store: Store, world: str, lines: int) -> list[Standing]:
 
 
 def best_results(store: Store, world: str, per_map: int) -> list[MapBests]:
-    from records.bests import bests
+    from dungeon_of_doom.records.bests import bests
 
     return bests(store, world, per_map)
 

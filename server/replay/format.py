@@ -52,10 +52,10 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from protocol.commands import Move
-from protocol.direction import Direction
-from worlds.api import Action, World, WorldPlugin
-from worlds.limits import OPERATOR_LIMITS
+from dungeon_of_doom.protocol.commands import Move
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import Action, World, WorldPlugin
+from dungeon_of_doom.worlds.limits import OPERATOR_LIMITS
 
 __all__ = [
     "FORMAT_VERSION",

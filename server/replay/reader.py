@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from protocol.commands import Command, parse_command
-from protocol.errors import RemoteProtocolError
-from worlds.api import Action, Event, PlayerKind, World, WorldPlugin
-from worlds.turns import TurnBasedWorld
+from dungeon_of_doom.protocol.commands import Command, parse_command
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.worlds.api import Action, Event, PlayerKind, World, WorldPlugin
+from dungeon_of_doom.worlds.turns import TurnBasedWorld
 
 from .format import FORMAT_VERSION, SUFFIX, ReplayError, view_digest
 

@@ -29,7 +29,7 @@ from .format import MAX_REPLAY_BYTES, SUFFIX, TRUNCATED_RESERVE
 
 __all__ = ["Flushes", "ReplayShelf"]
 
-log = structlog.get_logger("server.replay")
+log = structlog.get_logger("dungeon_of_doom.server.replay")
 
 
 class Flushes(Protocol):

@@ -22,14 +22,14 @@ from typing import Any
 
 import structlog
 
-from worlds.api import Action, PlayerId, PlayerKind
+from dungeon_of_doom.worlds.api import Action, PlayerId, PlayerKind
 
 from .format import TRUNCATED_RESERVE, action_text
 from .shelf import ReplayShelf
 
 __all__ = ["ReplayWriter"]
 
-log = structlog.get_logger("server.replay")
+log = structlog.get_logger("dungeon_of_doom.server.replay")
 
 
 class ReplayWriter:

@@ -52,7 +52,7 @@ from typing import Any, ClassVar, Final, TypeVar, cast
 
 import trio
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     DECLARED_VERBS,
     ApGet,
     Asker,
@@ -64,11 +64,11 @@ from protocol.commands import (
     Route,
     Verb,
 )
-from protocol.connection import ServerProtocol
-from protocol.dialects import DEFAULT_DIALECT
-from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
-from protocol.replies import (
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Bye,
     Error,
@@ -76,7 +76,7 @@ from protocol.replies import (
     Reply,
     TurnBegins,
 )
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 from ..game.roster import label
 from ..lobby.claimant import Claimant

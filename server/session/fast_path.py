@@ -47,9 +47,9 @@ from functools import partial
 
 import trio
 
-from protocol.commands import Command
-from protocol.errors import RemoteProtocolError
-from protocol.framing import NeedData
+from dungeon_of_doom.protocol.commands import Command
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import NeedData
 
 from .client import Connection
 from .transport import Input

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Final
 
-from protocol.replies import Bye, Gold, TurnBegins
-from worlds.api import PlayerId, PlayerKind, World, WorldError
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.protocol.replies import Bye, Gold, TurnBegins
+from dungeon_of_doom.worlds.api import PlayerId, PlayerKind, World, WorldError
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 from ..game.outbox import Outbox
 from .roles import Room

@@ -31,11 +31,11 @@ from typing import Any
 
 import trio
 
-from protocol.connection import ServerProtocol, ServerState
-from protocol.dialects import DEFAULT_DIALECT
-from protocol.errors import LocalProtocolError
-from protocol.lines import ViewChanged
-from protocol.replies import FinalReply, Lose, Push, Reply, Seen, Win
+from dungeon_of_doom.protocol.connection import ServerProtocol, ServerState
+from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT
+from dungeon_of_doom.protocol.errors import LocalProtocolError
+from dungeon_of_doom.protocol.lines import ViewChanged
+from dungeon_of_doom.protocol.replies import FinalReply, Lose, Push, Reply, Seen, Win
 
 from ..game.outbox import Identity, Wants
 from .roles import Hall

@@ -15,9 +15,9 @@ from typing import Any, Protocol
 
 import trio
 
-from protocol.commands import Command, Hello
-from protocol.replies import Error, GameInfo, HelpReply
-from worlds.api import PlayerId, PlayerKind, World
+from dungeon_of_doom.protocol.commands import Command, Hello
+from dungeon_of_doom.protocol.replies import Error, GameInfo, HelpReply
+from dungeon_of_doom.worlds.api import PlayerId, PlayerKind, World
 
 from ..game.outbox import Outbox
 from ..lobby.claimant import Claimant

@@ -32,10 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from protocol.dialects import DEFAULT_DIALECT, DIALECTS
-from worlds.api import WorldPlugin
-from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
-from worlds.registry import DEFAULT_WORLD
+from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT, DIALECTS
+from dungeon_of_doom.worlds.api import WorldPlugin
+from dungeon_of_doom.worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
+from dungeon_of_doom.worlds.registry import DEFAULT_WORLD
 
 from . import settings as _reading
 from .access import parse_names, parse_networks

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from protocol.dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect
+from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect
 
 __all__ = ["Listen", "ListenError", "parse_listen", "parse_listens"]
 

@@ -68,7 +68,9 @@ async def serve_web(
             nursery.start_soon(metrics.probe_loop_lag)
             await nursery.start(serve_http, server, app, listeners)
             service = WebService(host, bound)
-            structlog.get_logger("server.web").info("web page listening", url=service.url)
+            structlog.get_logger("dungeon_of_doom.server.web").info(
+                "web page listening", url=service.url
+            )
             task_status.started(service)
     finally:
         with trio.CancelScope(shield=True):

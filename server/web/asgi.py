@@ -57,7 +57,7 @@ from .stream import WebSocketStream
 from .tournaments import TournamentViews
 
 STATIC = Path(__file__).parent / "static"
-log = structlog.get_logger("server.web")
+log = structlog.get_logger("dungeon_of_doom.server.web")
 
 
 def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:

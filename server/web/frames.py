@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from worlds.api import PlayerId, World
+from dungeon_of_doom.worlds.api import PlayerId, World
 
 from ..game.board import scene_of
 from ..game.wording import sentence_of

@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
-from worlds.registry import UnknownWorld, load_plugin
+from dungeon_of_doom.worlds.registry import UnknownWorld, load_plugin
 
 from ..game.story import describe
 from ..replay.format import FORMAT_VERSION, SUFFIX, ReplayError

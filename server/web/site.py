@@ -12,8 +12,8 @@ from typing import Protocol
 
 import trio
 
-from protocol.replies import GameInfo
-from records.writer import RecordWriter
+from dungeon_of_doom.protocol.replies import GameInfo
+from dungeon_of_doom.records.writer import RecordWriter
 
 from ..metrics import Counts
 from ..session.admission import Admission

@@ -27,8 +27,8 @@ import trio
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from records import tournaments
-from records.store import Store
+from dungeon_of_doom.records import tournaments
+from dungeon_of_doom.records.store import Store
 
 __all__ = ["TournamentViews", "page_request"]
 
@@ -46,7 +46,7 @@ NO_TABLES: Final = (
     "machine; workers keep them in the PostgreSQL database they share; start the server "
     "with --db on that store to watch them)"
 )
-log = structlog.get_logger("server.web")
+log = structlog.get_logger("dungeon_of_doom.server.web")
 
 
 def page_request(query: Mapping[str, str]) -> tuple[int, int, str | None]:

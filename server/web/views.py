@@ -11,10 +11,10 @@ from typing import Any, Final
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 
-from records.bests import bests, player_bests
-from records.store import Store
-from records.writer import StoreUnavailable
-from worlds.registry import world_names
+from dungeon_of_doom.records.bests import bests, player_bests
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.records.writer import StoreUnavailable
+from dungeon_of_doom.worlds.registry import world_names
 
 from ..replay.reader import LOG_SUFFIX
 from . import replays

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import cli as arena
-from arena.entrants import parse_entrants
-from arena.schedule import round_robin, swiss_round
-from records.compare import compare
-from records.store import Store
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.arena.entrants import parse_entrants
+from dungeon_of_doom.arena.schedule import round_robin, swiss_round
+from dungeon_of_doom.records.compare import compare
+from dungeon_of_doom.records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

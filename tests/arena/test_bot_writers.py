@@ -14,10 +14,10 @@ import pytest
 import trio
 import trio.testing
 
-from arena import cli as arena
-from arena.botlog import BotLog
-from arena.relay import Seat, relay, rewrite
-from records.store import Store
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.arena.botlog import BotLog
+from dungeon_of_doom.arena.relay import Seat, relay, rewrite
+from dungeon_of_doom.records.store import Store
 
 BOT = """
 import os, socket, sys, time

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import cli as arena
-from records.compare import compare
-from records.store import Store
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.records.compare import compare
+from dungeon_of_doom.records.store import Store
 
 from .test_arena import DETERMINISTIC
 from .test_hostile import _running
@@ -24,7 +24,7 @@ from .test_signals import IDLE, _wait_for
 
 def _arena(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", *args],
+        [sys.executable, "-m", "dungeon_of_doom.arena", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from arena import cli as arena
-from arena.relay import rewrite
-from arena.sandbox import probe_namespaces
-from records.store import Store
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.arena.relay import rewrite
+from dungeon_of_doom.arena.sandbox import probe_namespaces
+from dungeon_of_doom.records.store import Store
 
 HOSTILE = """
 import os, socket, sys, time

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from arena import cli as arena
-from records.compare import compare
-from records.store import Store
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.records.compare import compare
+from dungeon_of_doom.records.store import Store
 
 from ..cluster.hosts import Hosts, skip_unless_possible
 from ..postgres import _binary
@@ -102,7 +102,7 @@ def network() -> Iterator[Network]:
 
 def _arena(on_host: list[str], *args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*on_host, sys.executable, "-m", "arena", *args],
+        [*on_host, sys.executable, "-m", "dungeon_of_doom.arena", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -201,7 +201,7 @@ def test_a_tournament_is_watched_from_another_host_on_a_servers_web_page(
             *on_web,
             sys.executable,
             "-m",
-            "server",
+            "dungeon_of_doom.server",
             *served,
             "--no-replays",
             "--log-level",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from arena import queue
+from dungeon_of_doom.arena import queue
 
 MATCHES = [{"world": "battle", "seed": 1, "entrants": ["a", "b"]}]
 

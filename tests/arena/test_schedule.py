@@ -7,8 +7,14 @@ from math import comb
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.entrants import parse_entrants
-from arena.schedule import Match, fairness_note, games_per_entrant, round_robin, swiss_round
+from dungeon_of_doom.arena.entrants import parse_entrants
+from dungeon_of_doom.arena.schedule import (
+    Match,
+    fairness_note,
+    games_per_entrant,
+    round_robin,
+    swiss_round,
+)
 
 
 def test_ten_entrants_and_twelve_games_are_spread_evenly() -> None:

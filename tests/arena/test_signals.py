@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from records.store import Store
+from dungeon_of_doom.records.store import Store
 
 from .test_hostile import _running
 
@@ -36,7 +36,7 @@ def _arena(tmp_path: Path, *entrants: str, games: int, marker: str) -> subproces
         [
             sys.executable,
             "-m",
-            "arena",
+            "dungeon_of_doom.arena",
             *entrants,
             "--map",
             "tiny",

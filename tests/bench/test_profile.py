@@ -18,7 +18,7 @@ RAW = "\n".join(
         f"{_LOOP};{_READ} 30",
         f"{_LOOP};{_GAME};{_VIEW} 10",
         f"{_LOOP};{_GAME} 10",
-        f'process 1:"python -m server";run (trio/_core/_run.py:1);{_WAIT} 50',
+        f'process 1:"python -m dungeon_of_doom.server";run (trio/_core/_run.py:1);{_WAIT} 50',
         "thread 2;WorkerThread._work (trio/_core/_thread_cache.py:8);acquire (libc.so.6) 99",
     ]
 )

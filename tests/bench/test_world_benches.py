@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bench import bigmap, idle_memory, look_bench, scaling
-from worlds.classic import parse_map
+from dungeon_of_doom.worlds.classic import parse_map
 
 
 def test_the_open_arena_is_a_classic_map_of_the_side_asked() -> None:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import trio
 
-from bots.result import BotResult, parse_line
+from dungeon_of_doom.bots.result import BotResult, parse_line
 
 from ..helpers import REPO
 from ..limits import process_limit

@@ -7,10 +7,16 @@ from collections.abc import Callable
 
 import pytest
 
-import maps
-from bots.plan.baddies import HERO, Lurer, board_from_map, ladder_step, search_escape
-from worlds.baddies import Parameters, generate, parse_board, play_round
-from worlds.baddies.rules import Escaped
+from dungeon_of_doom import maps
+from dungeon_of_doom.bots.plan.baddies import (
+    HERO,
+    Lurer,
+    board_from_map,
+    ladder_step,
+    search_escape,
+)
+from dungeon_of_doom.worlds.baddies import Parameters, generate, parse_board, play_round
+from dungeon_of_doom.worlds.baddies.rules import Escaped
 
 from ..conftest import StartServer
 from ..helpers import bound_port
@@ -82,7 +88,10 @@ def test_the_ladder_step_goes_around_walls() -> None:
 
 
 async def run_bot(kind: str, port: int) -> tuple[str, int, str]:
-    module = {"baddie-lurer": "bots.baddie_lurer", "ladder": "bots.ladder"}[kind]
+    module = {
+        "baddie-lurer": "dungeon_of_doom.bots.baddie_lurer",
+        "ladder": "dungeon_of_doom.bots.ladder",
+    }[kind]
     finished = await run_module(module, "--port", str(port), "--max-moves", "200")
     assert finished.returncode == 0, finished.stderr
     result = finished.result

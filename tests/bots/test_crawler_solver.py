@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bots.plan.crawler import Objective, dungeon_front, level_from_map, plan_level
-from worlds.crawler import Command, Level, Outcome, State, parse_level
+from dungeon_of_doom.bots.plan.crawler import Objective, dungeon_front, level_from_map, plan_level
+from dungeon_of_doom.worlds.crawler import Command, Level, Outcome, State, parse_level
 
 from ..conftest import StartServer
 from ..helpers import bound_port
@@ -99,7 +99,9 @@ def test_a_map_reply_reads_back_as_a_level_starting_under_the_player() -> None:
 
 async def run_solver(port: int, *options: str) -> tuple[int, int]:
     """Run the bot to a win; the treasure and moves the server reported."""
-    finished = await run_module("bots.crawler_solver", "--port", str(port), *options)
+    finished = await run_module(
+        "dungeon_of_doom.bots.crawler_solver", "--port", str(port), *options
+    )
     assert finished.returncode == 0, finished.stderr
     result = finished.result
     assert result.outcome == "win", result
@@ -136,6 +138,6 @@ async def test_a_level_without_a_way_out_makes_the_bot_stop(
     start_server: StartServer, write_map: Callable[..., str]
 ) -> None:
     server = await start_server(world="crawler", map=write_map("1 3\n0 0\n- + !", suffix=".txt"))
-    finished = await run_module("bots.crawler_solver", "--port", str(server.port))
+    finished = await run_module("dungeon_of_doom.bots.crawler_solver", "--port", str(server.port))
     assert finished.returncode == 0
     assert finished.result.outcome == "quit" and "no way out" in finished.result.detail

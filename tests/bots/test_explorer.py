@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clients import AsyncClient
+from dungeon_of_doom.clients import AsyncClient
 
 from ..conftest import StartServer
 from ..helpers import bound_port
@@ -22,7 +22,9 @@ async def test_the_explorer_wins_every_shipped_classic_map(
     start_server: StartServer, name: str
 ) -> None:
     server = await start_server(map=name, seed=11)
-    finished = await run_module("bots.explorer", "--port", str(server.port), "--seed", "5")
+    finished = await run_module(
+        "dungeon_of_doom.bots.explorer", "--port", str(server.port), "--seed", "5"
+    )
     result = finished.result
     assert finished.returncode == 0, finished.stderr
     assert result.outcome == "win", result
@@ -40,7 +42,13 @@ async def test_a_bot_joins_the_game_it_is_told_to(start_server: StartServer) -> 
     async with AsyncClient.connect(port=bound_port(server)) as host:
         await host.create("vault", "classic", map="tiny", seed=1)
         finished = await run_module(
-            "bots.explorer", "--port", str(server.port), "--game", "vault", "--name", "Ex"
+            "dungeon_of_doom.bots.explorer",
+            "--port",
+            str(server.port),
+            "--game",
+            "vault",
+            "--name",
+            "Ex",
         )
         assert finished.result.outcome == "win" and finished.result.gold == 1
         assert finished.result.name == "Ex"
@@ -52,7 +60,7 @@ async def test_a_bot_plays_under_the_name_it_reports(
     # Before: the result said "explorer-<pid>" but the bot sent a bare HELLO, so its win
     # was recorded without a name, unrated, missing from LEADERBOARD.
     server = await start_server(map="tiny", seed=1, replay_dir=str(tmp_path))
-    finished = await run_module("bots.explorer", "--port", str(server.port))
+    finished = await run_module("dungeon_of_doom.bots.explorer", "--port", str(server.port))
     name = finished.result.name
     assert re.fullmatch(r"explorer-\d+", name), name
     (replay,) = tmp_path.glob("default*.jsonl")

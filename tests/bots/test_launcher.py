@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from bots.launcher import main, parse_kinds
+from dungeon_of_doom.bots.launcher import main, parse_kinds
 
 from ..conftest import StartServer, WriteMap
 from ..helpers import REPO, Peer, bound_port
@@ -46,7 +46,7 @@ async def test_three_bots_play_to_a_result_and_are_summed_up(
 ) -> None:
     server = await start_server(map=write_map(ROOM), seed=1)
     finished = await run_module(
-        "bots.launcher",
+        "dungeon_of_doom.bots.launcher",
         "--port",
         str(server.port),
         "--seed",
@@ -77,7 +77,7 @@ async def test_the_launcher_creates_the_game_its_bots_play(
     # The README's multiplayer flow: a game made for the bots, which then JOIN it.
     server = await start_server(world="crawler", seed=1, replay_dir=str(tmp_path))
     finished = await run_module(
-        "bots.launcher",
+        "dungeon_of_doom.bots.launcher",
         *("--port", str(server.port), "--json"),
         *("--game", "arena", "--create", "crawler map=easy seed=7 players=4"),
         "crawler-solver:2",
@@ -104,7 +104,13 @@ async def test_bots_join_a_game_whose_creator_has_left(start_server: StartServer
     assert (await creator.read_line()).startswith("GAME arena world=crawler")
     await creator.aclose()
     finished = await run_module(
-        "bots.launcher", "--port", str(server.port), "--game", "arena", "--json", "crawler-solver:2"
+        "dungeon_of_doom.bots.launcher",
+        "--port",
+        str(server.port),
+        "--game",
+        "arena",
+        "--json",
+        "crawler-solver:2",
     )
     assert finished.returncode == 0, finished.stderr
     results = json.loads(finished.stdout)["results"]
@@ -114,7 +120,7 @@ async def test_bots_join_a_game_whose_creator_has_left(start_server: StartServer
 async def test_a_game_the_launcher_cannot_create_stops_it(start_server: StartServer) -> None:
     server = await start_server()
     finished = await run_module(
-        "bots.launcher",
+        "dungeon_of_doom.bots.launcher",
         *("--port", str(server.port), "--game", "g", "--create", "chess"),
         "random",
     )
@@ -127,7 +133,7 @@ async def test_the_summary_table_names_every_bot_and_the_totals(
 ) -> None:
     server = await start_server(map=write_map(ROOM), seed=2)
     finished = await run_module(
-        "bots.launcher",
+        "dungeon_of_doom.bots.launcher",
         "--port",
         str(server.port),
         "--seed",
@@ -148,7 +154,14 @@ async def test_ctrl_c_stops_every_bot_cleanly(
     start_server: StartServer, write_map: WriteMap
 ) -> None:
     server = await start_server(map=write_map(SEALED), seed=3)
-    command = [sys.executable, "-m", "bots.launcher", "--port", str(server.port), "--json"]
+    command = [
+        sys.executable,
+        "-m",
+        "dungeon_of_doom.bots.launcher",
+        "--port",
+        str(server.port),
+        "--json",
+    ]
     process = await trio.lowlevel.open_process(
         [*command, "--seed", "1", "random:3"],
         stdout=subprocess.PIPE,

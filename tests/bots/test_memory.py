@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bots.memory import Memory
-from clients import Direction, Grid
+from dungeon_of_doom.bots.memory import Memory
+from dungeon_of_doom.clients import Direction, Grid
 
 N, E, S, W = Direction.N, Direction.E, Direction.S, Direction.W
 

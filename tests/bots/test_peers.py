@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from bots.guard import REPEATS, GuardedClient, Stuck
+from dungeon_of_doom.bots.guard import REPEATS, GuardedClient, Stuck
 
 from ..conftest import StartServer
 from ..peers import Peer, start_peer
@@ -19,7 +19,9 @@ PLAYABLE = ("zss", "mbk", "lib", "ldjb2", "ldjb3", "ch")
 @pytest.mark.parametrize("peer", PLAYABLE)
 async def test_the_explorer_wins_on_every_dialect(nursery: trio.Nursery, peer: str) -> None:
     server = await start_peer(nursery, peer)
-    finished = await run_module("bots.explorer", "--port", str(server.port), "--timeout", "5")
+    finished = await run_module(
+        "dungeon_of_doom.bots.explorer", "--port", str(server.port), "--timeout", "5"
+    )
     assert "Traceback" not in finished.stderr
     result = finished.result
     if peer == "ldjb2":
@@ -42,7 +44,13 @@ async def test_the_random_bot_plays_every_dialect_to_a_result(
 ) -> None:
     server = await start_peer(nursery, peer)
     finished = await run_module(
-        "bots.random", "--port", str(server.port), "--seed", "4", "--max-moves", "60"
+        "dungeon_of_doom.bots.random",
+        "--port",
+        str(server.port),
+        "--seed",
+        "4",
+        "--max-moves",
+        "60",
     )
     assert "Traceback" not in finished.stderr
     assert finished.result.outcome in ("win", "quit", "closed"), finished.result
@@ -57,7 +65,13 @@ async def test_the_random_bot_picks_up_where_the_centre_is_always_p(
     # showed before it stepped on it (issue 27).
     server = await start_peer(nursery, "lib")
     finished = await run_module(
-        "bots.random", "--port", str(server.port), "--seed", "4", "--max-moves", "200"
+        "dungeon_of_doom.bots.random",
+        "--port",
+        str(server.port),
+        "--seed",
+        "4",
+        "--max-moves",
+        "200",
     )
     assert "Traceback" not in finished.stderr
     assert "PICKUP" in server.received, finished.result
@@ -66,7 +80,10 @@ async def test_the_random_bot_picks_up_where_the_centre_is_always_p(
 
 # The battle bot asks GAMES before HELLO: once EXTEND has met silence, GAMES is given
 # the same short wait, not the whole timeout ("no answer to GAMES in time"; issue 27).
-@pytest.mark.parametrize("bot", ["bots.explorer", "bots.random", "bots.battle"])
+@pytest.mark.parametrize(
+    "bot",
+    ["dungeon_of_doom.bots.explorer", "dungeon_of_doom.bots.random", "dungeon_of_doom.bots.battle"],
+)
 async def test_a_server_of_no_known_dialect_is_reported_as_such(
     nursery: trio.Nursery, bot: str
 ) -> None:
@@ -105,7 +122,13 @@ async def test_the_random_bot_never_repeats_a_pickup_the_server_refused(
     # 9,900 times, answered 'FAIL: Already have a sword' each time (issue 39).
     server = await start_peer(nursery, "ldjb2-swords")
     finished = await run_module(
-        "bots.random", "--port", str(server.port), "--seed", "1", "--max-moves", "200"
+        "dungeon_of_doom.bots.random",
+        "--port",
+        str(server.port),
+        "--seed",
+        "1",
+        "--max-moves",
+        "200",
     )
     assert "Traceback" not in finished.stderr
     answered = b"".join(server.sent)
@@ -119,7 +142,9 @@ async def test_the_explorer_wins_on_our_own_server_in_each_dialect(
     start_server: StartServer, dialect: str
 ) -> None:
     server = await start_server(dialect=dialect, map="default", seed=3)
-    finished = await run_module("bots.explorer", "--port", str(server.port), "--timeout", "5")
+    finished = await run_module(
+        "dungeon_of_doom.bots.explorer", "--port", str(server.port), "--timeout", "5"
+    )
     assert "Traceback" not in finished.stderr
     assert finished.result.outcome == "win", finished.result
 
@@ -129,7 +154,9 @@ async def test_the_battle_bot_plays_on_when_extend_is_refused(nursery: trio.Nurs
     # invalid command): the bot plays by the hit points a fighter starts with, and
     # plays the game to its end (issue 27).
     server = await start_peer(nursery, "zss")
-    finished = await run_module("bots.battle", "--port", str(server.port), "--timeout", "5")
+    finished = await run_module(
+        "dungeon_of_doom.bots.battle", "--port", str(server.port), "--timeout", "5"
+    )
     assert "Traceback" not in finished.stderr
     assert "APGET" in server.received and "HPGET" in server.received, server.received
     assert finished.result.outcome == "win", finished.result
@@ -141,7 +168,7 @@ async def test_the_battle_bot_plays_ch739_where_apget_is_refused(nursery: trio.N
     # out of turn sent again when STARTTURN comes (issue 27).
     server = await start_peer(nursery, "ch")
     finished = await run_module(
-        "bots.battle", "--port", str(server.port), "--timeout", "5", "--name", "bot"
+        "dungeon_of_doom.bots.battle", "--port", str(server.port), "--timeout", "5", "--name", "bot"
     )
     assert "Traceback" not in finished.stderr
     assert "APGET" in server.received, server.received
@@ -154,7 +181,9 @@ async def test_the_battle_bot_plays_ldjb2_where_apget_is_answered_blank(
     # ldjb2 answers a command it does not know with a blank line: APGET's refusal, not
     # noise to wait through (the bot ended "no answer to APGET in time"; issue 27).
     server = await start_peer(nursery, "ldjb2")
-    finished = await run_module("bots.battle", "--port", str(server.port), "--timeout", "5")
+    finished = await run_module(
+        "dungeon_of_doom.bots.battle", "--port", str(server.port), "--timeout", "5"
+    )
     assert "Traceback" not in finished.stderr
     assert "APGET" in server.received, server.received
     # It played on and took the gold it needed; ldjb2 sends no word of a win.
@@ -194,7 +223,7 @@ async def test_the_battle_bot_plays_every_public_server_to_a_result(
 ) -> None:
     server = await start_peer(nursery, peer)
     finished = await run_module(
-        "bots.battle", "--port", str(server.port), "--timeout", "5", "--name", "bot"
+        "dungeon_of_doom.bots.battle", "--port", str(server.port), "--timeout", "5", "--name", "bot"
     )
     assert "Traceback" not in finished.stderr
     assert finished.result.outcome in ("win", "closed"), finished.result

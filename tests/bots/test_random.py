@@ -6,13 +6,13 @@ import argparse
 
 import pytest
 
-from bots import random as random_bot
-from bots.cli import Bot
-from clients import Grid, PickupResult
-from protocol.commands import Move, Pickup
-from protocol.direction import Direction
-from worlds.api import Blocked, PickedUp
-from worlds.registry import load_plugin
+from dungeon_of_doom.bots import random as random_bot
+from dungeon_of_doom.bots.cli import Bot
+from dungeon_of_doom.clients import Grid, PickupResult
+from dungeon_of_doom.protocol.commands import Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import Blocked, PickedUp
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..conftest import StartServer
 from .conftest import run_module
@@ -21,7 +21,13 @@ from .conftest import run_module
 async def test_the_random_bot_plays_the_tiny_map_to_a_win(start_server: StartServer) -> None:
     server = await start_server(map="tiny", seed=2)
     finished = await run_module(
-        "bots.random", "--port", str(server.port), "--seed", "3", "--max-moves", "500"
+        "dungeon_of_doom.bots.random",
+        "--port",
+        str(server.port),
+        "--seed",
+        "3",
+        "--max-moves",
+        "500",
     )
     assert finished.returncode == 0, finished.stderr
     assert finished.result.outcome == "win" and finished.result.gold == 1
@@ -30,7 +36,13 @@ async def test_the_random_bot_plays_the_tiny_map_to_a_win(start_server: StartSer
 async def test_the_random_bot_stops_at_its_move_limit_and_quits(start_server: StartServer) -> None:
     server = await start_server(map="labyrinth", seed=2)
     finished = await run_module(
-        "bots.random", "--port", str(server.port), "--max-moves", "25", "--name", "wanderer"
+        "dungeon_of_doom.bots.random",
+        "--port",
+        str(server.port),
+        "--max-moves",
+        "25",
+        "--name",
+        "wanderer",
     )
     result = finished.result
     assert finished.returncode == 0, finished.stderr
@@ -39,7 +51,7 @@ async def test_the_random_bot_stops_at_its_move_limit_and_quits(start_server: St
 
 
 async def test_a_bot_with_no_server_reports_an_error() -> None:
-    finished = await run_module("bots.random", "--port", "1", "--timeout", "2")
+    finished = await run_module("dungeon_of_doom.bots.random", "--port", "1", "--timeout", "2")
     assert finished.returncode == 1
     assert finished.result.outcome == "error" and "cannot connect" in finished.result.detail
 
@@ -90,7 +102,7 @@ async def test_a_bot_pointed_at_the_wrong_world_ends_with_its_result_line(
     start_server: StartServer,
 ) -> None:
     server = await start_server(map="tiny", seed=2)
-    finished = await run_module("bots.knight", "--port", str(server.port))
+    finished = await run_module("dungeon_of_doom.bots.knight", "--port", str(server.port))
     assert finished.returncode == 1
     assert "Traceback" not in finished.stderr
     result = finished.result

@@ -149,7 +149,16 @@ def every_starter(builds: Builds) -> list[Starter]:
 def server_port(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
     """A ``dod-server`` process on a free port: the default map, seed 0."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-db", "--no-replays"],
+        [
+            sys.executable,
+            "-m",
+            "dungeon_of_doom.server",
+            "--port",
+            "0",
+            "--no-http",
+            "--no-db",
+            "--no-replays",
+        ],
         cwd=tmp_path_factory.mktemp("server"),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
@@ -197,7 +206,9 @@ async def explorer_wins(port: int, map_name: str, cache: dict[str, int]) -> int:
     if map_name not in cache:
         game = f"explorer-{map_name}"
         watcher = await watched_game(port, game, map_name)
-        finished = await run_module("bots.explorer", "--port", str(port), "--game", game)
+        finished = await run_module(
+            "dungeon_of_doom.bots.explorer", "--port", str(port), "--game", game
+        )
         await watcher.aclose()
         assert finished.result.outcome == "win", finished.result
         cache[map_name] = finished.result.moves
@@ -265,7 +276,7 @@ async def test_every_starter_plays_as_an_entrant_of_a_real_tournament(
     with trio.fail_after(bot_limit() * 2):
         done = await trio.run_process(
             [
-                *(sys.executable, "-m", "arena", *entrants),
+                *(sys.executable, "-m", "dungeon_of_doom.arena", *entrants),
                 *("--players", "1", "--map", "default", "--seeds", str(SEED)),
                 *("--servers", "1", "--dir", str(tmp_path / "arena"), "--json"),
             ],

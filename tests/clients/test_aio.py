@@ -8,7 +8,7 @@ from functools import partial
 import pytest
 import trio
 
-from clients import (
+from dungeon_of_doom.clients import (
     AsyncClient,
     Bye,
     ClientTimeout,
@@ -20,9 +20,9 @@ from clients import (
     ServerClosed,
     Win,
 )
-from protocol.replies import GameInfo, PlayerJoined
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.protocol.replies import GameInfo, PlayerJoined
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, bound_port

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from commandline import BROKEN_PIPE_STATUS, INTERRUPTED_STATUS
+from dungeon_of_doom.commandline import BROKEN_PIPE_STATUS, INTERRUPTED_STATUS
 
 from ..helpers import REPO
 from ..limits import process_limit
@@ -69,7 +69,7 @@ def test_ctrl_c_ends_the_game_with_status_130() -> None:
 # answer may): Python drops an exception raised there, "Exception ignored".
 CTRL_C_IN_A_CALLBACK = """
 import os, signal, sys, weakref
-from clients import crawler_console
+from dungeon_of_doom.clients import crawler_console
 
 def interrupted(_ref):
     os.kill(os.getpid(), signal.SIGINT)

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from clients.core import CLOSED, Answer, ClientCore, PickupResult, Request
-from clients.dialect import Unasked
-from clients.errors import CommandError, ServerClosed, UnexpectedReply
-from protocol.framing import NEED_DATA
-from protocol.replies import Bye, Message, Notice, Push, Win
+from dungeon_of_doom.clients.core import CLOSED, Answer, ClientCore, PickupResult, Request
+from dungeon_of_doom.clients.dialect import Unasked
+from dungeon_of_doom.clients.errors import CommandError, ServerClosed, UnexpectedReply
+from dungeon_of_doom.protocol.framing import NEED_DATA
+from dungeon_of_doom.protocol.replies import Bye, Message, Notice, Push, Win
 
 
 def answers(core: ClientCore) -> list[Answer[Any]]:

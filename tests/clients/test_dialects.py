@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import trio
 
-from clients import AsyncClient, Client, CommandError, ServerClosed, Win
-from clients.core import Answer, ClientCore
-from clients.dialect import TreasureChanged, TurnStarted, Unasked, ViewChanged
+from dungeon_of_doom.clients import AsyncClient, Client, CommandError, ServerClosed, Win
+from dungeon_of_doom.clients.core import Answer, ClientCore
+from dungeon_of_doom.clients.dialect import TreasureChanged, TurnStarted, Unasked, ViewChanged
 
 from ..peers import start_peer
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from clients.grid import Grid
+from dungeon_of_doom.clients.grid import Grid
 
 VIEW = Grid(("X###X", "#.###", ".GG..", "###.#", "X#E.X"))
 

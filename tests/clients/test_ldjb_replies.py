@@ -3,9 +3,9 @@ read as one, not waited for until the time-out."""
 
 from __future__ import annotations
 
-from clients.dialect import Failed, TolerantReader
-from protocol.commands import Pickup
-from protocol.replies import GoldCoins, Success
+from dungeon_of_doom.clients.dialect import Failed, TolerantReader
+from dungeon_of_doom.protocol.commands import Pickup
+from dungeon_of_doom.protocol.replies import GoldCoins, Success
 
 
 def test_an_item_taken_is_a_success() -> None:

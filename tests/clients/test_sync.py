@@ -5,9 +5,17 @@ from __future__ import annotations
 import pytest
 import trio
 
-from clients import Bye, Client, ClientTimeout, CommandError, Notice, ServerClosed, Win
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.clients import (
+    Bye,
+    Client,
+    ClientTimeout,
+    CommandError,
+    Notice,
+    ServerClosed,
+    Win,
+)
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import bound_port

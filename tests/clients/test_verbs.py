@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from clients import AsyncClient, Client
-from clients.core import ClientCommand, ClientCommands, ClientCore
-from protocol.commands import DECLARED_VERBS
+from dungeon_of_doom.clients import AsyncClient, Client
+from dungeon_of_doom.clients.core import ClientCommand, ClientCommands, ClientCore
+from dungeon_of_doom.protocol.commands import DECLARED_VERBS
 
 
 def _methods(cls: type) -> set[str]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import trio
 
-from clients import AsyncClient, Client
-from protocol.replies import Identity
+from dungeon_of_doom.clients import AsyncClient, Client
+from dungeon_of_doom.protocol.replies import Identity
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from commandline import lifeline
-from server.cluster.hub import Hub
+from dungeon_of_doom.commandline import lifeline
+from dungeon_of_doom.server.cluster.hub import Hub
 
 from .hosts import Hosts, skip_unless_possible
 from .proxy import Link
@@ -45,7 +45,17 @@ class Node:
         """Start it, and (``listening``) wait until it says where it listens."""
         self.host = host
         self.process = subprocess.Popen(
-            [*on, sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-db", *args],
+            [
+                *on,
+                sys.executable,
+                "-m",
+                "dungeon_of_doom.server",
+                "--port",
+                "0",
+                "--no-http",
+                "--no-db",
+                *args,
+            ],
             cwd=cwd,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

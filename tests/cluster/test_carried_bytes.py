@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.connection import ClientProtocol
-from protocol.framing import NeedData
-from protocol.replies import Push
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.framing import NeedData
+from dungeon_of_doom.protocol.replies import Push
 
 from .conftest import Client, Cluster, Node, eventually
 

@@ -159,7 +159,7 @@ def test_a_node_that_stops_leaves_the_directory_at_once(cluster: Cluster) -> Non
 
 def _status(url: str) -> list[str]:
     status = subprocess.run(
-        [sys.executable, "-m", "server", "--cluster", url, "--cluster-status"],
+        [sys.executable, "-m", "dungeon_of_doom.server", "--cluster", url, "--cluster-status"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -7,7 +7,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from records.store import Store
+from dungeon_of_doom.records.store import Store
 
 from .conftest import WAIT, Cluster, Node, eventually
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from protocol.replies import GameInfo
-from server.cluster import hub as hubs
-from server.cluster import workers
-from server.cluster.embedded import EmbeddedDirectory
-from server.cluster.hub import Hub
+from dungeon_of_doom.protocol.replies import GameInfo
+from dungeon_of_doom.server.cluster import hub as hubs
+from dungeon_of_doom.server.cluster import workers
+from dungeon_of_doom.server.cluster.embedded import EmbeddedDirectory
+from dungeon_of_doom.server.cluster.hub import Hub
 
 from ..helpers import TIMEOUT
 from .conftest import Node, eventually

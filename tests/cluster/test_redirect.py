@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 import trio
 
-from clients import AsyncClient
-from clients import Client as SyncClient
-from clients.errors import Redirected
-from protocol.replies import Identity
+from dungeon_of_doom.clients import AsyncClient
+from dungeon_of_doom.clients import Client as SyncClient
+from dungeon_of_doom.clients.errors import Redirected
+from dungeon_of_doom.protocol.replies import Identity
 
 from .conftest import WAIT, Client, Cluster, eventually
 

@@ -6,8 +6,8 @@ import socket
 
 import psycopg
 
-from server.cluster.handshake import Passenger, handshake, read_challenge
-from server.cluster.relay_port import MAX_PENDING_HANDSHAKES
+from dungeon_of_doom.server.cluster.handshake import Passenger, handshake, read_challenge
+from dungeon_of_doom.server.cluster.relay_port import MAX_PENDING_HANDSHAKES
 
 from .conftest import WAIT, Client, Cluster, Node, eventually
 from .sniff import Sniffer, skip_unless_root

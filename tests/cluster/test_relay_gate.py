@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.cluster.relay_port import HandshakeGate
+from dungeon_of_doom.server.cluster.relay_port import HandshakeGate
 
 
 async def test_an_address_past_its_share_pushes_out_its_own_oldest() -> None:

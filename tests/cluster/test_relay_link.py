@@ -7,12 +7,12 @@ from functools import partial
 
 import trio
 
-from protocol.commands import Shout
-from protocol.replies import FinalReply
-from server.cluster import handshake
-from server.cluster.handshake import END
-from server.cluster.links import LineReader
-from server.cluster.relay import Relay
+from dungeon_of_doom.protocol.commands import Shout
+from dungeon_of_doom.protocol.replies import FinalReply
+from dungeon_of_doom.server.cluster import handshake
+from dungeon_of_doom.server.cluster.handshake import END
+from dungeon_of_doom.server.cluster.links import LineReader
+from dungeon_of_doom.server.cluster.relay import Relay
 
 SECRET = "test secret"
 NODE = "the game's node"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from server.cluster.links import Links
-from server.setup.config import ConfigError, ServerConfig
+from dungeon_of_doom.server.cluster.links import Links
+from dungeon_of_doom.server.setup.config import ConfigError, ServerConfig
 
 
 def test_the_cluster_url_must_be_postgresql() -> None:
@@ -48,7 +48,15 @@ def test_a_node_given_unreadable_certificates_says_so_and_does_not_start(tmp_pat
     bad = tmp_path / "bad.pem"
     bad.write_text("not a certificate\n")
     flags = ("--relay-cert", str(bad), "--relay-key", str(bad), "--relay-ca", str(bad))
-    server = (sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-replays")
+    server = (
+        sys.executable,
+        "-m",
+        "dungeon_of_doom.server",
+        "--port",
+        "0",
+        "--no-http",
+        "--no-replays",
+    )
     result = subprocess.run(
         [*server, "--no-db", "--cluster", "postgresql://dod@127.0.0.1:1/dod", *flags],
         capture_output=True,

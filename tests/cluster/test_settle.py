@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.cluster import hub as hubs
-from server.cluster.hub import Hub
+from dungeon_of_doom.server.cluster import hub as hubs
+from dungeon_of_doom.server.cluster.hub import Hub
 
 from ..helpers import TIMEOUT
 from .test_hub_members import _hub, _member

@@ -151,7 +151,14 @@ def test_cluster_status_reads_the_embedded_directory_of_workers(tmp_path: Path) 
 
 def test_cluster_status_says_why_when_no_directory_answers(tmp_path: Path) -> None:
     status = subprocess.run(
-        [sys.executable, "-m", "server", "--cluster", f"unix:{tmp_path}/none", "--cluster-status"],
+        [
+            sys.executable,
+            "-m",
+            "dungeon_of_doom.server",
+            "--cluster",
+            f"unix:{tmp_path}/none",
+            "--cluster-status",
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
@@ -163,7 +170,7 @@ def test_cluster_status_says_why_when_no_directory_answers(tmp_path: Path) -> No
 
 def _status(path: str) -> list[str]:
     status = subprocess.run(
-        [sys.executable, "-m", "server", "--cluster", path, "--cluster-status"],
+        [sys.executable, "-m", "dungeon_of_doom.server", "--cluster", path, "--cluster-status"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},

@@ -5,7 +5,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 import trio
 
-from conformance.pytest_plugin import dod_conformance, dod_conformance_config
+from dungeon_of_doom.conformance.pytest_plugin import dod_conformance, dod_conformance_config
 
 from .faulty import Fault, FaultyServer
 

@@ -13,10 +13,10 @@ from typing import Final
 
 import trio
 
-from protocol.commands import Command, Hello, Look, Move, Pickup, Quit
-from protocol.connection import ServerProtocol
-from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
+from dungeon_of_doom.protocol.commands import Command, Hello, Look, Move, Pickup, Quit
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA
 
 MAP: Final = (
     "#########",

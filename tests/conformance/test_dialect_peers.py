@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import trio
 
-from conformance import Outcome, Report, SuiteConfig, run_suite, to_table
+from dungeon_of_doom.conformance import Outcome, Report, SuiteConfig, run_suite, to_table
 
 from ..peers import start_peer
 

@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 import trio
 
-from conformance import Level, Outcome, Report, Strictness, SuiteConfig, check_server, to_table
+from dungeon_of_doom.conformance import (
+    Level,
+    Outcome,
+    Report,
+    Strictness,
+    SuiteConfig,
+    check_server,
+    to_table,
+)
 
 from .conftest import StartFaulty
 from .faulty import Fault

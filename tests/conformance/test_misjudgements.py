@@ -11,13 +11,13 @@ from __future__ import annotations
 import trio
 import trio.testing
 
-from conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
-from conformance.dialects import declared_reader
-from conformance.session import ServerClosed, Session
-from protocol.commands import Hello, Look, Move, Pickup
-from protocol.direction import Direction
-from protocol.lines import PlayerView, Unasked, ViewChanged
-from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
+from dungeon_of_doom.conformance import Level, Report, Strictness, SuiteConfig, run_suite, to_table
+from dungeon_of_doom.conformance.dialects import declared_reader
+from dungeon_of_doom.conformance.session import ServerClosed, Session
+from dungeon_of_doom.protocol.commands import Hello, Look, Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.lines import PlayerView, Unasked, ViewChanged
+from dungeon_of_doom.protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 
 from ..peers import Peer, start_peer
 from ..peers.servers import LibMute, Mbk

@@ -8,10 +8,18 @@ from pathlib import Path
 import pytest
 import trio
 
-from conformance import Level, Outcome, Report, Strictness, SuiteConfig, check_server, to_table
-from conformance.pytest_plugin import CheckServer
-from records.store import Store
-from server.web.replays import list_replays
+from dungeon_of_doom.conformance import (
+    Level,
+    Outcome,
+    Report,
+    Strictness,
+    SuiteConfig,
+    check_server,
+    to_table,
+)
+from dungeon_of_doom.conformance.pytest_plugin import CheckServer
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.server.web.replays import list_replays
 
 from ..conftest import StartServer
 from ..helpers import bound_port

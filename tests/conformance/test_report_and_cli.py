@@ -12,11 +12,19 @@ from pathlib import Path
 import pytest
 import trio
 
-from commandline import INTERRUPTED_STATUS
-from conformance import Level, Outcome, Report, Strictness, SuiteConfig, cli, to_json
-from conformance.cli import main, parse_address
-from conformance.report import to_table
-from conformance.results import CheckResult
+from dungeon_of_doom.commandline import INTERRUPTED_STATUS
+from dungeon_of_doom.conformance import (
+    Level,
+    Outcome,
+    Report,
+    Strictness,
+    SuiteConfig,
+    cli,
+    to_json,
+)
+from dungeon_of_doom.conformance.cli import main, parse_address
+from dungeon_of_doom.conformance.report import to_table
+from dungeon_of_doom.conformance.results import CheckResult
 
 from .conftest import StartFaulty
 from .faulty import Fault
@@ -106,7 +114,7 @@ def test_list_names_every_check_and_tolerance(capsys: pytest.CaptureFixture[str]
 async def _cli(*args: str) -> subprocess.CompletedProcess[bytes]:
     with trio.fail_after(40):
         return await trio.run_process(
-            [sys.executable, "-m", "conformance", *args],
+            [sys.executable, "-m", "dungeon_of_doom.conformance", *args],
             capture_stdout=True,
             capture_stderr=True,
             check=False,

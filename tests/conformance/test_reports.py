@@ -18,9 +18,9 @@ import pytest
 import trio
 import xmlschema
 
-from conformance import Report, SuiteConfig, run_suite, to_html, to_junit_xml
-from conformance.results import Event, Exchanged, Outcome
-from conformance.transcript import HEAD, TAIL, Transcript
+from dungeon_of_doom.conformance import Report, SuiteConfig, run_suite, to_html, to_junit_xml
+from dungeon_of_doom.conformance.results import Event, Exchanged, Outcome
+from dungeon_of_doom.conformance.transcript import HEAD, TAIL, Transcript
 
 from ..peers import start_peer
 from ..web.conftest import browser, page
@@ -110,7 +110,7 @@ def test_a_skip_and_a_finding_keep_their_reason_and_bytes() -> None:
 
 
 def _result(check: str, outcome: Outcome, reason: str, exchange: tuple[Exchanged, ...] = ()) -> Any:
-    from conformance.results import CheckResult
+    from dungeon_of_doom.conformance.results import CheckResult
 
     return CheckResult(check, "§4.2 MOVE", check, outcome, reason, exchange=exchange)
 
@@ -131,7 +131,7 @@ def test_a_long_exchange_keeps_its_beginning_and_its_end() -> None:
 def test_the_command_writes_both_reports(tmp_path: Path) -> None:
     # Against nothing that listens: one failed check, the others skipped; both files.
     junit, page_path = tmp_path / "run.xml", tmp_path / "run.html"
-    command = [sys.executable, "-m", "conformance", "127.0.0.1:9", "--timeout", "1"]
+    command = [sys.executable, "-m", "dungeon_of_doom.conformance", "127.0.0.1:9", "--timeout", "1"]
     only = ["--only", "hello.gold", "--only", "look.shape"]
     done = subprocess.run(
         [*command, *only, "--junitxml", str(junit), "--html", str(page_path)],

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance import SuiteConfig
-from conformance.pytest_plugin import CheckServer
-from conformance.testing import assert_server_conforms
+from dungeon_of_doom.conformance import SuiteConfig
+from dungeon_of_doom.conformance.pytest_plugin import CheckServer
+from dungeon_of_doom.conformance.testing import assert_server_conforms
 
 FAST = SuiteConfig(timeout=1.0, check_timeout=5.0)
 

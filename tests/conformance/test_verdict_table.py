@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conformance import Outcome, Report, to_junit_xml
-from conformance.results import CheckResult
-from conformance.verdict_table import ORDER, read_run, read_runs, table, written
+from dungeon_of_doom.conformance import Outcome, Report, to_junit_xml
+from dungeon_of_doom.conformance.results import CheckResult
+from dungeon_of_doom.conformance.verdict_table import ORDER, read_run, read_runs, table, written
 
 from ..helpers import REPO
 
@@ -17,7 +17,7 @@ PAGE = REPO / "docs" / "conformance.md"
 def test_the_page_shows_what_the_reports_say() -> None:
     page = PAGE.read_text(encoding="utf-8")
     made = table(read_runs(RUNS, ORDER))
-    # Run `python -m conformance.verdict_table docs/conformance-runs --write
+    # Run `python -m dungeon_of_doom.conformance.verdict_table docs/conformance-runs --write
     # docs/conformance.md` after adding or replacing a report.
     assert written(page, made) == page
     servers = {path.stem.rpartition("-")[0] for path in RUNS.glob("*.xml")}

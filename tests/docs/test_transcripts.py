@@ -31,9 +31,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.app import Server
-from server.cli import build_parser
-from server.setup.config import ServerConfig, load_config
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.cli import build_parser
+from dungeon_of_doom.server.setup.config import ServerConfig, load_config
 
 from ..helpers import REPO, Peer
 from ..limits import process_limit

@@ -6,12 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import worlds.baddies.generated as baddies_format
-from mapgen import ROCK, ROOM, GenerationError, Settings, generate
-from worlds.baddies import Board, parse_board, play_round, plugin
-from worlds.baddies.generated import ATTEMPTS, baddies_line, baddies_text, to_baddies
-from worlds.baddies.rules import Escaped
-from worlds.errors import MapError
+from dungeon_of_doom.mapgen import ROCK, ROOM, GenerationError, Settings, generate
+from dungeon_of_doom.worlds.baddies import Board, parse_board, play_round, plugin
+from dungeon_of_doom.worlds.baddies import generated as baddies_format
+from dungeon_of_doom.worlds.baddies.generated import (
+    ATTEMPTS,
+    baddies_line,
+    baddies_text,
+    to_baddies,
+)
+from dungeon_of_doom.worlds.baddies.rules import Escaped
+from dungeon_of_doom.worlds.errors import MapError
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from mapgen import Settings, generate
-from mapgen.cli import main
-from worlds.baddies import read_board
-from worlds.baddies.generated import to_baddies
-from worlds.classic.generated import to_classic
-from worlds.classic.mapfile import parse_map, read_map
-from worlds.crawler import parse_level
-from worlds.crawler.dungeon import open_dungeon
-from worlds.crawler.generated import crawler_levels
+from dungeon_of_doom.mapgen import Settings, generate
+from dungeon_of_doom.mapgen.cli import main
+from dungeon_of_doom.worlds.baddies import read_board
+from dungeon_of_doom.worlds.baddies.generated import to_baddies
+from dungeon_of_doom.worlds.classic.generated import to_classic
+from dungeon_of_doom.worlds.classic.mapfile import parse_map, read_map
+from dungeon_of_doom.worlds.crawler import parse_level
+from dungeon_of_doom.worlds.crawler.dungeon import open_dungeon
+from dungeon_of_doom.worlds.crawler.generated import crawler_levels
 
 from ..limits import process_limit
 

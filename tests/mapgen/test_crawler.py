@@ -6,13 +6,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import worlds.crawler.generated as crawler_format
-from mapgen import ROCK, GenerationError, Settings, generate
-from worlds.crawler import Command, Outcome, State, parse_level
-from worlds.crawler.dungeon import open_dungeon
-from worlds.crawler.generated import ATTEMPTS, crawler_levels, crawler_line, level_seed, to_crawler
-from worlds.crawler.levelfile import Level
-from worlds.errors import MapError
+from dungeon_of_doom.mapgen import ROCK, GenerationError, Settings, generate
+from dungeon_of_doom.worlds.crawler import Command, Outcome, State, parse_level
+from dungeon_of_doom.worlds.crawler import generated as crawler_format
+from dungeon_of_doom.worlds.crawler.dungeon import open_dungeon
+from dungeon_of_doom.worlds.crawler.generated import (
+    ATTEMPTS,
+    crawler_levels,
+    crawler_line,
+    level_seed,
+    to_crawler,
+)
+from dungeon_of_doom.worlds.crawler.levelfile import Level
+from dungeon_of_doom.worlds.errors import MapError
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mapgen import ROCK, Dungeon, GenerationError, Settings, generate
-from mapgen.formats import formats
-from mapgen.formats.drawing import to_drawing
-from worlds.baddies.boardfile import parse_board
-from worlds.baddies.generated import to_baddies
-from worlds.classic.generated import to_classic
-from worlds.classic.mapfile import ClassicMap, parse_map
-from worlds.crawler.generated import crawler_levels
-from worlds.crawler.levelfile import parse_level
+from dungeon_of_doom.mapgen import ROCK, Dungeon, GenerationError, Settings, generate
+from dungeon_of_doom.mapgen.formats import formats
+from dungeon_of_doom.mapgen.formats.drawing import to_drawing
+from dungeon_of_doom.worlds.baddies.boardfile import parse_board
+from dungeon_of_doom.worlds.baddies.generated import to_baddies
+from dungeon_of_doom.worlds.classic.generated import to_classic
+from dungeon_of_doom.worlds.classic.mapfile import ClassicMap, parse_map
+from dungeon_of_doom.worlds.crawler.generated import crawler_levels
+from dungeon_of_doom.worlds.crawler.levelfile import parse_level
 
 from .test_validate import GOOD_DUNGEON
 

@@ -8,8 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mapgen.generator
-from mapgen import (
+from dungeon_of_doom.mapgen import (
     CORRIDOR,
     ROCK,
     Dungeon,
@@ -18,6 +17,7 @@ from mapgen import (
     Settings,
     Violation,
     generate,
+    generator,
     validate,
 )
 
@@ -190,7 +190,7 @@ def test_too_small_for_five_rooms_by_placement_is_an_error() -> None:
 
 def test_a_dungeon_breaking_the_rules_is_never_returned(monkeypatch: pytest.MonkeyPatch) -> None:
     broken = Violation(Rule.BORDER, (0, 0), "an outermost square must stay rock")
-    monkeypatch.setattr(mapgen.generator, "validate", lambda dungeon: [broken])
+    monkeypatch.setattr(generator, "validate", lambda dungeon: [broken])
     with pytest.raises(GenerationError, match=r"seed 5 .*\(0, 0\): rock border"):
         generate(5)
 

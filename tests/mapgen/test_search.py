@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mapgen.search import find_line
+from dungeon_of_doom.mapgen.search import find_line
 
 # A counter game: add 1 or double; losing above the target. Keys are the numbers.
 

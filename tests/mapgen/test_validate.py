@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mapgen import CORRIDOR, ROCK, ROOM, Dungeon, Room, Rule, Violation, validate
+from dungeon_of_doom.mapgen import CORRIDOR, ROCK, ROOM, Dungeon, Room, Rule, Violation, validate
 
 # Seven rooms; the corridors make one loop (rooms 0-1-2-3-5-4-0). "|" marks the right edge.
 GOOD = """\

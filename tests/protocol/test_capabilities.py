@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from protocol.capabilities import CAPABILITIES, DECLARED_CAPABILITIES, DEFAULT_CAPABILITIES
-from protocol.commands import DECLARED_VERBS, Extend
-from protocol.connection import ServerProtocol
-from protocol.replies import Extended
+from dungeon_of_doom.protocol.capabilities import (
+    CAPABILITIES,
+    DECLARED_CAPABILITIES,
+    DEFAULT_CAPABILITIES,
+)
+from dungeon_of_doom.protocol.commands import DECLARED_VERBS, Extend
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.replies import Extended
 
 PROTOCOL_DOC = Path(__file__).parents[2] / "docs" / "protocol.md"
 

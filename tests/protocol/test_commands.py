@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     Hello,
     Help,
     Look,
@@ -17,8 +17,8 @@ from protocol.commands import (
     Stay,
     parse_command,
 )
-from protocol.direction import Direction
-from protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
 
 
 @pytest.mark.parametrize(

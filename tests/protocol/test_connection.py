@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Extend, Hello, Look, Move
-from protocol.connection import ClientProtocol, ServerProtocol, ServerState
-from protocol.direction import Direction
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Extend, Hello, Look, Move
+from dungeon_of_doom.protocol.connection import ClientProtocol, ServerProtocol, ServerState
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import LocalProtocolError, RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA
+from dungeon_of_doom.protocol.replies import (
     Bye,
     Error,
     Extended,

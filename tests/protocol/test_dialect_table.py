@@ -9,15 +9,15 @@ from collections.abc import Iterable
 
 import pytest
 
-import protocol.replies as replies
-from protocol.commands import ApGet, Command, Hello, HpGet, Look, WhoAmI
-from protocol.connection import ClientProtocol
-from protocol.declared import COMPACT_DIALECTS, declared_reader
-from protocol.dialects import DIALECTS, dialect_named
-from protocol.framing import NEED_DATA
-from protocol.lines import Compact, HintsEnd, RenderHint
-from protocol.reading import Blank
-from protocol.replies import (
+from dungeon_of_doom.protocol import replies as replies
+from dungeon_of_doom.protocol.commands import ApGet, Command, Hello, HpGet, Look, WhoAmI
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.declared import COMPACT_DIALECTS, declared_reader
+from dungeon_of_doom.protocol.dialects import DIALECTS, dialect_named
+from dungeon_of_doom.protocol.framing import NEED_DATA
+from dungeon_of_doom.protocol.lines import Compact, HintsEnd, RenderHint
+from dungeon_of_doom.protocol.reading import Blank
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Best,
     BestsReply,

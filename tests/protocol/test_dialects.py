@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Attack, Hello, Look, Move, Pickup, Quit, Shout
-from protocol.connection import ServerProtocol
-from protocol.dialects import DIALECTS, UnknownDialect, dialect_named
-from protocol.direction import Direction
-from protocol.errors import RemoteProtocolError
-from protocol.framing import NEED_DATA
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Attack, Hello, Look, Move, Pickup, Quit, Shout
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.dialects import DIALECTS, UnknownDialect, dialect_named
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import NEED_DATA
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Bye,
     Done,

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Command, Create, Extend, Games, Join, Shout, Watch, parse_command
-from protocol.errors import RemoteProtocolError
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import (
+    Command,
+    Create,
+    Extend,
+    Games,
+    Join,
+    Shout,
+    Watch,
+    parse_command,
+)
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.replies import (
     Extended,
     GameInfo,
     GameOver,

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
+from dungeon_of_doom.protocol.errors import LocalProtocolError, RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
 
 
 def lines_of(framer: LineFramer) -> list[str]:

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from protocol.errors import LocalProtocolError
-from protocol.replies import (
+from dungeon_of_doom.protocol.errors import LocalProtocolError
+from dungeon_of_doom.protocol.replies import (
     Error,
     GameInfo,
     GamesReply,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Hello, Look, Move, Quit, Shout
-from protocol.connection import ServerProtocol
-from protocol.direction import Direction
-from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
-from protocol.replies import Bye, Success
+from dungeon_of_doom.protocol.commands import Hello, Look, Move, Quit, Shout
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
+from dungeon_of_doom.protocol.replies import Bye, Success
 
 LIMIT = 1 << 16
 

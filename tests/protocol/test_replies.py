@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
-from protocol.dialects import DIALECTS, dialect_named
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.replies import (
+from dungeon_of_doom.protocol.dialects import DIALECTS, dialect_named
+from dungeon_of_doom.protocol.errors import LocalProtocolError, RemoteProtocolError
+from dungeon_of_doom.protocol.replies import (
     Bye,
     Error,
     Fail,

@@ -17,11 +17,11 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-import protocol.replies as replies_module
-from protocol.connection import ClientProtocol
-from protocol.errors import LocalProtocolError
-from protocol.framing import NEED_DATA
-from protocol.replies import (
+from dungeon_of_doom.protocol import replies as replies_module
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.errors import LocalProtocolError
+from dungeon_of_doom.protocol.framing import NEED_DATA
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Best,
     BestsReply,

@@ -7,16 +7,23 @@ import inspect
 
 import pytest
 
-import protocol.commands as commands
-from protocol.commands import DECLARED_VERBS, VERBS, Command, Route, Shown, parse_command
-from protocol.errors import RemoteProtocolError
-from server.game.verbs import COMMANDS as GAME_COMMANDS
-from server.game.wording import help_reply
-from server.lobby.ladder import Ladder
-from server.lobby.lobby import Lobby
-from server.session.client import _OWN, Connection
-from worlds.registry import load_plugin, world_names
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.protocol import commands as commands
+from dungeon_of_doom.protocol.commands import (
+    DECLARED_VERBS,
+    VERBS,
+    Command,
+    Route,
+    Shown,
+    parse_command,
+)
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.server.game.verbs import COMMANDS as GAME_COMMANDS
+from dungeon_of_doom.server.game.wording import help_reply
+from dungeon_of_doom.server.lobby.ladder import Ladder
+from dungeon_of_doom.server.lobby.lobby import Lobby
+from dungeon_of_doom.server.session.client import _OWN, Connection
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 
 def test_each_verb_and_command_class_is_declared_once() -> None:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Look, Move, parse_command
-from protocol.connection import ServerProtocol
-from protocol.direction import Direction
-from protocol.errors import LocalProtocolError, RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA
+from dungeon_of_doom.protocol.commands import Look, Move, parse_command
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.errors import LocalProtocolError, RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA
 
 
 def test_a_whole_canonical_line_is_the_command_the_framer_would_give() -> None:

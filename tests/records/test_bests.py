@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from records.bests import bests, player_bests, split_map
-from records.model import GameRecord, Tally
-from records.store import Store
+from dungeon_of_doom.records.bests import bests, player_bests, split_map
+from dungeon_of_doom.records.model import GameRecord, Tally
+from dungeon_of_doom.records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

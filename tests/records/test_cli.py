@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from records.cli import main
-from records.store import Store
+from dungeon_of_doom.records.cli import main
+from dungeon_of_doom.records.store import Store
 
 from .test_store import finished
 
@@ -133,7 +133,7 @@ def test_output_cut_short_by_its_reader_ends_quietly(url: str) -> None:
     read, write = os.pipe()
     os.close(read)  # the reader is gone before anything is written
     done = subprocess.run(
-        [sys.executable, "-m", "records.cli", "--db", url, "export", "players"],
+        [sys.executable, "-m", "dungeon_of_doom.records.cli", "--db", url, "export", "players"],
         stdout=write,
         stderr=subprocess.PIPE,
         text=True,

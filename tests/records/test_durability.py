@@ -16,10 +16,10 @@ import structlog
 import trio
 import trio.testing
 
-from records.store import Store
-from records.writer import MAX_BATCH, RecordWriter
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.records.writer import MAX_BATCH, RecordWriter
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..helpers import TIMEOUT, Peer, bound_port
 from ..limits import process_limit

@@ -10,8 +10,8 @@ import pytest
 import trio
 import trio.testing
 
-from records import names
-from records.store import Store
+from dungeon_of_doom.records import names
+from dungeon_of_doom.records.store import Store
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from records.names import LookalikeNames, lookalike_keys, name_taken
+from dungeon_of_doom.records.names import LookalikeNames, lookalike_keys, name_taken
 
 
 def clash(a: str, b: str) -> bool:

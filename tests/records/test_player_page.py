@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from records.bests import bests, player_bests
-from records.store import Store
+from dungeon_of_doom.records.bests import bests, player_bests
+from dungeon_of_doom.records.store import Store
 
 from .test_bests import solo
 from .test_store import finished

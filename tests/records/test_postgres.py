@@ -8,10 +8,10 @@ from pathlib import Path
 
 import trio
 
-from records.model import GameRecord
-from records.store import Store
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..helpers import TIMEOUT, Peer, bound_port
 from .test_store import finished

@@ -8,10 +8,10 @@ import pytest
 import trio
 import trio.testing
 
-from protocol.commands import Command, Login
-from protocol.replies import Bye
-from server.lobby.claimant import Claimant
-from server.lobby.ladder import Ladder
+from dungeon_of_doom.protocol.commands import Command, Login
+from dungeon_of_doom.protocol.replies import Bye
+from dungeon_of_doom.server.lobby.claimant import Claimant
+from dungeon_of_doom.server.lobby.ladder import Ladder
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port

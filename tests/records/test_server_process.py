@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from records.store import Store
+from dungeon_of_doom.records.store import Store
 
 
 class Line:
@@ -36,7 +36,16 @@ def test_records_beside_the_replays_by_default_and_the_token_never_logged(
     tmp_path: Path,
 ) -> None:
     server = subprocess.Popen(
-        [sys.executable, "-m", "server", "--port", "0", "--no-http", "--log-level", "debug"],
+        [
+            sys.executable,
+            "-m",
+            "dungeon_of_doom.server",
+            "--port",
+            "0",
+            "--no-http",
+            "--log-level",
+            "debug",
+        ],
         cwd=tmp_path,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from records.model import GameRecord
-from records.store import Store
-from records.writer import RecordWriter
-from server.app import Server
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.records.writer import RecordWriter
+from dungeon_of_doom.server.app import Server
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port
@@ -130,7 +130,7 @@ class SlowToOpenStore(Store):
 
 
 async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path) -> None:
-    from server.setup.config import ServerConfig
+    from dungeon_of_doom.server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
@@ -277,7 +277,7 @@ class StuckStore(Store):
 async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
     """Writes happen in a worker thread: while one hangs, the server plays on, and the
     game is written once the store answers."""
-    from server.setup.config import ServerConfig
+    from dungeon_of_doom.server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
@@ -322,7 +322,7 @@ async def test_a_clean_shutdown_writes_what_is_queued(tmp_path: Path) -> None:
 async def test_a_game_stopped_by_shutdown_is_recorded_unfinished(
     tmp_path: Path, players: int
 ) -> None:
-    from server.setup.config import ServerConfig
+    from dungeon_of_doom.server.setup.config import ServerConfig
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))

@@ -3,9 +3,9 @@ tournament's contract (issue 38 item 3, issue 40 item 4)."""
 
 from __future__ import annotations
 
-from records.contract import Contract
-from records.model import GameRecord
-from records.standings import standings
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.records.standings import standings
 
 from .test_store import finished
 

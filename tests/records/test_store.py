@@ -14,10 +14,10 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Connection
 
-from records.contract import Contract
-from records.model import GameRecord, Tally
-from records.ranking import Rating
-from records.store import Store, StoreError
+from dungeon_of_doom.records.contract import Contract
+from dungeon_of_doom.records.model import GameRecord, Tally
+from dungeon_of_doom.records.ranking import Rating
+from dungeon_of_doom.records.store import Store, StoreError
 
 
 def finished(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from commandline import BROKEN_PIPE_STATUS, INTERRUPTED_STATUS
+from dungeon_of_doom.commandline import BROKEN_PIPE_STATUS, INTERRUPTED_STATUS
 
 from ..conftest import StartServer
 from ..limits import process_limit

@@ -13,10 +13,10 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from protocol.commands import VERBS, parse_command
-from protocol.connection import ServerProtocol
-from protocol.errors import RemoteProtocolError
-from protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
+from dungeon_of_doom.protocol.commands import VERBS, parse_command
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA, LineFramer
 
 LIMIT = 64
 # Every telnet option can be refused once per verb (DO and WILL), three bytes each.

@@ -18,14 +18,14 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from protocol.commands import Move
-from protocol.connection import ClientProtocol
-from protocol.direction import Direction
-from protocol.framing import END_OF_INPUT, NEED_DATA
-from protocol.replies import Bye, FinalReply, Push
-from server.app import Server
-from server.setup.config import ServerConfig
-from worlds.registry import load_plugin, world_names
+from dungeon_of_doom.protocol.commands import Move
+from dungeon_of_doom.protocol.connection import ClientProtocol
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.framing import END_OF_INPUT, NEED_DATA
+from dungeon_of_doom.protocol.replies import Bye, FinalReply, Push
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
 DIRECTIONS = ["N", "S", "E", "W", "NE", "SE", "SW", "NW", "X", "north", ""]
 NAMES = ["ada", "bob", "#1", "a:b", "x" * 40, "é"]

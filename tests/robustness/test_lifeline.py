@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 
 from ..helpers import REPO
 
@@ -20,7 +20,7 @@ WAIT = 60.0
 
 PARENT = """
 import subprocess, sys
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 child = subprocess.Popen([sys.executable, "-c", sys.argv[1]], **lifeline.child_options())
 print(child.pid, flush=True)
 child.wait()
@@ -28,7 +28,7 @@ child.wait()
 
 CHILD = """
 import signal, sys, time
-from commandline import lifeline
+from dungeon_of_doom.commandline import lifeline
 if sys.argv[1:] == ["stubborn"]:
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a child that will not stop its own way
 print("held" if lifeline.hold(grace=0.2) else "none", flush=True)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from protocol.errors import LocalProtocolError
-from protocol.replies import GameInfo
-from server.replay.reader import open_world, read_replay, rerun
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.errors import LocalProtocolError
+from dungeon_of_doom.protocol.replies import GameInfo
+from dungeon_of_doom.server.replay.reader import open_world, read_replay, rerun
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

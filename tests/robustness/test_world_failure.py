@@ -10,7 +10,7 @@ from typing import NoReturn
 import pytest
 import structlog
 
-from protocol.replies import Bye
+from dungeon_of_doom.protocol.replies import Bye
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

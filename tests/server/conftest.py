@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import trio.testing
 
-from protocol.replies import GamesReply, ReplyParser
-from server.app import Server
+from dungeon_of_doom.protocol.replies import GamesReply, ReplyParser
+from dungeon_of_doom.server.app import Server
 
 from ..conftest import StartServer
 from ..helpers import Peer

@@ -7,12 +7,12 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from protocol.commands import Look, Map
-from protocol.replies import Bye, Lose, Win
-from server.game.alarm import Alarm
-from server.game.builds import Opened
-from server.game.outbox import Outbox
-from worlds.api import Action, Event, PlayerId, World
+from dungeon_of_doom.protocol.commands import Look, Map
+from dungeon_of_doom.protocol.replies import Bye, Lose, Win
+from dungeon_of_doom.server.game.alarm import Alarm
+from dungeon_of_doom.server.game.builds import Opened
+from dungeon_of_doom.server.game.outbox import Outbox
+from dungeon_of_doom.worlds.api import Action, Event, PlayerId, World
 
 
 class Calls:

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from records.model import GameRecord
-from server.game.builds import Opened, WorldBuilder
-from server.game.game import Game
-from server.game.outbox import Outbox
-from server.game.spec import GameSpec
-from server.replay.shelf import ReplayShelf
-from worlds.api import WorldPlugin
-from worlds.registry import load_plugin
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.server.game.builds import Opened, WorldBuilder
+from dungeon_of_doom.server.game.game import Game
+from dungeon_of_doom.server.game.outbox import Outbox
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.replay.shelf import ReplayShelf
+from dungeon_of_doom.worlds.api import WorldPlugin
+from dungeon_of_doom.worlds.registry import load_plugin
 
 
 class Hooks:

@@ -15,7 +15,16 @@ from typing import Any
 import structlog
 import trio
 
-from protocol.replies import Board, Bye, FinalReply, LevelView, Lose, Push, Reply, Win
+from dungeon_of_doom.protocol.replies import (
+    Board,
+    Bye,
+    FinalReply,
+    LevelView,
+    Lose,
+    Push,
+    Reply,
+    Win,
+)
 
 _ids = itertools.count(1)
 

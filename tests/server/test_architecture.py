@@ -19,8 +19,8 @@ from typing import Any
 import trio
 import trio.testing
 
-from server.app import Server
-from server.setup.config import ServerConfig
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..helpers import REPO, Peer
 

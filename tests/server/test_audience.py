@@ -3,11 +3,11 @@ its own: in-memory clients, a real world, and an alarm that counts its rings."""
 
 from __future__ import annotations
 
-from protocol.replies import Board, Message, PlayerJoined, View
-from server.game.audience import Audience
-from server.game.roster import Departure, Roster
-from worlds.api import PlayerKind
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.replies import Board, Message, PlayerJoined, View
+from dungeon_of_doom.server.game.audience import Audience
+from dungeon_of_doom.server.game.roster import Departure, Roster
+from dungeon_of_doom.worlds.api import PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from .fakes import CountingAlarm
 from .outboxes import MemoryOutbox

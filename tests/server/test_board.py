@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from protocol.replies import Board, LevelView, ReplyParser, View
-from server.game.board import Scene
+from dungeon_of_doom.protocol.replies import Board, LevelView, ReplyParser, View
+from dungeon_of_doom.server.game.board import Scene
 
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer, nothing_received

@@ -14,8 +14,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.cli import main
-from server.setup.config import SETTINGS, ConfigError, ServerConfig, add_arguments, load_config
+from dungeon_of_doom.server.cli import main
+from dungeon_of_doom.server.setup.config import (
+    SETTINGS,
+    ConfigError,
+    ServerConfig,
+    add_arguments,
+    load_config,
+)
 
 from ..helpers import REPO, Peer
 from ..limits import process_limit
@@ -70,7 +76,7 @@ async def test_console_script_answers_hello_and_stops_on_sigterm(tmp_path: Path)
 
 def test_python_dash_m_server_lists_worlds() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "server", "--list-worlds"],
+        [sys.executable, "-m", "dungeon_of_doom.server", "--list-worlds"],
         capture_output=True,
         text=True,
         timeout=process_limit(),
@@ -244,7 +250,7 @@ def test_the_readme_option_table_has_every_setting() -> None:
 def test_a_bool_setting_is_a_flag_pair_a_variable_and_a_key(tmp_path: Path) -> None:
     import argparse
 
-    from server.setup.config import Setting
+    from dungeon_of_doom.server.setup.config import Setting
 
     spec = Setting(name="http", kind=bool, default=True, help="serve the web page")
     parser = argparse.ArgumentParser()

@@ -12,10 +12,10 @@ import weakref
 
 import pytest
 
-from protocol.connection import ServerProtocol
-from protocol.dialects import DIALECTS
-from server.session.client import Connection
-from worlds.classic.world import ClassicWorld
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.dialects import DIALECTS
+from dungeon_of_doom.server.session.client import Connection
+from dungeon_of_doom.worlds.classic.world import ClassicWorld
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

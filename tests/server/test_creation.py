@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from protocol.commands import Create
-from server.lobby.creation import Census, refusal
-from server.setup.config import ServerConfig
+from dungeon_of_doom.protocol.commands import Create
+from dungeon_of_doom.server.lobby.creation import Census, refusal
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 CONFIG = ServerConfig(
     map="tiny",

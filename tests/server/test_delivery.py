@@ -8,17 +8,17 @@ from typing import ClassVar
 
 import structlog
 
-from protocol.commands import Move, Pickup
-from protocol.direction import Direction
-from protocol.replies import Fail, Lose, Notice, Seen, Success, TurnOver, Win
-from server.game.audience import Audience
-from server.game.builds import measure
-from server.game.delivery import Delivery
-from server.game.restarts import WorldSlot
-from server.game.roster import Roster
-from server.game.spec import GameSpec
-from server.game.wording import sentence_of
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import Fail, Lose, Notice, Seen, Success, TurnOver, Win
+from dungeon_of_doom.server.game.audience import Audience
+from dungeon_of_doom.server.game.builds import measure
+from dungeon_of_doom.server.game.delivery import Delivery
+from dungeon_of_doom.server.game.restarts import WorldSlot
+from dungeon_of_doom.server.game.roster import Roster
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.game.wording import sentence_of
+from dungeon_of_doom.worlds.api import (
     Blocked,
     Died,
     Escaped,
@@ -27,13 +27,13 @@ from worlds.api import (
     PlayerKind,
     Telling,
 )
-from worlds.api import (
+from dungeon_of_doom.worlds.api import (
     Notice as NoticeEvent,
 )
-from worlds.classic import ClassicPlugin
-from worlds.classic.world import ClassicWorld
-from worlds.registry import load_plugin
-from worlds.turns import TurnEnded
+from dungeon_of_doom.worlds.classic import ClassicPlugin
+from dungeon_of_doom.worlds.classic.world import ClassicWorld
+from dungeon_of_doom.worlds.registry import load_plugin
+from dungeon_of_doom.worlds.turns import TurnEnded
 
 from .fakes import CountingAlarm, FakeOutcomes
 from .outboxes import MemoryOutbox

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 import pytest
 
-from protocol.dialects import dialect_named
-from protocol.replies import Reply, TurnBegins
-from server.app import Server
-from server.cli import main
-from server.session.greetings import TurnReminder, turn_points
-from server.setup.listening import parse_listens
+from dungeon_of_doom.protocol.dialects import dialect_named
+from dungeon_of_doom.protocol.replies import Reply, TurnBegins
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.cli import main
+from dungeon_of_doom.server.session.greetings import TurnReminder, turn_points
+from dungeon_of_doom.server.setup.listening import parse_listens
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

@@ -17,11 +17,11 @@ import pytest
 import trio
 import trio.testing
 
-from protocol.commands import DECLARED_VERBS
-from protocol.dialects import DIALECTS
-from server.app import Server
-from server.game.builds import Opened, WorldBuilder
-from server.setup.config import ServerConfig
+from dungeon_of_doom.protocol.commands import DECLARED_VERBS
+from dungeon_of_doom.protocol.dialects import DIALECTS
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.game.builds import Opened, WorldBuilder
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 Script = Sequence[tuple[int, str]]
 """Lines to send, each by the client of that number (0, 1)."""

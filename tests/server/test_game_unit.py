@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import trio
 
-from protocol.commands import Command, parse_command
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Command, parse_command
+from dungeon_of_doom.protocol.replies import (
     Bye,
     Done,
     Error,
@@ -25,12 +25,12 @@ from protocol.replies import (
     View,
     Win,
 )
-from server.game.builds import QUICK, WorldBuilder, open_world
-from server.game.game import Game
-from server.session.greetings import greet
-from worlds.api import Action, Event, PlayerId, World
-from worlds.limits import OPERATOR_LIMITS, Limits
-from worlds.registry import load_plugin
+from dungeon_of_doom.server.game.builds import QUICK, WorldBuilder, open_world
+from dungeon_of_doom.server.game.game import Game
+from dungeon_of_doom.server.session.greetings import greet
+from dungeon_of_doom.worlds.api import Action, Event, PlayerId, World
+from dungeon_of_doom.worlds.limits import OPERATOR_LIMITS, Limits
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from .games import Hooks, game_of
 from .outboxes import MemoryOutbox

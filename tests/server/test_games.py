@@ -9,7 +9,7 @@ import structlog
 import trio
 import trio.testing
 
-from protocol.replies import GameInfo, GamesReply
+from dungeon_of_doom.protocol.replies import GameInfo, GamesReply
 
 from ..conftest import WriteMap
 from ..helpers import Peer, bound_port

@@ -18,9 +18,9 @@ import pytest
 import trio
 import trio.testing
 
-from server.app import Server
-from server.session.client import READ_AHEAD
-from server.session.transport import RECEIVE_SIZE
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.session.client import READ_AHEAD
+from dungeon_of_doom.server.session.transport import RECEIVE_SIZE
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

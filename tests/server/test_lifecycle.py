@@ -9,11 +9,17 @@ from collections.abc import Callable
 import pytest
 import trio
 
-from protocol.commands import Command, parse_command
-from protocol.replies import Lose
-from server.game.builds import QUICK, Opened, WorldBuilder, open_world
-from server.game.game import Game
-from server.game.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
+from dungeon_of_doom.protocol.commands import Command, parse_command
+from dungeon_of_doom.protocol.replies import Lose
+from dungeon_of_doom.server.game.builds import QUICK, Opened, WorldBuilder, open_world
+from dungeon_of_doom.server.game.game import Game
+from dungeon_of_doom.server.game.lifecycle import (
+    TRANSITIONS,
+    Event,
+    Lifecycle,
+    LifecycleError,
+    State,
+)
 
 from ..helpers import REPO
 from .games import Hooks, game_of

@@ -11,8 +11,8 @@ import structlog
 import trio
 import trio.testing
 
-from worlds.api import Event, PlayerId, PlayerKind, World, WorldPlugin
-from worlds.registry import load_plugin
+from dungeon_of_doom.worlds.api import Event, PlayerId, PlayerKind, World, WorldPlugin
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..conftest import WriteMap
 from ..helpers import Peer, bound_port

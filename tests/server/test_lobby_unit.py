@@ -8,10 +8,10 @@ import pytest
 import trio
 import trio.testing
 
-from protocol.commands import Command, parse_command
-from protocol.replies import Error, GameInfo, GameOver, GamesReply, LookReply, View
-from server.lobby.lobby import Lobby
-from server.setup.config import ServerConfig
+from dungeon_of_doom.protocol.commands import Command, parse_command
+from dungeon_of_doom.protocol.replies import Error, GameInfo, GameOver, GamesReply, LookReply, View
+from dungeon_of_doom.server.lobby.lobby import Lobby
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from .outboxes import MemoryOutbox
 

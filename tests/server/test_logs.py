@@ -10,7 +10,7 @@ import structlog.testing
 import trio
 import trio.testing
 
-from server.setup.logs import LogAllowance, RateLimitedLogger, SafePrintLogger
+from dungeon_of_doom.server.setup.logs import LogAllowance, RateLimitedLogger, SafePrintLogger
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

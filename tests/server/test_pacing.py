@@ -5,16 +5,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol.commands import Command, EndTurn, Look, Move, Pickup, Stay, parse_command
-from protocol.direction import Direction
-from protocol.replies import LookReply, Success
-from server.game.pacing import Pacing, PendingSteps, StartWhenFull
-from server.game.roster import Roster
-from server.game.rounds import Rounds
-from server.game.spec import GameSpec
-from server.game.turn_taking import Turns
-from worlds.api import PlayerKind, WorldError, WorldPlugin
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.commands import (
+    Command,
+    EndTurn,
+    Look,
+    Move,
+    Pickup,
+    Stay,
+    parse_command,
+)
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import LookReply, Success
+from dungeon_of_doom.server.game.pacing import Pacing, PendingSteps, StartWhenFull
+from dungeon_of_doom.server.game.roster import Roster
+from dungeon_of_doom.server.game.rounds import Rounds
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.game.turn_taking import Turns
+from dungeon_of_doom.worlds.api import PlayerKind, WorldError, WorldPlugin
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from .fakes import CountingAlarm, FakeAnswers, FakeMembers, FakePlay
 from .games import game_of

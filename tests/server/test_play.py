@@ -8,20 +8,20 @@ from pathlib import Path
 
 import structlog
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import Direction
-from protocol.replies import RoundEnded, View
-from records.model import GameRecord
-from server.game.audience import Audience
-from server.game.builds import open_world
-from server.game.chronicle import Chronicle, Play
-from server.game.restarts import WorldSlot
-from server.game.roster import Roster
-from server.game.spec import GameSpec
-from server.replay.shelf import ReplayShelf
-from worlds.api import Blocked, Moved, PlayerKind, ResultEvent, Stayed
-from worlds.registry import load_plugin
-from worlds.turns import TurnEnded, TurnStarted
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import RoundEnded, View
+from dungeon_of_doom.records.model import GameRecord
+from dungeon_of_doom.server.game.audience import Audience
+from dungeon_of_doom.server.game.builds import open_world
+from dungeon_of_doom.server.game.chronicle import Chronicle, Play
+from dungeon_of_doom.server.game.restarts import WorldSlot
+from dungeon_of_doom.server.game.roster import Roster
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.replay.shelf import ReplayShelf
+from dungeon_of_doom.worlds.api import Blocked, Moved, PlayerKind, ResultEvent, Stayed
+from dungeon_of_doom.worlds.registry import load_plugin
+from dungeon_of_doom.worlds.turns import TurnEnded, TurnStarted
 
 from .fakes import CountingAlarm, FakeDelivery, FakeRecorder, FakeSteward
 from .outboxes import MemoryOutbox

@@ -11,8 +11,8 @@ import pytest
 import trio
 import trio.testing
 
-from server.app import Server
-from server.session.poller import PER_ADDRESS_A_ROUND, Poller
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.session.poller import PER_ADDRESS_A_ROUND, Poller
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer

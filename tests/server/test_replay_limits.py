@@ -11,13 +11,13 @@ import structlog
 import trio
 import trio.testing
 
-from protocol.commands import Stay
-from server.replay.format import TRUNCATED_RESERVE
-from server.replay.reader import open_world, read_replay, rerun
-from server.replay.shelf import ReplayShelf
-from server.replay.writer import ReplayWriter
-from worlds.api import PlayerKind
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.commands import Stay
+from dungeon_of_doom.server.replay.format import TRUNCATED_RESERVE
+from dungeon_of_doom.server.replay.reader import open_world, read_replay, rerun
+from dungeon_of_doom.server.replay.shelf import ReplayShelf
+from dungeon_of_doom.server.replay.writer import ReplayWriter
+from dungeon_of_doom.worlds.api import PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..conftest import WriteMap
 from ..helpers import Peer, bound_port

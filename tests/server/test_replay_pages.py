@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.game.story import describe
-from server.replay.reader import open_world, read_replay, rerun
-from server.web import replays, serve_web
-from worlds.registry import load_plugin
+from dungeon_of_doom.server.game.story import describe
+from dungeon_of_doom.server.replay.reader import open_world, read_replay, rerun
+from dungeon_of_doom.server.web import replays, serve_web
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..conftest import WriteMap
 from ..helpers import Peer, bound_port

@@ -11,10 +11,10 @@ import pytest
 import trio
 import trio.testing
 
-from server import replay_cli
-from server.replay.reader import open_world, read_replay, rerun
-from worlds.api import WorldPlugin
-from worlds.registry import load_plugin
+from dungeon_of_doom.server import replay_cli
+from dungeon_of_doom.server.replay.reader import open_world, read_replay, rerun
+from dungeon_of_doom.worlds.api import WorldPlugin
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer

@@ -9,11 +9,11 @@ from pathlib import Path
 import structlog
 import trio
 
-from protocol.replies import Error
-from server.game.builds import Opened, WorldBuilder, open_world
-from server.game.restarts import WorldSlot
-from server.game.spec import GameSpec
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.replies import Error
+from dungeon_of_doom.server.game.builds import Opened, WorldBuilder, open_world
+from dungeon_of_doom.server.game.restarts import WorldSlot
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from .outboxes import MemoryOutbox
 

@@ -192,7 +192,7 @@ async def test_split_writes_are_one_command(start_server: StartServer) -> None:
 
 @pytest.mark.parametrize("world", ["classic", "crawler", "baddies", "knight"])
 async def test_help_explains_the_world_it_is_in(start_server: StartServer, world: str) -> None:
-    from worlds.registry import load_plugin
+    from dungeon_of_doom.worlds.registry import load_plugin
 
     server = await start_server(world=world)
     peer = await Peer.connect(bound_port(server))
@@ -203,8 +203,8 @@ async def test_help_explains_the_world_it_is_in(start_server: StartServer, world
 
 
 async def test_what_a_world_says_on_a_join_reaches_the_player(start_server: StartServer) -> None:
-    from worlds.api import Event, PlayerId, PlayerKind
-    from worlds.api import Notice as WorldNotice
+    from dungeon_of_doom.worlds.api import Event, PlayerId, PlayerKind
+    from dungeon_of_doom.worlds.api import Notice as WorldNotice
 
     server = await start_server()
     world = server.lobby.games["default"].world

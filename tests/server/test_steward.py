@@ -7,15 +7,15 @@ import structlog
 import trio
 import trio.testing
 
-from protocol.replies import Bye, GameOver, Lose
-from server.game.audience import Audience
-from server.game.builds import measure
-from server.game.lifecycle import State
-from server.game.restarts import WorldSlot
-from server.game.roster import Departure, Roster
-from server.game.spec import GameSpec
-from server.game.steward import Steward
-from worlds.api import PlayerKind
+from dungeon_of_doom.protocol.replies import Bye, GameOver, Lose
+from dungeon_of_doom.server.game.audience import Audience
+from dungeon_of_doom.server.game.builds import measure
+from dungeon_of_doom.server.game.lifecycle import State
+from dungeon_of_doom.server.game.restarts import WorldSlot
+from dungeon_of_doom.server.game.roster import Departure, Roster
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.game.steward import Steward
+from dungeon_of_doom.worlds.api import PlayerKind
 
 from .fakes import CountingAlarm, FakeGame, FakeLedger
 from .outboxes import MemoryOutbox

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import grimp
 
-from server.game.game import Game
+from dungeon_of_doom.server.game.game import Game
 
 from ..helpers import REPO
 

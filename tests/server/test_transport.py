@@ -10,10 +10,10 @@ import structlog
 import trio
 import trio.testing
 
-from protocol.replies import Message
-from server.app import Server
-from server.session.transport import CUT_OFF, Input, Transport
-from server.setup.config import ServerConfig
+from dungeon_of_doom.protocol.replies import Message
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.session.transport import CUT_OFF, Input, Transport
+from dungeon_of_doom.server.setup.config import ServerConfig
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT, Peer, bound_port

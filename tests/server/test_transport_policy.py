@@ -6,9 +6,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from protocol.connection import ServerProtocol
-from protocol.errors import RemoteProtocolError
-from server.session.transport_policy import CUT_OFF, IDLE, LOST, Phase, TransportPolicy
+from dungeon_of_doom.protocol.connection import ServerProtocol
+from dungeon_of_doom.protocol.errors import RemoteProtocolError
+from dungeon_of_doom.server.session.transport_policy import (
+    CUT_OFF,
+    IDLE,
+    LOST,
+    Phase,
+    TransportPolicy,
+)
 
 
 @dataclass

@@ -7,7 +7,7 @@ from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 
-from server.replay.reader import read_replay
+from dungeon_of_doom.server.replay.reader import read_replay
 
 from ..helpers import Peer, bound_port
 from .conftest import StartGameServer

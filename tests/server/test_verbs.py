@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import structlog
 
-from protocol.commands import (
+from dungeon_of_doom.protocol.commands import (
     ApGet,
     Attack,
     Command,
@@ -19,8 +19,8 @@ from protocol.commands import (
     Stay,
     parse_command,
 )
-from protocol.direction import Direction
-from protocol.replies import (
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import (
     ActionPoints,
     Done,
     Error,
@@ -30,13 +30,13 @@ from protocol.replies import (
     Message,
     Notice,
 )
-from server.game.audience import Audience
-from server.game.restarts import WorldSlot
-from server.game.roster import Roster
-from server.game.spec import GameSpec
-from server.game.verbs import COMMANDS, Verbs
-from worlds.api import PlayerKind
-from worlds.registry import load_plugin
+from dungeon_of_doom.server.game.audience import Audience
+from dungeon_of_doom.server.game.restarts import WorldSlot
+from dungeon_of_doom.server.game.roster import Roster
+from dungeon_of_doom.server.game.spec import GameSpec
+from dungeon_of_doom.server.game.verbs import COMMANDS, Verbs
+from dungeon_of_doom.worlds.api import PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from .fakes import CountingAlarm, FakeGame, FakeLedger
 from .outboxes import MemoryOutbox

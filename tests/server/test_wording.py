@@ -10,10 +10,8 @@ import random
 
 import pytest
 
-import worlds.api as api
-import worlds.turns as turns
-from protocol.commands import Attack, EndTurn, Move, Pickup, Stay
-from protocol.replies import (
+from dungeon_of_doom.protocol.commands import Attack, EndTurn, Move, Pickup, Stay
+from dungeon_of_doom.protocol.replies import (
     Done,
     Fail,
     GameWon,
@@ -27,13 +25,15 @@ from protocol.replies import (
     TurnOver,
     Win,
 )
-from server.game.story import describe
-from server.game.wording import TELLINGS, result_reply, sentence_of, telling_of
-from server.replay.reader import Step
-from server.web.frames import FrameTeller
-from worlds.api import Action, Ending, Event, PlayerKind
-from worlds.registry import load_plugin, world_names
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.server.game.story import describe
+from dungeon_of_doom.server.game.wording import TELLINGS, result_reply, sentence_of, telling_of
+from dungeon_of_doom.server.replay.reader import Step
+from dungeon_of_doom.server.web.frames import FrameTeller
+from dungeon_of_doom.worlds import api as api
+from dungeon_of_doom.worlds import turns as turns
+from dungeon_of_doom.worlds.api import Action, Ending, Event, PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 
 def _labels(player: int) -> str:

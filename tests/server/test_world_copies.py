@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 import structlog
 
-from server.game.builds import copy_world, open_world
-from worlds.registry import load_plugin, world_names
+from dungeon_of_doom.server.game.builds import copy_world, open_world
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
 from ..conftest import WriteMap
 from ..helpers import Peer, bound_port

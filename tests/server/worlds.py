@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from protocol.commands import Move, Pickup, Stay
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.worlds.api import (
     Action,
     Blocked,
     Event,
@@ -29,8 +29,8 @@ from worlds.api import (
     WorldFull,
     WorldPlugin,
 )
-from worlds.limits import OPERATOR_LIMITS, Limits
-from worlds.view import look_window
+from dungeon_of_doom.worlds.limits import OPERATOR_LIMITS, Limits
+from dungeon_of_doom.worlds.view import look_window
 
 WIDTH = 12
 

@@ -18,8 +18,8 @@ import trio
 from textual.pilot import Pilot
 from textual.widgets import RichLog, Static
 
-from clients.terminal.app import MapView, PlayApp
-from clients.terminal.session import Ending
+from dungeon_of_doom.clients.terminal.app import MapView, PlayApp
+from dungeon_of_doom.clients.terminal.session import Ending
 
 Scenario = Callable[[PlayApp, Pilot[Ending]], Awaitable[None]]
 RunApp = Callable[..., Awaitable[PlayApp]]

@@ -21,14 +21,15 @@ from .conftest import closed_port
 
 
 class Terminal:
-    """``python -m clients.terminal`` on a 100×30 pseudo-terminal; everything it writes is kept."""
+    """``python -m dungeon_of_doom.clients.terminal`` on a 100×30 pseudo-terminal;
+    everything it writes is kept."""
 
     def __init__(self, *args: str) -> None:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
         env = dict(os.environ, TERM="xterm-256color", COLUMNS="100", LINES="30")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "clients.terminal", *args],
+            [sys.executable, "-m", "dungeon_of_doom.clients.terminal", *args],
             stdin=slave,
             stdout=slave,
             stderr=slave,
@@ -109,7 +110,7 @@ async def test_quit_on_a_real_terminal(start_server: StartServer) -> None:
 def test_without_a_terminal_it_says_so_and_exits() -> None:
     with closed_port() as port:
         finished = subprocess.run(
-            [sys.executable, "-m", "clients.terminal", "--port", str(port)],
+            [sys.executable, "-m", "dungeon_of_doom.clients.terminal", "--port", str(port)],
             stdin=subprocess.DEVNULL,
             capture_output=True,
             timeout=process_limit(),

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from clients.terminal.keys import Action, Verb, keymap_for, spectator_keymap
-from protocol.direction import Direction
+from dungeon_of_doom.clients.terminal.keys import Action, Verb, keymap_for, spectator_keymap
+from dungeon_of_doom.protocol.direction import Direction
 
 
 def move(name: str) -> Action:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from clients.terminal.palette import Tile, classify, find_self, legend, window
+from dungeon_of_doom.clients.terminal.palette import Tile, classify, find_self, legend, window
 
 
 def test_classic_glyphs() -> None:

@@ -7,8 +7,8 @@ import re
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from clients.terminal.app import ConfirmScreen, EndScreen, HelpScreen, PlayApp
-from clients.terminal.session import Ending
+from dungeon_of_doom.clients.terminal.app import ConfirmScreen, EndScreen, HelpScreen, PlayApp
+from dungeon_of_doom.clients.terminal.session import Ending
 
 from ..conftest import StartServer
 from ..helpers import bound_port

@@ -5,9 +5,9 @@ from __future__ import annotations
 import trio
 from textual.pilot import Pilot
 
-from clients import Client
-from clients.terminal.app import EndScreen, PlayApp
-from clients.terminal.session import Ending
+from dungeon_of_doom.clients import Client
+from dungeon_of_doom.clients.terminal.app import EndScreen, PlayApp
+from dungeon_of_doom.clients.terminal.session import Ending
 
 from ..conftest import StartServer
 from ..helpers import bound_port

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from clients.terminal.messages import Entry, Kind, MessageLog, describe_final, describe_push
-from clients.terminal.state import GameState, read_help
-from clients.terminal.status import status_line
-from protocol.direction import Direction
-from protocol.replies import (
+from dungeon_of_doom.clients.terminal.messages import (
+    Entry,
+    Kind,
+    MessageLog,
+    describe_final,
+    describe_push,
+)
+from dungeon_of_doom.clients.terminal.state import GameState, read_help
+from dungeon_of_doom.clients.terminal.status import status_line
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import (
     GameInfo,
     Lose,
     Message,

@@ -21,7 +21,7 @@ import pytest
 from textual.app import App
 from textual.dom import DOMNode
 
-import clients.terminal
+from dungeon_of_doom.clients import terminal
 
 
 def assigned_on_self(cls: type) -> set[str]:
@@ -69,9 +69,7 @@ def shadowed(cls: type) -> set[str]:
 
 def our_textual_classes() -> list[type]:
     found: dict[str, type] = {}
-    for module_info in pkgutil.walk_packages(
-        clients.terminal.__path__, clients.terminal.__name__ + "."
-    ):
+    for module_info in pkgutil.walk_packages(terminal.__path__, terminal.__name__ + "."):
         if module_info.name.endswith("__main__"):
             continue
         module = importlib.import_module(module_info.name)

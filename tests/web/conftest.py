@@ -89,7 +89,7 @@ def start_web_server(tmp_path: Path, *args: str) -> Generator[WebServer, None, N
         [
             sys.executable,
             "-m",
-            "server",
+            "dungeon_of_doom.server",
             "--port",
             "0",
             "--http-port",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from arena import cli as arena
+from dungeon_of_doom.arena import cli as arena
 
 from .conftest import WebServer, start_web_server, wait_for_text
 

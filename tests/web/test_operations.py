@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from server.setup.config import ServerConfig, load_config
-from server.web import serve_web
-from server.web.replays import NoSuchReplay, replay_path, shown_map
+from dungeon_of_doom.server.setup.config import ServerConfig, load_config
+from dungeon_of_doom.server.web import serve_web
+from dungeon_of_doom.server.web.replays import NoSuchReplay, replay_path, shown_map
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port
@@ -108,7 +108,7 @@ def test_a_map_path_is_shown_by_its_file_name_only() -> None:
 def test_the_web_face_is_on_by_default_on_loopback_and_can_be_turned_off() -> None:
     import argparse
 
-    from server.cli import build_parser
+    from dungeon_of_doom.server.cli import build_parser
 
     def config(*argv: str) -> ServerConfig:
         args = build_parser().parse_args(list(argv))
@@ -136,7 +136,7 @@ def test_a_busy_web_port_is_one_line_and_exit_status_2(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-m",
-                "server",
+                "dungeon_of_doom.server",
                 "--port",
                 "0",
                 "--http-port",

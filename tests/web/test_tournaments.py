@@ -20,13 +20,13 @@ import pytest
 import trio
 from psycopg.types.json import Jsonb
 
-from arena import cli as arena
-from arena import queue
-from records.journal import to_json
-from records.model import GameRecord, PlayerResult
-from records.store import Store
-from server.web import serve_web
-from server.web.tournaments import PAGES_APPLICATION
+from dungeon_of_doom.arena import cli as arena
+from dungeon_of_doom.arena import queue
+from dungeon_of_doom.records.journal import to_json
+from dungeon_of_doom.records.model import GameRecord, PlayerResult
+from dungeon_of_doom.records.store import Store
+from dungeon_of_doom.server.web import serve_web
+from dungeon_of_doom.server.web.tournaments import PAGES_APPLICATION
 
 from ..conftest import StartServer
 from ..helpers import TIMEOUT

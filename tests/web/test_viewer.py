@@ -280,7 +280,7 @@ def test_a_solo_win_appears_among_the_best_results(
 def test_tiles_come_from_each_worlds_help_and_a_world_naming_none_is_drawn_plainly(
     web_server: WebServer, page: Any
 ) -> None:
-    from worlds.registry import load_plugin, world_names
+    from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
     page.goto(web_server.url)
     page.locator("#games").wait_for()

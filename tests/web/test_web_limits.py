@@ -21,8 +21,8 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import AcceptConnection, Request, TextMessage
 from wsproto.extensions import PerMessageDeflate
 
-from server.app import Server
-from server.web import WebService, serve_web
+from dungeon_of_doom.server.app import Server
+from dungeon_of_doom.server.web import WebService, serve_web
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from worlds.classic import plugin
-from worlds.classic.mapfile import ClassicMap, parse_map, read_map
-from worlds.errors import MapError
+from dungeon_of_doom.worlds.classic import plugin
+from dungeon_of_doom.worlds.classic.mapfile import ClassicMap, parse_map, read_map
+from dungeon_of_doom.worlds.errors import MapError
 
 SMALL = "name Small\nwin 1\n#####\n#G.E#\n#####\n"
 

@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from protocol.commands import Move, Pickup
-from protocol.direction import Direction
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import (
     Action,
     Blocked,
     Escaped,
@@ -25,7 +25,7 @@ from worlds.api import (
     blocked,
     moved,
 )
-from worlds.classic import ClassicWorld, parse_map
+from dungeon_of_doom.worlds.classic import ClassicWorld, parse_map
 
 from ..helpers import joined_at, status_of
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from worlds.classic import ClassicWorld
-from worlds.errors import MapError
-from worlds.limits import CLIENT_LIMITS, Limits, MapFiles
-from worlds.registry import load_plugin, world_names
+from dungeon_of_doom.worlds.classic import ClassicWorld
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.limits import CLIENT_LIMITS, Limits, MapFiles
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

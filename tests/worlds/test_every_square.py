@@ -13,11 +13,11 @@ import inspect
 
 import pytest
 
-from protocol.commands import Move
-from protocol.direction import Direction
-from protocol.replies import LOOK_SIZE, LookReply
-from worlds.api import World, WorldError
-from worlds.registry import load_plugin, world_names
+from dungeon_of_doom.protocol.commands import Move
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.protocol.replies import LOOK_SIZE, LookReply
+from dungeon_of_doom.worlds.api import World, WorldError
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
 
 def _cases() -> list[tuple[str, str]]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from mapgen import Settings, generate
-from worlds.classic import plugin
-from worlds.classic.generated import to_classic
-from worlds.errors import MapError
-from worlds.mapspec import generated_spec as parse_spec
+from dungeon_of_doom.mapgen import Settings, generate
+from dungeon_of_doom.worlds.classic import plugin
+from dungeon_of_doom.worlds.classic.generated import to_classic
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.mapspec import generated_spec as parse_spec
 
 from ..conftest import StartServer
 from ..helpers import Peer, bound_port

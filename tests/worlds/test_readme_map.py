@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from protocol.commands import Move, Pickup
-from protocol.direction import Direction
-from worlds.api import Escaped, PlayerKind
-from worlds.registry import load_plugin
+from dungeon_of_doom.protocol.commands import Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import Escaped, PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin
 
 from ..helpers import status_of
 

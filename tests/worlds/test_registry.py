@@ -4,9 +4,9 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from worlds import registry
-from worlds.api import World, WorldPlugin
-from worlds.registry import UnknownWorld, load_plugin, world_names
+from dungeon_of_doom.worlds import registry
+from dungeon_of_doom.worlds.api import World, WorldPlugin
+from dungeon_of_doom.worlds.registry import UnknownWorld, load_plugin, world_names
 
 
 def test_classic_is_found_through_entry_points() -> None:

@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from worlds.api import WorldFull
-from worlds.squares import OpenSquares, free_square
+from dungeon_of_doom.worlds.api import WorldFull
+from dungeon_of_doom.worlds.squares import OpenSquares, free_square
 
 ROWS = ["#####", "#..G#", "#####", "#E.##", "#####"]
 CELLS = bytearray("".join(ROWS), "ascii")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from worlds.api import PlayerKind
-from worlds.registry import load_plugin, world_names
+from dungeon_of_doom.worlds.api import PlayerKind
+from dungeon_of_doom.worlds.registry import load_plugin, world_names
 
 CASES = [(name, map_name) for name in world_names() for map_name in load_plugin(name).maps()]
 

@@ -27,8 +27,8 @@ from __future__ import annotations
 import re
 from typing import Final
 
-import maps
-from mapgen.settings import GenerationError
+from dungeon_of_doom import maps
+from dungeon_of_doom.mapgen.settings import GenerationError
 
 from ..errors import MapError
 from ..limits import OPERATOR_LIMITS, Limits

@@ -31,11 +31,11 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from mapgen.dungeon import ROCK, ROOM, Dungeon, Room
-from mapgen.formats import Format, one_file
-from mapgen.search import find_line
-from mapgen.settings import GenerationError
-from mapgen.winnable import ATTEMPTS, SEARCH_BUDGET, distances, thinned
+from dungeon_of_doom.mapgen.dungeon import ROCK, ROOM, Dungeon, Room
+from dungeon_of_doom.mapgen.formats import Format, one_file
+from dungeon_of_doom.mapgen.search import find_line
+from dungeon_of_doom.mapgen.settings import GenerationError
+from dungeon_of_doom.mapgen.winnable import ATTEMPTS, SEARCH_BUDGET, distances, thinned
 
 from .board import (
     ABYSS,

@@ -35,8 +35,8 @@ import random
 from collections.abc import Sequence
 from typing import overload
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import ALL_DIRECTIONS
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import ALL_DIRECTIONS
 
 from ..api import (
     Action,

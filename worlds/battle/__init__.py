@@ -9,7 +9,7 @@ file path, or a generated dungeon.
 
 from __future__ import annotations
 
-import maps
+from dungeon_of_doom import maps
 
 from ..classic import MAP_SUFFIX, ClassicPlugin, load_map
 from ..limits import OPERATOR_LIMITS, Limits

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from protocol.commands import Attack, EndTurn, Move, Pickup
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.commands import Attack, EndTurn, Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
 
 from ..api import (
     Action,

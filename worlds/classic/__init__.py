@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-import maps
+from dungeon_of_doom import maps
 
 from ..limits import OPERATOR_LIMITS, Limits
 from ..mapspec import generated_spec, locate, not_found

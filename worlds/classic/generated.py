@@ -15,9 +15,9 @@ from __future__ import annotations
 import random
 from typing import Final
 
-from mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon
-from mapgen.formats import Format, one_file
-from mapgen.settings import GenerationError
+from dungeon_of_doom.mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon
+from dungeon_of_doom.mapgen.formats import Format, one_file
+from dungeon_of_doom.mapgen.settings import GenerationError
 
 from .mapfile import EXIT, FLOOR, GOLD, WALL, ClassicMap
 

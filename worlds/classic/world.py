@@ -12,8 +12,8 @@ import random
 from collections.abc import Sequence
 from typing import cast
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import Direction
 
 from ..api import (
     Action,

@@ -33,8 +33,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Final
 
-import maps
-from mapgen.settings import GenerationError
+from dungeon_of_doom import maps
+from dungeon_of_doom.mapgen.settings import GenerationError
 
 from ..errors import MapError
 from ..limits import OPERATOR_LIMITS, Limits, printable_path

@@ -33,12 +33,12 @@ import random
 from collections import deque
 from typing import Final
 
-from mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon, Position
-from mapgen.formats import Format
-from mapgen.generator import generate
-from mapgen.search import find_line
-from mapgen.settings import GenerationError, Settings
-from mapgen.winnable import ATTEMPTS, FOUR_WAYS, SEARCH_BUDGET, distances, thinned
+from dungeon_of_doom.mapgen.dungeon import CORRIDOR, ROCK, ROOM, Dungeon, Position
+from dungeon_of_doom.mapgen.formats import Format
+from dungeon_of_doom.mapgen.generator import generate
+from dungeon_of_doom.mapgen.search import find_line
+from dungeon_of_doom.mapgen.settings import GenerationError, Settings
+from dungeon_of_doom.mapgen.winnable import ATTEMPTS, FOUR_WAYS, SEARCH_BUDGET, distances, thinned
 
 from .levelfile import (
     AMULET,

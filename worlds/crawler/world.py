@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
 
 from ..api import (
     Action,

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from commandline import run_command
+from dungeon_of_doom.commandline import run_command
 
 from ..errors import MapError
 from .grid import Grid, format_grid

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from mapgen.dungeon import ROCK, Dungeon
+from dungeon_of_doom.mapgen.dungeon import ROCK, Dungeon
 
 from .grid import Grid
 

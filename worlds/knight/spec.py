@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import maps
+from dungeon_of_doom import maps
 
 from ..errors import MapError
 from ..limits import OPERATOR_LIMITS, Limits

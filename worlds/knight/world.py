@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import Direction
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import Direction
 
 from ..api import (
     Action,

@@ -15,7 +15,7 @@ Create Date: 2026-11-25
 import sqlalchemy as sa
 from alembic import op
 
-from records.names import lookalike_keys
+from dungeon_of_doom.records.names import lookalike_keys
 
 revision = "0002"
 down_revision = "0001"

@@ -17,7 +17,7 @@ Create Date: 2026-11-29
 import sqlalchemy as sa
 from alembic import op
 
-from records.names import lookalike_keys
+from dungeon_of_doom.records.names import lookalike_keys
 
 revision = "0003"
 down_revision = "0002"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import maps
-from worlds.baddies import (
+from dungeon_of_doom import maps
+from dungeon_of_doom.worlds.baddies import (
     Parameters,
     format_board,
     generate,
@@ -16,7 +16,7 @@ from worlds.baddies import (
     read_board,
     spec_parameters,
 )
-from worlds.errors import MapError
+from dungeon_of_doom.worlds.errors import MapError
 
 SMALL = "name Small\n.H.m\n+#M*\n~...\n"
 

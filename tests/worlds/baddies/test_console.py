@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from clients.baddies_console import KEYS, Reader, play
-from worlds.baddies import Parameters
+from dungeon_of_doom.clients.baddies_console import KEYS, Reader, play
+from dungeon_of_doom.worlds.baddies import Parameters
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 SESSIONS = sorted(path.stem for path in GOLDEN.glob("*.in"))
@@ -115,7 +115,9 @@ def test_a_negative_seed_uses_the_clock() -> None:
 def test_the_script_plays_over_standard_streams() -> None:
     text = (GOLDEN / "escape.in").read_bytes()
     result = subprocess.run(
-        [sys.executable, "-m", "clients.baddies_console"], input=text, capture_output=True
+        [sys.executable, "-m", "dungeon_of_doom.clients.baddies_console"],
+        input=text,
+        capture_output=True,
     )
     assert result.returncode == 0
     assert result.stdout == (GOLDEN / "escape.out").read_bytes()

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clients.baddies_console import draw
-from worlds.baddies import Parameters, generate
-from worlds.baddies.board import ABYSS, BAT, LADDER, MONSTER, SUPER_MONSTER, WALL
-from worlds.baddies.generate import MIN_COLUMNS, ParameterError
+from dungeon_of_doom.clients.baddies_console import draw
+from dungeon_of_doom.worlds.baddies import Parameters, generate
+from dungeon_of_doom.worlds.baddies.board import ABYSS, BAT, LADDER, MONSTER, SUPER_MONSTER, WALL
+from dungeon_of_doom.worlds.baddies.generate import MIN_COLUMNS, ParameterError
 
 
 def counts(parameters: Parameters, seed: int) -> dict[str, int]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from worlds.baddies.glibc import RAND_MAX, GlibcRandom
+from dungeon_of_doom.worlds.baddies.glibc import RAND_MAX, GlibcRandom
 
 SAMPLER = r"""
 #include <stdio.h>

@@ -6,8 +6,8 @@ import copy
 import pickle
 from types import MappingProxyType
 
-from worlds.baddies import Board, parse_board, play_round
-from worlds.baddies.rules import (
+from dungeon_of_doom.worlds.baddies import Board, parse_board, play_round
+from dungeon_of_doom.worlds.baddies.rules import (
     BaddieFell,
     Barrier,
     Caught,

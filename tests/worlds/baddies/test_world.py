@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import ALL_DIRECTIONS, Direction
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import ALL_DIRECTIONS, Direction
+from dungeon_of_doom.worlds.api import (
     Blocked,
     Died,
     Escaped,
@@ -20,7 +20,7 @@ from worlds.api import (
     WorldError,
     WorldFull,
 )
-from worlds.baddies import BaddiesWorld, parse_board, plugin
+from dungeon_of_doom.worlds.baddies import BaddiesWorld, parse_board, plugin
 
 E, W, N = Move(Direction.E), Move(Direction.W), Move(Direction.N)
 

@@ -18,7 +18,9 @@ from ...conftest import StartServer
 from ...helpers import Peer, bound_port
 from ...server.conftest import nothing_received
 
-pytest.importorskip("protocol.dialects", reason="the dialects of docs/dialects.md are not here")
+pytest.importorskip(
+    "dungeon_of_doom.protocol.dialects", reason="the dialects of docs/dialects.md are not here"
+)
 
 ARENA = """name Arena
 win 1

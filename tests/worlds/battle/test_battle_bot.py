@@ -10,10 +10,10 @@ import pytest
 import trio
 
 from bench.battle_table import play_game
-from bots.battle import BattleBrain, play
-from bots.cli import Bot
-from clients import Client, Direction, Grid
-from protocol.replies import TurnBegins
+from dungeon_of_doom.bots.battle import BattleBrain, play
+from dungeon_of_doom.bots.cli import Bot
+from dungeon_of_doom.clients import Client, Direction, Grid
+from dungeon_of_doom.protocol.replies import TurnBegins
 
 from ...bots.conftest import Finished, run_module
 from ...conftest import StartServer

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from protocol.commands import Attack, EndTurn, Move, Pickup
-from protocol.direction import Direction
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Attack, EndTurn, Move, Pickup
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import (
     Action,
     Blocked,
     Died,
@@ -27,9 +27,9 @@ from worlds.api import (
     PlayerKind,
     WorldError,
 )
-from worlds.battle import BattleWorld, plugin
-from worlds.classic.mapfile import parse_map
-from worlds.turns import (
+from dungeon_of_doom.worlds.battle import BattleWorld, plugin
+from dungeon_of_doom.worlds.classic.mapfile import parse_map
+from dungeon_of_doom.worlds.turns import (
     Attacked,
     Defeated,
     HitPointsChanged,

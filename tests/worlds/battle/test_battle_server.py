@@ -10,11 +10,11 @@ from pathlib import Path
 import trio
 import trio.testing
 
-from protocol.replies import LookReply, ReplyParser
-from server import replay_cli
-from server.replay.reader import open_world, read_replay, rerun
-from worlds.battle import BattleWorld
-from worlds.turns import plays_in_turns
+from dungeon_of_doom.protocol.replies import LookReply, ReplyParser
+from dungeon_of_doom.server import replay_cli
+from dungeon_of_doom.server.replay.reader import open_world, read_replay, rerun
+from dungeon_of_doom.worlds.battle import BattleWorld
+from dungeon_of_doom.worlds.turns import plays_in_turns
 
 from ...conftest import StartServer
 from ...helpers import Peer, bound_port, status_of
@@ -181,7 +181,7 @@ async def test_a_battle_replay_reruns_to_the_same_events(
     autojump_clock: trio.testing.MockClock,
     tmp_path: Path,
 ) -> None:
-    from worlds.battle import plugin
+    from dungeon_of_doom.worlds.battle import plugin
 
     recording = RecordingPlugin(plugin)
     server = await start_server(

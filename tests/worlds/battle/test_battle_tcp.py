@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 import trio
 
-from server.app import Server
+from dungeon_of_doom.server.app import Server
 
 from ...conftest import StartServer
 from ...helpers import Peer, bound_port

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from clients.terminal.state import GameState, WorldInfo
-from clients.terminal.status import status_line
-from protocol.replies import HitMod, Notice, TurnBegins, TurnOf, TurnOver
+from dungeon_of_doom.clients.terminal.state import GameState, WorldInfo
+from dungeon_of_doom.clients.terminal.status import status_line
+from dungeon_of_doom.protocol.replies import HitMod, Notice, TurnBegins, TurnOf, TurnOver
 
 
 def test_the_status_line_follows_the_battle_pushes() -> None:

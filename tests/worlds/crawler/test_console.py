@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from clients.crawler_console import Keyboard, map_text, play
+from dungeon_of_doom.clients.crawler_console import Keyboard, map_text, play
 
 from ...limits import process_limit
 

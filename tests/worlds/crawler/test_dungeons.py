@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from worlds.crawler import Command, Outcome, State, open_dungeon, plugin
-from worlds.errors import MapError
-from worlds.registry import load_plugin
+from dungeon_of_doom.worlds.crawler import Command, Outcome, State, open_dungeon, plugin
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.registry import load_plugin
 
 KEYS = "wsade"  # Command order: up, down, left, right, stay
 COMMANDS = dict(zip(KEYS, Command, strict=True))

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from worlds.crawler.levelfile import MAX_AREA, Level, parse_level, read_level
-from worlds.errors import MapError
+from dungeon_of_doom.worlds.crawler.levelfile import MAX_AREA, Level, parse_level, read_level
+from dungeon_of_doom.worlds.errors import MapError
 
 EXAMPLE = "5 3\n3 0\nM + -\n- + -\n- + !\n- - -\n@ - $\n"
 TILES = b"M+--+--+!---@-$"

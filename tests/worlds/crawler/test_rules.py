@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from worlds.crawler import Command, GameOver, Grid, Outcome, State, Status, parse_level
-from worlds.crawler.levelfile import MAX_SIDE
+from dungeon_of_doom.worlds.crawler import (
+    Command,
+    GameOver,
+    Grid,
+    Outcome,
+    State,
+    Status,
+    parse_level,
+)
+from dungeon_of_doom.worlds.crawler.levelfile import MAX_SIDE
 
 UP, DOWN, LEFT, RIGHT, STAY = Command
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import Direction
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import (
     Blocked,
     Died,
     Escaped,
@@ -22,8 +22,8 @@ from worlds.api import (
     WorldError,
     WorldFull,
 )
-from worlds.crawler import CrawlerWorld, Dungeon, parse_level
-from worlds.crawler import text as say
+from dungeon_of_doom.worlds.crawler import CrawlerWorld, Dungeon, parse_level
+from dungeon_of_doom.worlds.crawler import text as say
 
 N, S, E, W = (Move(Direction[name]) for name in "NSEW")
 

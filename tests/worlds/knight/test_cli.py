@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from worlds.knight.cli import main
-from worlds.knight.dungeon_master import generate
-from worlds.knight.grid import read_grid
+from dungeon_of_doom.worlds.knight.cli import main
+from dungeon_of_doom.worlds.knight.dungeon_master import generate
+from dungeon_of_doom.worlds.knight.grid import read_grid
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worlds.knight.dungeon_master import DEFAULT_HIGH, DEFAULT_LOW, generate
+from dungeon_of_doom.worlds.knight.dungeon_master import DEFAULT_HIGH, DEFAULT_LOW, generate
 
 
 def test_the_same_seed_gives_the_same_grid() -> None:

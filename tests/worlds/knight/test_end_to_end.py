@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from worlds.knight.render import read_numbers
-from worlds.knight.solver import health_along, solve
-from worlds.knight.spec import parse_spec
+from dungeon_of_doom.worlds.knight.render import read_numbers
+from dungeon_of_doom.worlds.knight.solver import health_along, solve
+from dungeon_of_doom.worlds.knight.spec import parse_spec
 
 from ...conftest import StartServer
 from ...helpers import Peer, bound_port

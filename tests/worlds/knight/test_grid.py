@@ -9,8 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worlds.errors import MapError
-from worlds.knight.grid import MAX_VALUE, MIN_VALUE, Grid, format_grid, parse_grid, read_grid
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.knight.grid import (
+    MAX_VALUE,
+    MIN_VALUE,
+    Grid,
+    format_grid,
+    parse_grid,
+    read_grid,
+)
 
 EXAMPLE = [[-2, -3, 3], [-5, -10, 1], [10, 30, -5]]
 

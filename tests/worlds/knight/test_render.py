@@ -6,8 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worlds.knight.grid import Grid
-from worlds.knight.render import CROSSED, KNIGHT, YOU, glyph_rows, number_rows, read_numbers
+from dungeon_of_doom.worlds.knight.grid import Grid
+from dungeon_of_doom.worlds.knight.render import (
+    CROSSED,
+    KNIGHT,
+    YOU,
+    glyph_rows,
+    number_rows,
+    read_numbers,
+)
 
 EXAMPLE = Grid([[-2, -3, 3], [-5, -10, 1], [10, 0, -5]])
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from worlds.knight.dungeon_master import generate
-from worlds.knight.grid import Grid
-from worlds.knight.solver import (
+from dungeon_of_doom.worlds.knight.dungeon_master import generate
+from dungeon_of_doom.worlds.knight.grid import Grid
+from dungeon_of_doom.worlds.knight.solver import (
     ALGORITHMS,
     MAX_RECURSIVE_PATH,
     GridTooLarge,
@@ -27,7 +27,7 @@ from worlds.knight.solver import (
     solve_recursive,
     surviving_path,
 )
-from worlds.knight.solver import Path as KnightPath
+from dungeon_of_doom.worlds.knight.solver import Path as KnightPath
 
 SEED_EXAMPLE = [[-2, -3, 3], [-5, -10, 1], [10, 30, -5]]
 LARGE_GRID_SOLVERS = [solve_memoised, solve_bottom_up, solve_binary]

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from worlds.errors import MapError
-from worlds.knight.dungeon_master import generate
-from worlds.knight.grid import Grid
-from worlds.knight.solver import min_health
-from worlds.knight.spec import parse_spec, shipped_grids
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.knight.dungeon_master import generate
+from dungeon_of_doom.worlds.knight.grid import Grid
+from dungeon_of_doom.worlds.knight.solver import min_health
+from dungeon_of_doom.worlds.knight.spec import parse_spec, shipped_grids
 
 EXAMPLE = Grid([[-2, -3, 3], [-5, -10, 1], [10, 30, -5]])
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from protocol.commands import Move, Pickup, Stay
-from protocol.direction import Direction
-from worlds.api import (
+from dungeon_of_doom.protocol.commands import Move, Pickup, Stay
+from dungeon_of_doom.protocol.direction import Direction
+from dungeon_of_doom.worlds.api import (
     Action,
     Blocked,
     Died,
@@ -21,13 +21,13 @@ from worlds.api import (
     PlayerStatus,
     WorldError,
 )
-from worlds.errors import MapError
-from worlds.knight import KnightWorld, plugin
-from worlds.knight.dungeon_master import generate
-from worlds.knight.grid import Grid
-from worlds.knight.render import read_numbers
-from worlds.knight.solver import solve
-from worlds.registry import load_plugin
+from dungeon_of_doom.worlds.errors import MapError
+from dungeon_of_doom.worlds.knight import KnightWorld, plugin
+from dungeon_of_doom.worlds.knight.dungeon_master import generate
+from dungeon_of_doom.worlds.knight.grid import Grid
+from dungeon_of_doom.worlds.knight.render import read_numbers
+from dungeon_of_doom.worlds.knight.solver import solve
+from dungeon_of_doom.worlds.registry import load_plugin
 
 S, E, N, W = (Move(d) for d in (Direction.S, Direction.E, Direction.N, Direction.W))
 EXAMPLE = Grid([[-2, -3, 3], [-5, -10, 1], [10, 30, -5]])
