@@ -68,7 +68,13 @@ def probe_namespaces() -> str | None:
         return "unshare (util-linux) is not installed"
     try:
         done = subprocess.run(
-            [unshare, *UNSHARE, sys.executable, "-c", "import arena.jail as j; j.loopback_up()"],
+            [
+                unshare,
+                *UNSHARE,
+                sys.executable,
+                "-c",
+                "from dungeon_of_doom.arena import jail; jail.loopback_up()",
+            ],
             capture_output=True,
             text=True,
             timeout=30,

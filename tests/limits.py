@@ -35,7 +35,9 @@ SAFETY: Final = 10.0
 run's caches)."""
 START_COST_VARIABLE: Final = "DOD_TEST_START_CPU"
 """The environment variable that hands the measured start cost to the suite's workers."""
-START: Final = "import server.app, server.cli, worlds.classic"
+START: Final = (
+    "import dungeon_of_doom.server.app, dungeon_of_doom.server.cli, dungeon_of_doom.worlds.classic"
+)
 """What a start imports: the server and a world, as ``dod-server`` does before it listens."""
 
 

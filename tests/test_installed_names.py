@@ -5,6 +5,7 @@ break whichever of two installed distributions came second)."""
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -16,6 +17,8 @@ PACKAGES = sorted(path.name for path in (REPO / "dungeon_of_doom").iterdir() if 
 """The checkout's folders that the project installs, each under ``dungeon_of_doom``."""
 PIP_WHEEL = (sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--quiet")
 """Builds the wheel with the setuptools installed here, so the test needs no network."""
+LEFTOVERS = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", "replays")
+"""What a checkout holds that is not its sources."""
 
 
 def _python_files() -> list[Path]:
@@ -60,8 +63,12 @@ def test_no_code_imports_a_package_by_its_bare_folder_name() -> None:
 
 
 def test_the_wheel_installs_one_top_level_name(tmp_path: Path) -> None:
+    # Built from a copy of the checkout: setuptools builds in the source tree, and a
+    # build/ left there from before would put modules since removed into the wheel.
+    source = tmp_path / "source"
+    shutil.copytree(REPO, source, symlinks=True, ignore=shutil.ignore_patterns(*LEFTOVERS))
     subprocess.run(
-        [*PIP_WHEEL, "--wheel-dir", str(tmp_path), str(REPO)],
+        [*PIP_WHEEL, "--wheel-dir", str(tmp_path), str(source)],
         check=True,
         capture_output=True,
     )

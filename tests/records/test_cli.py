@@ -147,7 +147,10 @@ def test_output_cut_short_by_its_reader_ends_quietly(url: str) -> None:
 def test_the_arena_cut_short_by_its_reader_ends_quietly() -> None:
     """``dod-arena … | head`` with the reader gone: no "Broken pipe" error either (its
     tournament stood in for by a table too long for the pipe)."""
-    table = "import arena.cli as a; a._main = lambda argv: print('x' * 1_000_000) or 0"
+    table = (
+        "from dungeon_of_doom.arena import cli as a;"
+        " a._main = lambda argv: print('x' * 1_000_000) or 0"
+    )
     read, write = os.pipe()
     os.close(read)
     done = subprocess.run(
