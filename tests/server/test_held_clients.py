@@ -168,8 +168,7 @@ async def test_what_a_held_client_sends_is_read_within_a_bound_and_answered_in_o
 async def test_a_quit_behind_a_held_command_goes_as_docs_protocol_says(
     start_server: StartServer,
 ) -> None:
-    """docs/protocol.md's transcript of a ``QUIT`` behind a ``LOOK`` that waits
-    (``<!-- transcript: held -->``), replayed."""
+    """docs/protocol.md's transcript of a ``QUIT`` behind a ``LOOK`` that waits, replayed."""
     server = await start_server()
     peers = {name: await Peer.connect(bound_port(server)) for name in ("bob", "ada")}
     assert await replay_transcript("held", peers, {"JOINED", "LEFT"}, "bob") == "ada"
