@@ -239,10 +239,9 @@ def _open_at_once(folder: Path, attempts: int, n: int, ready: Any, failures: Any
 def test_two_processes_opening_a_fresh_database_at_once_both_get_in(tmp_path: Path) -> None:
     # SQLite calls no busy handler for PRAGMA journal_mode=WAL when two connections switch
     # a fresh file at once: the two workers of --workers got "database is locked" at once
-    # (one suite run in ten). A hundred fresh files, each opened by two processes let go
-    # together, met it in two runs of this test out of three before the fix. The two
-    # processes open the twenty files one after the other (each start costs a second of
-    # imports).
+    # (one suite run in ten). Two processes open a hundred fresh files, each file by both
+    # at once (a start costs a second of imports, so the two go through the files one
+    # after the other): without the fix, every run of four met it.
     context = multiprocessing.get_context("spawn")  # a clean child: no lock of a thread copied
     failures = context.Queue()
     ready = context.Barrier(2)
