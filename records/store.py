@@ -152,7 +152,7 @@ class Store:
     def migrate(self) -> None:
         """Bring the schema to the newest revision (a no-op when it is there)."""
         config = Config()
-        config.set_main_option("script_location", str(files("records") / "migrations"))
+        config.set_main_option("script_location", str(files(__package__) / "migrations"))
         with self.engine.begin() as connection:
             if self.backend == "postgresql":
                 connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK})

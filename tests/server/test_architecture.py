@@ -10,6 +10,7 @@ that no timer of its own (the watchdog, a game's flush) runs while a command is 
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
 from pathlib import Path
@@ -43,6 +44,14 @@ def drawn() -> list[str]:
     return re.findall(r"(?:server|protocol|worlds)/[\w/]+\.py", found.group(1))
 
 
+@functools.cache
+def _in_checkout(filename: str) -> str | None:
+    """``filename`` as a path in the checkout (``server/app.py``), or None outside it;
+    the code runs as ``dungeon_of_doom/server/...``, a link to ``server/``."""
+    path = Path(filename).resolve()
+    return path.relative_to(REPO).as_posix() if path.is_relative_to(REPO) else None
+
+
 class Trace:
     """The modules entered while it is on, each once, in the order first entered."""
 
@@ -52,11 +61,8 @@ class Trace:
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
         if event != "call":
             return
-        path = Path(frame.f_code.co_filename)
-        if not path.is_relative_to(REPO):
-            return
-        module = path.relative_to(REPO).as_posix()
-        if module.split("/")[0] in TRACED and module not in self.modules:
+        module = _in_checkout(frame.f_code.co_filename)
+        if module and module.split("/")[0] in TRACED and module not in self.modules:
             self.modules.append(module)
 
     def __enter__(self) -> Trace:
