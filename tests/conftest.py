@@ -2,9 +2,10 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import AsyncIterator, Awaitable, Callable
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import Final, Protocol
 
 import pytest
 import trio
@@ -12,7 +13,7 @@ import trio
 from dungeon_of_doom.server.app import Server
 from dungeon_of_doom.server.setup.config import ServerConfig
 
-from .helpers import COMPAT
+from .helpers import COMPAT, REPO
 from .limits import start_cost
 from .postgres import postgres_server, postgres_url
 
@@ -45,6 +46,22 @@ def pytest_configure(config: pytest.Config) -> None:
     # from it.
     if not hasattr(config, "workerinput"):
         start_cost()
+
+
+BARE_NAMES: Final = frozenset(
+    path.name for path in (REPO / "dungeon_of_doom").iterdir() if path.is_symlink()
+)
+"""The checkout's folders, each installed as ``dungeon_of_doom.X``."""
+
+
+@pytest.fixture(autouse=True, scope="module")
+def no_module_imported_by_a_bare_folder_name() -> Iterator[None]:
+    """After each test file: the checkout's root is on sys.path here, so a test that
+    imported ``server`` (a string, ``import_module``) would load a second copy of every
+    module it reaches, which no installed copy could; the file's last test fails."""
+    yield
+    bare = sorted(name for name in sys.modules if name.partition(".")[0] in BARE_NAMES)
+    assert not bare, f"imported by a bare folder name, not as dungeon_of_doom.X: {bare[:5]}"
 
 
 @pytest.fixture

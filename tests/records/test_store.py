@@ -167,7 +167,7 @@ def test_a_name_that_only_looks_like_a_claimed_one_is_refused(store: Store) -> N
 def _at_revision(store: Store, revision: str) -> Iterator[Connection]:
     """A connection to ``store`` migrated to ``revision`` only: rows written then."""
     config = Config()
-    config.set_main_option("script_location", str(files("records") / "migrations"))
+    config.set_main_option("script_location", str(files("dungeon_of_doom.records") / "migrations"))
     with store.engine.begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, revision)

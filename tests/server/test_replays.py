@@ -27,7 +27,7 @@ def plugin_for(name: str) -> WorldPlugin:
     if name == "ticker":
         return TickerPlugin()
     try:
-        importlib.import_module(f"worlds.{name}")
+        importlib.import_module(f"dungeon_of_doom.worlds.{name}")
     except ImportError:
         pytest.skip(f"the {name} world is not installed here yet")
     return load_plugin(name)
