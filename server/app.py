@@ -20,7 +20,6 @@ from functools import partial
 import structlog
 import trio
 
-from protocol.capabilities import CAPABILITIES
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
 
@@ -42,8 +41,6 @@ from .setup.config import ServerConfig
 from .setup.listening import Listen, ListenError, parse_listens
 from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
-KNOWN = frozenset(CAPABILITIES)
-"""Every capability this node can grant."""
 DRAIN_CHECK = 0.1
 """Seconds between looks, while draining, at whether every created game has ended."""
 MAX_TICK = 1.0
@@ -326,20 +323,12 @@ class Server:
     async def _relayed(self, stream: trio.abc.Stream, passenger: Passenger) -> None:
         """A client another node of the cluster carries here, as it was there."""
 
-        def board(connection: Connection) -> None:
-            connection.name, connection.login = passenger.name, passenger.login
-            # What the client was granted on its own node, exactly: none is none (an
-            # EXTEND with nothing after it would turn on the defaults), and a name this
-            # node does not know is left out.
-            connection.protocol.capabilities = frozenset(passenger.capabilities) & KNOWN
-            connection.bot = connection.bot or passenger.bot
-
         await self.serve_stream(
             stream,
             host=passenger.host,
             port=passenger.port,
             dialect=passenger.dialect,
-            prepare=board,
+            prepare=lambda connection: connection.arrive(passenger),
         )
 
     async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:

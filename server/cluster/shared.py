@@ -20,7 +20,6 @@ import structlog
 import trio
 
 from protocol.commands import Join, Watch
-from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
 from records.names import LookalikeNames
 
@@ -221,7 +220,6 @@ class SharedDirectory:
             or self.secret is None
             or not remote.relay
             or not isinstance(client, Relayable)
-            or client.dialect != DEFAULT_DIALECT
         ):
             return False
         relay = Relay(client, remote.relay, self.secret, target=remote.node, links=self.links)

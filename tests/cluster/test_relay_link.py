@@ -8,9 +8,9 @@ from functools import partial
 import trio
 
 from protocol.commands import Shout
-from protocol.replies import FinalReply
+from protocol.replies import FinalReply, Reply
 from server.cluster import handshake
-from server.cluster.handshake import END
+from server.cluster.handshake import END, Passenger
 from server.cluster.links import LineReader
 from server.cluster.relay import Relay
 
@@ -22,17 +22,17 @@ class Client:
     """What the relay needs of the carried client: it records what it is given."""
 
     relay: object = None
-    peer = "127.0.0.1:5555"
-    name = "Ada"
-    login = None
-    bot = False
-    dialect = "2013"
-    capabilities: tuple[str, ...] = ()
 
     def __init__(self) -> None:
         self.received = bytearray()
         self.ended: str | None = None
         self.ended_event = trio.Event()
+
+    def passenger(self) -> Passenger:
+        return Passenger("127.0.0.1", 5555, "2013", "Ada", None, (), False)
+
+    def send(self, reply: Reply) -> None:
+        self.received += reply.to_bytes()
 
     def write_raw(self, data: bytes) -> None:
         self.received += data
@@ -80,7 +80,7 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
         )
         port = listener.socket.getsockname()[1]
         client = Client()
-        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)  # type: ignore[arg-type]
+        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
         nursery.start_soon(link.run, Shout("0"))
         while link._stream is None:  # connected, handshake answered
             await trio.sleep(0)
@@ -119,7 +119,7 @@ async def test_no_command_is_written_to_the_links_descriptor_once_it_is_closed()
         [listener] = await nursery.start(partial(trio.serve_tcp, closing_node, 0, host="127.0.0.1"))
         port = listener.socket.getsockname()[1]
         client = Client()
-        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)  # type: ignore[arg-type]
+        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
         kept: list[int] = []
 
         async def forward_at_every_checkpoint() -> None:
