@@ -38,7 +38,7 @@ from .session.fast_path import FastPath
 from .session.poller import Poller
 from .session.transport import GONE
 from .setup.config import ServerConfig
-from .setup.listening import Listen, ListenError, parse_listens
+from .setup.listening import Listen, ListenError, ports_to_listen
 from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
 DRAIN_CHECK = 0.1
@@ -112,9 +112,7 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
-        wanted = parse_listens(config.listen, config.dialect) or [
-            Listen(config.port, config.dialect)
-        ]
+        wanted = ports_to_listen(config.listen, config.port, config.dialect)
         groups: list[tuple[str, list[trio.SocketListener]]] = []
         listeners: list[trio.SocketListener] = []
         try:

@@ -25,7 +25,7 @@ from .app import Server
 from .cluster.workers import run_workers
 from .lobby.recording import records_url
 from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
-from .setup.listening import ListenError
+from .setup.listening import ListenError, ports_to_listen
 from .setup.logs import announce, configure_logging
 
 
@@ -254,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_workers(
                 config.workers,
                 config.host,
-                config.port,
+                ports_to_listen(config.listen, config.port, config.dialect),
                 sys.argv[1:] if argv is None else argv,
                 http=config.http_port is not None,
                 embedded=config.cluster is None,
