@@ -38,7 +38,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Final
 
-from protocol.framing import DEFAULT_MAX_LINE_LENGTH
+from protocol.framing import DEFAULT_MAX_LINE_LENGTH, LONGEST_MAX_LINE_LENGTH
 
 GREETING: Final = b"DOD-RELAY"
 CHALLENGE: Final = b"DOD-RELAY CHALLENGE"
@@ -141,7 +141,9 @@ def read_handshake(secret: str, line: bytes, *, node: str, nonce: str) -> Passen
         answered, target = str(fields["nonce"]), str(fields["target"])
         passenger = fields["passenger"]
         passenger["capabilities"] = tuple(passenger["capabilities"])
-        passenger["line_limit"] = int(passenger["line_limit"])
+        passenger["line_limit"] = limit = int(passenger["line_limit"])
+        if not 1 <= limit <= LONGEST_MAX_LINE_LENGTH:  # the most a node may read
+            raise ValueError(limit)
         told = passenger["told"]
         view = told["view"]
         passenger["told"] = Told(

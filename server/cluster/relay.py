@@ -17,7 +17,9 @@ What a caller may rely on:
   timeout) ends the client with a ``BYE`` line saying so; one that ends with it
   closes the client after that last byte, as one node would.
 * The game's node answers the client's commands in the order the client sent them,
-  the command that carried it first, whatever the client pipelined behind it.
+  the command that carried it first. The client's node reads what the client sent
+  behind that command only once :attr:`Relay.opened` is set (then forwards it), or the
+  relay has failed (then answers it itself).
 * A line the client's node cannot read is refused by the game's node in its turn,
   after the replies to the commands before it: forwarded as it is
   (:meth:`Relay.forward_line`), or, too long to keep, as a line too long for the game's
@@ -37,6 +39,7 @@ import structlog
 import trio
 
 from protocol.commands import Command
+from protocol.framing import LONGEST_MAX_LINE_LENGTH
 from protocol.replies import Bye, Error, FinalReply, Reply
 
 from .handshake import (
@@ -53,7 +56,10 @@ from .links import GONE, RECEIVE_SIZE, LineReader, Links
 
 __all__ = ["Relay", "Relayable"]
 
-MAX_QUEUED: Final = 1 << 20
+MAX_QUEUED: Final = 2 * (LONGEST_MAX_LINE_LENGTH + 2)
+"""Bytes of the client's commands the link may hold unsent before the client is cut off:
+room for the longest line a node may read, or the line too long past it
+(:meth:`Relay.forward_too_long`), behind as much again."""
 DIRECT_IO: Final = sys.platform != "win32"
 """Whether the link's socket can be written and read by its descriptor (the fast path
 of :class:`Relay`: no task switch and no scheduler round trip per command or reply)."""
@@ -114,6 +120,8 @@ class Relay:
         """Why the link failed, in words for the client, once it has."""
         self._mid_line = False
         """The last byte handed to the client did not end a line."""
+        self.opened = trio.Event()
+        """Set once the link is open and its handshake accepted, or has failed."""
         self.ended = trio.Event()
         """Set once :meth:`run` has returned: the client has been handed back, told
         why the relay failed, or ended."""
@@ -134,11 +142,6 @@ class Relay:
             self.close()
             self.client.end("relayed commands not taken by the game's node")
             return
-        self._send_queued()
-
-    def _send_queued(self) -> None:
-        """Write what is queued now if the link's socket takes it, else wake the sender."""
-        queued = self._queued
         if self._fd >= 0 and not self._sending:
             # Most commands fit in the socket at once: written here, the command leaves
             # while the client's batch is handled, with no wake-up of the sender task.
@@ -202,15 +205,14 @@ class Relay:
             self._closed = True
             client.send(Error("the node holding that game cannot be reached; try again"))
             return
+        finally:
+            self.opened.set()
         self._stream = stream
         if DIRECT_IO and isinstance(stream, trio.SocketStream):
             self._fd = stream.socket.fileno()
         if early:
             self._deliver(early)
-        if not self._gone:
-            # Before whatever the client pipelined behind it, queued while the link opened.
-            self._queued[:0] = first.to_line().encode() + b"\n"
-            self._send_queued()
+        self.forward(first)
         async with stream:
             try:
                 async with trio.open_nursery() as nursery:

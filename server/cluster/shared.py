@@ -224,6 +224,9 @@ class SharedDirectory:
             return False
         relay = Relay(client, remote.relay, self.secret, target=remote.node, links=self.links)
         client.relay = relay
+        # What the client sent behind the command is read once the link is open (then
+        # forwarded after it), or has failed (then answered here).
+        client.wait_for(relay.opened)
         self._nursery.start_soon(relay.run, command)
         return True
 

@@ -3,11 +3,14 @@ that reads when the test says, so that the link's socket fills as a slow node's 
 
 from __future__ import annotations
 
+import dataclasses
 from functools import partial
 
+import pytest
 import trio
 
 from protocol.commands import Shout
+from protocol.framing import LONGEST_MAX_LINE_LENGTH
 from protocol.replies import FinalReply, Reply
 from server.cluster import handshake
 from server.cluster.handshake import END, Passenger
@@ -82,8 +85,7 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
         client = Client()
         link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
         nursery.start_soon(link.run, Shout("0"))
-        while link._stream is None:  # connected, handshake answered
-            await trio.sleep(0)
+        await link.opened.wait()  # connected, handshake answered
         # Until the link's socket is full and commands wait in the relay's queue (the
         # sender task's to write), then some more behind them.
         text, lines, full_at = "x" * 60, [b"SHOUT 0\n"], None
@@ -136,4 +138,43 @@ async def test_no_command_is_written_to_the_links_descriptor_once_it_is_closed()
         with trio.fail_after(60):
             await client.ended_event.wait()
         assert kept == []
+        nursery.cancel_scope.cancel()
+
+
+def test_a_handshake_carries_what_the_client_was_told_and_a_line_limit_within_bounds() -> None:
+    told = handshake.Told(view=("X###X", "#..E#"), turn=True, over=False, gold=2)
+    passenger = handshake.Passenger("10.0.0.9", 4242, "2016ch", "Ada", None, (), False, 64, told)
+    nonce = handshake.new_nonce()
+    line = handshake.handshake(SECRET, passenger, target=NODE, nonce=nonce)
+    assert handshake.read_handshake(SECRET, line, node=NODE, nonce=nonce) == passenger
+    # The game's node reads the client's lines under this limit: never past the most a
+    # node may be set to read, whoever signed it.
+    unbounded = dataclasses.replace(passenger, line_limit=LONGEST_MAX_LINE_LENGTH + 1)
+    line = handshake.handshake(SECRET, unbounded, target=NODE, nonce=nonce)
+    with pytest.raises(handshake.HandshakeRefused, match="cannot read"):
+        handshake.read_handshake(SECRET, line, node=NODE, nonce=nonce)
+
+
+async def test_a_line_too_long_for_the_longest_limit_reaches_the_node_whole() -> None:
+    # A client's node may read lines up to the longest limit: the line too long past it,
+    # forwarded for the game's node to refuse in its turn, must not overflow the queue.
+    read_from, heard = trio.Event(), bytearray()
+    async with trio.open_nursery() as nursery:
+        [listener] = await nursery.start(
+            partial(trio.serve_tcp, partial(slow_node, read_from, heard), 0, host="127.0.0.1")
+        )
+        port = listener.socket.getsockname()[1]
+        client = Client()
+        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
+        nursery.start_soon(link.run, Shout("0"))
+        await link.opened.wait()  # connected, handshake answered
+        link.forward(Shout("1"))
+        link.forward_too_long(LONGEST_MAX_LINE_LENGTH)
+        assert client.ended is None
+        read_from.set()
+        link.close()
+        with trio.fail_after(60):
+            await client.ended_event.wait()
+        too_long = b"x" * (LONGEST_MAX_LINE_LENGTH + 1) + b"\n"
+        assert bytes(heard) == b"SHOUT 0\nSHOUT 1\n" + too_long
         nursery.cancel_scope.cancel()
