@@ -37,9 +37,9 @@ import structlog
 import trio
 
 from commandline import lifeline
-from protocol.dialects import DEFAULT_DIALECT
 
 from ..setup.listening import Listen
+from ..setup.logs import announce
 from .hub import Hub
 
 log = structlog.get_logger("server.cluster.workers")
@@ -137,7 +137,15 @@ def run_workers(
     argv = _without_listens(argv)
 
     def start(number: int) -> subprocess.Popen[bytes]:
-        own = ["--workers", "1", "--reuse-port", "--listen", ",".join(map(str, shared))]
+        own = [
+            "--workers",
+            "1",
+            "--reuse-port",
+            "--listen",
+            ",".join(map(str, shared)),
+            "--worker-number",
+            str(number),
+        ]
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
         worker = subprocess.Popen(
@@ -148,14 +156,19 @@ def run_workers(
             hub.admit(worker.pid)
         return worker
 
-    ports = ", ".join(_where(host, listen) for listen in shared)
-    print(f"dod-server: {count} workers share {ports}", file=sys.stderr, flush=True)
+    ports = ", ".join(listen.on(host) for listen in shared)
+    announce(
+        "dod-server",
+        f"{count} workers share {ports}",
+        workers=count,
+        port=shared[0].port,
+        ports=[listen.port for listen in shared],
+    )
     if directory:
-        print(
-            f"dod-server: the workers' directory is {directory[1]} "
+        announce(
+            "dod-server",
+            f"the workers' directory is {directory[1]} "
             f"(dod-server --cluster {directory[1]} --cluster-status lists them)",
-            file=sys.stderr,
-            flush=True,
         )
     workers = [start(number) for number in range(count)]
     try:
@@ -173,16 +186,9 @@ def run_workers(
         if directory:
             shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
     if failed:
-        print(f"dod-server: the workers' directory failed: {failed[0]}", file=sys.stderr)
+        announce("dod-server", f"the workers' directory failed: {failed[0]}", level="error")
         return 1
     return 0
-
-
-def _where(host: str, listen: Listen) -> str:
-    """``HOST:PORT``, and the dialect spoken there unless it is the default."""
-    if listen.dialect == DEFAULT_DIALECT:
-        return f"{host}:{listen.port}"
-    return f"{host}:{listen.port} (dialect {listen.dialect})"
 
 
 def _without_listens(argv: Sequence[str]) -> list[str]:

@@ -27,6 +27,13 @@ class Listen:
     def __str__(self) -> str:
         return f"{self.port}:{self.dialect}"
 
+    def on(self, host: str) -> str:
+        """Where it is, in words for the operator: ``HOST:PORT``, and the dialect spoken
+        there unless it is the default (``127.0.0.1:40005 (dialect 2015)``)."""
+        if self.dialect == DEFAULT_DIALECT:
+            return f"{host}:{self.port}"
+        return f"{host}:{self.port} (dialect {self.dialect})"
+
 
 def parse_listen(text: str, default_dialect: str = DEFAULT_DIALECT) -> Listen:
     """``PORT`` or ``PORT:DIALECT`` (``40005:2015``); raises ``ValueError`` with a message

@@ -7,9 +7,10 @@ and its guest aside, the one thing the two runs differ in). Each dialect's sessi
 for what that dialect is pushed: 2015's greeting, its ``CHANGE`` and its reminder of the
 turn, 2016's ``SERVERCHANGE``, 2016ch's view pushed as ``CHANGE`` with its
 ``RENDERHINT`` lines and its ``STARTTURN``, 2016mbk's welcome and pushed views, chat,
-the gold a pickup adds, and the end of the game (``WIN``, and a client that stays after
-it); a second session ends in a line too long for the client's node, behind pipelined
-commands whose replies must all come first.
+the gold a pickup adds, and the end of the game (``WIN``, then the connection's end,
+or, in a dialect that keeps the client after it, what it is told then); a second
+session ends in a line too long for the client's node, behind pipelined commands whose
+replies must all come first.
 
 The guest plays in its node's ``default`` game before it joins (so that what it was
 told there goes with it): each run's guest is the first to join a fresh ``default`` (the
@@ -23,6 +24,8 @@ import socket
 from dataclasses import dataclass
 
 import pytest
+
+from protocol.dialects import DIALECTS as DIALECT_OF
 
 from .conftest import WAIT, Cluster, Node, eventually
 
@@ -151,7 +154,7 @@ def _game(
     ann.last("QUIT")
     guest.step("LOOK")
     win = ("MOVE W", "MOVE W", "PICKUP", "MOVE E", "MOVE E")
-    if dialect in ("2013", "2016"):
+    if DIALECT_OF[dialect].closes_after_final:
         guest.last(*win)  # the final line ends the connection
     else:
         guest.step(*win)  # the client stays after WIN, and is told the game is over
