@@ -4,6 +4,9 @@ that reads when the test says, so that the link's socket fills as a slow node's 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from functools import partial
 
 import pytest
@@ -75,7 +78,26 @@ async def slow_node(
     await stream.aclose()
 
 
-async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -> None:
+@dataclass
+class SlowLink:
+    """A relay's link to :func:`slow_node`, open: its first command was ``SHOUT 0``."""
+
+    link: Relay
+    client: Client
+    read_from: trio.Event
+    heard: bytearray
+
+    async def drain(self) -> None:
+        """Let the node read (and echo) everything, end the link, and wait for its end."""
+        self.read_from.set()
+        self.link.close()
+        with trio.fail_after(60):
+            await self.client.ended_event.wait()
+
+
+@asynccontextmanager
+async def slow_link() -> AsyncIterator[SlowLink]:
+    """A relay linked to :func:`slow_node` over loopback, for the length of the block."""
     read_from, heard = trio.Event(), bytearray()
     async with trio.open_nursery() as nursery:
         [listener] = await nursery.start(
@@ -86,6 +108,13 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
         link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
         nursery.start_soon(link.run, Shout("0"))
         await link.opened.wait()  # connected, handshake answered
+        yield SlowLink(link, client, read_from, heard)
+        nursery.cancel_scope.cancel()
+
+
+async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -> None:
+    async with slow_link() as slow:
+        link, client = slow.link, slow.client
         # Until the link's socket is full and commands wait in the relay's queue (the
         # sender task's to write), then some more behind them.
         text, lines, full_at = "x" * 60, [b"SHOUT 0\n"], None
@@ -98,13 +127,9 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
             assert len(lines) < 1_000_000, "the link's socket never filled"
         assert client.ended is None
         expected = b"".join(lines)
-        read_from.set()
-        link.close()
-        with trio.fail_after(60):
-            await client.ended_event.wait()
-        assert bytes(heard) == expected
+        await slow.drain()
+        assert bytes(slow.heard) == expected
         assert bytes(client.received) == expected  # every byte of the node's, to the client
-        nursery.cancel_scope.cancel()
 
 
 async def closing_node(stream: trio.SocketStream) -> None:
@@ -158,23 +183,11 @@ def test_a_handshake_carries_what_the_client_was_told_and_a_line_limit_within_bo
 async def test_a_line_too_long_for_the_longest_limit_reaches_the_node_whole() -> None:
     # A client's node may read lines up to the longest limit: the line too long past it,
     # forwarded for the game's node to refuse in its turn, must not overflow the queue.
-    read_from, heard = trio.Event(), bytearray()
-    async with trio.open_nursery() as nursery:
-        [listener] = await nursery.start(
-            partial(trio.serve_tcp, partial(slow_node, read_from, heard), 0, host="127.0.0.1")
-        )
-        port = listener.socket.getsockname()[1]
-        client = Client()
-        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)
-        nursery.start_soon(link.run, Shout("0"))
-        await link.opened.wait()  # connected, handshake answered
+    async with slow_link() as slow:
+        link, client = slow.link, slow.client
         link.forward(Shout("1"))
         link.forward_too_long(LONGEST_MAX_LINE_LENGTH)
         assert client.ended is None
-        read_from.set()
-        link.close()
-        with trio.fail_after(60):
-            await client.ended_event.wait()
+        await slow.drain()
         too_long = b"x" * (LONGEST_MAX_LINE_LENGTH + 1) + b"\n"
-        assert bytes(heard) == b"SHOUT 0\nSHOUT 1\n" + too_long
-        nursery.cancel_scope.cancel()
+        assert bytes(slow.heard) == b"SHOUT 0\nSHOUT 1\n" + too_long
