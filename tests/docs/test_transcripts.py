@@ -131,10 +131,13 @@ def test_every_transcript_says_how_it_is_replayed() -> None:
             source = (REPO / played[1]).read_text()
             assert f"def {played[2]}(" in source, f"{transcript}: no test {how}"
         elif LABEL.fullmatch(how):
-            # A test names the label, or reads the document's labelled examples.
+            # A test names the label (in a comment, or to tests/server/conftest.py's
+            # replay_transcript), or reads the document's labelled examples.
             document = transcript.where.partition(":")[0].rpartition("/")[2]
             assert any(
-                f"transcript: {how}" in source or (document in source and "transcript)" in source)
+                f"transcript: {how}" in source
+                or f'replay_transcript("{how}"' in source
+                or (document in source and "transcript)" in source)
                 for source in tests
             ), f"{transcript}: no test plays {how!r}"
 
