@@ -20,7 +20,6 @@ import structlog
 import trio
 
 from dungeon_of_doom.protocol.commands import Join, Watch
-from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT
 from dungeon_of_doom.protocol.replies import GameInfo
 from dungeon_of_doom.records.names import LookalikeNames
 
@@ -221,11 +220,13 @@ class SharedDirectory:
             or self.secret is None
             or not remote.relay
             or not isinstance(client, Relayable)
-            or client.dialect != DEFAULT_DIALECT
         ):
             return False
         relay = Relay(client, remote.relay, self.secret, target=remote.node, links=self.links)
         client.relay = relay
+        # What the client sent behind the command is read once the link is open (then
+        # forwarded after it), or has failed (then answered here).
+        client.wait_for(relay.opened)
         self._nursery.start_soon(relay.run, command)
         return True
 
