@@ -3,8 +3,16 @@
 What a caller may rely on:
 
 * :meth:`Directory.claim` is the one place a game name becomes taken across the
-  cluster: at most one node's claim of a name succeeds while its holder lives.
-  It answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``.
+  cluster, and :meth:`Directory.claim_name` a player's name (with every name that looks
+  like it): at most one node's claim of a name succeeds while its holder lives. Each
+  answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``, within
+  :data:`SETTLE_TIMEOUT` seconds.
+* **A node acts on a name only while its lease is confirmed.** :meth:`Directory.lapsed`
+  says, on this node's own clock, whether its claims may have passed to another node
+  (it could not renew them in time); while it does, the lobby acts on no created game and
+  no named player, and :meth:`Directory.confirm` renews the lease or says it cannot. A
+  node that finds claims lost (another node holds them now) calls :attr:`Directory.lost`
+  with them, and the lobby ends what used them, telling its players.
 * :meth:`Directory.publish` and :meth:`Directory.release` never wait and never fail:
   the directory brings the shared copy up to date when it can.
 * :meth:`Directory.elsewhere` and :meth:`Directory.remote_games` read a local copy
@@ -13,7 +21,7 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -26,12 +34,19 @@ from ..game.outbox import Outbox
 from .relay import ServeRelayed
 
 SETTLE_TIMEOUT: Final = 5.0
-"""Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""
+"""Seconds :meth:`Directory.flush`, :meth:`Directory.caught_up` and
+:meth:`Directory.confirm` wait at most."""
 
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
 LocalNames = Callable[[], Iterable[str]]
 """The names players go by in this node's games now."""
+LostClaims = Callable[[Collection[str], Collection[str]], None]
+"""Told the game names and the player names this node held and another node holds now."""
+
+
+def _nothing_lost(games: Collection[str], names: Collection[str]) -> None:
+    """What a directory tells of lost claims until the lobby listens (nothing yet held)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +71,8 @@ class Directory(Protocol):
     """This node's id."""
     advertise: str | None
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
+    lost: LostClaims
+    """Called when this node finds claims it held taken by another node (set by the lobby)."""
 
     def listening(self, host: str, port: int) -> None:
         """The node listens on ``host:port``: what it advertises unless told otherwise."""
@@ -81,6 +98,21 @@ class Directory(Protocol):
 
     async def claim(self, name: str) -> str | None:
         """Take ``name`` for a game of this node; ``None`` if taken, else why not."""
+
+    async def claim_name(self, name: str) -> str | None:
+        """Take the player's name ``name`` (and every lookalike of it) for this node;
+        ``None`` if taken, else why not. This node holds it until no player of its games
+        goes by it (the directory lets it go at its next sync)."""
+
+    def holds_name(self, name: str) -> bool:
+        """Whether this node holds ``name`` already (no claim needed to seat it)."""
+
+    def lapsed(self) -> bool:
+        """Whether this node's lease is unconfirmed now: its claims may be another's."""
+
+    async def confirm(self) -> bool:
+        """Whether the lease is confirmed, renewing it first if it has lapsed (within
+        :data:`SETTLE_TIMEOUT` seconds; ``False`` if it could not be)."""
 
     def publish(self) -> None:
         """This node's games changed (one added or ended): tell the cluster soon."""
@@ -117,6 +149,7 @@ class LocalDirectory:
 
     def __init__(self) -> None:
         self.advertise: str | None = None
+        self.lost: LostClaims = _nothing_lost
 
     def listening(self, host: str, port: int) -> None:
         self.advertise = f"{host}:{port}"
@@ -144,6 +177,18 @@ class LocalDirectory:
 
     async def claim(self, name: str) -> str | None:
         return None
+
+    async def claim_name(self, name: str) -> str | None:
+        return None
+
+    def holds_name(self, name: str) -> bool:
+        return True
+
+    def lapsed(self) -> bool:
+        return False
+
+    async def confirm(self) -> bool:
+        return True
 
     def publish(self) -> None:
         pass

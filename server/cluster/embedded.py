@@ -29,9 +29,12 @@ import structlog
 import trio
 
 from .directory import LocalGames, LocalNames
-from .shared import SharedDirectory, describe_cluster
+from .shared import SharedDirectory, describe_cluster, name_keys
 
 MAX_LINE: Final = 1 << 20
+ANSWER_TIMEOUT: Final = 3.0
+"""Seconds a worker waits for the parent's answer to a claim before it gives up (the
+parent stopped or too busy); a claim answered later is let go at once."""
 STATUS_TIMEOUT: Final = 10.0
 """Seconds ``--cluster-status`` waits for the parent's answer before it gives up."""
 STATUS_ANSWER_TIMEOUT: Final = 10.0
@@ -79,7 +82,8 @@ class Hub:
         self.secret = secrets.token_hex(32)
         self.members: dict[str, _Member] = {}
         self.games: dict[str, tuple[str, str | None]] = {}
-        self.names: set[tuple[str, str]] = set()
+        self.keys: dict[str, tuple[str, str]] = {}
+        """Each lookalike key of a player's name in play: its node, and the name."""
 
     async def serve(
         self, path: str, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED
@@ -102,7 +106,7 @@ class Hub:
                     member.address,
                     member.relay,
                     member.started,
-                    sum(1 for _, node in self.names if node == member.node),
+                    len({name for node, name in self.keys.values() if node == member.node}),
                 ]
                 for member in members
             ],
@@ -143,7 +147,7 @@ class Hub:
             member.outbox.send_nowait(_line({"op": "welcome", "secret": self.secret}))
             for name in self.games:
                 member.outbox.send_nowait(_line(self._game(name)))
-            for name, node in self.names:
+            for node, name in set(self.keys.values()):
                 member.outbox.send_nowait(_line({"op": "name", "name": name, "node": node}))
             member.outbox.send_nowait(_line({"op": "copied"}))
             async with trio.open_nursery() as nursery:
@@ -178,9 +182,22 @@ class Hub:
         elif op == "drop" and self.games.get(name, ("",))[0] == node:
             del self.games[name]
             self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        elif op in ("name", "unname"):
-            (self.names.add if op == "name" else self.names.discard)((name, node))
-            self._tell_others(node, {"op": op, "name": name, "node": node})
+        elif op == "claim_name":
+            # Every key of the name is free or this node's: all become its, or none.
+            keys = name_keys(name)
+            won = all(self.keys.get(key, (node,))[0] == node for key in keys)
+            if won:
+                for key in keys:
+                    if key not in self.keys:
+                        self.keys[key] = (node, name)
+                        self._tell_others(node, {"op": "name", "name": name, "node": node})
+            member.outbox.send_nowait(_line({"op": "name_claimed", "name": name, "ok": won}))
+        elif op == "unname":
+            for key in message.get("keys", ()):
+                holder = self.keys.get(str(key))
+                if holder is not None and holder[0] == node:
+                    del self.keys[str(key)]
+                    self._tell_others(node, {"op": "unname", "name": holder[1], "node": node})
 
     def _gone(self, member: _Member) -> None:
         node = member.node
@@ -189,9 +206,9 @@ class Hub:
         for name in [name for name, (holder, _) in self.games.items() if holder == node]:
             del self.games[name]
             self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        for name, holder in [pair for pair in self.names if pair[1] == node]:
-            self.names.discard((name, holder))
-            self._tell_others(node, {"op": "unname", "name": name, "node": node})
+        for key, (holder, name) in [item for item in self.keys.items() if item[1][0] == node]:
+            del self.keys[key]
+            self._tell_others(node, {"op": "unname", "name": name, "node": holder})
         log.info("worker left the directory", node=node)
 
 
@@ -203,8 +220,10 @@ class EmbeddedDirectory(SharedDirectory):
         self.path = path
         self._stream: trio.SocketStream | None = None
         self._claims: dict[str, tuple[trio.Event, list[bool]]] = {}
+        self._name_answers: dict[str, tuple[trio.Event, list[bool]]] = {}
         self._published: dict[str, str | None] = {}
-        self._published_names: set[str] = set()
+        self._sending = trio.Lock()
+        """One writer at a time on the parent's socket (trio allows no more)."""
 
     async def run(
         self,
@@ -249,40 +268,87 @@ class EmbeddedDirectory(SharedDirectory):
             try:
                 async for message in messages:
                     if message["op"] == "claimed":
-                        done, result = self._claims.pop(str(message["name"]))
-                        result.append(bool(message["ok"]))
-                        done.set()
+                        await self._answered(self._claims, message, "drop")
+                    elif message["op"] == "name_claimed":
+                        await self._answered(self._name_answers, message, "unname")
                     else:
                         self._apply(json.dumps(message))
             except (ValueError, trio.BrokenResourceError):
                 pass
-            # The parent has gone: games here play on, and no game can be created.
+            # The parent has gone, and with it every claim of this node's: another worker
+            # may be given them. Games here play on, but none that another may hold.
             self._gone_down()
             log.warning("cluster directory unreachable", node=self.node)
-            for done, _ in self._claims.values():
-                done.set()
+            for waiting in (self._claims, self._name_answers):
+                for done, _ in waiting.values():
+                    done.set()
+            lost_games, lost_names = set(self._claimed), set(self._held_keys.values())
+            self._claimed.clear()
+            self._held_keys.clear()
+            self._tell_lost(lost_games, lost_names)
             await trio.sleep_forever()
+
+    async def _answered(
+        self,
+        waiting: dict[str, tuple[trio.Event, list[bool]]],
+        message: dict[str, Any],
+        undo: str,
+    ) -> None:
+        """The parent's answer to a claim: to its waiter, or, when the waiter gave up on
+        it (:data:`ANSWER_TIMEOUT`), let go at once if it was won."""
+        name, won = str(message["name"]), bool(message["ok"])
+        waiter = waiting.pop(name, None)
+        if waiter is not None:
+            waiter[1].append(won)
+            waiter[0].set()
+        elif won:
+            await self._send({"op": undo, "name": name, "keys": list(name_keys(name))})
+
+    def lapsed(self) -> bool:
+        # The parent keeps a worker's claims while its connection lasts, paused or not.
+        return not self.reachable
+
+    async def confirm(self) -> bool:
+        return not self.lapsed()
 
     async def claim(self, name: str) -> str | None:
         if not self.reachable or self._stream is None:
             return self._unreachable()
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
-        done, result = self._claims[name] = (trio.Event(), [])
-        await self._send({"op": "claim", "name": name})
-        await done.wait()
-        if not result:
+        won = await self._ask(self._claims, {"op": "claim", "name": name})
+        if won is None:
             return self._unreachable()
-        if not result[0]:
+        if not won:
             return f"there is already a game called {name}"
         self._claimed.add(name)
         self._published[name] = None
         return None
 
+    async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
+        if not self.reachable or self._stream is None or name in self._name_answers:
+            return None
+        return await self._ask(self._name_answers, {"op": "claim_name", "name": name})
+
+    async def _ask(
+        self, waiting: dict[str, tuple[trio.Event, list[bool]]], message: dict[str, Any]
+    ) -> bool | None:
+        """Send a claim and wait for its answer: whether it was won; ``None`` if the
+        parent did not answer within :data:`ANSWER_TIMEOUT` seconds, or has gone."""
+        name = str(message["name"])
+        done, result = waiting[name] = (trio.Event(), [])
+        with trio.move_on_after(ANSWER_TIMEOUT):
+            await self._send(message)
+            await done.wait()
+        if waiting.get(name, (None,))[0] is done:
+            del waiting[name]  # unanswered: an answer that comes later is undone
+        return result[0] if result else None
+
     async def _send(self, message: dict[str, Any]) -> None:
         assert self._stream is not None
         try:
-            await self._stream.send_all(_line(message))
+            async with self._sending:
+                await self._stream.send_all(_line(message))
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._gone_down()
 
@@ -304,16 +370,29 @@ class EmbeddedDirectory(SharedDirectory):
                 if self._published.get(name, "") != text:
                     await self._send({"op": "put", "name": name, "info": text})
                     self._published[name] = text
-            for name in [name for name in self._published if name not in wanted]:
+            # Checked against the claims as they are now: one may have been won meanwhile.
+            for name in [name for name in self._published if name not in self._claimed]:
                 await self._send({"op": "drop", "name": name})
-                del self._published[name]
-            names = set(self._local_names())
-            for name in names - self._published_names:
-                await self._send({"op": "name", "name": name})
-            for name in self._published_names - names:
-                await self._send({"op": "unname", "name": name})
-            self._published_names = names
+                self._published.pop(name, None)
+            await self._sync_names()
             self._sync_done(sync)
+
+    async def _sync_names(self) -> None:
+        """Let go of the keys no player here needs; claim those of names in play."""
+        wanted = self._wanted_keys()
+        gone = sorted(key for key in self._held_keys if key not in wanted)
+        if gone:
+            await self._send({"op": "unname", "name": "", "keys": gone})
+            self._let_go(gone)
+        lost = []
+        for name in self._names_to_claim():
+            won = await self._claim_keys(name, name_keys(name))
+            if won:
+                for key in name_keys(name):
+                    self._held_keys[key] = name
+            elif won is not None:
+                lost.append(name)
+        self._tell_lost((), lost)
 
 
 def cluster_status(path: str) -> str:

@@ -47,6 +47,7 @@ from ..game.outbox import Outbox
 from ..ratelimit import TokenBucket
 from ..replay.writer import ReplayShelf
 from ..setup.config import ServerConfig
+from .claims import Claims
 from .creation import Creations
 from .seating import DEFAULT_GAME, Seating
 
@@ -125,6 +126,9 @@ class Lobby:
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
         """How a ``CREATE`` is answered (:mod:`server.lobby.creation`)."""
+        self.claims = Claims(self)
+        """The cluster's claims of names, and this node's lease (:mod:`server.lobby.claims`)."""
+        self._lapsed = self.claims.lapsed
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -174,7 +178,7 @@ class Lobby:
             builder=self.builder,
             owner=owner,
             unjoined_timeout=None if owner is None else config.unjoined_game_timeout,
-            on_gone=self._remove,
+            on_gone=self.remove,
             may_chat=self._may_chat,
             max_map_bytes=config.max_map_bytes,
         )
@@ -192,7 +196,7 @@ class Lobby:
         self._forget(game)
         return False
 
-    def _remove(self, game: Game, why: str) -> None:
+    def remove(self, game: Game, why: str) -> None:
         """Take a created game off the server (nobody joined it, or it cannot restart);
         its spectators are told and sent back to the default game."""
         if game is self.default:
@@ -227,7 +231,7 @@ class Lobby:
             if game is not None and not game.players and not game.joined_any:
                 why = "its creator left before anyone joined"
                 game.log_removed(why)
-                self._remove(game, why)
+                self.remove(game, why)
 
     def _may_chat(self, client: Outbox) -> bool:
         """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""
@@ -316,53 +320,31 @@ class Lobby:
         return self._watching.get(client) or self._playing.get(client) or self.default
 
     def command(self, client: Outbox, command: Command) -> None:
-        """A game command of ``client``'s: to the game it watches or plays in."""
+        """A game command of ``client``'s: to the game it watches or plays in. A
+        ``HELLO`` of a name another node of the cluster may hold is answered once this
+        node has claimed it (:meth:`Claims.claim_then`)."""
         if isinstance(command, Hello) and command.name is not None:
-            if self.directory.name_elsewhere(command.name):
-                self._hello_elsewhere(client, command, command.name)
+            if not self.directory.holds_name(command.name):
+                self.claims.claim_then(client, command.name, lambda: self.play(client, command))
                 return
             self.directory.publish()
         self.play(client, command)
 
-    def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
-        """``HELLO`` of a name the local copy says another node's player goes by. The copy
-        may be behind (the player has just been redirected here, and its old node let the
-        name go), so the answer waits for it to catch up; the client's next command is
-        read after it. Only such a ``HELLO`` waits: one round trip at a time per node."""
-        refusal = Error(f"{name} is playing on another node of this cluster; choose another name")
-        if self.nursery is None:
-            client.send(refusal)
-            return
-        done = trio.Event()
-        client.wait_for(done)
-
-        async def answer() -> None:
-            try:
-                await self.directory.caught_up()
-                if client.closed:
-                    return
-                if self.directory.name_elsewhere(name):
-                    client.send(refusal)
-                    return
-                self.directory.publish()
-                self.play(client, command)
-            except Exception:
-                client.log.exception("HELLO failed", command="HELLO")
-                client.send(Error("the server failed to handle HELLO (a server bug)"))
-            finally:
-                done.set()
-
-        self.nursery.start_soon(answer)
-
     def play(self, client: Outbox, command: Command) -> None:
-        """:meth:`command` of any command but ``HELLO``, which alone may be refused here
-        (a name taken on another node): to the game ``client`` watches or plays in. The
-        session calls it for every other game command (one test fewer each)."""
+        """:meth:`command` of any command but ``HELLO``, which alone may need a claim
+        (a name another node may hold): to the game ``client`` watches or plays in. The
+        session calls it for every other game command (one test fewer each). While the
+        node's lease is unconfirmed, a command acting on a name waits for it
+        (:meth:`Claims.fenced`)."""
         watched = self._watching.get(client)
+        game = watched or self._playing.get(client, self.default)
+        if self._lapsed is not None and self.claims.fenced(client, game):
+            self.claims.when_confirmed(client, lambda: self.play(client, command))
+            return
         if watched is not None:
             watched.handle_watcher(client, command)
         else:
-            self._playing.get(client, self.default).handle(client, command)
+            game.handle(client, command)
 
     def watching(self, client: Outbox) -> Game | None:
         """The game ``client`` watches, if it watches one."""
@@ -411,11 +393,27 @@ class Lobby:
         return game
 
     def _carry(
-        self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
+        self,
+        client: Outbox,
+        command: Join | Watch,
+        here: Callable[[Outbox, str], None],
+        *,
+        settled: bool = False,
     ) -> None:
         """``command`` for a game here; or ``client`` sent on to the node of the cluster
-        that holds it, if another does and the client can be carried."""
-        remote = None if command.game in self.games else self.directory.elsewhere(command.game)
+        that holds it, if another does and the client can be carried. A game nobody is
+        known to hold is looked for again once the local copy of the directory has caught
+        up (``settled``): a client told a game exists on another node finds it here."""
+        local = self.games.get(command.game)
+        remote = None if local is not None else self.directory.elsewhere(command.game)
+        if self._lapsed is not None:
+            if local is None and remote is None and not settled:
+                again = lambda: self._carry(client, command, here, settled=True)  # noqa: E731
+                self.claims.after_catching_up(client, again)
+                return
+            if local is not None and self.claims.fenced(client, local):
+                self.claims.when_confirmed(client, lambda: self._carry(client, command, here))
+                return
         if remote is not None and client.redirect and remote.address != self.directory.advertise:
             # (Workers of one machine share one address: a client sent there could land here.)
             self._redirect(client, remote)
@@ -463,6 +461,10 @@ class Lobby:
             return
         if client.name is not None and client.name in game.names:
             client.send(Error(name_taken(client.name, game.names, name, "choose another first")))
+            return
+        if client.name is not None and not self.directory.holds_name(client.name):
+            # Carried here from another node, which let the name go for this one to take.
+            self.claims.claim_then(client, client.name, lambda: self._join(client, name))
             return
         self.leave(client, "moved")
         try:

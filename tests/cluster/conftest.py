@@ -161,6 +161,17 @@ def database_link(cluster: Cluster, host: str = "127.0.0.1") -> tuple[Link, str]
     return link, cluster.url.replace(f"{db_host}:{port}", f"{host}:{link.port}")
 
 
+def on_hosts(cluster: Cluster, hosts: Hosts, count: int, *args: str) -> tuple[list[Node], Link]:
+    """``count`` nodes (started with ``args``), each on a host of its own, reaching
+    PostgreSQL over the switch through one :class:`Link` (cut it after the test)."""
+    database, url = database_link(cluster, hosts.own)
+    nodes = []
+    for number in range(1, count + 1):
+        on, address = hosts.host(number)
+        nodes.append(cluster.node("--cluster", url, *args, on=on, host=address))
+    return nodes, database
+
+
 @pytest.fixture
 def cluster(postgres_url: str, tmp_path: Path) -> Iterator[Cluster]:
     started = Cluster(postgres_url, tmp_path)

@@ -151,3 +151,33 @@ async def test_a_member_whose_parent_goes_returns_from_caught_up_at_once(
         assert trio.current_time() - asked < 4.0  # SETTLE_TIMEOUT is 5 s
         assert not a.reachable
         nursery.cancel_scope.cancel()
+
+
+async def test_workers_claiming_one_name_or_its_lookalikes_at_once_give_it_to_one(
+    tmp_path: Path,
+) -> None:
+    # Before: a name was told to the parent at a worker's next sync, never claimed: each
+    # worker took it from its own copy, and every one of them answered GOLD.
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    async with trio.open_nursery() as nursery:
+        await nursery.start(hub.serve, path)
+        members = [await _member(nursery, path, set(), f"127.0.0.1:{n}") for n in range(3)]
+        for names in (["Zed0"] * 3, ["ada0", "Ada0", "\u0410da0"]):
+            answers: list[str | None] = [None] * 3
+
+            async def claim(number: int, name: str, answers: list[str | None]) -> None:
+                answers[number] = await members[number].claim_name(name)
+
+            async with trio.open_nursery() as claims:
+                for number, name in enumerate(names):
+                    claims.start_soon(claim, number, name, answers)
+            assert answers.count(None) == 1, answers
+            winner = answers.index(None)
+            assert members[winner].holds_name(names[winner])
+            assert all(
+                answer == f"{name} is playing on another node of this cluster; choose another name"
+                for answer, name in zip(answers, names, strict=True)
+                if answer is not None
+            )
+        nursery.cancel_scope.cancel()
