@@ -113,11 +113,11 @@ STATEMENTS: Final = (
     BEGIN
         IF TG_OP = 'DELETE' THEN
             PERFORM pg_notify('{CHANNEL}', json_build_object(
-                'op', 'unname', 'name', OLD.name, 'node', OLD.node)::text);
+                'op', 'unname', 'name', OLD.name, 'node', OLD.node, 'key', OLD.key)::text);
             RETURN OLD;
         END IF;
         PERFORM pg_notify('{CHANNEL}', json_build_object(
-            'op', 'name', 'name', NEW.name, 'node', NEW.node)::text);
+            'op', 'name', 'name', NEW.name, 'node', NEW.node, 'key', NEW.key)::text);
         RETURN NEW;
     END
     $$ LANGUAGE plpgsql

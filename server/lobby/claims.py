@@ -52,6 +52,10 @@ GAME_LOST: Final = (
 )
 
 
+def _playing_elsewhere(name: str) -> str:
+    return f"{name} is playing on another node of this cluster; choose another name"
+
+
 class Host(Protocol):
     """The lobby, as keeping the claims needs it (:class:`~server.lobby.lobby.Lobby`)."""
 
@@ -82,14 +86,37 @@ class Claims:
         for a server alone (its lobby skips the check altogether)."""
         directory.lost = self.lost
 
-    def fenced(self, client: Outbox, game: Game) -> bool:
-        """Whether ``client``'s command in ``game`` must wait for the lease (it acts on a
-        name of the directory's, and the lease is unconfirmed now)."""
+    def fenced(self, client: Outbox, game: Game, *, watching: bool) -> bool:
+        """Whether ``client``'s command in ``game`` must wait for the lease: it acts on a
+        name of the directory's (a created game's, or its player's own), and the lease is
+        unconfirmed now."""
         return (
             self.lapsed is not None
-            and (game.owner is not None or client.name is not None)
+            and (game.owner is not None or (client.name is not None and not watching))
             and self.lapsed()
         )
+
+    def holds_up(self, client: Outbox, game: Game, watching: bool) -> bool:
+        """Whether ``client``'s command in ``game`` must wait (:meth:`hold_up`): it plays
+        under a name this node does not hold (a ``HELLO`` refused leaves the name it
+        asked for), or :meth:`fenced`."""
+        name = client.name
+        if name is not None and not watching and not self._host.directory.holds_name(name):
+            return True
+        return self.fenced(client, game, watching=watching)
+
+    def hold_up(self, client: Outbox, watching: bool, then: Callable[[], None]) -> None:
+        """Run ``then`` once :meth:`holds_up` no longer holds: the client's name claimed
+        (refused at once if the local copy says another node's player goes by it), or
+        the lease confirmed."""
+        directory, name = self._host.directory, client.name
+        if name is not None and not watching and not directory.holds_name(name):
+            if directory.name_elsewhere(name):
+                client.send(Error(_playing_elsewhere(name)))
+                return
+            self.claim_then(client, name, then)
+            return
+        self.when_confirmed(client, then)
 
     def when_confirmed(self, client: Outbox, then: Callable[[], None]) -> None:
         """Run ``then`` once the lease is confirmed; ``ERROR`` if it cannot be in time.

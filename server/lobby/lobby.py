@@ -333,13 +333,13 @@ class Lobby:
     def play(self, client: Outbox, command: Command) -> None:
         """:meth:`command` of any command but ``HELLO``, which alone may need a claim
         (a name another node may hold): to the game ``client`` watches or plays in. The
-        session calls it for every other game command (one test fewer each). While the
-        node's lease is unconfirmed, a command acting on a name waits for it
-        (:meth:`Claims.fenced`)."""
+        session calls it for every other game command (one test fewer each). A command
+        acting on a name this node does not hold, or while its lease is unconfirmed,
+        waits for it (:meth:`Claims.holds_up`)."""
         watched = self._watching.get(client)
         game = watched or self._playing.get(client, self.default)
-        if self._lapsed is not None and self.claims.fenced(client, game):
-            self.claims.when_confirmed(client, lambda: self.play(client, command))
+        if self._lapsed is not None and self.claims.holds_up(client, game, watched is not None):
+            self.claims.hold_up(client, watched is not None, lambda: self.play(client, command))
             return
         if watched is not None:
             watched.handle_watcher(client, command)
@@ -411,7 +411,7 @@ class Lobby:
                 again = lambda: self._carry(client, command, here, settled=True)  # noqa: E731
                 self.claims.after_catching_up(client, again)
                 return
-            if local is not None and self.claims.fenced(client, local):
+            if local is not None and self.claims.fenced(client, local, watching=False):
                 self.claims.when_confirmed(client, lambda: self._carry(client, command, here))
                 return
         if remote is not None and client.redirect and remote.address != self.directory.advertise:

@@ -3,7 +3,9 @@
 Each :class:`Hosts` gets a switch (a namespace holding a bridge) and hosts (namespaces
 each with one veth port on the bridge), all on one /24 subnet; the test's own
 namespace is on the switch too (``.1``), so it reaches every host and the hosts reach
-what it serves. A host's link can be taken down and healed. Names carry a random tag,
+what it serves. A host's link can be taken down and healed, and the way from one host to
+one address can be cut silently (:meth:`Hosts.block`: a black-hole route, whose packets
+leave and vanish with no error coming back). Names carry a random tag,
 and the subnet is claimed (see :func:`claim_subnet`), so parallel runs never collide;
 everything is deleted at the end.
 """
@@ -31,6 +33,9 @@ def skip_unless_possible() -> None:
 def _ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
+
+BLACK_HOLE = "02:de:ad:be:ef:01"
+"""The link-layer address of the neighbour :meth:`Hosts.block` sends packets to: nobody's."""
 
 CANDIDATES = [f"10.{second}.{third}" for second in range(200, 251) for third in range(256)]
 """The /24 subnets :class:`Hosts` may take (their first three octets)."""
@@ -88,6 +93,8 @@ class Hosts:
         self.switch = f"dodsw{self.tag}"
         self.namespaces: list[str] = []
         self._ports: dict[str, str] = {}
+        self._inside: dict[str, tuple[str | None, str]] = {}
+        """Each address's namespace (``None``: the test's own) and interface."""
         self._add_namespace(self.switch)
         _ip("-n", self.switch, "link", "add", "br0", "type", "bridge")
         _ip("-n", self.switch, "link", "set", "br0", "up")
@@ -111,6 +118,7 @@ class Hosts:
         _ip(*where, "addr", "add", f"{address}/24", "dev", inside)
         _ip(*where, "link", "set", inside, "up")
         self._ports[address] = port
+        self._inside[address] = (namespace, inside)
 
     def host(self, number: int) -> tuple[list[str], str]:
         """A new host: the command prefix that runs a program on it, and its address."""
@@ -119,6 +127,38 @@ class Hosts:
         address = f"{self.subnet}.{number + 1}"
         self._plug(namespace, str(number), address)
         return ["ip", "netns", "exec", namespace], address
+
+    def alias(self, last: int) -> str:
+        """Another address of the test's own on the switch (``.last``), for what it serves
+        that a host should reach apart from the rest (so that a block cuts only that)."""
+        address = f"{self.subnet}.{last}"
+        _ip("addr", "add", f"{address}/24", "dev", self._inside[self.own][1])
+        return address
+
+    def block(self, host: str, peer: str) -> None:
+        """Packets from ``host`` (an address of a host) to ``peer`` vanish from now on:
+        a route through a neighbour nobody owns (no error comes back, as on a real cut)."""
+        namespace, inside = self._inside[host]
+        where = [] if namespace is None else ["-n", namespace]
+        nowhere = f"{self.subnet}.254"
+        _ip(
+            *where,
+            "neigh",
+            "replace",
+            nowhere,
+            "lladdr",
+            BLACK_HOLE,
+            "nud",
+            "permanent",
+            "dev",
+            inside,
+        )
+        _ip(*where, "route", "replace", f"{peer}/32", "via", nowhere, "dev", inside)
+
+    def unblock(self, host: str, peer: str) -> None:
+        namespace, _ = self._inside[host]
+        where = [] if namespace is None else ["-n", namespace]
+        subprocess.run(["ip", *where, "route", "del", f"{peer}/32"], capture_output=True)
 
     def cut(self, address: str) -> None:
         """Take the host's link down (its port on the switch)."""
