@@ -58,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--logs", type=Path, help="a folder to keep each server's log in (NAME.log)"
     )
+    parser.add_argument(
+        "--history", type=Path, help="a file to write the whole history to (JSON lines)"
+    )
     return parser
 
 
@@ -268,6 +271,8 @@ def main(argv: list[str] | None = None) -> int:
             "left running", clock(), f"processes {left} still ran after every server stopped"
         )
     report(campaign)
+    if args.history is not None:
+        campaign.history.save(args.history)
     print(f"violations: {len(campaign.violations)}", flush=True)
     return 0 if not campaign.violations else 1
 

@@ -7,8 +7,11 @@ monotonic clock, which every part of the campaign reads.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 _BEGAN: Final = time.monotonic()
@@ -125,3 +128,11 @@ class History:
             if abs(op.sent - moment) <= span and (clients is None or op.client in clients)
         ]
         return [text for _, text in sorted(lines)]
+
+    def save(self, path: Path) -> None:
+        """Write everything seen to ``path``, one JSON object a line (``record`` says which)."""
+        with path.open("w", encoding="utf-8") as out:
+            for kind, items in (("fault", self.faults), ("tenure", self.tenures), ("op", self.ops)):
+                for item in items:
+                    out.write(json.dumps({"record": kind, **dataclasses.asdict(item)}) + "\n")
+            out.write(json.dumps({"record": "nodes", "ids": self.node_ids}) + "\n")

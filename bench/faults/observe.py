@@ -49,12 +49,17 @@ class DirectoryLog:
     def _follow(self) -> None:
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.url, autocommit=True, connect_timeout=3) as db:
+                with (
+                    psycopg.connect(self.url, autocommit=True, connect_timeout=3) as db,
+                    psycopg.connect(self.url, autocommit=True, connect_timeout=3) as lookup,
+                ):
+                    # Queries go on a connection of their own: the listening one only
+                    # listens, so that no announcement is lost behind a query.
                     db.execute(f"LISTEN {CHANNEL}")
-                    self._snapshot(db)
+                    self._snapshot(lookup)
                     while not self._stop.is_set():
                         for note in db.notifies(timeout=0.25):
-                            self._announced(db, json.loads(note.payload))
+                            self._announced(lookup, json.loads(note.payload))
             except (psycopg.Error, OSError, ValueError):
                 self._stop.wait(0.2)
 

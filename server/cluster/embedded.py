@@ -382,8 +382,8 @@ class EmbeddedDirectory(SharedDirectory):
         wanted = self._wanted_keys()
         gone = sorted(key for key in self._held_keys if key not in wanted)
         if gone:
+            self._let_go(gone)  # a HELLO meanwhile claims it anew, behind this
             await self._send({"op": "unname", "name": "", "keys": gone})
-            self._let_go(gone)
         lost = []
         for name in self._names_to_claim():
             won = await self._claim_keys(name, name_keys(name))

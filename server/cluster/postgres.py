@@ -345,7 +345,9 @@ class PostgresDirectory(SharedDirectory):
             if row is not None:
                 self._published[name] = text
         # Checked against the claims as they are now: one may have been won meanwhile.
-        for name in [name for name in self._published if name not in self._claimed]:
+        for name in [
+            name for name in self._published if name not in self._claimed | self._claiming
+        ]:
             await self._execute(schema.DROP, self._key(name))
             self._published.pop(name, None)
         self._tell_lost(lost, ())
@@ -369,8 +371,10 @@ class PostgresDirectory(SharedDirectory):
         wanted = self._wanted_keys()
         gone = sorted(key for key in self._held_keys if key not in wanted)
         if gone:
-            await self._execute(schema.UNNAME, {"node": self.node, "keys": gone})
+            # Not held from now on: a HELLO meanwhile claims it anew (behind this call),
+            # rather than count on a key that is being let go.
             self._let_go(gone)
+            await self._execute(schema.UNNAME, {"node": self.node, "keys": gone})
         lost = []
         for name in self._names_to_claim():
             won = await self._claim_keys(name, name_keys(name))
