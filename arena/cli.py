@@ -228,7 +228,7 @@ def _main(argv: Sequence[str] | None) -> int:
     records = tournament_records(store, tournament, matches)
     intruded = strangers(tournament, matches, records)
     for game, what in intruded.items():
-        console.print(f"dod-arena: {game}: {what}; left out of the table")
+        console.print(f"dod-arena: {game}: {what}; left out of the table", markup=False)
     records = [r for r in records if r.game not in intruded]
     if not options.no_rerate:
         for world in options.world:

@@ -13,8 +13,9 @@ entrant's name). So:
 
 * the bot's one connection is the only way out: the namespace has no other network, and
   the listener is closed once the bot has connected;
-* when the bot exits, or the jail is stopped (SIGTERM, or SIGKILL through ``unshare
-  --kill-child``), the jail exits, and the kernel kills every process left in the PID
+* when the bot exits, or the jail is stopped (SIGTERM, SIGKILL through ``unshare
+  --kill-child``, or the arena's lifeline ending: :mod:`commandline.lifeline`), the
+  jail exits, and the kernel kills every process left in the PID
   namespace, however detached (``setsid``, double forks): nothing a bot started outlives
   its match.
 
@@ -34,6 +35,8 @@ import subprocess
 import sys
 import threading
 from typing import Final
+
+from commandline import lifeline
 
 SIOCGIFFLAGS: Final = 0x8913
 SIOCSIFFLAGS: Final = 0x8914
@@ -85,6 +88,8 @@ def main(argv: list[str] | None = None) -> int:
     # from outside, end at once (taking every process in the namespace with it).
     signal.signal(signal.SIGTERM, lambda *_: os._exit(128 + signal.SIGTERM))
     signal.signal(signal.SIGINT, lambda *_: os._exit(128 + signal.SIGINT))
+    # The arena ended without stopping us (kill -9): end at once, and the namespace too.
+    lifeline.hold(on_cut=lambda: os._exit(lifeline.PARENT_GONE_STATUS))
     outside = socket.socket(fileno=options.fd)
     loopback_up()
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from rich.table import Table
+from rich.text import Text
 
 from records.model import GameRecord, PlayerResult
 from records.standings import Line
@@ -86,7 +87,7 @@ def table_of(lines: Sequence[Line], title: str) -> Table:
     for rank, line in enumerate(lines, 1):
         table.add_row(
             str(rank),
-            line.name,
+            Text(line.name),  # text, never Rich markup
             f"{line.rating.ordinal:.2f}",
             f"{line.rating.mu:.2f} ± {line.rating.sigma:.2f}",
             str(line.games),

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import trio
+from rich.markup import escape
 from rich.progress import Progress
 
 from .match import Outcome, play_match
@@ -79,7 +80,8 @@ class Arena:
             self.outcomes.append(outcome)
             progress.advance(task)
             if outcome.error:
-                progress.console.print(f"[yellow]{outcome.game}: {outcome.error}")
+                shown = escape(f"{outcome.game}: {outcome.error}")
+                progress.console.print(f"[yellow]{shown}")
         finally:
             server.busy -= 1
             self._slots.release()

@@ -29,6 +29,8 @@ from typing import Final
 
 import trio
 
+from commandline import lifeline
+
 __all__ = ["CommandFor", "Sandbox", "StartedBot", "choose_isolation"]
 
 CommandFor = Callable[[int], Sequence[str]]
@@ -132,7 +134,9 @@ class Sandbox:
                     "--",
                     *command_for(port),
                 ]
-                process = await quiet(command, pass_fds=(theirs.fileno(),))
+                # The jail holds the arena's lifeline: its namespace ends with the arena.
+                held = lifeline.child_options(pass_fds=(theirs.fileno(),))
+                process = await quiet(command, **held)
             except BaseException:
                 ours.close()
                 raise
@@ -143,7 +147,9 @@ class Sandbox:
         listener = listeners[0]
         port = listener.socket.getsockname()[1]
         try:
-            process = await quiet(list(command_for(port)))
+            # A bot of ours holds the arena's lifeline (bots.cli); another ends when its
+            # connection to the arena does, if it minds it.
+            process = await quiet(list(command_for(port)), **lifeline.child_options())
         except BaseException:
             await listener.aclose()
             raise

@@ -14,6 +14,8 @@ from typing import Final
 
 import trio
 
+from commandline import lifeline
+
 __all__ = ["ServerProcess", "run_server", "stop_process", "stop_servers"]
 
 LISTENING: Final = re.compile(rb"listening on [^\s:]+:(\d+)")
@@ -62,7 +64,9 @@ async def run_server(
     options: argparse.Namespace, index: int, task_status: trio.TaskStatus[ServerProcess]
 ) -> None:
     """Start a server, report it once it listens, copy its log to ``DIR/server-N.log``
-    until it exits; stop it (SIGTERM, then SIGKILL) when cancelled."""
+    until it exits; stop it (SIGTERM, then SIGKILL) when cancelled. It holds this
+    process's lifeline: should the arena end without stopping it (``kill -9``), it
+    stops by itself."""
     log_path = Path(options.dir) / f"server-{index}.log"
     process = await trio.lowlevel.open_process(
         server_command(options),
@@ -70,6 +74,7 @@ async def run_server(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         start_new_session=True,
+        **lifeline.child_options(),
     )
     try:
         with log_path.open("wb") as log:

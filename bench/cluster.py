@@ -50,6 +50,8 @@ from pathlib import Path
 
 import trio
 
+from commandline import lifeline
+
 from . import generator, load
 
 LOOK_LINES = 6  # LOOKREPLY and a 5x5 view in the classic world
@@ -124,6 +126,7 @@ class Node:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
+            **lifeline.child_options(),
         )
         assert isinstance(self.process.stderr, io.BufferedReader)
         seen = b""
@@ -189,25 +192,34 @@ def _rss_kib(pid: int) -> int:
 def connections_per_process(pids: list[int], port: int) -> dict[int, int]:
     """Established TCP connections to local ``port`` that each of ``pids`` holds
     (from /proc/net/tcp and the processes' descriptors): how the kernel spread them."""
-    wanted = f":{port:04X}"
+    inodes = tcp_sockets(port)
+    return {pid: len(held_sockets(pid) & inodes) for pid in pids}
+
+
+def tcp_sockets(port: int, *, far: bool = False) -> set[str]:
+    """The inodes of the established TCP sockets whose own end (``far``: whose other
+    end) is on ``port``, from /proc/net/tcp and tcp6."""
+    wanted, column = f":{port:04X}", 2 if far else 1
     inodes: set[str] = set()
     for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         with contextlib.suppress(OSError), open(table) as rows:
             next(rows)
             for row in rows:
                 fields = row.split()
-                if fields[1].endswith(wanted) and fields[3] == "01":  # 01: ESTABLISHED
+                if fields[column].endswith(wanted) and fields[3] == "01":  # 01: ESTABLISHED
                     inodes.add(fields[9])
-    held = {}
-    for pid in pids:
-        count = 0
-        with contextlib.suppress(OSError):
-            for fd in os.listdir(f"/proc/{pid}/fd"):
-                with contextlib.suppress(OSError):
-                    target = os.readlink(f"/proc/{pid}/fd/{fd}")
-                    if target.startswith("socket:[") and target[8:-1] in inodes:
-                        count += 1
-        held[pid] = count
+    return inodes
+
+
+def held_sockets(pid: int) -> set[str]:
+    """The inodes of the sockets process ``pid`` holds (none if it is gone)."""
+    held: set[str] = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    held.add(target[8:-1])
     return held
 
 
@@ -242,6 +254,7 @@ def start_workers(count: int, folder: str, connections: int) -> Workers:
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        **lifeline.child_options(),
     )
     assert isinstance(process.stderr, io.BufferedReader)
     seen = b""

@@ -46,6 +46,8 @@ from typing import Final
 
 import trio
 
+from commandline import lifeline
+
 from .load import cpu_ticks, percentile
 
 STATED_PEAK_MIB: Final = 512
@@ -119,7 +121,9 @@ def start(folder: Path) -> Target:
         "--log-level",
         "warning",
     ]
-    process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, **lifeline.child_options()
+    )
     assert process.stderr is not None
     ports: dict[str, int] = {}
     http = None

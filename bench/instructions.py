@@ -56,6 +56,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from commandline import lifeline
+
 from . import generator, load
 from .load import Figures
 
@@ -269,8 +271,8 @@ def under_callgrind(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
-        env=env,
         cwd=folder,
+        **lifeline.child_options(env=env),
     )
     try:
         server = load.attach_server(f"{target.name}", process, timeout=600)

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from commandline import lifeline
+
 from . import generator, profile
 
 # A benchmark's figures: a JSON object of mixed numbers, names and nested lists, written
@@ -100,7 +102,11 @@ class ServerProcess:
 
 def start_server(name: str, argv: list[str]) -> ServerProcess:
     process = subprocess.Popen(
-        argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        **lifeline.child_options(),  # a benchmark killed takes its servers with it
     )
     return attach_server(name, process)
 

@@ -26,6 +26,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from commandline import lifeline
+
 
 def write_replay(folder: Path, moves: int) -> Path:
     """A replay of one player walking west and east on the tiny map."""
@@ -71,9 +73,9 @@ def main() -> None:
     server = subprocess.Popen(
         command,
         cwd=folder,
-        env={**os.environ, "PYTHONPATH": options.tree},
         stdin=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        **lifeline.child_options(env={**os.environ, "PYTHONPATH": options.tree}),
     )
     # The default buffering makes the pipe a BufferedReader, which can return what is there.
     assert isinstance(server.stderr, io.BufferedReader)

@@ -37,6 +37,8 @@ from wsproto import ConnectionType, WSConnection
 from wsproto.events import Request
 from wsproto.frame_protocol import FrameProtocol
 
+from commandline import lifeline
+
 WEB_AT = re.compile(r"web page at http://[\d.]+:(\d+)/")
 LISTENING = re.compile(r"listening on [\d.]+:(\d+)")
 SERVER = [sys.executable, "-m", "server", "--port", "0", "--http-port", "0", "--no-replays"]
@@ -73,9 +75,9 @@ def server(*args: str, server_path: str | None, nofile: int | None = None) -> It
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
         text=True,
-        env=env,
         cwd=server_path,  # ``-m`` puts the working folder first on the path
         preexec_fn=limit,
+        **lifeline.child_options(env=env),
     )
     assert process.stderr is not None
     port = web = None

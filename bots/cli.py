@@ -65,6 +65,7 @@ from clients import (
     ServerClosed,
     Win,
 )
+from commandline import lifeline
 
 from .result import BotResult, Progress
 
@@ -188,6 +189,7 @@ def bot_main(
             add_arguments(parser)
         options = parser.parse_args(argv)
         previous = signal.signal(signal.SIGTERM, _interrupt)
+        lifeline.hold()  # started by a launcher or an arena that ended: stop as if SIGTERMed
         try:
             result = _run(kind, play, options, worlds)
         finally:

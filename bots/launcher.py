@@ -44,6 +44,7 @@ from typing import Final, TextIO
 import trio
 
 from clients import DEFAULT_PORT
+from commandline import lifeline
 
 from . import KINDS
 from .result import BotResult, Progress, parse_line
@@ -149,7 +150,10 @@ class Launcher:
     async def _run_bot(self, run: BotRun) -> None:
         run.started = time.monotonic()
         process = await trio.lowlevel.open_process(
-            run.command, stdout=subprocess.PIPE, start_new_session=True
+            run.command,
+            stdout=subprocess.PIPE,
+            start_new_session=True,
+            **lifeline.child_options(),  # the bot ends should the launcher be killed
         )
         output = process.stdout
         assert output is not None  # opened with stdout=PIPE

@@ -142,13 +142,77 @@ def bests(store: Store, world: str, per_map: int = 10) -> list[MapBests]:
 
 
 def player_bests(store: Store, name: str) -> list[MapBests]:
-    """``name``'s best result on every map it won alone, with its rank among all there."""
-    mine = {(row.world, split_map(row.map)[0]) for row in _rows(store, None, name)}
-    worlds = sorted({world for world, _ in mine})
+    """``name``'s best result on every map it won alone, with its rank among all there.
+
+    Its own wins are read by its name (an index); its rank on a map is one plus a count,
+    made in the database, of the names with a better result there: the page of one name
+    never brings every result of a map into Python."""
+    mine: dict[tuple[str, str], Best] = {}
+    for row in _rows(store, None, name):
+        shown, health = split_map(row.map)
+        entry = Best(0, row.name, row.moves, row.gold, health, row.wins, row.first_at)
+        old = mine.get((row.world, shown))
+        mine[row.world, shown] = entry if old is None else _better(old, entry)
     found = []
-    for world in worlds:
-        for group in _ranked(_rows(store, world, None), per_map=1 << 30):
-            if (group.world, group.map) in mine:
-                results = tuple(best for best in group.results if best.name == name)
-                found.append(MapBests(group.world, group.map, results))
+    with store.reader.connect() as connection:
+        specs: dict[str, list[str | None]] = {}
+        for (world, shown), best in sorted(mine.items()):
+            if world not in specs:
+                specs[world] = list(
+                    connection.execute(
+                        sa.select(games.c.map).distinct().where(games.c.world == world)
+                    ).scalars()
+                )
+            same_map = [spec for spec in specs[world] if split_map(spec)[0] == shown]
+            ahead = connection.execute(_names_ahead(world, same_map, best)).scalar_one()
+            found.append(MapBests(world, shown, (_ranked_as(best, ahead + 1),)))
     return found
+
+
+def _ranked_as(best: Best, rank: int) -> Best:
+    return Best(rank, best.name, best.moves, best.gold, best.health, best.wins, best.first_at)
+
+
+def _names_ahead(world: str, specs: list[str | None], best: Best) -> sa.Select[int]:
+    """How many names did better than ``best`` on the map whose specs are ``specs``:
+    any win with less starting health, or, with as much, a better aggregate (as
+    :func:`_order` ranks them)."""
+    health = best.health or 0
+    below = [spec for spec in specs if (split_map(spec)[1] or 0) < health]
+    level = [spec for spec in specs if (split_map(spec)[1] or 0) == health]
+    wins = (
+        sa.select(players.c.name)
+        .select_from(games.join(players, players.c.game_id == games.c.id))
+        .where(
+            games.c.world == world,
+            players.c.outcome == WIN,
+            players.c.name.is_not(None),
+            sa.not_(games.c.rated),
+        )
+    )
+    moves = sa.func.min(players.c.moves)
+    gold = sa.func.max(players.c.gold)
+    first = sa.func.min(games.c.ended_at)
+    assert best.first_at is not None  # every recorded game has ended
+    better = sa.or_(
+        moves < best.moves,
+        sa.and_(moves == best.moves, gold > best.gold),
+        sa.and_(moves == best.moves, gold == best.gold, first < best.first_at),
+        sa.and_(
+            moves == best.moves,
+            gold == best.gold,
+            first == best.first_at,
+            players.c.name < best.name,
+        ),
+    )
+    parts = [wins.where(_spec_in(level)).group_by(games.c.map, players.c.name).having(better)]
+    if below:
+        parts.append(wins.where(_spec_in(below)))
+    names = sa.union(*parts).subquery()
+    return sa.select(sa.func.count()).select_from(names)
+
+
+def _spec_in(specs: list[str | None]) -> sa.ColumnElement[bool]:
+    given = [spec for spec in specs if spec is not None]
+    condition = games.c.map.in_(given)
+    return sa.or_(condition, games.c.map.is_(None)) if None in specs else condition

@@ -30,6 +30,7 @@ from typing import Any, TextIO
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from commandline import run_command
 
@@ -215,10 +216,10 @@ def leaderboard_table(rows: list[dict[str, Any]], title: str | None = None) -> T
     for column in ("world", "rank", "name", "rating", "mu", "± sigma", "games", "wins"):
         table.add_column(column, justify="left" if column in ("world", "name") else "right")
     for row in rows:
-        table.add_row(
-            row["world"],
+        table.add_row(  # a name is text, never Rich markup: a player may be called [/]
+            Text(row["world"]),
             str(row["rank"]),
-            row["name"],
+            Text(row["name"]),
             f"{row['rating']:.2f}",
             f"{row['mu']:.2f}",
             f"{row['sigma']:.2f}",
@@ -243,13 +244,13 @@ def _print_rows(title: str, rows: list[dict[str, Any]], out: TextIO) -> None:
     if not rows:
         print(f"{title}: none", file=out)
         return
-    table = Table(title=title)
+    table = Table(title=Text(title))
     for column in rows[0]:
         table.add_column(column)
     for row in rows:
         table.add_row(
             *(
-                "" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v)
+                Text("" if v is None else f"{v:.2f}" if isinstance(v, float) else str(v))
                 for v in row.values()
             )
         )

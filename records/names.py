@@ -11,10 +11,13 @@ name shares with every name it could be mistaken for, and two names clash when
 their keys meet. Each key is a Unicode TR39 confusable skeleton (ICU's spoof
 checker: Cyrillic ``А`` and Latin ``A``, ``1`` and ``l``, ``rn`` and ``m``) of the
 name in NFKC (fullwidth and other compatibility forms become plain letters), with
-its spaces collapsed; one key is taken after case folding (``ALICE`` is ``Alice``),
-one before (an upper-case ``I`` looks like a lower-case ``l``, which folding hides).
-So ``Alice`` clashes with ``alice``, ``ALICE``, ``Аlice`` (Cyrillic), ``Ａｌｉｃｅ``,
-``A1ice`` and ``AIice``; ``Mia`` and ``Mla`` stay apart. :class:`LookalikeNames` is
+its spaces collapsed, its accents and other combining marks dropped and the
+punctuation at its ends taken off (the eye passes over all three: ``Alicé``,
+``Alice.``); one key is taken after case folding (``ALICE`` is ``Alice``), one before
+(an upper-case ``I`` looks like a lower-case ``l``, which folding hides). So ``Alice``
+clashes with ``alice``, ``ALICE``, ``Аlice`` (Cyrillic), ``Ａｌｉｃｅ``, ``A1ice``,
+``AIice``, ``Alicé``, ``Alice.`` and ``Alicе́`` (a Cyrillic ``е`` under an accent);
+``Mia`` and ``Mla`` stay apart. :class:`LookalikeNames` is
 a mapping keyed that way.
 """
 
@@ -69,10 +72,27 @@ def _skeleton(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", str(_SPOOF.getSkeleton(0, text))).split())
 
 
+def _bare(text: str) -> str:
+    """``text`` without what the eye passes over: combining marks (accents, on any
+    letter) and invisible format characters, then punctuation at either end; ``text``
+    itself if nothing but those is left (a name such as ``[/]``)."""
+    letters = "".join(
+        char
+        for char in unicodedata.normalize("NFD", text)
+        if not unicodedata.combining(char) and unicodedata.category(char) != "Cf"
+    )
+    start, end = 0, len(letters)
+    while start < end and unicodedata.category(letters[start]).startswith("P"):
+        start += 1
+    while end > start and unicodedata.category(letters[end - 1]).startswith("P"):
+        end -= 1
+    return unicodedata.normalize("NFC", letters[start:end].strip()) or text
+
+
 def lookalike_keys(name: str) -> tuple[str, str]:
     """The keys of ``name``: two names look alike when any key of one is a key of the
     other (see the module docstring). The first is the one the store keeps unique."""
-    plain = " ".join(unicodedata.normalize("NFKC", name).split())
+    plain = _bare(" ".join(unicodedata.normalize("NFKC", name).split()))
     folded = _skeleton(unicodedata.normalize("NFKC", plain.casefold()))
     cased = _skeleton(unicodedata.normalize("NFKC", _skeleton(plain).casefold()))
     return folded, cased

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from .model import GameRecord, now
 from .names import lookalike_keys
 from .ranking import Rating, rate_game
-from .schema import games, names, players, ratings
+from .schema import games, names, ordinal, players, ratings
 
 __all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url", "sqlite_file"]
 
@@ -438,7 +438,6 @@ class Store:
 
     def leaderboard(self, world: str | None = None, limit: int | None = None) -> list[Standing]:
         """Ratings, best first (by ``mu - 3 sigma``), per world; every world if ``None``."""
-        ordinal = ratings.c.mu - 3 * ratings.c.sigma
         query = sa.select(ratings).order_by(ratings.c.world, ordinal.desc(), ratings.c.name)
         if world is not None:
             query = query.where(ratings.c.world == world)
@@ -452,6 +451,27 @@ class Store:
                 continue
             rating = Rating(mu=row.mu, sigma=row.sigma, games=row.games, wins=row.wins)
             table.append(Standing(rank[row.world], row.world, row.name, rating))
+        return table
+
+    def standings_of(self, name: str) -> list[Standing]:
+        """``name``'s line of :meth:`leaderboard` in every world it is rated in, its rank
+        as the whole table would give it, read through indexes: its own rows, and for
+        each a count of the index entries ahead of it (never the whole ladder)."""
+        with self.reader.connect() as connection:
+            rows = connection.execute(
+                sa.select(ratings, ordinal.label("ordinal"))
+                .where(ratings.c.name == name)
+                .order_by(ratings.c.world)
+            ).all()
+            table: list[Standing] = []
+            for row in rows:
+                world = ratings.c.world == row.world
+                count = sa.select(sa.func.count()).select_from(ratings)
+                better = count.where(world, ordinal > row.ordinal).scalar_subquery()
+                tied = count.where(world, ordinal == row.ordinal, ratings.c.name < name)
+                ahead = connection.execute(sa.select(better + tied.scalar_subquery())).scalar_one()
+                rating = Rating(mu=row.mu, sigma=row.sigma, games=row.games, wins=row.wins)
+                table.append(Standing(ahead + 1, row.world, row.name, rating))
         return table
 
     def worlds(self) -> list[str]:

@@ -164,6 +164,8 @@ class Server:
                                     )
                                 )
                             task_status.started(self)
+                    for listener in listeners:  # the port is let go now, not after the goodbyes
+                        listener.socket.close()
                     self._say_goodbye(connections)
                 # Every connection has left its game: the games can close their replays.
                 games.cancel_scope.cancel()

@@ -9,11 +9,14 @@ import gc
 import os
 import signal
 import sys
+from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import NoReturn
 
 import trio
 
+from commandline import lifeline
 from records.store import Store, StoreError, safe_url
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
@@ -88,7 +91,12 @@ def _tune_garbage_collector() -> None:
 
 
 async def _run(server: Server) -> None:
-    """Serve until SIGINT or SIGTERM, then shut down cleanly."""
+    """Serve until SIGINT or SIGTERM, then shut down cleanly (draining first with
+    ``--drain-timeout``), or until the parent that gave this process its lifeline ends
+    (:mod:`commandline.lifeline`), then shut down at once. Told either before the
+    server listens, it stops at once: nothing has been served."""
+    parent_gone = trio.Event()
+    lifeline.hold(on_cut=partial(_set_from_thread, parent_gone, trio.lowlevel.current_trio_token()))
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -98,7 +106,10 @@ async def _run(server: Server) -> None:
                 finally:
                     nursery.cancel_scope.cancel()
 
+            started = trio.Event()
+            nursery.start_soon(_stop_when_told, server, signals, parent_gone, started, nursery)
             await nursery.start(serve_then_stop)
+            started.set()
             for listen in server.listening:
                 speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
                 announce(
@@ -113,12 +124,47 @@ async def _run(server: Server) -> None:
 
                 web = await nursery.start(serve_web, server)
                 announce("dod-server", f"web page at {web.url}", url=web.url)
-            async for _ in signals:
-                if server.config.drain_timeout is not None:
-                    await server.drain(server.config.drain_timeout)
-                server.shutdown()
-                break
             await trio.sleep_forever()  # until serve_then_stop cancels us
+
+
+def _set_from_thread(event: trio.Event, token: trio.lowlevel.TrioToken) -> None:
+    with contextlib.suppress(trio.RunFinishedError):
+        trio.from_thread.run_sync(event.set, trio_token=token)
+
+
+async def _stop_when_told(
+    server: Server,
+    signals: AsyncIterator[int],
+    parent_gone: trio.Event,
+    started: trio.Event,
+    everything: trio.Nursery,
+) -> None:
+    """Stop ``server`` at the first signal or once its parent is gone."""
+    told: list[str] = []
+
+    async def on_signal(waiting: trio.CancelScope) -> None:
+        async for _ in signals:
+            told.append("signal")
+            break
+        waiting.cancel()
+
+    async def on_parent_gone(waiting: trio.CancelScope) -> None:
+        await parent_gone.wait()
+        told.append("parent")
+        waiting.cancel()
+
+    async with trio.open_nursery() as waiting:
+        waiting.start_soon(on_signal, waiting.cancel_scope)
+        waiting.start_soon(on_parent_gone, waiting.cancel_scope)
+    if not started.is_set():
+        everything.cancel_scope.cancel()
+    elif told[0] == "parent":
+        announce("dod-server", "its parent process has ended: stopping", level="warning")
+        server.shutdown()
+    else:
+        if server.config.drain_timeout is not None:
+            await server.drain(server.config.drain_timeout)
+        server.shutdown()
 
 
 def _check_writable(directory: Path) -> None:
@@ -211,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                 sys.argv[1:] if argv is None else argv,
                 http=config.http_port is not None,
                 embedded=config.cluster is None,
+                drain_timeout=config.drain_timeout or 0.0,
             )
         configure_logging(config.log_format, config.log_level)
         server = Server(config)

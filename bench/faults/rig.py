@@ -1,11 +1,11 @@
 """The system the campaign breaks: real processes on hosts of their own, real links.
 
 * Three nodes of one cluster (``A``, ``B``, ``C``), each a ``dod-server --cluster`` on a
-  network-namespace host of its own (:class:`tests.cluster.hosts.Hosts`), recording into
+  network-namespace host of its own (:class:`bench.faults.hosts.Hosts`), recording into
   the cluster's database (``--db auto``) with a records journal of its own that outlives
   it (a node killed and started again finishes writing what it told).
-* PostgreSQL on a fourth host (:class:`tests.postgres.PostgresOnHost`). Each node reaches
-  it through a forwarder of its own (:class:`tests.cluster.proxy.Link`, in this process,
+* PostgreSQL on a fourth host (:class:`bench.faults.postgres.PostgresOnHost`). Each node reaches
+  it through a forwarder of its own (:class:`bench.faults.links.Link`, in this process,
   on an address of the switch nothing else uses), so that the campaign can slow that one
   link or make it lossy; a cut is a black-hole route (:meth:`Hosts.block`).
 * A ``dod-server --workers 2`` on a fifth host (``W``), with the embedded directory of its
@@ -31,9 +31,9 @@ from pathlib import Path
 
 import psycopg
 
-from tests.cluster.hosts import Hosts
-from tests.cluster.proxy import Link
-from tests.postgres import PostgresOnHost
+from .hosts import Hosts
+from .links import Link
+from .postgres import PostgresOnHost
 
 PORT = 7000
 """Every node's game port (each on its own host's address)."""

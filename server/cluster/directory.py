@@ -21,6 +21,7 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Final, Protocol
@@ -29,6 +30,7 @@ import trio
 
 from protocol.commands import Join, Watch
 from protocol.replies import GameInfo
+from records.names import lookalike_keys
 
 from ..game.outbox import Outbox
 from .relay import ServeRelayed
@@ -47,6 +49,14 @@ LostClaims = Callable[[Collection[str], Collection[str]], None]
 
 def _nothing_lost(games: Collection[str], names: Collection[str]) -> None:
     """What a directory tells of lost claims until the lobby listens (nothing yet held)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def name_keys(name: str) -> tuple[str, ...]:
+    """The keys a player's name is claimed by in the directory: its lookalike keys
+    (:func:`records.names.lookalike_keys`), each once, in order (claims that take keys
+    in one order never wait on each other in a circle)."""
+    return tuple(sorted(set(lookalike_keys(name))))
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,8 +37,8 @@ import structlog
 import trio
 
 from . import schema
-from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames
-from .shared import SharedDirectory, describe_cluster, name_keys
+from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, name_keys
+from .shared import SharedDirectory, describe_cluster
 
 DB_TIMEOUT: Final = 3.0
 """Seconds any one call to PostgreSQL may take before the directory counts it as gone."""

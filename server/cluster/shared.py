@@ -18,7 +18,6 @@ claim it.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import uuid
 from collections.abc import Collection, Iterable, Sequence
@@ -31,7 +30,7 @@ import trio
 from protocol.commands import Join, Watch
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
-from records.names import LookalikeNames, lookalike_keys
+from records.names import LookalikeNames
 
 from ..game.outbox import Outbox
 from .directory import (
@@ -41,18 +40,11 @@ from .directory import (
     LostClaims,
     RemoteGame,
     _nothing_lost,
+    name_keys,
 )
 from .relay import Relay, Relayable, ServeRelayed, serve_relays
 
 log = structlog.get_logger("server.cluster")
-
-
-@functools.lru_cache(maxsize=8192)
-def name_keys(name: str) -> tuple[str, ...]:
-    """The keys a player's name is claimed by in the directory: its lookalike keys
-    (:func:`records.names.lookalike_keys`), each once, in order (claims that take keys
-    in one order never wait on each other in a circle)."""
-    return tuple(sorted(set(lookalike_keys(name))))
 
 
 class _Pending:

@@ -5,10 +5,17 @@ it runs, so no other program takes it), then starts N worker processes that each
 listen on it with ``SO_REUSEPORT``: the kernel spreads new connections over them, and
 they form a cluster (:mod:`server.cluster`), so a client of any worker sees and joins
 every worker's games. A worker that exits is started again; ``SIGTERM`` or ``SIGINT``
-to the parent is passed to every worker, and the parent exits when they have.
+to the parent is passed to every worker, and the parent exits when they have (a worker
+that has not exited :data:`STOP_GRACE` seconds after its drain is killed).
+
+The workers end with the parent however it ends, ``kill -9`` included: each holds the
+parent's lifeline (:mod:`commandline.lifeline`) and stops once it breaks, so no worker
+keeps the port of a parent that is gone.
 
 Without ``--cluster``, the parent keeps the workers' directory itself
-(:mod:`server.cluster.embedded`) on a Unix socket in a private temporary folder.
+(:mod:`server.cluster.hub`) on a Unix socket in a private temporary folder, and
+admits only its own workers to it. Should the directory ever fail, the parent stops
+its workers and exits with status 1, saying why: it never serves on without it.
 """
 
 from __future__ import annotations
@@ -22,18 +29,22 @@ import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import structlog
 import trio
 
-from .embedded import Hub
+from commandline import lifeline
+
+from .hub import Hub
 
 log = structlog.get_logger("server.cluster.workers")
 
 RESTART_PAUSE = 1.0
 """Seconds between a worker's exit and its restart, so a worker that cannot start
 does not spin."""
+STOP_GRACE = 15.0
+"""Seconds a worker told to stop has to exit, beyond its drain, before it is killed."""
 
 
 async def open_shared_listeners(port: int, host: str) -> list[trio.SocketListener]:
@@ -75,27 +86,50 @@ def reserve_port(host: str, port: int) -> socket.socket:
 
 
 def run_workers(
-    count: int, host: str, port: int, argv: Sequence[str], *, http: bool, embedded: bool
+    count: int,
+    host: str,
+    port: int,
+    argv: Sequence[str],
+    *,
+    http: bool,
+    embedded: bool,
+    drain_timeout: float = 0.0,
 ) -> int:
     """Run ``count`` workers of ``dod-server argv`` on ``host:port`` until a signal;
-    ``embedded``: with a directory of this process's (no ``--cluster`` was given)."""
+    ``embedded``: with a directory of this process's (no ``--cluster`` was given).
+    The exit status: 0, or 1 if the directory failed."""
     holder = reserve_port(host, port)
     port = holder.getsockname()[1]
+    stop = threading.Event()
+    failed: list[str] = []
+
+    def directory_failed(why: str) -> None:
+        failed.append(why)
+        stop.set()
+
     directory: list[str] = []
+    hub: Hub | None = None
     if embedded:
         folder = tempfile.mkdtemp(prefix="dod-workers-")
         path = os.path.join(folder, "directory")
         directory = ["--cluster", f"unix:{path}"]
-        _host_directory(path)
-    stop = threading.Event()
+        hub = Hub()
+        _host_directory(hub, path, directory_failed)
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
+    lifeline.hold(on_cut=stop.set)  # this process's own parent ended: stop as if told
 
     def start(number: int) -> subprocess.Popen[bytes]:
         own = ["--workers", "1", "--reuse-port", "--port", str(port)]
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
-        return subprocess.Popen([sys.executable, "-m", "server", *argv, *directory, *own])
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "server", *argv, *directory, *own],
+            **lifeline.child_options(),
+        )
+        if hub is not None:
+            hub.admit(worker.pid)
+        return worker
 
     print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
     if directory:
@@ -111,29 +145,57 @@ def run_workers(
             for number, worker in enumerate(workers):
                 if worker.poll() is not None:
                     log.warning("worker exited", worker=number, status=worker.returncode)
+                    if hub is not None:
+                        hub.forget(worker.pid)
                     workers[number] = start(number)
     finally:
-        for worker in workers:
-            with contextlib.suppress(ProcessLookupError):
-                worker.send_signal(signal.SIGTERM)
-        for worker in workers:
-            worker.wait()
+        _stop(workers, drain_timeout + STOP_GRACE)
         holder.close()
         if directory:
             shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
+    if failed:
+        print(f"dod-server: the workers' directory failed: {failed[0]}", file=sys.stderr)
+        return 1
     return 0
 
 
-def _host_directory(path: str) -> None:
-    """Serve the workers' directory (:class:`~server.cluster.embedded.Hub`) from a thread
-    of this process, once it listens."""
+def _stop(workers: list[subprocess.Popen[bytes]], grace: float) -> None:
+    """SIGTERM every worker, then SIGKILL those still running ``grace`` seconds later."""
+    for worker in workers:
+        with contextlib.suppress(ProcessLookupError):
+            worker.send_signal(signal.SIGTERM)
+    for worker in workers:
+        try:
+            worker.wait(grace)
+        except subprocess.TimeoutExpired:
+            log.warning("worker did not stop, killed", pid=worker.pid, grace=grace)
+            worker.kill()
+            worker.wait()
+
+
+def _host_directory(hub: Hub, path: str, failed: Callable[[str], None]) -> None:
+    """Serve the workers' directory ``hub`` from a thread of this process, once it
+    listens; ``failed(why)`` is called from that thread should it ever end."""
     ready = threading.Event()
+    listening: list[bool] = []
 
     async def serve() -> None:
         async with trio.open_nursery() as nursery:
-            await nursery.start(Hub().serve, path)
+            await nursery.start(hub.serve, path)
+            listening.append(True)
             ready.set()
 
-    threading.Thread(target=trio.run, args=(serve,), daemon=True).start()
-    if not ready.wait(30):
+    def run() -> None:
+        try:
+            trio.run(serve)
+            why = "it stopped"
+        except BaseException as error:  # reported, then the parent stops: never silently
+            log.exception("the workers' directory failed")
+            why = repr(error)
+        ready.set()
+        if listening:
+            failed(why)
+
+    threading.Thread(target=run, name="directory", daemon=True).start()
+    if not ready.wait(30) or not listening:
         raise OSError(f"the workers' directory did not start on {path}")

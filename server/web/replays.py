@@ -99,7 +99,11 @@ def replay_path(directory: Path | None, name: str) -> Path:
     ):
         raise NoSuchReplay(name)
     path = directory / name
-    if not path.is_file():
+    try:
+        found = path.is_file()
+    except (OSError, ValueError):  # a name the system cannot hold (too long): none such
+        found = False
+    if not found:
         raise NoSuchReplay(name)
     return path
 

@@ -75,12 +75,14 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
         if not name or len(name) > NAME_LENGTH:
             return JSONResponse({"error": f"a name is 1 to {NAME_LENGTH} characters"}, 400)
         try:
-            standings = await writer.call(Store.leaderboard, None, None)
+            # Each read goes through indexes: the records' one thread is never held
+            # by the whole ladder for one name (issue 36).
+            standings = await writer.call(Store.standings_of, name)
             solo = await writer.call(player_bests, name)
             games = await writer.call(Store.history, name, None, HISTORY_LINES)
         except StoreUnavailable as error:
             return JSONResponse({"error": f"the records are not reachable: {error}"}, 503)
-        ratings = [line.as_dict() for line in standings if line.name == name]
+        ratings = [line.as_dict() for line in standings]
         for game in games:  # a map named by a path is shown by its file name, never its folder
             game["map"] = replays.shown_map(game.get("map"))
         if not ratings and not solo and not games:

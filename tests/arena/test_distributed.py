@@ -3,12 +3,11 @@ records and table as the same tournament played on one machine."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -84,13 +83,16 @@ def test_a_worker_killed_mid_match_leaves_it_to_another_and_it_is_stored_once(
     first_dir = tmp_path / "first-worker"
     first = _arena("worker", "--db", postgres_url, "--lease", "3", "--dir", str(first_dir))
     _wait_for(flag, 1, first)  # its match is being played: the idle bot is in
+    started = _running(str(first_dir)) + _running(str(flag))
+    assert started, "the worker's server and bots are found by their command lines"
     first.kill()  # SIGKILL: no chance to release its match or stop its server and bots
     first.wait(timeout=60)
-    # What it started runs on until its own limits (its server's records stay in the
-    # worker's own store, never the shared one): as a supervisor would, end it here.
-    for pid in _running(str(first_dir)) + _running(str(flag)):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    # What it started ends with it (before: its server and bots ran on until their own
+    # limits): each holds its lifeline, and its server's records stay in its own store.
+    deadline = time.monotonic() + 60
+    while _running(str(first_dir)) or _running(str(flag)):
+        assert time.monotonic() < deadline, "the killed worker's server or bots run on"
+        time.sleep(0.05)
     first.communicate(timeout=60)
     # The idle bot quits at once when played again, so the second play ends.
     Path(f"{flag}.quit").write_text("")

@@ -17,11 +17,11 @@ from typing import Any
 import pytest
 
 from arena import cli as arena
+from bench.faults.postgres import PostgresOnHost
 from records.compare import compare
 from records.store import Store
 
 from ..cluster.hosts import Hosts, skip_unless_possible
-from ..postgres import PostgresOnHost
 from ..web.conftest import WEB_AT
 from .test_arena import DETERMINISTIC
 from .test_signals import IDLE, _wait_for

@@ -18,9 +18,13 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import pytest
+import trio
+
+from bench.faults.links import Link
+from commandline import lifeline
+from server.cluster.hub import Hub
 
 from .hosts import Hosts, skip_unless_possible
-from .proxy import Link
 
 ROOT = Path(__file__).parents[2]
 WAIT = 60.0
@@ -31,8 +35,14 @@ class Node:
     """One ``dod-server`` process; its standard error is read all along (never blocks it)."""
 
     def __init__(
-        self, *args: str, cwd: Path, on: Sequence[str] = (), host: str = "127.0.0.1"
+        self,
+        *args: str,
+        cwd: Path,
+        on: Sequence[str] = (),
+        host: str = "127.0.0.1",
+        listening: bool = True,
     ) -> None:
+        """Start it, and (``listening``) wait until it says where it listens."""
         self.host = host
         self.process = subprocess.Popen(
             [*on, sys.executable, "-m", "server", "--port", "0", "--no-http", "--no-db", *args],
@@ -40,13 +50,15 @@ class Node:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            # A test run killed takes its servers with it.
+            **lifeline.child_options(env={**os.environ, "PYTHONPATH": str(ROOT)}),
         )
         self.output = ""
         self._changed = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
-        found = self.wait_for(r"listening on [^\s]+:(\d+)")
-        self.port = int(found.group(1))
+        self.port = 0
+        if listening:
+            self.port = int(self.wait_for(r"listening on [^\s]+:(\d+)").group(1))
 
     def _read(self) -> None:
         assert self.process.stderr is not None
@@ -189,3 +201,14 @@ def hosts() -> Iterator[Hosts]:
         yield made
     finally:
         made.close()
+
+
+@pytest.fixture
+async def directory(tmp_path: Path, nursery: trio.Nursery) -> tuple[Hub, str]:
+    """The hub of a ``--workers`` parent serving on a Unix socket for the test, and the
+    socket's path; it takes this process's members in, as a parent takes its workers."""
+    path = str(tmp_path / "directory")
+    hub = Hub()
+    hub.admit(os.getpid())
+    await nursery.start(hub.serve, path)
+    return hub, path

@@ -52,6 +52,23 @@ def test_the_leaderboard_as_json_is_per_world_best_first(
     assert status == 0 and "baddies" in out and "classic" in out
 
 
+def test_names_that_look_like_markup_are_printed_as_they_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Issue 36: a player called [/] made the leaderboard exit 2 (Rich read it as markup).
+    url = f"sqlite:///{tmp_path / 'records.db'}"
+    store = Store(url)
+    store.migrate()
+    store.record([finished([("[/]", "win", 2), ("[bold]x", "lose", 0)])])
+    store.close()
+    status, out, err = run(url, "leaderboard", capsys=capsys)
+    assert status == 0, err
+    assert "[/]" in out and "[bold]x" in out
+    status, out, err = run(url, "history", "[/]", capsys=capsys)
+    assert status == 0, err
+    assert "[/]: 1 games" in out
+
+
 def test_history_and_game(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(url, "history", "c", "--json", capsys=capsys)
     rows = json.loads(out)

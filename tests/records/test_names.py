@@ -25,13 +25,22 @@ def clash(a: str, b: str) -> bool:
         "A1ice",  # digit one for l
         "AIice",  # capital I for l
         " Alice ",  # spaces around
+        "Alic\u00e9",  # an accent (issue 36)
+        "Alice\u0301",  # the same accent, combining
+        "Alice.",  # punctuation at an end
+        "(Alice)",
+        "Alic\u0435\u0301",  # Cyrillic small ie under a combining accent
+        "A\u200dlice",  # an invisible joiner
     ],
 )
 def test_names_that_look_like_alice_clash_with_it(lookalike: str) -> None:
     assert clash("Alice", lookalike)
 
 
-@pytest.mark.parametrize(("a", "b"), [("Alice", "Alicia"), ("Mia", "Mla"), ("Bob", "Rob")])
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [("Alice", "Alicia"), ("Mia", "Mla"), ("Bob", "Rob"), ("A.lice", "Alice"), ("[/]", "Bob")],
+)
 def test_names_that_differ_to_the_eye_stay_apart(a: str, b: str) -> None:
     assert not clash(a, b)
 

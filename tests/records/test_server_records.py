@@ -322,7 +322,9 @@ async def test_a_name_that_only_looks_like_a_claimed_one_is_refused_by_name(
     [answer] = await owner.ask("REGISTER Alice")
     token = answer.split(" ")[2]
     stranger = await Peer.connect(bound_port(server))
-    for lookalike in ("alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45", "A1ice"):
+    lookalikes = ["alice", "ALICE", "\u0410lice", "\uff21\uff4c\uff49\uff43\uff45", "A1ice"]
+    lookalikes += ["Alic\u00e9", "Alice.", "Alic\u0435\u0301"]  # issue 36: marks, punctuation
+    for lookalike in lookalikes:
         assert await stranger.ask(f"REGISTER {lookalike}") == [
             f"ERROR the name {lookalike!r} looks too much like 'Alice', which is claimed; "
             "choose another"

@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import multiprocessing
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection
 
 from records.model import GameRecord, Tally
 from records.ranking import Rating
@@ -51,7 +57,7 @@ def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> Non
 
 def test_migrating_twice_is_harmless_and_names_the_revision(store: Store) -> None:
     store.migrate()
-    assert store.revision() == "0002"
+    assert store.revision() == "0003"
 
 
 def test_a_game_is_stored_once_however_often_it_is_written(store: Store) -> None:
@@ -124,25 +130,27 @@ def test_a_name_that_only_looks_like_a_claimed_one_is_refused(store: Store) -> N
     assert store.claimed_names() == {"Alice", "Alicia", "Mia", "Mla"}
 
 
-def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) -> None:
-    from importlib.resources import files
-
-    from alembic import command
-    from alembic.config import Config
-
-    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+@contextmanager
+def _at_revision(store: Store, revision: str) -> Iterator[Connection]:
+    """A connection to ``store`` migrated to ``revision`` only: rows written then."""
     config = Config()
     config.set_main_option("script_location", str(files("records") / "migrations"))
     with store.engine.begin() as connection:
         config.attributes["connection"] = connection
-        command.upgrade(config, "0001")
+        command.upgrade(config, revision)
+        yield connection
+
+
+def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+    with _at_revision(store, "0001") as connection:
         for when, name in enumerate(["Alice", "alice", "Bob"]):
             connection.exec_driver_sql(
                 "INSERT INTO names (name, token_hash, created_at) VALUES (?, ?, ?)",
                 (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00"),
             )
     store.migrate()
-    assert store.revision() == "0002"
+    assert store.revision() == "0003"
     # Both old claims stand, by their exact spelling; new lookalikes of either are refused.
     assert store.token_hash("alice") == "hash-alice"
     assert store.lookalike("alice") == "alice"
@@ -150,6 +158,29 @@ def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) 
     assert not store.claim("ALICE", "hash-3")
     assert not store.claim("B0b", "hash-4")
     assert store.claim("Carol", "hash-5")
+
+
+def test_the_migration_gives_names_the_keys_that_drop_accents_and_end_punctuation(
+    tmp_path: Path,
+) -> None:
+    # Issue 36: keys made before 0003 kept accents and end punctuation, so with Alice
+    # claimed, Alicé and Alice. were claimed too. Their keys are made again, oldest first.
+    store = Store(f"sqlite:///{tmp_path / 'records.db'}")
+    with _at_revision(store, "0002") as connection:
+        for when, name in enumerate(["Alice", "Alic\u00e9", "Bob."]):
+            connection.exec_driver_sql(
+                "INSERT INTO names (name, token_hash, created_at, skeleton, cased_skeleton) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00", f"old-{when}", None),
+            )
+    store.migrate()
+    assert store.revision() == "0003"
+    assert store.lookalike("Alic\u00e9") == "Alic\u00e9"  # an old claim stands by its spelling
+    assert store.lookalike("ALIC\u00c8") == "Alice"  # a new lookalike meets the oldest
+    assert store.lookalike("Bob") == "Bob."
+    assert not store.claim("Alice.", "hash-4")
+    assert not store.claim("bob", "hash-5")
+    assert store.claim("Carol", "hash-6")
 
 
 def test_a_url_of_another_database_is_refused() -> None:

@@ -36,6 +36,16 @@ def test_a_replay_downloads_as_it_is_and_nothing_else_does(sprint_server: WebSer
         assert get(f"{sprint_server.url}replays/{name}")[0] == 404, name
 
 
+def test_a_replay_name_too_long_for_the_system_is_no_replay(sprint_server: WebServer) -> None:
+    # Issue 36: a name past what the file system takes answered 500 (ENAMETOOLONG).
+    for length in (255, 256, 4096):
+        name = "r" * (length - len(".jsonl")) + ".jsonl"
+        for route in ("replays", "api/replays"):
+            status, body, _ = get(f"{sprint_server.url}{route}/{name}")
+            assert status == 404 and b"no replay called" in body, (route, length)
+    assert get(f"{sprint_server.url}api/replays/{'%C3%A9' * 200}.jsonl")[0] == 404  # 400 bytes
+
+
 def test_a_players_page_refuses_what_it_cannot_answer(sprint_server: WebServer) -> None:
     status, body, _ = get(f"{sprint_server.url}api/players/{'x' * 65}")
     assert status == 400 and "1 to 64" in json.loads(body)["error"]
