@@ -19,7 +19,7 @@ from .history import OK, Fault, History, clock
 from .nemesis import KINDS, Nemesis, Planned, schedule
 from .observe import DirectoryLog, converge, games, held
 from .rig import NODES, WORKERS, Rig
-from .workload import ANSWER_BOUND, Client
+from .workload import ANSWER_BOUND, Client, Racer
 
 CONVERGE_WAIT: Final = 30.0
 """Seconds the campaign waits for the nodes to converge before it gives up on it."""
@@ -61,6 +61,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--history", type=Path, help="a file to write the whole history to (JSON lines)"
     )
+    parser.add_argument(
+        "--server-from",
+        type=Path,
+        metavar="DIR",
+        help="run the servers of another checkout (e.g. an older commit's, to see what "
+        "the campaign finds in it)",
+    )
     return parser
 
 
@@ -71,7 +78,12 @@ class Campaign:
         self.args, self.seed, self.plan = args, seed, plan
         self.history = History()
         self.violations: list[Violation] = []
-        self.rig = Rig(heartbeat=args.heartbeat, log_level=args.log_level, logs=args.logs)
+        self.rig = Rig(
+            heartbeat=args.heartbeat,
+            log_level=args.log_level,
+            logs=args.logs,
+            server_from=args.server_from,
+        )
         self.nemesis = Nemesis(self.rig, seed)
         self.bound = 3 * args.heartbeat
         """Seconds within which every node's GAMES must agree after a fault heals."""
@@ -89,9 +101,12 @@ class Campaign:
             Client(number, self.seed, rig.address, history, workers_share=self.args.workers_share)
             for number in range(self.args.clients)
         ]
+        racers = [Racer(number, self.seed, rig.address, history) for number in range(2)]
         async with trio.open_nursery() as nursery:
             for client in clients:
                 nursery.start_soon(client.run)
+            for racer in racers:
+                nursery.start_soon(racer.run)
             await trio.sleep(3.0)
             await self.check_state(None)
             ends = clock() + self.args.duration
@@ -105,8 +120,8 @@ class Campaign:
                 self.say(f"healed {number}: {planned.kind} {planned.target} {fault.detail}")
                 await self.check_state(fault)
                 await trio.sleep(planned.quiet)
-            for client in clients:
-                client.stop.set()
+            for stop in [client.stop for client in clients] + [racer.stop for racer in racers]:
+                stop.set()
             # Sessions end on their own (each command is bounded); then they are cut.
             nursery.cancel_scope.deadline = trio.current_time() + ANSWER_BOUND + 5
 

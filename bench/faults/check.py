@@ -9,7 +9,7 @@
 * **One holder at a time.** No node acts on a game's name, or on a player's name (or a
   lookalike of it), while the directory says another node holds it
   (:class:`~bench.faults.history.Tenure`, with :data:`SLACK` seconds for the
-  announcement's way to the campaign). A command acts for the node that answers it: the
+  announcement of its end to reach the campaign). A command acts for the node that answers it: the
   client's own, or, for a client in another node's game, that game's node (the name
   goes with a carried client: see ``server.cluster.shared``). A game is known by its
   name and seed, so two games of one name are told apart.
@@ -29,8 +29,10 @@ from records.names import lookalike_keys
 from .history import EOF, MALFORMED, OK, REFUSED, SILENT, UNASKED, Fault, History, Op, Tenure
 from .rig import WORKERS
 
-SLACK: Final = 1.0
-"""Seconds either way a directory announcement may take to reach the campaign."""
+SLACK: Final = 0.5
+"""Seconds a directory's announcement that a node let a name go may take to reach the
+campaign. (The announcement of a claim needs none: it can only come late, which makes
+the claim look shorter, never longer.)"""
 GRACE: Final = 2.0
 """Seconds after a killed node is serving again (or a paused one goes on) during which
 its clients' ends and refused connections are still the fault's."""
@@ -116,7 +118,7 @@ def holders(history: History) -> list[Violation]:
                 ended = tenure.ended if tenure.ended is not None else float("inf")
                 if (
                     holder not in (actor, "?")
-                    and tenure.began + SLACK < op.sent
+                    and tenure.began < op.sent
                     and op.done < ended - SLACK
                 ):
                     found.append(

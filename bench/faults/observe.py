@@ -20,6 +20,8 @@ from typing import Any, Final
 import psycopg
 import trio
 
+from records.names import lookalike_keys
+
 from .history import History, Tenure, clock
 from .rig import HTTP_PORT, PORT
 
@@ -73,14 +75,14 @@ class DirectoryLog:
                 self.history.node_ids.setdefault(str(known), letter)
 
     def _snapshot(self, db: psycopg.Connection[Any]) -> None:
-        rows = [
-            ("game", name, node)
-            for name, node in db.execute("SELECT name, node FROM cluster_games")
-        ]
-        rows += [
-            ("name", key, node)
-            for key, node in db.execute("SELECT key, node FROM cluster_name_keys")
-        ]
+        games = db.execute("SELECT name, node FROM cluster_games").fetchall()
+        rows = [("game", name, node) for name, node in games]
+        try:
+            names = db.execute("SELECT key, node FROM cluster_name_keys").fetchall()
+        except psycopg.errors.UndefinedTable:  # a server of before issue 36: by spelling
+            spelled = db.execute("SELECT name, node FROM cluster_names").fetchall()
+            names = [(key, node) for name, node in spelled for key in lookalike_keys(name)]
+        rows += [("name", key, node) for key, node in names]
         now = clock()
         held = {(kind, key): str(node) for kind, key, node in rows}
         with self._lock:
@@ -101,23 +103,27 @@ class DirectoryLog:
     def _announced(self, db: psycopg.Connection[Any], change: dict[str, Any]) -> None:
         op, node = change.get("op"), str(change.get("node"))
         if op in ("put", "delete"):
-            kind, key = "game", str(change.get("name"))
+            kind, keys = "game", [str(change.get("name"))]
         elif op in ("name", "unname"):
-            kind, key = "name", str(change.get("key") or change.get("name"))
+            # A server of before issue 36 announced names by spelling alone.
+            key = change.get("key")
+            kind = "name"
+            keys = [str(key)] if key else list(lookalike_keys(str(change.get("name"))))
         else:
             return
         now = clock()
         with self._lock:
-            held = self._open.get((kind, key))
-            if op in ("put", "name"):
-                if held is not None and held.node != node:
-                    held.ended = now  # (never: a row has one holder; kept honest)
-                    held = None
-                if held is None:
-                    self._begin(kind, key, node, now)
-            elif held is not None and held.node == node:
-                held.ended = now
-                del self._open[(kind, key)]
+            for key in keys:
+                held = self._open.get((kind, key))
+                if op in ("put", "name"):
+                    if held is not None and held.node != node:
+                        held.ended = now  # another node's now (a row has one holder)
+                        held = None
+                    if held is None:
+                        self._begin(kind, key, node, now)
+                elif held is not None and held.node == node:
+                    held.ended = now
+                    del self._open[(kind, key)]
         self._node(db, node)
 
 

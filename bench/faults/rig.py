@@ -50,13 +50,23 @@ class Process:
     all along, so that it never blocks on a full pipe."""
 
     def __init__(
-        self, name: str, argv: list[str], *, listeners: int = 1, log: Path | None = None
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        listeners: int = 1,
+        log: Path | None = None,
+        source: Path | None = None,
+        cwd: Path | None = None,
     ) -> None:
         self.name = name
         self.argv = argv
         self._log = None if log is None else log.open("a", encoding="utf-8")
+        env = None if source is None else {**os.environ, "PYTHONPATH": str(source)}
         self.process = subprocess.Popen(
             argv,
+            env=env,
+            cwd=cwd,  # not a checkout: python -m would take its packages first
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -143,9 +153,17 @@ class Rig:
     """The hosts, PostgreSQL, the nodes and the workers server; see the module docstring."""
 
     def __init__(
-        self, *, heartbeat: float, log_level: str = "warning", logs: Path | None = None
+        self,
+        *,
+        heartbeat: float,
+        log_level: str = "warning",
+        logs: Path | None = None,
+        server_from: Path | None = None,
     ) -> None:
         self.heartbeat = heartbeat
+        self.server_from = server_from
+        """Another checkout whose server the processes run (to see what the campaign
+        finds in it), if given."""
         self.log_level = log_level
         self.logs = logs
         """A folder each server's log is written to (``NAME.log``), if given."""
@@ -236,7 +254,9 @@ class Rig:
             "--records-journal",
             str(self.folder / f"journal-{name}"),
         )
-        node = self.nodes[name] = Process(name, argv, log=self._log_file(name))
+        node = self.nodes[name] = Process(
+            name, argv, log=self._log_file(name), source=self.server_from, cwd=self.folder
+        )
         self.started.add(node.pid)
         return node
 

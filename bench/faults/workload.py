@@ -352,3 +352,76 @@ class Client:
             await session.ask("GAMES")
             await self._think()
         await self._end(session)
+
+
+RACES: Final = (
+    ("Zed0", "Zed0", "Zed0"),
+    ("ada0", "Ada0", "\u0410da0"),
+    ("Kim", "KIM", "Klm"),
+    ("Lou", "L0u", "LOU"),
+)
+"""What racers say at once on the three nodes: one name, or names that look alike."""
+
+
+class Racer:
+    """Now and then, three sessions at the same instant, one on each node: ``HELLO`` of one
+    name (or of lookalikes), or ``CREATE`` of one game, then a few commands each, so that
+    two nodes acting for one name would show in the history."""
+
+    def __init__(self, number: int, seed: int, addresses: dict[str, str], history: History) -> None:
+        self.number = number
+        self.rng = random.Random(f"{seed}:racer:{number}")
+        self.addresses = addresses
+        self.history = history
+        self.races = 0
+        self.stop = trio.Event()
+
+    async def run(self) -> None:
+        rng = self.rng
+        while not self.stop.is_set():
+            await trio.sleep(rng.uniform(1.0, 4.0))
+            self.races += 1
+            go = trio.Event()
+            arrived = [0]
+            if rng.random() < 0.6:
+                names = rng.choice(RACES)
+                scripts = [self._named(name, go, arrived) for name in names]
+            else:
+                game, seed = rng.choice(GAMES), rng.randrange(1, 1 << 30)
+                scripts = [self._creating(game, seed + n, go, arrived) for n in range(3)]
+            async with trio.open_nursery() as race:
+                for index, (node, script) in enumerate(zip(NODES, scripts, strict=True)):
+                    client = 1000 + self.number * 10 + index
+                    session = Session(client, self.races, "cluster", node, self.history)
+                    race.start_soon(session.run, self.addresses[node], PORT, script)
+                with trio.move_on_after(CONNECT_TIMEOUT + 1):
+                    while arrived[0] < len(scripts):
+                        await trio.sleep(0.01)
+                go.set()
+
+    def _named(self, name: str, go: trio.Event, arrived: list[int]) -> Script:
+        async def script(session: Session) -> None:
+            arrived[0] += 1
+            await go.wait()
+            await session.ask(f"HELLO {name}")
+            session.name = name  # (the name it plays under, answered GOLD or not)
+            for _ in range(4):
+                await trio.sleep(self.rng.uniform(0.05, 0.3))
+                await session.ask("LOOK")
+            await session.ask("QUIT")
+
+        return script
+
+    def _creating(self, game: str, seed: int, go: trio.Event, arrived: list[int]) -> Script:
+        async def script(session: Session) -> None:
+            arrived[0] += 1
+            await go.wait()
+            await session.ask(f"CREATE {game} classic map=tiny seed={seed} players=1")
+            joined = await session.ask(f"JOIN {game}")
+            if joined.outcome == OK:
+                for command in ("LOOK", "MOVE W", "MOVE W", "PICKUP", "MOVE E", "MOVE E"):
+                    await trio.sleep(self.rng.uniform(0.05, 0.2))
+                    await session.ask(command)
+            await session.ask("QUIT")
+
+        return script

@@ -89,6 +89,8 @@ class PostgresDirectory(SharedDirectory):
         self._schema_made = False
         self._joined = False
         """Whether this node has been registered before (a join after is a rejoin)."""
+        self._claims_made = 0
+        """This node's claims so far: each claim's number (see ``schema.BEAT``)."""
         self._lease_end = -math.inf
         """When this node stops counting on its lease (``trio.current_time()``)."""
         self._beat_wanted = False
@@ -168,7 +170,7 @@ class PostgresDirectory(SharedDirectory):
         return None
 
     async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
-        params = self._key(name, keys=list(keys), **self._beat_params())
+        params = self._key(name, keys=list(keys), claim=self._number(), **self._beat_params())
         try:
             return await self._renewing(_claiming(schema.CLAIM_NAME, params))
         except DirectoryDown:
@@ -255,7 +257,10 @@ class PostgresDirectory(SharedDirectory):
             "secret": secrets.token_hex(32),
             "games": sorted(self._claimed | self._claiming),
             "keys": sorted({*held, *self._wanted_keys()}),
+            "upto": self._claims_made,
         }
+        # Numbers for the claims made again should this node find itself reaped.
+        numbers = {name: self._number() for name in [*games, *set(held.values())]}
 
         def beat(db: psycopg.Connection[Any]) -> tuple[set[str], set[str]] | None:
             if not self._schema_made:
@@ -272,14 +277,15 @@ class PostgresDirectory(SharedDirectory):
                 won_games = {
                     name
                     for name in games
-                    if _first(db, schema.CLAIM, {**params, "name": name}) == 1
+                    if _first(db, schema.CLAIM, {**params, "name": name, "claim": numbers[name]})
+                    == 1
                 }
                 by_name: dict[str, list[str]] = {}
                 for key, name in held.items():
                     by_name.setdefault(name, []).append(key)
                 won_keys = set()
                 for name, keys in sorted(by_name.items()):
-                    claim = {**params, "name": name, "keys": sorted(keys)}
+                    claim = {**params, "name": name, "keys": sorted(keys), "claim": numbers[name]}
                     if _first(db, schema.CLAIM_NAME, claim) == 1:
                         won_keys.update(keys)
                 return won_games, won_keys
@@ -348,7 +354,7 @@ class PostgresDirectory(SharedDirectory):
         for name in [
             name for name in self._published if name not in self._claimed | self._claiming
         ]:
-            await self._execute(schema.DROP, self._key(name))
+            await self._execute(schema.DROP, self._key(name, upto=self._claims_made))
             self._published.pop(name, None)
         self._tell_lost(lost, ())
         await self._sync_names()
@@ -357,7 +363,13 @@ class PostgresDirectory(SharedDirectory):
     def _claim_game(self, name: str) -> Callable[[psycopg.Connection[Any]], bool | None]:
         """The call that claims the game ``name`` for this node, renewing it first
         (``None``: this node was reaped)."""
-        return _claiming(schema.CLAIM, self._key(name, **self._beat_params()))
+        return _claiming(schema.CLAIM, self._key(name, claim=self._number(), **self._beat_params()))
+
+    def _number(self) -> int:
+        """A claim's number: this node's claims so far (see
+        :data:`~server.cluster.schema.BEAT`)."""
+        self._claims_made += 1
+        return self._claims_made
 
     async def _barrier(self, token: str) -> None:
         # PostgreSQL delivers notifications in commit order, so this one comes back to the
@@ -374,7 +386,8 @@ class PostgresDirectory(SharedDirectory):
             # Not held from now on: a HELLO meanwhile claims it anew (behind this call),
             # rather than count on a key that is being let go.
             self._let_go(gone)
-            await self._execute(schema.UNNAME, {"node": self.node, "keys": gone})
+            release = {"node": self.node, "keys": gone, "upto": self._claims_made}
+            await self._execute(schema.UNNAME, release)
         lost = []
         for name in self._names_to_claim():
             won = await self._claim_keys(name, name_keys(name))

@@ -28,10 +28,11 @@ from typing import Final
 CHANNEL: Final = "cluster_games"
 SCHEMA_LOCK: Final = 0x444F44_0C1
 """The advisory lock nodes take to create the schema one at a time."""
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 """The version of :data:`STATEMENTS` (2: names claimed by their lookalike keys, and
-nodes' lives); a database holding it is not changed again, so a node starting takes no
-lock that the other nodes' readers would wait on (or deadlock with)."""
+nodes' lives; 3: each claim numbered); a database holding it is not changed again, so a
+node starting takes no lock that the other nodes' readers would wait on (or deadlock
+with)."""
 VERSION_TABLE: Final = """
     CREATE TABLE IF NOT EXISTS cluster_schema (
         one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -76,6 +77,9 @@ STATEMENTS: Final = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS cluster_games_node ON cluster_games (node)",
+    # Each claim's number, from its node's count of claims: a release or a clean-up
+    # written before a claim never takes it, however late it reaches the database.
+    "ALTER TABLE cluster_games ADD COLUMN IF NOT EXISTS claim bigint NOT NULL DEFAULT 0",
     """
     CREATE TABLE IF NOT EXISTS cluster_secret (
         one boolean PRIMARY KEY DEFAULT true CHECK (one),
@@ -108,6 +112,7 @@ STATEMENTS: Final = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS cluster_name_keys_node ON cluster_name_keys (node)",
+    "ALTER TABLE cluster_name_keys ADD COLUMN IF NOT EXISTS claim bigint NOT NULL DEFAULT 0",
     f"""
     CREATE OR REPLACE FUNCTION cluster_names_announce() RETURNS trigger AS $$
     BEGIN
@@ -150,48 +155,54 @@ STATEMENTS: Final = (
     """
     CREATE OR REPLACE FUNCTION cluster_beat(
         p_node text, p_address text, p_relay text, p_life double precision,
-        p_games text[], p_keys text[]
+        p_games text[], p_keys text[], p_upto bigint
     ) RETURNS boolean AS $$
     BEGIN
         IF NOT cluster_renew(p_node, p_address, p_relay, p_life) THEN
             RETURN false;
         END IF;
-        DELETE FROM cluster_games WHERE node = p_node AND NOT (name = ANY(p_games));
-        DELETE FROM cluster_name_keys WHERE node = p_node AND NOT (key = ANY(p_keys));
+        DELETE FROM cluster_games
+        WHERE node = p_node AND NOT (name = ANY(p_games)) AND claim <= p_upto;
+        DELETE FROM cluster_name_keys
+        WHERE node = p_node AND NOT (key = ANY(p_keys)) AND claim <= p_upto;
         RETURN true;
     END
     $$ LANGUAGE plpgsql
     """,
     """
     CREATE OR REPLACE FUNCTION cluster_claim_game(
-        p_node text, p_address text, p_relay text, p_life double precision, p_name text
+        p_node text, p_address text, p_relay text, p_life double precision, p_name text,
+        p_claim bigint
     ) RETURNS integer AS $$
     BEGIN
         IF NOT cluster_renew(p_node, p_address, p_relay, p_life) THEN
             RETURN 0;
         END IF;
-        INSERT INTO cluster_games (name, node) VALUES (p_name, p_node)
+        INSERT INTO cluster_games (name, node, claim) VALUES (p_name, p_node, p_claim)
         ON CONFLICT (name) DO NOTHING;
-        IF FOUND OR EXISTS (SELECT FROM cluster_games WHERE name = p_name AND node = p_node) THEN
+        IF FOUND THEN
             RETURN 1;
         END IF;
-        RETURN 2;
+        UPDATE cluster_games SET claim = p_claim WHERE name = p_name AND node = p_node;
+        RETURN CASE WHEN FOUND THEN 1 ELSE 2 END;  -- this node's already, or another's
     END
     $$ LANGUAGE plpgsql
     """,
     """
     CREATE OR REPLACE FUNCTION cluster_claim_name(
         p_node text, p_address text, p_relay text, p_life double precision,
-        p_name text, p_keys text[]
+        p_name text, p_keys text[], p_claim bigint
     ) RETURNS integer AS $$
     BEGIN
         IF NOT cluster_renew(p_node, p_address, p_relay, p_life) THEN
             RETURN 0;
         END IF;
         BEGIN
-            INSERT INTO cluster_name_keys (key, name, node)
-            SELECT key, p_name, p_node FROM unnest(p_keys) AS key
+            INSERT INTO cluster_name_keys (key, name, node, claim)
+            SELECT key, p_name, p_node, p_claim FROM unnest(p_keys) AS key
             ON CONFLICT (key) DO NOTHING;
+            UPDATE cluster_name_keys SET claim = p_claim
+            WHERE key = ANY(p_keys) AND node = p_node;
             IF (SELECT count(*) FROM cluster_name_keys WHERE key = ANY(p_keys) AND node = p_node)
                <> cardinality(p_keys) THEN
                 RAISE SQLSTATE 'DOD01';  -- another node holds a key: take none of them
@@ -219,22 +230,27 @@ SNAPSHOT: Final = f"""
 
 RENEW_ARGUMENTS: Final = "%(node)s, %(address)s, %(relay)s, %(life)s"
 
-BEAT: Final = f"SELECT cluster_beat({RENEW_ARGUMENTS}, %(games)s::text[], %(keys)s::text[])"
+BEAT: Final = (
+    f"SELECT cluster_beat({RENEW_ARGUMENTS}, %(games)s::text[], %(keys)s::text[], %(upto)s)"
+)
 """One round trip: renew this node's lease (``false``: the node was reaped, and its claims
 are gone), reap the nodes judged gone, and let go of whatever this node holds but does
 not know it holds (a claim whose answer came after its caller gave up on it: the call
-passed its time limit, yet committed)."""
+passed its time limit, yet committed), among its claims numbered ``upto`` at most (a
+beat that reaches the database late never takes a claim made after it was sent)."""
 
 REGISTER: Final = """
     INSERT INTO cluster_nodes (id, address, relay, expires, life)
     VALUES (%(node)s, %(address)s, %(relay)s, now() + %(life)s * interval '1 second', %(life)s)
 """
 
-CLAIM: Final = f"SELECT cluster_claim_game({RENEW_ARGUMENTS}, %(name)s)"
+CLAIM: Final = f"SELECT cluster_claim_game({RENEW_ARGUMENTS}, %(name)s, %(claim)s)"
 """One round trip: renew this node, reap, and claim a free game name: 1 if it is ours
 now, 2 if another node's, 0 if this node was reaped (and claims nothing)."""
 
-CLAIM_NAME: Final = f"SELECT cluster_claim_name({RENEW_ARGUMENTS}, %(name)s, %(keys)s::text[])"
+CLAIM_NAME: Final = (
+    f"SELECT cluster_claim_name({RENEW_ARGUMENTS}, %(name)s, %(keys)s::text[], %(claim)s)"
+)
 """The same for a player's name: every one of its keys, or none (0, 1 or 2 likewise)."""
 
 PUT: Final = """
@@ -243,7 +259,10 @@ PUT: Final = """
 """
 """Describe a game this node holds; no row means the claim is gone."""
 
-DROP: Final = "DELETE FROM cluster_games WHERE name = %(name)s AND node = %(node)s"
+DROP: Final = """
+    DELETE FROM cluster_games WHERE name = %(name)s AND node = %(node)s AND claim <= %(upto)s
+"""
+"""Let a game's name go, unless claimed again after this was written (``upto``)."""
 
 SECRET: Final = """
     WITH made AS (
@@ -258,7 +277,11 @@ NAMES: Final = f"""
     SELECT DISTINCT c.name, c.node FROM cluster_name_keys c JOIN cluster_nodes n ON n.id = c.node
     WHERE {alive("n")} AND c.node <> %(node)s
 """
-UNNAME: Final = "DELETE FROM cluster_name_keys WHERE node = %(node)s AND key = ANY(%(keys)s)"
+UNNAME: Final = """
+    DELETE FROM cluster_name_keys
+    WHERE node = %(node)s AND key = ANY(%(keys)s) AND claim <= %(upto)s
+"""
+"""Let keys go, unless claimed again after this was written (``upto``)."""
 
 LEAVE: Final = "DELETE FROM cluster_nodes WHERE id = %(node)s"
 

@@ -194,3 +194,50 @@ def test_a_join_sent_to_another_node_right_after_create_finds_the_game(
         )
     finally:
         link.cut()
+
+
+def test_a_clean_up_or_release_that_reaches_the_database_late_never_takes_a_later_claim(
+    postgres_url: str,
+) -> None:
+    # Before: a beat's clean-up of claims its node did not know of, and a release, named
+    # what to keep (or to drop) but not since when: written, given up on (the call's 3 s
+    # passed) and carried out later, they took claims made after them, which their node
+    # went on counting as its own (found by python -m bench.faults under load).
+    import psycopg
+
+    from server.cluster import schema
+
+    node = {"node": "n1", "address": "127.0.0.1:1", "relay": "127.0.0.1:2", "life": 30.0}
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        with db.transaction():
+            for statement in schema.STATEMENTS:
+                db.execute(statement)
+        db.execute(schema.REGISTER, node)
+
+        def claim_name(name: str, keys: list[str], number: int) -> int:
+            row = db.execute(
+                schema.CLAIM_NAME, {**node, "name": name, "keys": keys, "claim": number}
+            ).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        def claim_game(name: str, number: int) -> int:
+            row = db.execute(schema.CLAIM, {**node, "name": name, "claim": number}).fetchone()
+            assert row is not None
+            return int(row[0])
+
+        # Written when the node held nothing (claims up to 0), carried out after claims 1, 2.
+        assert claim_name("Ada", ["ada"], 1) == 1
+        assert claim_game("arena", 2) == 1
+        late_beat = {**node, "games": [], "keys": [], "upto": 0}
+        assert db.execute(schema.BEAT, late_beat).fetchone() == (True,)
+        late_release = {"node": "n1", "keys": ["ada"], "upto": 0}
+        db.execute(schema.UNNAME, late_release)
+        db.execute(schema.DROP, {"node": "n1", "name": "arena", "upto": 0})
+        assert db.execute("SELECT key FROM cluster_name_keys").fetchall() == [("ada",)]
+        assert db.execute("SELECT name FROM cluster_games").fetchall() == [("arena",)]
+        # One written after them takes them.
+        db.execute(schema.UNNAME, {**late_release, "upto": 2})
+        assert db.execute(schema.BEAT, {**late_beat, "upto": 2}).fetchone() == (True,)
+        assert db.execute("SELECT count(*) FROM cluster_name_keys").fetchone() == (0,)
+        assert db.execute("SELECT count(*) FROM cluster_games").fetchone() == (0,)
