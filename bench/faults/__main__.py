@@ -21,6 +21,8 @@ from .observe import DirectoryLog, converge, games, held
 from .rig import NODES, WORKERS, Rig
 from .workload import ANSWER_BOUND, Client, Racer
 
+SHOWN: Final = 20
+"""Violations printed with the history around them (the others on a line each)."""
 CONVERGE_WAIT: Final = 30.0
 """Seconds the campaign waits for the nodes to converge before it gives up on it."""
 
@@ -220,10 +222,13 @@ def recorded(campaign: Campaign) -> None:
 
 def report(campaign: Campaign) -> None:
     history = campaign.history
-    for violation in campaign.violations:
+    for number, violation in enumerate(campaign.violations):
         print(f"\nviolation ({violation.kind}) at {violation.moment:.3f}: {violation.text}")
-        for line in history.around(violation.moment, clients=violation.clients or None):
-            print(f"    {line}")
+        if number < SHOWN:
+            for line in history.around(violation.moment, clients=violation.clients or None):
+                print(f"    {line}")
+    if len(campaign.violations) > SHOWN:
+        print(f"\n(the history around the first {SHOWN} violations only: --history has it all)")
     ops = [op for op in history.ops if not op.command.startswith("(")]
     answered = Counter(op.outcome for op in ops)
     print("\nfigures:")

@@ -112,7 +112,10 @@ def holders(history: History) -> list[Violation]:
             checks.append(("game", game[0], f"game {game[0]} (seed {game[1]})"))
         if op.name is not None:
             checks += [("name", key, f"name {op.name}") for key in lookalike_keys(op.name)]
+        flagged: set[str] = set()  # one violation a command and name, however many keys
         for kind, key, what in checks:
+            if what in flagged:
+                continue
             for tenure in by_key.get((kind, key), ()):
                 holder = history.node_ids.get(tenure.node, "?")
                 ended = tenure.ended if tenure.ended is not None else float("inf")
@@ -130,6 +133,7 @@ def holders(history: History) -> list[Violation]:
                             {op.client},
                         )
                     )
+                    flagged.add(what)
                     break
     return found
 
