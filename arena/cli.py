@@ -31,15 +31,18 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from bots import KINDS
 from commandline import INTERRUPTED_STATUS, run_command
+from records.contract import SIGHTS
+from records.model import PLACE_RULES
 from records.ranking import Rating
 from records.store import Store, safe_url
 
 from . import distributed
 from .entrants import Entrant, parse_entrants, parse_seeds
-from .results import standings, strangers, table_of, tournament_records
+from .results import print_table, standings, strangers, tournament_records
 from .runner import Arena
 from .sandbox import Sandbox, choose_isolation
 from .schedule import Match, fairness_note, round_robin, swiss_round
+from .spec import LOG_BYTES, contract_of, tournament_spec
 
 __all__ = ["build_parser", "main"]
 
@@ -82,10 +85,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--game-time", type=float, default=60.0, help="seconds a game may last")
     parser.add_argument("--join-time", type=float, default=10.0, help="seconds a bot has to join")
     parser.add_argument(
+        "--move-time",
         "--turn-timeout",
+        dest="turn_timeout",
         type=float,
         default=10.0,
-        help="seconds per round or turn (generous: a missed turn makes a re-run differ)",
+        help="the contract's time per move: the servers' limit per round or turn, and in "
+        "classic the arena's (generous: a missed turn makes a re-run differ; default: "
+        "%(default)s)",
+    )
+    parser.add_argument(
+        "--sight",
+        choices=SIGHTS,
+        default="map",
+        help="the contract's sight: map (LOOK and MAP, the default) or look (MAP refused)",
+    )
+    parser.add_argument(
+        "--places",
+        choices=PLACE_RULES,
+        default="escape",
+        help="the contract's order of winners: escape (the first out first, the default) "
+        "or moves (the fewest moves first)",
+    )
+    parser.add_argument(
+        "--log-bytes",
+        type=int,
+        default=LOG_BYTES,
+        help="bytes of each bot's output kept per game: its first and last halves "
+        "(default: %(default)s)",
     )
     parser.add_argument("--max-missed-turns", type=int, default=3)
     parser.add_argument("--max-moves", type=int, default=2000, help="each bot's move limit")
@@ -130,7 +157,11 @@ def _run_command(command: str, args: list[str]) -> int:
         parser.description = "Store a round-robin tournament in PostgreSQL for workers to play."
         return distributed.main_submit(parser, parser.parse_args(args))
     parser = argparse.ArgumentParser(prog=f"dod-arena {command}")
-    parser.add_argument("--db", required=True, help="postgresql://... shared by the workers")
+    parser.add_argument(
+        "--db",
+        required=True,
+        help="postgresql://... shared by the workers (status: or a one-machine run's store)",
+    )
     if command == "worker":
         parser.description = "Claim and play queued matches, one at a time, until stopped."
         parser.add_argument("--tournament", default=None, help="only this tournament's")
@@ -174,8 +205,23 @@ def _main(argv: Sequence[str] | None) -> int:
     tournament = options.tournament or secrets.token_hex(3)
     if not re.fullmatch(r"[A-Za-z0-9_-]{1,18}", tournament):
         parser.error("--tournament: at most 18 letters, digits, _ and -")
+    if options.log_bytes < 0:
+        parser.error("--log-bytes must be 0 or more")
+    try:
+        contract = contract_of(options)
+    except ValueError as error:
+        parser.error(str(error))
+    from .board import Board  # (the store's machinery: loaded once a tournament is played)
+
     store = Store(options.db)
     store.migrate()  # before the servers, so that they do not race to create it
+    board = Board(
+        store,
+        tournament,
+        tournament_spec(options, entrants, options.world, options.map),
+        lease=options.game_time + 60,
+    )
+    board.open()
     console = Console(stderr=True)
     console.print(
         f"dod-arena: tournament {tournament}: {len(entrants)} bots, {options.format}, "
@@ -203,7 +249,7 @@ def _main(argv: Sequence[str] | None) -> int:
             "directly, and what it detaches (setsid) may outlive its match; games with "
             "strangers in them are counted as not recorded"
         )
-    arena = Arena(options, tournament, Sandbox(isolation))
+    arena = Arena(options, tournament, Sandbox(isolation), contract, store, board)
     try:
         matches = trio.run(partial(_run, arena, entrants, seeds, store, console))
     except BaseException:
@@ -225,18 +271,44 @@ def _main(argv: Sequence[str] | None) -> int:
             file=sys.stderr,
         )
         return TERMINATED
-    records = tournament_records(store, tournament, matches)
+    try:
+        return _results(options, arena, entrants, matches, console)
+    finally:
+        store.close()
+
+
+def _results(
+    options: argparse.Namespace,
+    arena: Arena,
+    entrants: list[Entrant],
+    matches: list[Match],
+    console: Console,
+) -> int:
+    """Print the table (and what went wrong); the exit status."""
+    store, contract, tournament = arena.store, arena.contract, arena.tournament
+    void = {o.game for o in arena.outcomes if o.void}
+    records = [r for r in tournament_records(store, tournament, matches) if r.game not in void]
     intruded = strangers(tournament, matches, records)
     for game, what in intruded.items():
         console.print(f"dod-arena: {game}: {what}; left out of the table", markup=False)
     records = [r for r in records if r.game not in intruded]
     if not options.no_rerate:
+        if contract.places != "escape":  # the store's places, as the contract decides them
+            for record in records:
+                placed = contract.place(record)
+                if placed != record:
+                    store.set_places(record.id, {p.player: p.place for p in placed.players})
         for world in options.world:
             store.rerate(world, [r.id for r in records if r.world == world])
-    lines = standings(entrants, records)
-    recorded = {r.game for r in records}
-    void = sum(1 for o in arena.outcomes if o.game not in recorded and not o.joined and not o.over)
-    missing = len(matches) - len(records) - void
+    failures = [failure for o in arena.outcomes for failure in o.not_started]
+    absent = {f.name for f in failures}
+    lines = [
+        line
+        for line in standings(entrants, records, contract)
+        if line.games or line.name not in absent
+    ]
+    unplayed = sorted(absent - {line.name for line in lines})
+    missing = len(matches) - len(records) - len(void) - len(intruded)
     if options.json:
         print(
             json.dumps(
@@ -244,21 +316,47 @@ def _main(argv: Sequence[str] | None) -> int:
                     "tournament": tournament,
                     "games": len(matches),
                     "recorded": len(records),
-                    "void": void,
+                    "void": len(void),
                     "strangers": intruded,
+                    "contract": contract.lines(),
                     "table": [line.as_json(rank) for rank, line in enumerate(lines, 1)],
+                    "did_not_start": [f.as_json() for f in failures],
+                    "logs": {
+                        o.game: {name: str(path) for name, path in o.logs.items()}
+                        for o in sorted(arena.outcomes, key=lambda o: o.game)
+                    },
                 }
             )
         )
     else:
         title = f"tournament {tournament}: {len(records)} of {len(matches)} games recorded"
-        Console(width=140).print(table_of(lines, title))
-    store.close()
+        print_table(Console(width=140), lines, title, contract, unplayed)
+        _where(Console(width=140), options, tournament)
+    for failure in failures:
+        for line in failure.report():
+            print(f"dod-arena: {line}" if not line.startswith(" ") else line, file=sys.stderr)
     if void:
-        print(f"dod-arena: {void} games void: none of their bots joined", file=sys.stderr)
+        print(
+            f"dod-arena: {len(void)} games void (a bot did not start, or none joined): "
+            "left out of the table",
+            file=sys.stderr,
+        )
     if missing:
         print(f"dod-arena: {missing} games were not recorded", file=sys.stderr)
-    return 0 if not missing and not arena.interrupted else 1
+    return 0 if not missing and not void and not intruded else 1
+
+
+def _where(console: Console, options: argparse.Namespace, tournament: str) -> None:
+    """Where a game's replay and its bots' output are, and how to see them on the web."""
+    replays = Path(options.dir) / "replays"
+    console.print(
+        f"Each game's replay is {replays}/<game>-<time>.jsonl, and each bot's output "
+        "(its standard output and error) lies beside it as <game>-<time>.<bot>.log. "
+        f"On the web: dod-server --db {safe_url(options.db)} --replay-dir {replays}, then "
+        f"http://127.0.0.1:8004/#/tournaments/{tournament}",
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 async def _run(
@@ -324,9 +422,14 @@ async def _swiss(
                 await trio.to_thread.run_sync(tournament_records, store, arena.tournament, games)
             ) < len(games):
                 await trio.sleep(0.2)
-        records = await trio.to_thread.run_sync(
-            tournament_records, store, arena.tournament, matches
-        )
-        table = {line.name: line.rating for line in standings(entrants, records)}
+        void = {o.game for o in arena.outcomes if o.void}
+        records = [
+            r
+            for r in await trio.to_thread.run_sync(
+                tournament_records, store, arena.tournament, matches
+            )
+            if r.game not in void
+        ]
+        table = {line.name: line.rating for line in standings(entrants, records, arena.contract)}
     progress.console.print(f"dod-arena: {fairness_note(entrants, matches)}")
     return matches

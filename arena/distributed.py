@@ -12,7 +12,7 @@ workers, on any hosts, that share a PostgreSQL database (:mod:`arena.queue`).
   SIGTERM: finish the match being played, claim no more. Ctrl-C: give the match back.
 * ``status`` shows progress from any host and, once every match is done, the table,
   rated in schedule order; the store's ladder is rerated in schedule order by the worker
-  that finishes the last match.
+  that finishes the last match. It reads a one-machine run's store too (:mod:`arena.board`).
 
 A Swiss tournament is submitted one round at a time: the worker that stores the last
 result of a round pairs the next from the stored results, as one machine would.
@@ -31,30 +31,30 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import trio
 from rich.console import Console
 
 from records import tournaments
-from records.journal import to_json
+from records.contract import Contract
 from records.model import GameRecord
 from records.store import Store
 from records.tournaments import records_of
 
 from . import queue
+from .board import match_row
+from .botlog import beside_replay
 from .entrants import Entrant, parse_entrants, parse_seeds
 from .match import play_match
-from .results import standings, table_of, tournament_records
+from .results import print_table, standings
+from .runner import wait_for_record
 from .sandbox import Sandbox, choose_isolation
 from .schedule import Match, fairness_note, round_robin, swiss_round
 from .servers import run_server, stop_servers
+from .spec import contract_of, limits_of, tournament_spec
 
 __all__ = ["main_status", "main_submit", "main_worker"]
-
-LIMITS: Final = ("game_time", "join_time", "turn_timeout", "max_moves", "bot_timeout")
-RECORD_WAIT: Final = 30.0
-"""Seconds a worker waits for its server to have written a match's record."""
 
 
 # -- submit ------------------------------------------------------------------------
@@ -77,22 +77,16 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
     worlds = options.world or ["classic"]
     maps = options.map or [None]
     if options.format == "swiss":
-        matches = _swiss_round(entrants, options.players, worlds, maps, seeds, 0, [], [])
+        matches = _swiss_round(
+            entrants, options.players, worlds, maps, seeds, 0, [], [], contract_of(options)
+        )
     else:
         matches = round_robin(entrants, options.players, worlds, maps, seeds, options.games)
-    spec = {
-        "rounds": options.rounds,
-        "entrants": list(options.entrants),
-        "names": [e.name for e in entrants],
-        "format": options.format,
-        "players": options.players,
-        "worlds": worlds,
-        "maps": maps,
-        "seeds": seeds,
-        "games": options.games,
-        **{limit: getattr(options, limit) for limit in LIMITS},
-    }
-    rows = [_row(m) for m in matches]
+    try:
+        spec = tournament_spec(options, entrants, worlds, maps)
+    except ValueError as error:
+        parser.error(str(error))
+    rows = [match_row(m) for m in matches]
     Store(options.db).migrate()
     with queue.connect(options.db) as connection:
         queue.ensure_schema(connection)
@@ -105,15 +99,6 @@ def main_submit(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
     return 0
 
 
-def _row(match: Match) -> dict[str, Any]:
-    return {
-        "world": match.world,
-        "map": match.map,
-        "seed": match.seed,
-        "entrants": [e.name for e in match.entrants],
-    }
-
-
 def _swiss_round(
     entrants: Sequence[Entrant],
     players: int,
@@ -123,6 +108,7 @@ def _swiss_round(
     number: int,
     before: Sequence[dict[str, Any]],
     records: Sequence[GameRecord],
+    contract: Contract,
 ) -> list[Match]:
     """Round ``number`` of a Swiss tournament, paired as one machine pairs it: from the
     ratings of the stored ``records`` (schedule order) and the rounds ``before`` (the
@@ -139,7 +125,7 @@ def _swiss_round(
         for entrant in entrants:
             if entrant.name not in playing:
                 byes[entrant.name] = byes.get(entrant.name, 0) + 1
-    table = {line.name: line.rating for line in standings(entrants, records)}
+    table = {line.name: line.rating for line in standings(entrants, records, contract)}
     return swiss_round(
         entrants,
         table,
@@ -183,8 +169,11 @@ def _next_round(connection: Any, tournament: str) -> int:
         number,
         before,
         records,
+        Contract.from_spec(spec),
     )
-    return queue.submit(connection, tournament, spec, [_row(m) for m in matches], first=len(before))
+    return queue.submit(
+        connection, tournament, spec, [match_row(m) for m in matches], first=len(before)
+    )
 
 
 def _work_left(connection: Any, tournament: str | None) -> bool:
@@ -199,7 +188,7 @@ def _work_left(connection: Any, tournament: str | None) -> bool:
         {"t": tournament},
     ).fetchall()
     for name, spec, queued in tournaments:
-        if spec["format"] != "swiss":
+        if spec["format"] != "swiss" or spec.get("local"):
             continue
         per_round = len(parse_entrants(spec["entrants"])) // spec["players"]
         if queued < per_round * spec["rounds"]:
@@ -319,12 +308,20 @@ async def _play(
         spec["seed"],
         tuple(entrants[n] for n in spec["entrants"]),
     )
-    limits = argparse.Namespace(**{limit: tournament[limit] for limit in LIMITS})
+    limits = limits_of(tournament)
     played = False
     try:
         async with trio.open_nursery() as renewing:
             renewing.start_soon(_renew, connection, claimed, worker.name, options.lease)
-            outcome = await play_match(limits, claimed.tournament, match, server, worker.sandbox)
+            outcome = await play_match(
+                limits,
+                claimed.tournament,
+                match,
+                server,
+                worker.sandbox,
+                Contract.from_spec(tournament),
+                Path(options.dir) / "logs",
+            )
             renewing.cancel_scope.cancel()
         played = True
     finally:
@@ -332,20 +329,22 @@ async def _play(
             with trio.CancelScope(shield=True):
                 await trio.to_thread.run_sync(queue.release, connection, claimed, worker.name)
     record = None
-    if outcome.joined or outcome.over:
-        record = await _wait_for_record(local, claimed.tournament, match)
-    result = {
-        "record": None if record is None else to_json(record),
-        "over": outcome.over,
-        "joined": outcome.joined,
-        "timed_out": outcome.timed_out,
-        "error": outcome.error,
-        "worker": worker.name,
-    }
+    if not outcome.void:
+        store = Store(local)
+        try:
+            record = await wait_for_record(store, outcome.game)
+        finally:
+            store.close()
+    if record is not None and record.replay is not None:
+        outcome.logs = beside_replay(outcome.logs, Path(record.replay))
+    result = outcome.result(record, worker.name)
     stored = await trio.to_thread.run_sync(queue.finish, connection, claimed, worker.name, result)
     worker.played += 1
     if stored:
-        await trio.to_thread.run_sync(_publish, options.db, connection, claimed.tournament, record)
+        published = None if outcome.void else record
+        await trio.to_thread.run_sync(
+            _publish, options.db, connection, claimed.tournament, published
+        )
         await trio.to_thread.run_sync(_next_round, connection, claimed.tournament)
 
 
@@ -353,22 +352,6 @@ async def _renew(connection: Any, claimed: queue.Claimed, name: str, lease: floa
     while True:
         await trio.sleep(lease / 3)
         await trio.to_thread.run_sync(queue.renew, connection, claimed, name, lease)
-
-
-async def _wait_for_record(local: str, tournament: str, match: Match) -> GameRecord | None:
-    store = Store(local)
-    try:
-        with trio.move_on_after(RECORD_WAIT):
-            while True:
-                found = await trio.to_thread.run_sync(
-                    tournament_records, store, tournament, [match]
-                )
-                if found:
-                    return found[0]
-                await trio.sleep(0.2)
-        return None
-    finally:
-        store.close()
 
 
 def _tournament_spec(connection: Any, tournament: str) -> dict[str, Any]:
@@ -407,8 +390,7 @@ def _publish(url: str, connection: Any, tournament: str, record: GameRecord | No
 
 
 def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
-    if not options.db or not options.db.startswith("postgresql"):
-        parser.error("status needs --db postgresql://...")
+    # (any store: a one-machine run keeps its tournament in its own, arena.board)
     store = Store(options.db)
     try:
         # The same reads, and the same table, as the server's web page of it.
@@ -422,7 +404,7 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
                 print(f"dod-arena: no tournament {options.tournament}", file=sys.stderr)
                 return 1
             table = tournaments.TournamentTable(
-                found.name, tournaments.entrant_names(connection, found)
+                found.name, tournaments.entrant_names(connection, found), found.contract
             )
             while not table.refresh(connection):
                 pass
@@ -440,7 +422,7 @@ def main_status(parser: argparse.ArgumentParser, options: argparse.Namespace) ->
         f"{found.playing} being played, {found.waiting} waiting "
         f"({found.claims} claims, {found.failed} failed; workers holding a lease: {found.workers})"
     )
-    Console(width=140).print(table_of(lines, f"tournament {found.name} so far"))
+    print_table(Console(width=140), lines, f"tournament {found.name} so far", found.contract)
     return 0
 
 

@@ -3,20 +3,34 @@
 from __future__ import annotations
 
 import re
-import shlex
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from bots import KINDS
 
-__all__ = ["Entrant", "parse_entrants", "parse_seeds"]
+__all__ = ["SHELL", "Entrant", "fill_template", "parse_entrants", "parse_seeds"]
+
+SHELL: Final = "/bin/sh"
+"""What runs an entrant's command: ``/bin/sh -c COMMAND``, so that ``cd DIR && ...``,
+``VAR=value program``, pipes and quotes work as they do at a prompt."""
+PLACEHOLDERS: Final = re.compile(r"\{(host|port|game|name|seed)\}")
+"""The only braces an entrant's command has filled in; every other brace is the shell's."""
+
+
+def fill_template(template: str, **values: object) -> str:
+    """``template`` with ``{host}``, ``{port}``, ``{game}``, ``{name}`` and ``{seed}``
+    replaced by ``values``; other braces (``${HOME}``, ``awk '{print}'``) are left alone.
+    The values are the arena's own (names are letters, digits, ``_ . -``), never quoted."""
+    return PLACEHOLDERS.sub(lambda found: str(values[found.group(1)]), template)
 
 
 @dataclass(frozen=True, slots=True)
 class Entrant:
-    """One bot of the tournament: its name (as recorded) and how to start it."""
+    """One bot of the tournament: its name (as recorded) and how to start it: an
+    installed kind as ``python -m bots.KIND`` with the usual options, a command as
+    ``/bin/sh -c COMMAND`` with its placeholders filled (:func:`fill_template`)."""
 
     name: str
     kind: str | None
@@ -47,8 +61,10 @@ class Entrant:
                 command += ["--max-moves", str(options.max_moves)]
             return command
         assert self.template is not None
-        text = self.template.format(host=host, port=port, game=game, name=self.name, seed=seed)
-        return shlex.split(text)
+        text = fill_template(
+            self.template, host=host, port=port, game=game, name=self.name, seed=seed
+        )
+        return [SHELL, "-c", text]
 
 
 def parse_entrants(specs: Sequence[str]) -> list[Entrant]:

@@ -19,7 +19,8 @@ entrant's name). So:
   namespace, however detached (``setsid``, double forks): nothing a bot started outlives
   its match.
 
-The jail's exit status is the bot's (128 + N for a signal N).
+The bot's standard output and error are the jail's (the arena reads them, within a
+bound: :mod:`arena.botlog`). The jail's exit status is the bot's (128 + N for a signal N).
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def copy(source: socket.socket, target: socket.socket) -> None:
             target.shutdown(socket.SHUT_WR)
 
 
-def serve(listener: socket.socket, outside: socket.socket) -> None:
+def serve(listener: socket.socket, outside: socket.socket, connected: threading.Event) -> None:
     """Take the bot's one connection, close the door behind it, and relay."""
     try:
         bot, _ = listener.accept()
@@ -74,6 +75,7 @@ def serve(listener: socket.socket, outside: socket.socket) -> None:
         return
     finally:
         listener.close()
+    connected.set()
     threading.Thread(target=copy, args=(outside, bot), daemon=True).start()
     copy(bot, outside)
 
@@ -96,20 +98,17 @@ def main(argv: list[str] | None = None) -> int:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     listener.bind(("127.0.0.1", options.port))
     listener.listen(1)
-    relay = threading.Thread(target=serve, args=(listener, outside), daemon=True)
+    connected = threading.Event()
+    relay = threading.Thread(target=serve, args=(listener, outside, connected), daemon=True)
     relay.start()
     try:
-        bot = subprocess.Popen(
-            options.command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        bot = subprocess.Popen(options.command, stdin=subprocess.DEVNULL)
     except OSError as error:
         print(f"arena.jail: cannot start {options.command[0]}: {error}", file=sys.stderr)
         return 127
     status = bot.wait()
-    relay.join(DRAIN_TIME)
+    if connected.is_set():  # (a bot that never connected has nothing on its way)
+        relay.join(DRAIN_TIME)
     sys.stdout.flush()
     # Exit without waiting for anything else: the kernel ends the namespace's other processes.
     os._exit(status if status >= 0 else 128 - status)

@@ -10,10 +10,12 @@ What callers may rely on:
 * :func:`submit` stores a tournament (its spec as JSON) and its matches, each keyed by
   ``(tournament, number)``; submitting again adds nothing, and wakes idle workers
   (``NOTIFY arena_work``).
-* :func:`claim` hands one match to one worker: ``SELECT ... FOR UPDATE SKIP LOCKED``, so
-  two workers racing never get the same match, under a lease that the worker renews
-  (:func:`renew`) while it plays. A match whose lease has run out (its worker killed, or
-  cut off from the database) is handed out again, the first match first.
+* :func:`claim` hands one match to one worker (never one of a one-machine run's
+  tournament kept in the same database: :mod:`arena.board`): ``SELECT ... FOR UPDATE
+  SKIP LOCKED``, so two workers racing never get the same match, under a lease that
+  the worker renews (:func:`renew`) while it plays. A match whose lease has run out
+  (its worker killed, or cut off from the database) is handed out again, the first
+  match first.
 * :func:`finish` stores a match's result once: the first result stored stands, a later one
   for the same match (a re-run after a lost lease) is refused (``False``), whoever sends
   it, so nothing is counted twice.
@@ -49,6 +51,9 @@ __all__ = [
 ]
 
 CHANNEL: Final = "arena_work"
+LOCAL: Final = "coalesce((t.spec ->> 'local')::boolean, false)"
+"""SQL true of a tournament a one-machine run keeps in the database (:mod:`arena.board`):
+no worker claims its matches, nor waits for them."""
 
 SCHEMA: Final = (
     """
@@ -135,17 +140,19 @@ def claim(
     """The first match waiting (or whose lease ran out), now ``worker``'s for ``lease``
     seconds; ``None`` if there is none."""
     row = connection.execute(
-        """
+        f"""
         UPDATE arena_matches AS m
         SET state = 'playing', worker = %(worker)s, attempts = m.attempts + 1,
             lease_until = now() + make_interval(secs => %(lease)s)
         FROM (
-            SELECT tournament, number FROM arena_matches
-            WHERE (state = 'pending' OR (state = 'playing' AND lease_until < now()))
-              AND (%(tournament)s::text IS NULL OR tournament = %(tournament)s::text)
-            ORDER BY tournament, number
+            SELECT w.tournament, w.number FROM arena_matches AS w
+            JOIN arena_tournaments AS t ON t.name = w.tournament
+            WHERE (w.state = 'pending' OR (w.state = 'playing' AND w.lease_until < now()))
+              AND (%(tournament)s::text IS NULL OR w.tournament = %(tournament)s::text)
+              AND NOT {LOCAL}
+            ORDER BY w.tournament, w.number
             LIMIT 1
-            FOR UPDATE SKIP LOCKED
+            FOR UPDATE OF w SKIP LOCKED
         ) AS next
         WHERE m.tournament = next.tournament AND m.number = next.number
         RETURNING m.tournament, m.number, m.spec, m.attempts
@@ -212,8 +219,9 @@ def status(connection: psycopg.Connection[Any], tournament: str) -> dict[str, in
 def unfinished(connection: psycopg.Connection[Any], tournament: str | None = None) -> int:
     """Matches waiting or being played (of ``tournament``, or of all)."""
     row = connection.execute(
-        "SELECT count(*) FROM arena_matches WHERE state <> 'done' "
-        "AND (%(t)s::text IS NULL OR tournament = %(t)s::text)",
+        "SELECT count(*) FROM arena_matches AS w JOIN arena_tournaments AS t "
+        "ON t.name = w.tournament WHERE w.state <> 'done' "
+        f"AND (%(t)s::text IS NULL OR w.tournament = %(t)s::text) AND NOT {LOCAL}",
         {"t": tournament},
     ).fetchone()
     return int(row[0]) if row is not None else 0

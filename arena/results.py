@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from records.model import GameRecord, PlayerResult
+from records.contract import Contract
+from records.model import GameRecord
 from records.standings import Line
 from records.standings import standings as table_standings
 from records.store import Store
@@ -17,57 +19,23 @@ from records.store import Store
 from .entrants import Entrant
 from .schedule import Match
 
-__all__ = ["Line", "standings", "strangers", "table_of", "tournament_records"]
+__all__ = ["Line", "print_table", "standings", "strangers", "table_of", "tournament_records"]
 
 
 def tournament_records(store: Store, tournament: str, matches: Sequence[Match]) -> list[GameRecord]:
-    """The stored records of the tournament's games, in schedule order."""
+    """The stored records of the tournament's games, in schedule order (a game stored
+    twice, by a run under the same name before, by its newest record)."""
     wanted = {m.game_name(tournament): m for m in matches}
-    found = {}
-    for row in store.games():
-        name = row.game["game"]
-        if name in wanted:
-            found[name] = row
-    records = []
-    for name in sorted(found, key=lambda n: wanted[n].number):
-        row = found[name]
-        g = row.game
-        records.append(
-            GameRecord(
-                id=g["id"],
-                game=g["game"],
-                world=g["world"],
-                map=g["map"],
-                seed=g["seed"],
-                dialect=g["dialect"],
-                started=g["started_at"],
-                ended=g["ended_at"],
-                rounds=g["rounds"],
-                end=g["end_reason"],
-                replay=g["replay"],
-                server=g["server"],
-                players=tuple(
-                    PlayerResult(
-                        player=p["player"],
-                        name=p["name"],
-                        kind=p["kind"],
-                        outcome=p["outcome"],
-                        gold=p["gold"],
-                        moves=p["moves"],
-                        place=p["place"],
-                        claimed=p["claimed"],
-                    )
-                    for p in row.players
-                ),
-            )
-        )
-    return records
+    found = {record.game: record for record in store.records_named(wanted)}
+    return [found[name] for name in sorted(found, key=lambda n: wanted[n].number)]
 
 
-def standings(entrants: Sequence[Entrant], records: Sequence[GameRecord]) -> list[Line]:
+def standings(
+    entrants: Sequence[Entrant], records: Sequence[GameRecord], contract: Contract
+) -> list[Line]:
     """The tournament's own table, rated game by game in schedule order
     (:func:`records.standings.standings`)."""
-    return table_standings((e.name for e in entrants), records)
+    return table_standings((e.name for e in entrants), records, contract)
 
 
 def table_of(lines: Sequence[Line], title: str) -> Table:
@@ -97,6 +65,25 @@ def table_of(lines: Sequence[Line], title: str) -> Table:
             " ".join(f"{k} {v}" for k, v in sorted(line.outcomes.items())),
         )
     return table
+
+
+def print_table(
+    console: Console,
+    lines: Sequence[Line],
+    title: str,
+    contract: Contract,
+    unplayed: Sequence[str] = (),
+) -> None:
+    """The contract the table was made by, then the table, then the entrants left out of
+    it because they never started (``unplayed``)."""
+    console.print("The contract:", highlight=False)
+    for line in contract.lines():
+        console.print(f"  * {line}", highlight=False, soft_wrap=True)
+    console.print(table_of(lines, title))
+    if unplayed:
+        console.print(
+            f"Not ranked (did not start in any game): {', '.join(unplayed)}", highlight=False
+        )
 
 
 def strangers(

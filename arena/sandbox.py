@@ -14,10 +14,19 @@ Two ways, chosen once per arena (``--isolation``):
   entrants afterwards and counts a game with a stranger in it as not recorded.
 
 ``auto`` (the default) takes ``namespaces`` when a probe shows it works.
+
+Either way the bot runs in the folder ``dod-arena`` was started from, with its
+environment less the ``DOD_*`` variables (the server's settings, ``$DOD_DB`` with a
+database's password among them; the arena's lifeline, ``DOD_LIFELINE_FD``, is added for
+the jail, which takes it out before the bot starts) and with ``PYTHONUNBUFFERED=1`` (so
+that a Python bot stopped at its match's end loses no line it printed); its standard
+output and error go, interleaved, to one pipe that the arena keeps within a bound
+(:mod:`arena.botlog`).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -31,7 +40,7 @@ import trio
 
 from commandline import lifeline
 
-__all__ = ["CommandFor", "Sandbox", "StartedBot", "choose_isolation"]
+__all__ = ["CommandFor", "Sandbox", "StartedBot", "bot_environment", "choose_isolation"]
 
 CommandFor = Callable[[int], Sequence[str]]
 """A bot's command line for the port (on 127.0.0.1) it must connect to."""
@@ -44,6 +53,12 @@ UNSHARE: Final = (
     "--fork",
     "--kill-child",
 )
+
+
+def bot_environment() -> dict[str, str]:
+    """The environment a bot runs with (see the module docstring)."""
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("DOD_")}
+    return {**kept, "PYTHONUNBUFFERED": "1"}
 
 
 def probe_namespaces() -> str | None:
@@ -84,6 +99,7 @@ class StartedBot:
     """A bot's process (``unshare`` or the bot itself) and its end of the relay."""
 
     process: trio.Process
+    """Its standard output is the bot's output (and error), to read to its end."""
     stream: trio.abc.Stream | None
     """The jail's socket; ``None`` until the bot connects, for an unjailed bot."""
     listener: trio.SocketListener | None = None
@@ -109,12 +125,13 @@ class Sandbox:
 
     async def start(self, command_for: CommandFor) -> StartedBot:
         """Start the bot ``command_for(port)`` gives, where ``port`` is where it must
-        connect (on 127.0.0.1); it runs in a session of its own, output to nowhere."""
+        connect (on 127.0.0.1); it runs in a session of its own, its output (and error)
+        to the pipe ``process.stdout``, which the caller must read."""
         quiet = partial(
             trio.lowlevel.open_process,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         if self.isolation == "namespaces":
@@ -135,7 +152,7 @@ class Sandbox:
                     *command_for(port),
                 ]
                 # The jail holds the arena's lifeline: its namespace ends with the arena.
-                held = lifeline.child_options(pass_fds=(theirs.fileno(),))
+                held = lifeline.child_options(pass_fds=(theirs.fileno(),), env=bot_environment())
                 process = await quiet(command, **held)
             except BaseException:
                 ours.close()
@@ -149,7 +166,8 @@ class Sandbox:
         try:
             # A bot of ours holds the arena's lifeline (bots.cli); another ends when its
             # connection to the arena does, if it minds it.
-            process = await quiet(list(command_for(port)), **lifeline.child_options())
+            held = lifeline.child_options(env=bot_environment())
+            process = await quiet(list(command_for(port)), **held)
         except BaseException:
             await listener.aclose()
             raise

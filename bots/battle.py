@@ -17,9 +17,9 @@ by :class:`BattleBrain` from what ``LOOK`` shows and what it remembers
    it holds a sword, and goes for one;
 4. it hunts the nearest player it sees while the odds are with it: a kill drops
    that player's gold and removes a rival;
-5. otherwise it walks to the nearest lantern it knows of, then the nearest gold, a
-   potion when hurt, and the nearest unexplored square; with nowhere to go it ends
-   its turn.
+5. otherwise it walks to the nearest lantern it knows of, then the nearest gold (while
+   it holds less than the map asks for), a potion when hurt, and the nearest
+   unexplored square; with nowhere to go it ends its turn.
 
 Blocked moves cost nothing in the battle world, so after three in one turn it ends
 the turn rather than trying forever. The same ``--seed`` on the same game makes the
@@ -144,7 +144,10 @@ class BattleBrain:
         wanted = [] if LANTERN in self.items else [LANTERN]
         if futile:
             wanted.insert(0, SWORD)
-        wanted += [GOLD]
+        if gold < goal:
+            # Not once it holds enough: where picked gold stays on the map (mbk's
+            # server), the nearest gold would keep it from ever finding the exit.
+            wanted += [GOLD]
         if hp <= HURT:
             wanted.insert(0, HEALTH)
         for tiles in wanted:

@@ -31,6 +31,9 @@ What the runner does, so that a strategy need not:
   events leaves on its turn by its own strategy (:mod:`bots.battle`). A
   :class:`~clients.errors.ServerClosed` raised inside ``play`` (the game ended
   under it) is a normal end;
+* an action the server refused a few times on an unchanged state is not sent again
+  (:mod:`bots.guard`): the bot says ``QUIT`` and reports ``quit``, the detail saying
+  ``stuck:`` and which action;
 * ``SIGINT`` and ``SIGTERM`` stop the bot: it says ``QUIT`` and reports
   ``interrupted``;
 * a bot that plays only some worlds (``worlds=``) asks the server which world
@@ -67,6 +70,7 @@ from clients import (
 )
 from commandline import lifeline
 
+from .guard import GuardedClient, Stuck
 from .result import BotResult, Progress
 
 __all__ = ["Bot", "PlayFunction", "bot_main", "build_parser"]
@@ -256,7 +260,7 @@ def _run(
         )
 
     try:
-        client = Client.connect(options.host, options.port, timeout=options.timeout)
+        client = GuardedClient.connect(options.host, options.port, timeout=options.timeout)
     except OSError as error:
         return result("error", f"cannot connect to {options.host}:{options.port}: {error}")
     except KeyboardInterrupt:
@@ -278,7 +282,10 @@ def _run(
                         f"{options.host}:{options.port} is of the {world} world",
                     )
             client.hello(options.name)
-            reason = play(bot)
+            try:
+                reason = play(bot)
+            except Stuck as stuck:  # the strategy would repeat a refused action for ever
+                reason = f"stuck: {stuck}"
             if reason is None:
                 client.wait_closed()
             else:

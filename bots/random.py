@@ -2,7 +2,8 @@
 
 Run it as ``python -m bots.random --host H --port P [--seed S] [--max-moves N]``
 (or ``dod-bot-random``). Each turn it looks, picks up whatever lies on its
-square (gold or an item), and moves one step in a random direction among those
+square (gold or an item; not again on the same view once the server refused it), and
+moves one step in a random direction among those
 that are not walls in what it has just seen (so it never walks into a wall it
 has seen), avoiding squares other players stand on unless there is no other. It
 plays until the game ends (it can stumble onto an exit holding enough gold and
@@ -32,13 +33,18 @@ def play(bot: Bot) -> str | None:
     # What the square underfoot showed before the player stepped onto it: a 2016
     # server shows the player itself (P) at the centre of every view.
     underfoot: str | None = None
+    # The view in which a PICKUP was refused: an item the player may not take (ldjb's
+    # 'FAIL: Already have a sword') still shows; asked again and again, the server
+    # refused it 10,000 times (issue 39).
+    refused: tuple[str, ...] | None = None
     while bot.may_move():
         view = client.look()
         centre = view.relative(0, 0)
         if centre in PLAYERS:
             centre = underfoot or centre
-        if centre in PICKABLE:
-            client.pickup()
+        if centre in PICKABLE and view.rows != refused:
+            if not client.pickup():
+                refused = view.rows
             underfoot = "."  # picked up, or nothing there to pick: never try twice
             continue
         tiles = {d: view.relative(d.row_step, d.column_step) for d in FOUR_WAYS}

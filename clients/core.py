@@ -34,8 +34,9 @@ What a caller may rely on:
   of a command a server need not know (``EXTEND``, ``MAP``, ``HELP``, ``GAMES``,
   ...), fail only their own request (:class:`~clients.errors.CommandError`);
   ``EXTEND`` met with silence for :data:`QUIET` seconds fails the same way, and so,
-  from then on, does every other command of ours (``GAMES``): a server that says
-  nothing to ``EXTEND`` knows none of them (mbk). In every case the game goes on.
+  from then on, does every other command of ours (``GAMES``), and ``APGET`` and ``HPGET``:
+  a server that says nothing to ``EXTEND`` knows none of them (mbk). A verb met with
+  silence once is not waited for again. In every case the game goes on.
 * Turns: a command refused because it is not the player's turn (``FAIL not your
   turn``) is sent again, by the core, once the server says ``STARTTURN``.
 * ``HELLO`` without a name, refused by a server that needs one, is sent again
@@ -275,6 +276,8 @@ class ClientCore:
         self._understood = False
         # EXTEND met with silence: the server knows none of our own commands.
         self._unextended = False
+        # Verbs met with silence once: asked again, they are not waited for (mbk).
+        self._unknown: set[str] = set()
         self.unasked: list[str] = []
         """The first lines the server sent that no dialect explains (a greeting, say)."""
         self.events: deque[Push] = deque(maxlen=max_events)
@@ -361,8 +364,10 @@ class ClientCore:
             return None
         if isinstance(request.command, Extend):
             return QUIET
-        if self._unextended and request.command.verb in _OPTIONAL_VERBS:
-            return QUIET
+        if request.command.verb in self._unknown:
+            return 0.0  # it said nothing to this verb before: it will not now
+        if self._unextended and request.command.verb in _REFUSABLE_VERBS:
+            return QUIET  # nor APGET, HPGET, that another era may not know (mbk)
         if isinstance(request.command, Hello) and self._puzzling and not self._understood:
             return QUIET
         return None
@@ -376,6 +381,7 @@ class ClientCore:
             error: ClientError = UnsupportedServer(self._unplayable())
         else:
             self._unextended |= isinstance(request.command, Extend)
+            self._unknown.add(request.command.verb)
             error = CommandError(request.line, "no answer (the server does not know it)")
         self._answers.append(Answer(request, error=error))
 

@@ -16,8 +16,10 @@ fixtures of :mod:`conformance.pytest_plugin`.
 """
 
 from .config import CLASSIC_GLYPHS, Connector, SuiteConfig
+from .junit import to_junit_xml
 from .levels import TOLERANCES, Level, Strictness
-from .report import to_json, to_junit_xml, to_table
+from .page import to_html
+from .report import to_json, to_table
 from .results import CheckResult, Outcome, Report
 from .runner import check_server, run_suite, selected_checks
 
@@ -34,6 +36,7 @@ __all__ = [
     "check_server",
     "run_suite",
     "selected_checks",
+    "to_html",
     "to_json",
     "to_junit_xml",
     "to_table",

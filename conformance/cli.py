@@ -19,8 +19,10 @@ from commandline import run_command
 
 from .checks import ALL_CHECKS
 from .config import DIALECTS, SuiteConfig
+from .junit import to_junit_xml
 from .levels import TOLERANCES, Level, Strictness
-from .report import heading, summary, to_json, to_junit_xml, to_table
+from .page import to_html
+from .report import heading, summary, to_json, to_table
 from .results import CheckResult, Report
 from .runner import check_server
 
@@ -93,7 +95,20 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--format", choices=["table", "json"], default="table", help="output on standard output"
     )
-    parser.add_argument("--junit-xml", type=Path, metavar="PATH", help="also write JUnit XML")
+    parser.add_argument(
+        "--junitxml",
+        "--junit-xml",
+        dest="junit_xml",
+        type=Path,
+        metavar="PATH",
+        help="also write JUnit XML, as pytest's --junitxml does (one testcase per check)",
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="PATH",
+        help="also write one self-contained HTML page: a row per check, its exchange on demand",
+    )
     parser.add_argument("--list", action="store_true", help="list checks and tolerances, then exit")
     return parser
 
@@ -169,6 +184,8 @@ def _main(argv: Sequence[str] | None) -> int:
     print(to_json(report) if args.format == "json" else to_table(report))
     if args.junit_xml is not None:
         args.junit_xml.write_text(to_junit_xml(report), encoding="utf-8")
+    if args.html is not None:
+        args.html.write_text(to_html(report), encoding="utf-8")
     if args.format == "json":
         print(summary(report), file=sys.stderr)
     return 0 if report.ok else 1

@@ -42,6 +42,9 @@ class Explorer:
         self.tiles: dict[Position, str] = {}
         self._view: View | None = None
         self.moves = 0
+        self.exhausted = False
+        """Whether the last :meth:`explore` ended with nothing left to explore (every
+        square it could reach seen), not for want of moves."""
 
     @property
     def view(self) -> View:
@@ -105,6 +108,10 @@ class Explorer:
                     queue.append(there)
         return None
 
+    def beside(self, position: Position, glyphs: str | frozenset[str]) -> bool:
+        """Whether a square next to ``position`` was seen showing one of ``glyphs``."""
+        return any(self.tiles.get(step(position, d), "") in glyphs for d in DIRECTIONS)
+
     def _frontier(self, position: Position) -> bool:
         return any(step(position, d) not in self.tiles for d in DIRECTIONS)
 
@@ -119,6 +126,7 @@ class Explorer:
         Each move heads for the nearest known square where ``toward`` holds, or,
         when there is none, for the nearest square next to unseen ones.
         """
+        self.exhausted = False
         if self._view is None:
             await self.look()
         while not found(self):
@@ -126,6 +134,7 @@ class Explorer:
                 return False
             path = (self.route(toward) if toward else None) or self.route(self._frontier)
             if not path:
+                self.exhausted = True
                 return False
             await self.move(path[0])
             await self.look()

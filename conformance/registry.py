@@ -12,14 +12,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from types import TracebackType
 from typing import Final
 
 import trio
 
 from .config import Connector, SuiteConfig
-from .results import CheckFailed, NotJudged
+from .dialects import welcome
+from .results import CheckFailed, Event, NotJudged
 from .session import Session, Stalls, describe
+from .transcript import Transcript
 
 __all__ = ["Check", "Checklist", "Context", "RunState"]
 
@@ -84,6 +87,8 @@ class Context:
         self.config = config
         self.state = state
         self.warnings: list[str] = []
+        self.transcript = Transcript(trio.current_time)
+        """Every byte the check's connections sent and received (the reports show it)."""
         self._connector = connector
         self._sessions: list[Session] = []
 
@@ -142,6 +147,7 @@ class Context:
                 raise CheckFailed(f"{name}: could not connect: {error}") from error
         if scope.cancelled_caught:
             raise CheckFailed(f"{name}: could not connect within {self.config.timeout:g} s")
+        self.transcript.record(name, Event.CONNECTED)
         session = Session(
             stream,
             name=name,
@@ -150,9 +156,14 @@ class Context:
             dialect=self.state.dialect,
             turn_wait=self.config.turn_wait,
             stalls=self.state.stalls,
+            record=partial(self.transcript.record, name),
         )
         self._sessions.append(session)
-        await session.take_greeting(self.state.greeting, self.config.greeting_wait)
+        # What the dialect says on connect is owed to every connection, however late it
+        # comes (mbk's JVM greets 0.1-0.3 s after accepting): else it answers the first
+        # command, and the refusal of a second connection per address is not seen.
+        owed = welcome(self.state.dialect)
+        await session.take_greeting(owed or self.state.greeting, self.config.greeting_wait)
         return session
 
     def drift(self, tolerance: str, detail: str) -> None:

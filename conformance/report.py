@@ -1,22 +1,20 @@
-"""A report as a readable table, as JSON, and as JUnit XML.
+"""A report as a readable table and as JSON.
 
 The table has one row per check (status, id, clause, and the reason for any
 failure or skip, with each warning on a line of its own below) and a summary
-line. The JSON and JUnit forms carry the same fields; JUnit maps a failed check
-to ``<failure>``, a skipped one to ``<skipped>`` and warnings to
-``<system-out>``, so CI systems can show them.
+line. The JSON form carries the same fields, and each check's exchange with the
+server. (JUnit XML is :mod:`conformance.junit`'s, the page :mod:`conformance.html`'s.)
 """
 
 from __future__ import annotations
 
 import json
 import textwrap
-import xml.etree.ElementTree as ElementTree
 from typing import Final
 
-from .results import Outcome, Report
+from .results import Exchanged, Outcome, Report
 
-__all__ = ["summary", "to_json", "to_junit_xml", "to_table"]
+__all__ = ["heading", "label", "summary", "to_json", "to_table"]
 
 _LABEL: Final = {
     Outcome.PASSED: "PASS",
@@ -26,6 +24,11 @@ _LABEL: Final = {
     Outcome.NOT_RUN: "----",
 }
 REASON_WIDTH: Final = 100
+
+
+def label(outcome: Outcome) -> str:
+    """The four letters the table shows for ``outcome`` (``PASS``, ``FAIL``...)."""
+    return _LABEL[outcome]
 
 
 def heading(report: Report) -> list[str]:
@@ -74,6 +77,7 @@ def to_json(report: Report) -> str:
             "level": report.level,
             "dialect": report.dialect,
             "evidence": list(report.evidence),
+            "recognition": _exchange(report.recognition),
             "findings": list(report.findings),
             "ok": report.ok,
             "duration": round(report.duration, 3),
@@ -87,6 +91,7 @@ def to_json(report: Report) -> str:
                     "reason": result.reason,
                     "warnings": list(result.warnings),
                     "duration": round(result.duration, 3),
+                    "exchange": _exchange(result.exchange),
                 }
                 for result in report.results
             ],
@@ -95,38 +100,13 @@ def to_json(report: Report) -> str:
     )
 
 
-def to_junit_xml(report: Report) -> str:
-    suite = ElementTree.Element(
-        "testsuite",
-        name="dod-conformance",
-        tests=str(len(report.results)),
-        failures=str(report.count(Outcome.FAILED)),
-        errors=str(len(report.findings)),
-        skipped=str(report.count(Outcome.SKIPPED) + report.count(Outcome.NOT_RUN)),
-        time=f"{report.duration:.3f}",
-    )
-    properties = ElementTree.SubElement(suite, "properties")
-    for name, value in (
-        ("target", report.target),
-        ("level", report.level),
-        ("dialect", report.dialect),
-        *(("finding", finding) for finding in report.findings),
-    ):
-        ElementTree.SubElement(properties, "property", name=name, value=value)
-    for result in report.results:
-        case = ElementTree.SubElement(
-            suite,
-            "testcase",
-            classname=f"conformance.{result.check_id.split('.')[0]}",
-            name=f"{result.check_id} [{result.clause}]",
-            time=f"{result.duration:.3f}",
-        )
-        if result.outcome is Outcome.FAILED:
-            failure = ElementTree.SubElement(case, "failure", message=result.reason)
-            failure.text = f"{result.title}\n{result.reason}"
-        elif result.outcome in (Outcome.SKIPPED, Outcome.NOT_RUN):
-            ElementTree.SubElement(case, "skipped", message=result.reason)
-        if result.warnings:
-            ElementTree.SubElement(case, "system-out").text = "\n".join(result.warnings)
-    ElementTree.indent(suite)
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+def _exchange(entries: tuple[Exchanged, ...]) -> list[dict[str, object]]:
+    return [
+        {
+            "at": entry.at,
+            "connection": entry.connection,
+            "event": entry.event.value,
+            "data": repr(entry.data),
+        }
+        for entry in entries
+    ]

@@ -15,7 +15,15 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-__all__ = ["CheckFailed", "CheckResult", "CheckSkipped", "NotJudged", "Outcome", "Report"]
+__all__ = [
+    "CheckFailed",
+    "CheckResult",
+    "CheckSkipped",
+    "Exchanged",
+    "NotJudged",
+    "Outcome",
+    "Report",
+]
 
 
 class CheckFailed(Exception):
@@ -41,6 +49,31 @@ class Outcome(enum.Enum):
     """The server was gone before the check could be made (see the report's findings)."""
 
 
+class Event(enum.Enum):
+    """What happened on one of a check's connections."""
+
+    CONNECTED = "connected"
+    SENT = "sent"
+    RECEIVED = "received"
+    CLOSED_BY_SERVER = "closed by the server"
+    CLOSED_BY_SUITE = "closed by the suite"
+    LEFT_OUT = "left out"
+    """Bytes of a long exchange not kept (see :class:`~conformance.transcript.Transcript`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Exchanged:
+    """One event of the exchange a check had with the server, as the reports show it."""
+
+    at: float
+    """Seconds since the check began."""
+    connection: str
+    """The check's name for the connection (``client``, ``A``, ``B``)."""
+    event: Event
+    data: bytes = b""
+    """The bytes sent or received (``LEFT_OUT``: how many were left out, as text)."""
+
+
 @dataclass(frozen=True, slots=True)
 class CheckResult:
     """One check's outcome. ``reason`` is empty for a clean pass."""
@@ -52,6 +85,9 @@ class CheckResult:
     reason: str = ""
     warnings: tuple[str, ...] = ()
     duration: float = 0.0
+    exchange: tuple[Exchanged, ...] = ()
+    """The bytes each way that decided it, in order (long exchanges keep their beginning
+    and their end)."""
 
 
 @dataclass(slots=True)
@@ -66,6 +102,10 @@ class Report:
     """The dialect whose replies the checks took as exact."""
     evidence: list[str] = field(default_factory=list)
     """With ``--dialect auto``: what the server said that showed its dialect."""
+    recognition: tuple[Exchanged, ...] = ()
+    """With ``--dialect auto``: the exchange of the connection that recognised it."""
+    started: float = 0.0
+    """When the run began, in seconds since the epoch (``time.time()``)."""
     findings: list[str] = field(default_factory=list)
     """Faults of the whole run rather than of one check (the server went away); each
     makes the run fail."""

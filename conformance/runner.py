@@ -22,6 +22,7 @@ when the server does not offer what it checks.
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Callable, Collection
 from functools import partial
 
@@ -33,10 +34,11 @@ from protocol.errors import RemoteProtocolError
 
 from .checks import ALL_CHECKS
 from .config import Connector, SuiteConfig
-from .dialects import client_dialect
+from .dialects import client_dialect, declared_reader
 from .registry import Check, Context, RunState
-from .results import CheckFailed, CheckResult, CheckSkipped, Outcome, Report
+from .results import CheckFailed, CheckResult, CheckSkipped, Exchanged, Outcome, Report
 from .session import NAMES, QUIET, Session
+from .transcript import Transcript
 
 __all__ = ["check_server", "recognise", "run_suite", "selected_checks"]
 
@@ -68,11 +70,13 @@ async def run_suite(
     ``on_result`` is called with the report so far and each result as its check ends
     (the command line prints it), so a run cut short still shows what it judged."""
     config = config or SuiteConfig()
-    report = Report(target=target, level=config.strictness.level.value)
+    report = Report(target=target, level=config.strictness.level.value, started=time.time())
     state = RunState(dialect=config.dialect)
     started = trio.current_time()
     if config.dialect == "auto":
-        state.dialect, report.evidence = await recognise(connect, config, state)
+        transcript = Transcript(trio.current_time)
+        state.dialect, report.evidence = await recognise(connect, config, state, transcript)
+        report.recognition = transcript.entries()
     report.dialect = state.dialect
     silent_since: str | None = None
     gone = ""
@@ -102,7 +106,13 @@ async def run_suite(
             where = f"after check {last_done}" if last_done else "at the start"
             report.findings.append(f"the server {lost} {where}")
             gone = f"not run: the server {lost} {where}"
-            result = _result(check, Outcome.NOT_RUN, f"{gone} ({result.reason})")
+            result = _result(
+                check,
+                Outcome.NOT_RUN,
+                f"{gone} ({result.reason})",
+                duration=result.duration,
+                exchange=result.exchange,
+            )
         report.results.append(result)
         if on_result is not None:
             on_result(report, result)
@@ -139,9 +149,10 @@ async def _lost(result: CheckResult, connect: Connector, config: SuiteConfig) ->
 
 
 async def recognise(
-    connect: Connector, config: SuiteConfig, state: RunState
+    connect: Connector, config: SuiteConfig, state: RunState, transcript: Transcript | None = None
 ) -> tuple[str, list[str]]:
-    """The dialect one connection shows, and the lines that showed it (``2013`` if none)."""
+    """The dialect one connection shows, and the lines that showed it (``2013`` if none);
+    its exchange goes to ``transcript``."""
     reader = TolerantReader()
     evidence: list[str] = []
     heard: list[tuple[str, Command | None]] = []
@@ -149,7 +160,10 @@ async def recognise(
     try:
         with trio.fail_after(config.check_timeout):
             stream = await connect()
-            session = Session(stream, name="dialect", timeout=config.timeout, drift=_ignore)
+            record = None if transcript is None else partial(transcript.record, "dialect")
+            session = Session(
+                stream, name="dialect", timeout=config.timeout, drift=_ignore, record=record
+            )
             async with stream:
                 state.greeting = await session.take_greeting(None, config.greeting_wait)
                 heard += [(line, None) for line in state.greeting]
@@ -189,6 +203,9 @@ async def recognise(
     # A client's own dialect belongs to its era, and shows itself by a line only it
     # writes (ch739's RENDERHINT): judged as the era, its own forms would be faults.
     if (client := client_dialect(reader.dialect, heard_lines)) is not None:
+        if declared_reader(client[0]) is not None:
+            # Its era was shown by its own lines only (mbk's): the row says it all.
+            return client[0], [*evidence, client[1]]
         return client[0], [*evidence, *reader.evidence, client[1]]
     return reader.dialect, [*evidence, *reader.evidence]
 
@@ -221,8 +238,11 @@ def _result(
     reason: str = "",
     warnings: tuple[str, ...] = (),
     duration: float = 0.0,
+    exchange: tuple[Exchanged, ...] = (),
 ) -> CheckResult:
-    return CheckResult(check.id, check.clause, check.title, outcome, reason, warnings, duration)
+    return CheckResult(
+        check.id, check.clause, check.title, outcome, reason, warnings, duration, exchange
+    )
 
 
 async def _run_one(
@@ -247,4 +267,11 @@ async def _run_one(
     warnings = tuple(context.warnings)
     if outcome is Outcome.PASSED and warnings:
         outcome = Outcome.WARNING
-    return _result(check, outcome, reason, warnings, trio.current_time() - started)
+    return _result(
+        check,
+        outcome,
+        reason,
+        warnings,
+        trio.current_time() - started,
+        context.transcript.entries(),
+    )

@@ -42,7 +42,7 @@ from protocol.errors import RemoteProtocolError
 from protocol.replies import Lose, Push, Reply, ReplyParser
 
 from .dialects import declared, declared_reader
-from .results import CheckFailed, NotJudged
+from .results import CheckFailed, Event, NotJudged
 
 __all__ = [
     "NAMES",
@@ -73,6 +73,9 @@ characters at most)."""
 
 Drift = Callable[[str, str], None]
 """``drift(tolerance, detail)``: reports drift; raises :class:`CheckFailed` if not allowed."""
+Record = Callable[[Event, bytes], None]
+"""``record(event, data)``: notes what a connection sent, received or closed (the reports'
+exchange, :class:`~conformance.transcript.Transcript`)."""
 
 R = TypeVar("R", bound=Reply)
 
@@ -166,8 +169,10 @@ class Session:
         dialect: str = "2013",
         turn_wait: float | None = None,
         stalls: Stalls | None = None,
+        record: Record | None = None,
     ) -> None:
         self.stream = stream
+        self._record: Record = record or _unrecorded
         self.stalls = Stalls() if stalls is None else stalls
         """Shared with the run's other sessions: see :class:`Stalls`."""
         self.unnamed = False
@@ -212,6 +217,7 @@ class Session:
         with trio.move_on_after(self.timeout) as scope:
             try:
                 await self.stream.send_all(payload)
+                self._record(Event.SENT, payload)
             except (trio.BrokenResourceError, trio.ClosedResourceError) as error:
                 raise ServerClosed(
                     f"{self.name}: the connection broke while sending: {error}"
@@ -347,16 +353,22 @@ class Session:
         """Whether the server has closed this connection (its end of the stream read)."""
         return self._released or (self._eof and not self._buffer)
 
-    async def answer(self, data: bytes, what: str, timeout: float | None = None) -> list[str]:
+    async def answer(
+        self, data: bytes, what: str, timeout: float | None = None, *, turns: bool = True
+    ) -> list[str]:
         """Send ``data`` as it is; the lines that answer it (the first within the timeout,
         then all that follow before :data:`QUIET` seconds of silence). In a 2015 or 2016
-        dialect the lines sent unasked are left out, and a refusal for want of a turn is
-        waited out as :meth:`ask` does. ``timeout`` bounds the wait for the first line
-        (by default the session's)."""
+        dialect the lines sent unasked are left out, and, with ``turns``, a refusal for
+        want of a turn is waited out as :meth:`ask` does. ``timeout`` bounds the wait for
+        the first line (by default the session's)."""
         limit = self.timeout if timeout is None else timeout
         while True:
             lines = await self._answer_once(data, what, limit)
-            if self.dialect == "2013" or not any(_turn_refusal(line) for line in lines[:1]):
+            if (
+                not turns
+                or self.dialect == "2013"
+                or not any(_turn_refusal(line) for line in lines[:1])
+            ):
                 return lines
             if why := await self._await_turn(f"{data!r} was answered {describe(lines)}"):
                 raise NotJudged(
@@ -408,8 +420,19 @@ class Session:
             if not got:
                 if answer:
                     return answer
+                if self._eof:
+                    # Closed, not silent: no timeout was waited out (issue 39: "waited 5 s
+                    # ... in vain" for a connection mbk closed at once).
+                    raise ServerClosed(
+                        f"{self.name}: the server closed the connection instead of {what}"
+                    )
                 self._silence(what, f"waited {timeout:g} s for {what}, in vain")
             for line in got:
+                if line.startswith("RENDERHINT"):
+                    # A drawing hint (ch739) is part of no answer: read past, set aside.
+                    reader.feed(line, asking)
+                    self.unasked.append(line)
+                    continue
                 pending.append(line)
                 try:
                     reply: Reply | None = reader.feed(line, asking)
@@ -453,9 +476,11 @@ class Session:
             ) from error
         if not data:
             self._eof = True
+            self._record(Event.CLOSED_BY_SERVER, b"")
         else:
             self.received_any = True
             self._buffer += data
+            self._record(Event.RECEIVED, bytes(data))
 
     async def read_raw_line(self, what: str, timeout: float | None = None) -> bytes:
         """The next line's bytes without its ``LF`` (a ``CR`` before it is kept)."""
@@ -530,22 +555,27 @@ class Session:
         What follows a reply (``TREASUREMOD``, ``SERVERCHANGE``, a blank line,
         ``RENDERHINT`` lines) is not waited for: it is set aside before the next command
         (:meth:`send_command`) or while its reply is read."""
-        lines: list[str] = []
+        lines: list[str] = []  # the reply's own lines: pushes read on the way are not
         self.last_lines = lines
         asking = _command(self.last_command)
         while True:
             line = await self.read_line(what)
-            lines.append(line)
+            under_way = self._tolerant.in_reply
             try:
                 reply = self._tolerant.feed(line, asking)
             except RemoteProtocolError as error:
                 raise BadReply(
-                    f"{self.name}: {what}: {error}; received {describe(lines)}"
+                    f"{self.name}: {what}: {error}; received {describe([*lines, line])}"
                 ) from None
+            if reply is None and not under_way and not self._tolerant.in_reply:
+                self.unasked.append(line)  # read past: RENDERHINT, a blank line after a view
+                continue
+            lines.append(line)
             if reply is None:
                 continue
             if isinstance(reply, (Push, Blank)):
-                self.unasked.append(line)
+                self.unasked += lines
+                lines.clear()
                 if not isinstance(reply, Blank):
                     self.pushed.append(reply)
                 continue
@@ -807,9 +837,15 @@ class Session:
                 await self.send(b"QUIT\n")
 
     async def aclose(self) -> None:
+        if not self._released and not self._eof:
+            self._record(Event.CLOSED_BY_SUITE, b"")
         self._released = True
         with trio.move_on_after(self.timeout):
             await self.stream.aclose()
+
+
+def _unrecorded(event: Event, data: bytes) -> None:
+    return None
 
 
 def _refused(first: str) -> bool:

@@ -183,7 +183,8 @@ class Games(Command):
 
 @dataclass(frozen=True, slots=True)
 class Create(Command):
-    """Extension: ``CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]``."""
+    """Extension: ``CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]
+    [start=full]``."""
 
     verb: ClassVar[str] = "CREATE"
     game: str
@@ -423,7 +424,9 @@ def _number(key: str, text: str, kind: type[int] | type[float]) -> int | float:
     return value
 
 
-_CREATE_USAGE: Final = "CREATE <game> <world> [map=<map>] [seed=<n>] [players=<n>] [turn=<seconds>]"
+_CREATE_USAGE: Final = (
+    "CREATE <game> <world> [map=<map>] [seed=<n>] [players=<n>] [turn=<seconds>] [start=full]"
+)
 
 
 def _parse_create(args: list[str]) -> Command:
@@ -717,7 +720,7 @@ DECLARED_VERBS: Final[tuple[Verb, ...]] = (
         Create,
         _parse_create,
         Route.LOBBY,
-        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>]",
+        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>] [start=full]",
         client="create",
         shown=Shown.EXTENSION,
     ),

@@ -270,7 +270,11 @@ class ServerProtocol:
             line = self._framer.next_event()
             if not isinstance(line, str):
                 return line
-            command = self._parse(line)
+            try:
+                command = self._parse(line)
+            except RemoteProtocolError as error:
+                error.line = line.encode()
+                raise
             if command is not None:
                 self._answering = command
                 if self._heard is not None:

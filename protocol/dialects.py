@@ -198,6 +198,10 @@ class Dialect:
     """The server pushes the client its view (:class:`~protocol.lines.ViewChanged`)
     whenever it changes, and its turn (``STARTTURN``) as it enters a world without
     turns: its clients never ``LOOK`` by themselves, or act before they are told."""
+    welcome: ClassVar[tuple[Reply, ...]] = ()
+    """Lines the server says as a client connects, before anything else (mbk's server:
+    ``Welcome to the dungeon! Mwuahaha``). Not a greeting that enters a game
+    (:attr:`greets`): only words, which its clients read past."""
     coalesced: ClassVar[tuple[type[Reply], ...]] = ()
     """Pushes that only say "look again" (2015's ``CHANGE``): a client is sent one, and
     no other until it sends its next command, however many moves it would tell of (its
@@ -646,6 +650,9 @@ class Dialect2016mbk(_Rendered):
     closes_after_final: ClassVar[bool] = False
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
     pushes_view: ClassVar[bool] = True
+    # mbuckley2000's server says it to every connection; its client's reader takes a line
+    # by its first letter and knows no 'W'.
+    welcome: ClassVar[tuple[Reply, ...]] = (Compact("Welcome to the dungeon! Mwuahaha"),)
 
     _forms: ClassVar[Mapping[type[Reply], _Said]] = _table(
         _says(

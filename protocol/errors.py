@@ -28,9 +28,13 @@ class RemoteProtocolError(ProtocolError):
     refuses further input and the connection should be closed).
     """
 
-    def __init__(self, message: str, *, fatal: bool = False) -> None:
+    def __init__(self, message: str, *, fatal: bool = False, line: bytes | None = None) -> None:
         super().__init__(message)
         self.fatal = fatal
+        self.line = line
+        """The whole line refused (without its end), when one was read: the same bytes
+        give the same error on another server (a node carrying the client forwards
+        them to the game's node, which answers in their turn)."""
 
 
 class LocalProtocolError(ProtocolError):

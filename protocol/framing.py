@@ -71,7 +71,8 @@ def _strict_decode(line: bytes) -> str:
     except UnicodeDecodeError as error:
         bad = line[error.start]
         raise RemoteProtocolError(
-            f"the line is not UTF-8 text (byte 0x{bad:02x} at {error.start}); send UTF-8"
+            f"the line is not UTF-8 text (byte 0x{bad:02x} at {error.start}); send UTF-8",
+            line=line,
         ) from None
 
 

@@ -31,6 +31,7 @@ import re
 from typing import Final, TypeVar
 
 from .commands import Command, Hello, Look
+from .declared import COMPACT_DIALECTS, DeclaredReader, declared_reader
 from .dialects import DIALECTS
 from .errors import RemoteProtocolError
 from .lines import (
@@ -124,13 +125,16 @@ class TolerantReader:
         self._total_may_follow = False  # ldjb's "SUCCESS:  +1 HP" has its total next
         self._updated = False  # ldjb3's UPDATE: the answer of a PICKUP comes next
         self._treasure = 0  # the gold ldjb3's TREASUREMOD lines after UPDATE added up to
+        # Dialects of lines all their own (mbk's H2, MS, L5 rows), read by their forms.
+        self._compact = {name: declared_reader(name) for name in COMPACT_DIALECTS}
+        self._compact_rows: DeclaredReader | None = None  # one whose view is being read
         self.dialect: str | None = None
         self.evidence: list[str] = []
 
     @property
     def in_reply(self) -> bool:
         """True while the lines of a multi-line reply are being gathered."""
-        return self._rows is not None or self._parser.in_reply
+        return self._rows is not None or self._parser.in_reply or self._compact_rows is not None
 
     def _seen(self, dialect: str, what: str) -> None:
         # Later eras share earlier forms (2016 servers take turns too), never the reverse:
@@ -142,6 +146,8 @@ class TolerantReader:
     def feed(self, line: str, asking: Command | None) -> Reply | None:
         if self._rows is not None:
             return self._row(line)
+        if self._compact_rows is not None:
+            return self._compact_line(self._compact_rows, self._compact_rows.feed(line, asking))
         if self._parser.in_reply:
             reply = self._parser.feed(line)
             self._blank_may_follow = isinstance(reply, LookReply)
@@ -233,9 +239,9 @@ class TolerantReader:
                 if isinstance(read, FromSender):
                     self._from = read.sender
                 return read
-        return self._elsewhere(line, text)
+        return self._elsewhere(line, text, asking)
 
-    def _elsewhere(self, line: str, text: str) -> Reply:
+    def _elsewhere(self, line: str, text: str, asking: Command | None) -> Reply | None:
         """Lines that other servers of the eras sent and our dialects never write."""
         if text.startswith("SUCCESS: Got "):
             self._seen("2013", repr(line))
@@ -261,7 +267,25 @@ class TolerantReader:
         if (goal := _read(GoalIs, text)) is not None:
             self._seen("2013", repr(line))
             return goal
+        return self._compact_elsewhere(line, asking)
+
+    def _compact_elsewhere(self, line: str, asking: Command | None) -> Reply | None:
+        """A line of a dialect of lines all its own (mbk's ``H2`` to ``HELLO``, ``MS`` to
+        ``MOVE``, ``L5`` rows), read as its declaration writes it; else :class:`Unasked`."""
+        for name, reader in self._compact.items():
+            if reader is None:
+                continue
+            reply = reader.feed(line, asking)
+            if reply == Unasked(line) and not reader.in_reply:
+                continue  # not a line of this dialect
+            self._seen(DIALECTS[name].era, f"{line!r}, a line only {name} writes,")
+            return self._compact_line(reader, reply)
         return Unasked(line)
+
+    def _compact_line(self, reader: DeclaredReader, reply: Reply | None) -> Reply | None:
+        """``reply``, read by ``reader``; its rows, while a view is read, go to it."""
+        self._compact_rows = reader if reader.in_reply else None
+        return reply
 
 
 _CONTEXTUAL: Final = frozenset({Greeted, Said, PlayerView, Unasked})

@@ -17,6 +17,7 @@ from typing import Final
 
 __all__ = [
     "OUTCOMES",
+    "PLACE_RULES",
     "GameRecord",
     "PlayerResult",
     "Tally",
@@ -89,16 +90,42 @@ class GameRecord:
         return len(named) >= 2 and all(p.outcome != "unfinished" for p in named)
 
 
-def _key(result: PlayerResult, order: int) -> tuple[int, int]:
+PLACE_RULES: Final = ("escape", "moves")
+"""How winners are placed among themselves: in the order they escaped (the first out is
+first), or by the moves they took (fewest first, equal moves sharing a place)."""
+ENDED_IN_PLAY: Final = ("quit", "unfinished")
+ENDED_DEAD: Final = ("lose",)
+"""Outcomes by how a game that was not won ended, at equal gold best first: still in
+play (stopped by ``QUIT`` or by the game's end), then died or beaten, then cut off
+(``disconnected``, ``removed``: the bot stopped playing)."""
+
+
+def _key(result: PlayerResult, order: int, rule: str) -> tuple[int, int, int]:
     if result.outcome == "win":
-        return (0, order)
-    return (1, -result.gold if result.outcome != "lose" else 0)
+        return (0, result.moves if rule == "moves" else order, 0)
+    if result.outcome in ENDED_IN_PLAY:
+        ended = 0
+    elif result.outcome in ENDED_DEAD:
+        ended = 1
+    else:
+        ended = 2
+    return (1, -result.gold if result.outcome not in ENDED_DEAD else 0, ended)
 
 
-def place_players(results: Sequence[tuple[PlayerResult, int]]) -> list[PlayerResult]:
+def place_players(
+    results: Sequence[tuple[PlayerResult, int]], rule: str = "escape"
+) -> list[PlayerResult]:
     """Each result with its ``place`` set; ``order`` is when the player's game ended
-    (1 for the first to finish), which separates winners."""
-    keys = [_key(result, order) for result, order in results]
+    (1 for the first to finish).
+
+    Winners first (a win beats any gold), among themselves by ``rule``
+    (:data:`PLACE_RULES`); then everyone else by the gold held at the end, most first (a
+    player who died holds none), and at equal gold by how the game ended
+    (:data:`ENDED_IN_PLAY`, then died, then cut off). Players equal on all of these
+    share a place (1, 2, 2, 4)."""
+    if rule not in PLACE_RULES:
+        raise ValueError(f"places go by {' or '.join(PLACE_RULES)}, not {rule!r}")
+    keys = [_key(result, order, rule) for result, order in results]
     placed = []
     for (result, _), key in zip(results, keys, strict=True):
         place = 1 + sum(other < key for other in keys)

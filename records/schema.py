@@ -83,6 +83,7 @@ it is (0003), so that a query of one table's ratings reaches the index."""
 Index("ix_ratings_name", ratings.c.name)
 Index("ix_ratings_world_ordinal", ratings.c.world, ordinal, ratings.c.name)
 Index("ix_games_world_map", games.c.world, games.c.map)
+Index("ix_games_replay", games.c.replay)
 
 names = Table(
     "names",

@@ -3,7 +3,9 @@ schedule order, so that neither parallel play nor which worker played what chang
 
 ``dod-arena`` prints it, ``dod-arena status`` and the server's web page show it as a
 tournament goes (:mod:`records.tournaments`); all three fold the same records the same
-way (:class:`Standings`), so they show the same table.
+way (:class:`Standings`), so they show the same table: each record placed by the
+tournament's contract (:class:`records.contract.Contract`), the table ranked by wins,
+then rating, then name.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .contract import Contract
 from .model import GameRecord
 from .ranking import Rating, rate_game
 
@@ -56,12 +59,14 @@ class Standings:
     table built up to some match can be copied and carried on (what the web page keeps
     between two looks at a tournament)."""
 
-    def __init__(self, names: Iterable[str]) -> None:
+    def __init__(self, names: Iterable[str], contract: Contract | None = None) -> None:
         self._lines = {name: Line(name) for name in names}
+        self.contract = contract or Contract()
         self.games = 0
         """Records added."""
 
     def add(self, record: GameRecord) -> None:
+        record = self.contract.place(record)
         lines = self._lines
         current = {name: line.rating for name, line in lines.items()}
         for name, rating in rate_game(record, current).items():
@@ -79,23 +84,26 @@ class Standings:
         self.games += 1
 
     def copy(self) -> Standings:
-        copied = Standings(())
+        copied = Standings((), self.contract)
         copied._lines = {name: line.copy() for name, line in self._lines.items()}
         copied.games = self.games
         return copied
 
     def lines(self) -> list[Line]:
-        """Best first (highest ``mu - 3 sigma``, then by name)."""
+        """Best first: most wins (a win beats any gold), then the highest ``mu - 3
+        sigma``, then by name."""
         return sorted(
             (line.copy() for line in self._lines.values()),
-            key=lambda line: (-line.rating.ordinal, line.name),
+            key=lambda line: (-line.wins, -line.rating.ordinal, line.name),
         )
 
 
-def standings(names: Iterable[str], records: Sequence[GameRecord]) -> list[Line]:
+def standings(
+    names: Iterable[str], records: Sequence[GameRecord], contract: Contract | None = None
+) -> list[Line]:
     """The table of the entrants ``names`` after ``records``, rated in the order given
     (schedule order), best first."""
-    table = Standings(names)
+    table = Standings(names, contract)
     for record in records:
         table.add(record)
     return table.lines()

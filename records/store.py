@@ -13,7 +13,8 @@ What a caller may rely on:
   so a retry after a lost answer never counts a game twice. Rating updates of one
   world are serialised (an advisory lock on PostgreSQL, SQLite's single writer), so
   servers writing at once lose no update.
-* Reads: :meth:`leaderboard`, :meth:`history`, :meth:`game`, :meth:`games`.
+* Reads: :meth:`leaderboard`, :meth:`history`, :meth:`game`, :meth:`games`,
+  :meth:`records_named`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from __future__ import annotations
 import sqlite3
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from importlib.resources import files
@@ -34,7 +35,7 @@ from alembic.config import Config
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine, make_url
 
-from .model import GameRecord, now
+from .model import GameRecord, PlayerResult, now
 from .names import lookalike_keys
 from .ranking import Rating, rate_game
 from .schema import games, names, ordinal, players, ratings
@@ -344,39 +345,78 @@ class Store:
             return len(ids)
 
     def _load_record(self, connection: Connection, game_id: str) -> GameRecord:
-        from .model import PlayerResult
-
         game = connection.execute(sa.select(games).where(games.c.id == game_id)).one()
         rows = connection.execute(
             sa.select(players).where(players.c.game_id == game_id).order_by(players.c.player)
         ).all()
-        return GameRecord(
-            id=game.id,
-            game=game.game,
-            world=game.world,
-            map=game.map,
-            seed=game.seed,
-            dialect=game.dialect,
-            started=game.started_at,
-            ended=game.ended_at,
-            rounds=game.rounds,
-            end=game.end_reason,
-            replay=game.replay,
-            server=game.server,
-            players=tuple(
-                PlayerResult(
-                    player=r.player,
-                    name=r.name,
-                    kind=r.kind,
-                    outcome=r.outcome,
-                    gold=r.gold,
-                    moves=r.moves,
-                    place=r.place,
-                    claimed=r.claimed,
+        return _record_of(game, rows)
+
+    def records_named(self, names: Collection[str]) -> list[GameRecord]:
+        """The records of the games called one of ``names`` (a tournament's), oldest first."""
+        wanted = sorted(set(names))
+        found: list[GameRecord] = []
+        with self.reader.connect() as connection:
+            for start in range(0, len(wanted), 500):  # (a statement's bound values are few)
+                chunk = wanted[start : start + 500]
+                rows = connection.execute(sa.select(games).where(games.c.game.in_(chunk))).all()
+                ids = [row.id for row in rows]
+                by_game: dict[str, list[Any]] = {}
+                for player in connection.execute(
+                    sa.select(players)
+                    .where(players.c.game_id.in_(ids))
+                    .order_by(players.c.game_id, players.c.player)
+                ):
+                    by_game.setdefault(player.game_id, []).append(player)
+                found += [_record_of(row, by_game.get(row.id, [])) for row in rows]
+        return sorted(found, key=lambda record: (record.ended, record.id))
+
+    def replay_results(self, paths: Collection[str]) -> dict[str, dict[str, Any]]:
+        """The games whose replay file is one of ``paths`` (as the server wrote them), by
+        path: rounds, why the game ended, and its players by place (name, outcome,
+        place, gold, moves). A path whose game was never recorded is missing."""
+        wanted = sorted(set(paths))
+        found: dict[str, dict[str, Any]] = {}
+        with self.reader.connect() as connection:
+            for start in range(0, len(wanted), 500):
+                rows = connection.execute(
+                    sa.select(games.c.id, games.c.replay, games.c.rounds, games.c.end_reason).where(
+                        games.c.replay.in_(wanted[start : start + 500])
+                    )
+                ).all()
+                by_id = {}
+                for row in rows:
+                    by_id[row.id] = found[row.replay] = {
+                        "rounds": row.rounds,
+                        "end": row.end_reason,
+                        "players": [],
+                    }
+                for player in connection.execute(
+                    sa.select(players)
+                    .where(players.c.game_id.in_(list(by_id)))
+                    .order_by(players.c.game_id, players.c.place, players.c.player)
+                ):
+                    by_id[player.game_id]["players"].append(
+                        {
+                            "name": player.name,
+                            "outcome": player.outcome,
+                            "place": player.place,
+                            "gold": player.gold,
+                            "moves": player.moves,
+                        }
+                    )
+        return found
+
+    def set_places(self, game_id: str, places: Mapping[int, int]) -> None:
+        """Store new places for a game's players (by player number): a tournament whose
+        contract places winners by moves (:class:`records.contract.Contract`) places them
+        so before it rerates its world."""
+        with self.engine.begin() as connection:
+            for player, place in places.items():
+                connection.execute(
+                    players.update()
+                    .where(players.c.game_id == game_id, players.c.player == player)
+                    .values(place=place)
                 )
-                for r in rows
-            ),
-        )
 
     # -- claimed names ---------------------------------------------------------------
 
@@ -493,6 +533,7 @@ class Store:
                 games.c.seed,
                 games.c.ended_at,
                 games.c.rated,
+                games.c.replay,
                 players.c.outcome,
                 players.c.place,
                 players.c.gold,
@@ -552,6 +593,37 @@ READS_ONLY = "dod_reads_only"
 
 _LOCK = 0x646F_6400  # "dod\0": the migration lock
 """PostgreSQL advisory lock keys: one for migrations, one per world's ratings."""
+
+
+def _record_of(game: Any, rows: Sequence[Any]) -> GameRecord:
+    """A stored game and its players' rows as the record it was written from."""
+    return GameRecord(
+        id=game.id,
+        game=game.game,
+        world=game.world,
+        map=game.map,
+        seed=game.seed,
+        dialect=game.dialect,
+        started=game.started_at,
+        ended=game.ended_at,
+        rounds=game.rounds,
+        end=game.end_reason,
+        replay=game.replay,
+        server=game.server,
+        players=tuple(
+            PlayerResult(
+                player=r.player,
+                name=r.name,
+                kind=r.kind,
+                outcome=r.outcome,
+                gold=r.gold,
+                moves=r.moves,
+                place=r.place,
+                claimed=r.claimed,
+            )
+            for r in rows
+        ),
+    )
 
 
 def _world_lock(world: str) -> int:

@@ -20,12 +20,12 @@ from functools import partial
 import structlog
 import trio
 
-from protocol.commands import Extend
+from protocol.capabilities import CAPABILITIES
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
 from records.model import GameRecord
 
-from .cluster.relay import Passenger
+from .cluster.handshake import Passenger
 from .cluster.workers import open_shared_listeners
 from .game.game import Game
 from .lobby.ladder import Ladder
@@ -39,6 +39,8 @@ from .setup.config import ServerConfig
 from .setup.listening import Listen, parse_listens
 from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
+KNOWN = frozenset(CAPABILITIES)
+"""Every capability this node can grant."""
 DRAIN_CHECK = 0.1
 """Seconds between looks, while draining, at whether every created game has ended."""
 MAX_TICK = 1.0
@@ -146,7 +148,9 @@ class Server:
                 trio.open_nursery() as self.writers,
                 trio.open_nursery() as games,
             ):
-                await games.start(self.lobby.directory.serve_relays, config.host, self._relayed)
+                await games.start(
+                    self.lobby.directory.serve_relays, config.host, self._relayed, self.client_log
+                )
                 await games.start(self.lobby.run)
                 if self.poller is not None:
                     await games.start(self.poller.run)
@@ -315,9 +319,10 @@ class Server:
 
         def board(connection: Connection) -> None:
             connection.name, connection.login = passenger.name, passenger.login
-            # What the client was granted on its own node, as a new EXTEND would grant it.
-            granted = connection.protocol.extend(Extend(passenger.capabilities))
-            connection.protocol.capabilities = frozenset(granted.capabilities)
+            # What the client was granted on its own node, exactly: none is none (an
+            # EXTEND with nothing after it would turn on the defaults), and a name this
+            # node does not know is left out.
+            connection.protocol.capabilities = frozenset(passenger.capabilities) & KNOWN
             connection.bot = connection.bot or passenger.bot
 
         await self.serve_stream(

@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 from commandline import run_command
 from worlds.registry import UnknownWorld, load_plugin
 
 from .game.story import describe
-from .replay.reader import open_world, read_replay, rerun
+from .replay.reader import bot_logs, open_world, read_replay, rerun
 from .replay.writer import ReplayError
 
 CLEAR = "\x1b[H\x1b[2J"
@@ -58,6 +59,11 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
         f"seed {header.get('seed')}, recorded {header.get('started')}",
         file=out,
     )
+    where = Path(path)
+    logs = bot_logs(where.parent, where.name)
+    if logs:  # what dod-arena kept of each bot's output in this game
+        told = ", ".join(f"{log['bot']} ({where.parent / log['file']})" for log in logs)
+        print(f"bots' output: {told}", file=out)
     if draw_map:
         print("\n".join(world.render(None)), file=out)
     # Players are shown by the name they first took, from their first line on.

@@ -42,4 +42,8 @@ async def explore_or_skip(
     """Explore until ``found``; skip the check, saying ``what`` was missing, if never."""
     limit = ctx.config.max_steps
     if not await explorer.explore(found, limit, toward):
+        if explorer.exhausted:
+            raise CheckSkipped(
+                f"{what}: every square reachable was seen, in {explorer.moves} moves of exploring"
+            )
         raise CheckSkipped(f"{what} within {limit} moves of exploring")

@@ -17,11 +17,13 @@ from protocol.replies import Fail, Gold, GoldCoins, LookReply, Success
 from ..dialects import (
     declared,
     declared_reader,
+    pushed_only,
     refusal,
     resumes_players,
     shows_player_at_centre,
+    welcome,
 )
-from ..explorer import Explorer
+from ..explorer import WALKABLE, Explorer
 from ..registry import Checklist, Context
 from ..results import CheckFailed, NotJudged
 from ..session import NoReply, Session, describe
@@ -118,7 +120,7 @@ OTHERS_PUSHES: Final = frozenset({"CHANGE", "LOSE", "SERVERCHANGE"})
     "connect.greeting",
     "docs/protocol.md (Conversation); docs/dialects.md",
     "nothing is sent before the first command (2015: 'GOLD <n>', then 'STARTTURN' "
-    "when it is the player's turn)",
+    "when it is the player's turn; 2016mbk: 'Welcome to the dungeon! Mwuahaha')",
 )
 async def connect_greeting(ctx: Context) -> None:
     # Every connection reads the greeting before its first command; it is judged here
@@ -135,6 +137,16 @@ async def connect_greeting(ctx: Context) -> None:
         ):
             raise CheckFailed(
                 f"the greeting is {describe(greeting)}, not 'GOLD <n>' (then 'STARTTURN')"
+            )
+    elif owed := welcome(ctx.state.dialect):
+        # mbk's welcome, then perhaps its view, pushed whenever it changes.
+        if greeting[: len(owed)] != owed or not pushed_only(
+            ctx.state.dialect, greeting[len(owed) :]
+        ):
+            raise CheckFailed(
+                f"the greeting is {describe(greeting)}, not {describe(owed)} (a "
+                f"{ctx.state.dialect} server says it to every connection, and nothing else "
+                "but its pushes)"
             )
     elif greeting:
         raise CheckFailed(
@@ -221,6 +233,9 @@ async def move_wall(ctx: Context) -> None:
         player,
         lambda explorer: bool(wall_directions(explorer.view)),
         "no wall next to the player",
+        # Toward a wall already seen: exploring only for unseen squares, a small map seen
+        # whole at once left every wall unvisited (ch739's 5x5 map).
+        toward=lambda position: player.beside(position, "#"),
     )
     before = player.view
     direction = wall_directions(before)[0]
@@ -247,6 +262,7 @@ async def move_floor(ctx: Context) -> None:
         player,
         lambda explorer: bool(floor_directions(explorer.view)),
         "no floor next to the player",
+        toward=lambda position: player.beside(position, WALKABLE),
     )
     before = player.view
     direction = floor_directions(before)[0]

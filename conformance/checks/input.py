@@ -25,6 +25,7 @@ from protocol.commands import Move
 from protocol.direction import Direction
 
 from ..dialects import declared_reader, refusal
+from ..explorer import WALKABLE
 from ..registry import Checklist, Context
 from ..results import CheckFailed, CheckSkipped, NotJudged
 from ..session import QUIET, NoReply, ServerClosed, Session, describe
@@ -67,9 +68,14 @@ def _moved(answer: list[str], dialect: str, direction: str) -> bool:
 
 
 def _floor(view: list[str]) -> str | None:
-    """A direction in which the square next to the centre is plain floor (a move that
-    succeeds only if it is understood, and wins nothing)."""
-    return next((d for d, r, c in _NEIGHBOURS if view and view[r][c] == "."), None)
+    """A direction in which the square next to the centre can be walked onto (a move that
+    succeeds only if it is understood, and wins nothing): plain floor first, else gold or
+    an item (ch739's players may arrive beside nothing else)."""
+    for walkable in (".", WALKABLE):
+        for direction, row, column in _NEIGHBOURS:
+            if view and view[row][column] in walkable:
+                return direction
+    return None
 
 
 _BACK: Final = {"N": "S", "S": "N", "E": "W", "W": "E"}
@@ -123,13 +129,19 @@ def _plain_move(direction: str) -> str:
 PLAIN: Final[Conversation] = (b"HELLO\n", b"LOOK\n", _plain_move)
 
 
-async def _variant_answer(session: Session, variant: bytes, plain: bytes) -> list[str]:
+async def _variant_answer(
+    session: Session, variant: bytes, plain: bytes, rule: Rule = Rule.UNDERSTOOD
+) -> list[str]:
     """The answer to ``variant``; ``[]`` if none came, once the ``plain`` form sent after
     it shows that the connection still answers. If the plain form is not answered
     either, the server stopped answering this connection, whatever the reason, and the
-    check is not judged."""
+    check is not judged. A variant the dialect refuses (:attr:`Rule.REFUSED`) may be
+    refused in any words, "not your turn" among them (ch739 checks the turn before the
+    verb): that refusal is its answer, not a turn to wait for."""
     try:
-        return await session.answer(variant, f"the reply to {variant!r}")
+        return await session.answer(
+            variant, f"the reply to {variant!r}", turns=rule is Rule.UNDERSTOOD
+        )
     except NoReply:
         pass
     try:
@@ -159,35 +171,60 @@ async def _compare(
 
     # Each step is judged as soon as it is answered: a difference ends the check, and an
     # unanswered variant costs a whole timeout, so later steps would only lengthen the run.
-    def judged(
-        shown: bytes, got: list[str], expected: list[str], plain: bytes, *, moved: bool = False
-    ) -> bool:
-        rule = rule_for(ctx.state.dialect, shown, plain) if by_dialect else Rule.UNDERSTOOD
-        return _judge_step(ctx, tolerance, rule, shown, got, expected, moved=moved)
+    def rule(shown: bytes, plain: bytes) -> Rule:
+        return rule_for(ctx.state.dialect, shown, plain) if by_dialect else Rule.UNDERSTOOD
+
+    async def step(shown: bytes, plain: bytes, expected: list[str], *, moved: bool = False) -> bool:
+        said = rule(shown, plain)
+        answer = await _variant_answer(session, shown, b"LOOK\n" if moved else plain, said)
+        return _judge_step(ctx, tolerance, said, shown, answer, expected, moved=moved)
 
     session = await ctx.connect()
     plain_hello = await session.answer(b"HELLO\n", "the reply to HELLO")
-    if judged(hello, await _variant_answer(session, hello, b"HELLO\n"), plain_hello, b"HELLO\n"):
+    if await step(hello, b"HELLO\n", plain_hello):
         return
     if plain_hello[0].startswith("FAIL") or plain_hello[0] == "null":
         await session.name_myself()
     plain_look = await session.answer(b"LOOK\n", "the reply to LOOK")
-    if judged(look, await _variant_answer(session, look, b"LOOK\n"), plain_look, b"LOOK\n"):
+    if await step(look, b"LOOK\n", plain_look):
         return
     direction = _floor(_view(plain_look, ctx.state.dialect))
     if direction is None:
-        raise CheckSkipped(f"no floor next to the player to move onto: {describe(plain_look)}")
-    plain_move = await session.answer(
-        _plain_move(direction).encode(), f"the reply to MOVE {direction}"
-    )
+        shown = _view(plain_look, ctx.state.dialect) or plain_look
+        raise CheckSkipped(f"no floor next to the player to move onto: {describe(shown)}")
+    plain = _plain_move(direction).encode()
+    plain_move = await session.answer(plain, f"the reply to MOVE {direction}")
     if not _moved(plain_move, ctx.state.dialect, direction):
+        # What the variant LOOK left after its line end (the NUL of CR NUL, where a CR
+        # alone ends a line) begins the next line: the same MOVE, sent again, moves.
+        again = await session.answer(plain, f"the reply to MOVE {direction}, sent again")
+        if look != PLAIN[1] and _moved(again, ctx.state.dialect, direction):
+            _left_over(ctx, tolerance, look, plain, plain_move, again)
+            return
         raise NotJudged(
             f"could not judge directions: MOVE {direction} onto floor was answered "
-            f"{describe(plain_move)}"
+            f"{describe(plain_move)}, and again {describe(again)}"
         )
-    back = move(_BACK[direction]).encode()
-    answer = await _variant_answer(session, back, b"LOOK\n")
-    judged(back, answer, plain_move, _plain_move(direction).encode(), moved=True)
+    await step(move(_BACK[direction]).encode(), plain, plain_move, moved=True)
+
+
+def _left_over(
+    ctx: Context,
+    tolerance: str | None,
+    look: bytes,
+    plain: bytes,
+    first: list[str],
+    again: list[str],
+) -> None:
+    """The drift of a line end that leaves bytes behind: ``look``'s ending was taken as a
+    line's end, and what followed it (``\\x00``) as the start of the next, ``plain``."""
+    detail = (
+        f"{look!r} left what followed its line end to begin the next line: {plain!r} after "
+        f"it was answered {describe(first[:2])}, and sent again {describe(again[:2])}"
+    )
+    if tolerance is None:
+        raise CheckFailed(detail)
+    ctx.drift(tolerance, detail)
 
 
 def _judge_step(

@@ -44,6 +44,22 @@ async def _meet(ctx: Context) -> tuple[Explorer, Explorer, Offset]:
                 f"could not judge: the views show {crowd} other players where the check has "
                 f"one other (B: {b.view}; A: {seen}), so B's P at {offset} may be another's"
             )
+        # A P that A sees where B is not is a third player; and where A's view, set where
+        # B's P stands, disagrees with B's on the squares both show, B's P is not A. Either
+        # way B's P may be another's (zss's departed players), as with more P in view:
+        # equal states, equal verdicts (issue 39).
+        elsewhere = seen.find("P")
+        apart = seen.mismatches(b.view, offset)
+        if elsewhere or apart:
+            why = (
+                f"A sees another player at {elsewhere[0]}"
+                if elsewhere
+                else f"A's view, set where B's P stands, differs from B's: {apart[0]}"
+            )
+            raise NotJudged(
+                f"could not judge: {why} (B: {b.view}; A: {seen}), so B's P at {offset} "
+                "may be another's"
+            )
         raise CheckFailed(
             f"B sees a P at {offset} (view {b.view}) but A shows {seen.at(mirrored)!r} "
             f"at {mirrored} (view {seen})"

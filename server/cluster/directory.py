@@ -33,7 +33,8 @@ from protocol.replies import GameInfo
 from records.names import lookalike_keys
 
 from ..game.outbox import Outbox
-from .relay import ServeRelayed
+from .links import Links
+from .relay_port import LogFor, ServeRelayed
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush`, :meth:`Directory.caught_up` and
@@ -88,10 +89,16 @@ class Directory(Protocol):
         """The node listens on ``host:port``: what it advertises unless told otherwise."""
 
     async def serve_relays(
-        self, host: str, serve: ServeRelayed, *, task_status: trio.TaskStatus[None] = ...
+        self,
+        host: str,
+        serve: ServeRelayed,
+        log_for: LogFor | None = None,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
     ) -> None:
         """Take clients other nodes carry here, on a port of ``host``, until cancelled;
-        reports itself started once that port is bound (before :meth:`run`)."""
+        reports itself started once that port is bound (before :meth:`run`). Events about
+        a relay connection go to ``log_for(its address)``."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -168,6 +175,7 @@ class LocalDirectory:
         self,
         host: str,
         serve: ServeRelayed,
+        log_for: LogFor | None = None,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -222,15 +230,24 @@ class LocalDirectory:
         return False
 
 
-def open_directory(url: str | None, *, advertise: str | None, heartbeat: float) -> Directory:
-    """The directory for ``--cluster URL``; one of its own for a server alone (``None``)."""
+def open_directory(
+    url: str | None, *, advertise: str | None, heartbeat: float, links: Links | None = None
+) -> Directory:
+    """The directory for ``--cluster URL``; one of its own for a server alone (``None``).
+    Its links to other nodes are made as ``links`` says (plain TCP by default)."""
     if url is None:
         return LocalDirectory()
+    from .shared import SharedDirectory  # it stands on this module
+
+    shared: SharedDirectory
     if url.startswith("unix:"):
         from .embedded import EmbeddedDirectory
 
         path = url.removeprefix("unix:")
-        return EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
-    from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
+        shared = EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
+    else:
+        from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
 
-    return PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)
+        shared = PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)
+    shared.links = links or Links()
+    return shared

@@ -42,7 +42,9 @@ from .directory import (
     _nothing_lost,
     name_keys,
 )
-from .relay import Relay, Relayable, ServeRelayed, serve_relays
+from .links import Links
+from .relay import Relay, Relayable
+from .relay_port import LogFor, ServeRelayed, serve_relays
 
 log = structlog.get_logger("server.cluster")
 
@@ -119,6 +121,9 @@ class SharedDirectory:
         """``HOST:PORT`` of this node's relay port, once bound."""
         self.secret: str | None = None
         """The cluster's shared secret, once known."""
+        self.links = Links()
+        """How links to other nodes are made (:func:`~server.cluster.directory.open_directory`
+        sets the operator's)."""
         self._nursery: trio.Nursery | None = None
         self._wake = trio.Event()
         self.copied = trio.Event()
@@ -318,6 +323,7 @@ class SharedDirectory:
         self,
         host: str,
         serve: ServeRelayed,
+        log_for: LogFor | None = None,
         *,
         task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -326,7 +332,14 @@ class SharedDirectory:
         advertised = (self.advertise or f"{host}:0").rpartition(":")[0]
         self.relay_address = f"{advertised}:{port}"
         task_status.started()
-        await serve_relays(listeners, lambda: self.secret, serve)
+        await serve_relays(
+            listeners,
+            node=self.node,
+            secret=lambda: self.secret,
+            serve=serve,
+            links=self.links,
+            log_for=log_for,
+        )
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         if (
@@ -337,7 +350,7 @@ class SharedDirectory:
             or client.dialect != DEFAULT_DIALECT
         ):
             return False
-        relay = Relay(client, remote.relay, self.secret)
+        relay = Relay(client, remote.relay, self.secret, target=remote.node, links=self.links)
         client.relay = relay
         self._nursery.start_soon(self._carry, relay, client.name, command)
         return True

@@ -138,9 +138,9 @@ class Chronicle:
             return
         for player, status in remaining:
             self._tally_leave(player, "unfinished", status)
-        record = tally.finish(
-            rounds=number, end=reason, replay=str(replay.path) if replay is not None else None
-        )
+        # (a replay begins with the first action: a game nobody acted in has no file)
+        path = None if replay is None else replay.path
+        record = tally.finish(rounds=number, end=reason, replay=None if path is None else str(path))
         if record is not None and self._on_finished is not None:
             try:
                 self._on_finished(record)

@@ -41,6 +41,7 @@ from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.registry import load_plugin
 
 from ..cluster.directory import Directory, RemoteGame, open_directory
+from ..cluster.links import Links
 from ..game.builds import Opened, WorldBuilder, open_world
 from ..game.game import Game
 from ..game.outbox import Outbox
@@ -82,7 +83,10 @@ class Lobby:
     ) -> None:
         self.config = config
         self.directory = directory or open_directory(
-            config.cluster, advertise=config.advertise, heartbeat=config.heartbeat
+            config.cluster,
+            advertise=config.advertise,
+            heartbeat=config.heartbeat,
+            links=Links.from_config(config) if config.cluster else None,
         )
         """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
         self.on_game_finished = on_game_finished

@@ -9,6 +9,7 @@ What a caller may rely on:
   header holds, and checks it against the recorded view.
 * :func:`rerun` and :func:`replay_steps` feed the recorded calls to that world, one
   :class:`Step` at a time: the same header and records give the same events.
+* :func:`bot_logs` lists the bots' logs ``dod-arena`` keeps beside a replay.
 """
 
 from __future__ import annotations
@@ -18,16 +19,26 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from protocol.commands import Command, parse_command
 from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerKind, World, WorldPlugin
 from worlds.turns import TurnBasedWorld
 
-from .writer import FORMAT_VERSION, ReplayError, view_digest
+from .writer import FORMAT_VERSION, SUFFIX, ReplayError, view_digest
 
-__all__ = ["Replay", "Step", "open_world", "read_replay", "replay_steps", "rerun"]
+__all__ = [
+    "LOG_SUFFIX",
+    "Replay",
+    "Step",
+    "bot_logs",
+    "log_name",
+    "open_world",
+    "read_replay",
+    "replay_steps",
+    "rerun",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +136,36 @@ def replay_steps(records: Iterable[dict[str, Any]], world: World) -> Iterator[St
             yield Step(record, world.time_out(int(record["timeout"])))
         else:
             yield Step(record, [])
+
+
+LOG_SUFFIX: Final = ".log"
+
+
+def log_name(replay: str, bot: str) -> str:
+    """The name of ``bot``'s log of the game whose replay file is called ``replay``: it
+    lies beside the replay (``dod-arena`` keeps it there, the web page links it)."""
+    return f"{replay.removesuffix(SUFFIX)}.{bot}{LOG_SUFFIX}"
+
+
+def bot_logs(directory: Path, replay: str) -> list[dict[str, Any]]:
+    """The bots' logs beside the replay file ``replay`` (``dod-arena`` keeps each bot's
+    output of a game as ``<replay's name without .jsonl>.<bot>.log``), by bot name."""
+    stem = replay.removesuffix(SUFFIX) + "."
+    found = []
+    try:
+        entries = sorted(directory.glob(f"{_glob_escape(stem)}*{LOG_SUFFIX}"))
+    except OSError:
+        return []
+    for path in entries:
+        bot = path.name[len(stem) : -len(LOG_SUFFIX)]
+        try:
+            size = path.stat().st_size
+        except OSError:
+            continue
+        if bot:
+            found.append({"bot": bot, "file": path.name, "bytes": size})
+    return found
+
+
+def _glob_escape(text: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in text)

@@ -446,6 +446,8 @@ class Connection:
         """Serve the connection until it ends, then leave the game and close the stream."""
         self.log.info("client connected")
         try:
+            for line in self.protocol.dialect.welcome:
+                self.send(line)
             if self.protocol.dialect.greets:
                 self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
                 greet(self, self.lobby.default)
@@ -508,6 +510,9 @@ class Connection:
             try:
                 event = protocol.next_event()
             except RemoteProtocolError as error:
+                if self.relay is not None and error.line is not None:
+                    self.relay.forward_line(error.line)  # answered there, in its turn
+                    continue
                 self.server.counts.protocol_errors += 1
                 self.log.info("protocol error", error=str(error), fatal=error.fatal)
                 if error.fatal:

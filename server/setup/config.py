@@ -349,6 +349,31 @@ class ServerConfig:
         ge=0.05,
         le=3600,
     )
+    relay_timeout: float = setting(
+        10.0,
+        "seconds a link between two nodes of a cluster may leave a carried client's "
+        "command unacknowledged, or an idle link its keepalive probes unanswered, before "
+        "the client is told BYE (docs/cluster.md)",
+        ge=1,
+        le=3600,
+    )
+    relay_cert: str | None = setting(
+        None,
+        "certificate (PEM) this node shows on its links to other nodes; with --relay-key "
+        "and --relay-ca the links run over mutual TLS (docs/security.md); '': plain TCP",
+        off="",
+        metavar="FILE",
+    )
+    relay_key: str | None = setting(
+        None, "private key (PEM) of --relay-cert; '': none", off="", metavar="FILE"
+    )
+    relay_ca: str | None = setting(
+        None,
+        "CA certificate(s) (PEM) that sign every node's --relay-cert; a node accepts "
+        "links only from nodes it signed; '': none",
+        off="",
+        metavar="FILE",
+    )
     http_host: str = setting(
         "127.0.0.1", "address the web page and its API listen on", metavar="HOST"
     )
@@ -464,6 +489,12 @@ class ServerConfig:
                 raise ConfigError(f"{spec.name}: {error}") from None
             if final is not value:
                 object.__setattr__(self, spec.name, final)
+        tls = (self.relay_cert, self.relay_key, self.relay_ca)
+        if any(path is not None for path in tls) and None in tls:
+            raise ConfigError(
+                "relay_cert, relay_key and relay_ca go together: give all three for TLS "
+                "between nodes, or none"
+            )
 
 
 SETTINGS: Final[tuple[Setting, ...]] = _reading.settings_of(ServerConfig)

@@ -11,6 +11,7 @@ anyio). Why this stack, and what each endpoint promises: ``docs/operating.md``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
@@ -62,7 +63,8 @@ async def serve_web(
         ) from error
     bound = int(listeners[0].socket.getsockname()[1])
     writer = server.ladder.writer
-    arena = TournamentViews(None if writer is None else writer.url)
+    replays = None if server.config.replay_dir is None else Path(server.config.replay_dir)
+    arena = TournamentViews(None if writer is None else writer.url, replays)
     app = create_app(server, metrics, arena)
     try:
         async with trio.open_nursery() as nursery:

@@ -86,8 +86,12 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
         return JSONResponse({"games": listed})
 
     async def replay_list(request: Request) -> Response:
-        found = await trio.to_thread.run_sync(replays.list_replays, replay_dir)
-        return JSONResponse({"replays": found})
+        order = request.query_params.get("order") or "time"
+        if order not in replays.ORDERS:
+            return JSONResponse({"error": f"order is one of {', '.join(replays.ORDERS)}"}, 400)
+        found = await trio.to_thread.run_sync(replays.list_replays, replay_dir, order)
+        await views.add_results(server, replay_dir, found)
+        return JSONResponse({"replays": found, "order": order, "ordered": replays.ORDERS[order]})
 
     async def replay_frames(request: Request) -> Response:
         name = request.path_params["name"]

@@ -21,15 +21,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections import OrderedDict
 from collections.abc import Iterator, Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Final
 
 from worlds.registry import UnknownWorld, load_plugin
 
 from ..game.story import describe
-from ..replay.reader import Replay, Step, open_world, replay_steps
+from ..replay.reader import LOG_SUFFIX, Replay, Step, bot_logs, open_world, replay_steps
 from ..replay.writer import FORMAT_VERSION, SUFFIX, ReplayError
 from .frames import FrameTeller
 
@@ -57,17 +59,32 @@ class NoSuchReplay(LookupError):
     """The name is not a replay file of the server's replay folder."""
 
 
-def list_replays(directory: Path | None) -> list[dict[str, Any]]:
-    """The newest replays first: file name, size, and the header's game, world, map, start."""
+ORDERS: Final = {
+    "time": "newest first, by when each game last wrote its replay (its end)",
+    "name": "by name: the game's name, then when it began",
+}
+"""How the replays list may be ordered, and how the page says it."""
+
+
+def list_replays(directory: Path | None, order: str = "time") -> list[dict[str, Any]]:
+    """At most :data:`MAX_LISTED` replays, in ``order`` (:data:`ORDERS`): file name,
+    size, when it was last written, and the header's game, world, map, seed, start."""
     if directory is None or not directory.is_dir():
         return []
-    files = sorted(
-        (path for path in directory.glob(f"*{SUFFIX}") if path.is_file()),
-        key=lambda path: path.stat().st_mtime,
-        reverse=True,
-    )[:MAX_LISTED]
+    found = []
+    for path in directory.glob(f"*{SUFFIX}"):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if path.is_file():
+            found.append((path, stat))
+    if order == "name":
+        found.sort(key=lambda item: item[0].name)
+    else:
+        found.sort(key=lambda item: (item[1].st_mtime, item[0].name), reverse=True)
     listed = []
-    for path in files:
+    for path, stat in found[:MAX_LISTED]:
         try:
             with path.open(encoding="utf-8") as file:
                 header = json.loads(file.readline())
@@ -78,22 +95,36 @@ def list_replays(directory: Path | None) -> list[dict[str, Any]]:
         listed.append(
             {
                 "file": path.name,
-                "bytes": path.stat().st_size,
+                "bytes": stat.st_size,
                 "game": header.get("game"),
                 "world": header.get("world"),
                 "map": shown_map(header.get("map")),
                 "seed": header.get("seed"),
                 "started": header.get("started"),
+                "written": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
             }
         )
     return listed
 
 
+def recorded_as(directory: Path, name: str) -> list[str]:
+    """The paths a server may have recorded the replay ``name`` of ``directory`` under
+    (the folder as configured, and as an absolute path)."""
+    path = directory / name
+    return sorted({str(path), str(path.absolute()), os.path.realpath(path)})
+
+
 def replay_path(directory: Path | None, name: str) -> Path:
     """The file ``name`` in ``directory``; anything else (a path, another folder) is refused."""
+    return _file_in(directory, name, SUFFIX)
+
+
+def _file_in(directory: Path | None, name: str, suffix: str) -> Path:
+    """The file ``name`` ending in ``suffix`` in ``directory``; :class:`NoSuchReplay` for
+    anything else (a path, another folder, a hidden file, no such file)."""
     if (
         directory is None
-        or not name.endswith(SUFFIX)
+        or not name.endswith(suffix)
         or Path(name).name != name
         or name.startswith(".")
     ):
@@ -106,6 +137,11 @@ def replay_path(directory: Path | None, name: str) -> Path:
     if not found:
         raise NoSuchReplay(name)
     return path
+
+
+def log_path(directory: Path | None, name: str) -> Path:
+    """The bot's log ``name`` in ``directory``; anything else is refused."""
+    return _file_in(directory, name, LOG_SUFFIX)
 
 
 def page_bounds(query: Mapping[str, str]) -> tuple[int, int]:
@@ -291,6 +327,7 @@ class ReplayPages:
             "seed": header.get("seed"),
             "started": header.get("started"),
             "players": {str(player): name for player, name in rerun.names.items()},
+            "logs": bot_logs(path.parent, path.name),
             "notes": list(rerun.world.help_notes),
             "goal": rerun.world.goal,
             "from": start,

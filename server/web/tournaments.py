@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Final
 
 import structlog
@@ -41,8 +42,9 @@ NAME: Final = re.compile(r"[A-Za-z0-9_-]{1,18}")
 """A tournament's name, as ``dod-arena submit`` allows it."""
 NO_TABLES: Final = (
     "no tournaments here: this server's records store holds no dod-arena tables "
-    "(the workers keep them in the PostgreSQL database they share; start the server "
-    "with --db on that database to watch them)"
+    "(a dod-arena run keeps them in its store, --db, which is DIR/records.db on one "
+    "machine; workers keep them in the PostgreSQL database they share; start the server "
+    "with --db on that store to watch them)"
 )
 log = structlog.get_logger("server.web")
 
@@ -76,10 +78,13 @@ class _Unavailable(Exception):
 
 class TournamentViews:
     """The two endpoints, over the records store at ``url`` (``None``: the server keeps
-    no records)."""
+    no records); a match's replay and its bots' logs are linked where they are in
+    ``replays``, the server's replay folder (a one-machine ``dod-arena`` run's, when
+    the server is started on its ``--dir``)."""
 
-    def __init__(self, url: str | None) -> None:
+    def __init__(self, url: str | None, replays: Path | None = None) -> None:
         self.url = url
+        self.replays = replays
         self._store: Store | None = None
         self._closed = False
         self._opening = threading.Lock()
@@ -188,13 +193,15 @@ class TournamentViews:
         table = self._tables.pop(key, None)
         if table is None:
             table = tournaments.TournamentTable(
-                found.name, tournaments.entrant_names(connection, found)
+                found.name, tournaments.entrant_names(connection, found), found.contract
             )
         self._tables[key] = table
         while len(self._tables) > KEPT_TABLES:
             self._tables.popitem(last=False)
         table.refresh(connection)
         matches, following = tournaments.match_page(connection, name, start, count, state)
+        for match in matches:
+            _links_here(match.get("result"), self.replays)
         return {
             "tournament": found.as_json(),
             "table": [line.as_json(rank) for rank, line in enumerate(table.lines(), 1)],
@@ -206,6 +213,21 @@ class TournamentViews:
             "matches": matches,
             "next": following,
         }
+
+
+def _links_here(result: dict[str, Any] | None, replays: Path | None) -> None:
+    """Keep a result's replay and logs only where this server's replay folder holds them
+    (a worker on another host keeps its own)."""
+    if not result:
+        return
+    replay = result.get("replay")
+    if replay is not None and (replays is None or not (replays / Path(replay).name).is_file()):
+        result["replay"] = None
+    result["logs"] = {
+        bot: file
+        for bot, file in (result.get("logs") or {}).items()
+        if replays is not None and (replays / Path(file).name).is_file()
+    }
 
 
 def _refused(status: int, error: str) -> JSONResponse:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -16,12 +16,13 @@ from records.store import Store
 from records.writer import StoreUnavailable
 from worlds.registry import world_names
 
+from ..replay.reader import LOG_SUFFIX
 from . import replays
 
 if TYPE_CHECKING:
     from ..app import Server
 
-__all__ = ["download_route", "leaderboard_route", "player_route"]
+__all__ = ["add_results", "download_route", "leaderboard_route", "player_route"]
 
 LEADERBOARD_LINES: Final = 100
 """Standings the leaderboard page shows per world."""
@@ -65,7 +66,9 @@ def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]
 
 
 def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
-    """``/api/players/{name}``: a name's ratings (with its rank), best results and games."""
+    """``/api/players/{name}``: a name's ratings (with its rank), best results and games
+    (each with its place, and its replay's file name where this server holds it)."""
+    directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
 
     async def player(request: Request) -> Response:
         writer = server.ladder.writer
@@ -85,6 +88,7 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
         ratings = [line.as_dict() for line in standings]
         for game in games:  # a map named by a path is shown by its file name, never its folder
             game["map"] = replays.shown_map(game.get("map"))
+            game["replay"] = _replay_here(directory, game.get("replay"))
         if not ratings and not solo and not games:
             return JSONResponse({"error": f"no games recorded for {name!r}"}, 404)
         return JSONResponse(
@@ -99,13 +103,50 @@ def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
     return player
 
 
+def _replay_here(directory: Path | None, recorded: object) -> str | None:
+    """A recorded replay path as the file name this server serves, if it holds it."""
+    if directory is None or not recorded:
+        return None
+    name = Path(str(recorded)).name
+    try:
+        return name if (directory / name).is_file() else None
+    except OSError:  # (a name too long for the file system)
+        return None
+
+
+async def add_results(server: Server, directory: Path | None, listed: list[dict[str, Any]]) -> None:
+    """Each listed replay with its game's players and results (``players``: by place,
+    with outcome and gold; ``rounds``), where the records hold its game; ``None`` where
+    they do not (no records kept, the game not recorded, the records unreachable)."""
+    writer = server.ladder.writer
+    for entry in listed:
+        entry["players"] = entry["rounds"] = None
+    if writer is None or directory is None or not listed:
+        return
+    paths = {
+        path: entry for entry in listed for path in replays.recorded_as(directory, entry["file"])
+    }
+    try:
+        results = await writer.call(Store.replay_results, list(paths))
+    except StoreUnavailable:
+        return
+    for path, result in results.items():
+        entry = paths[path]
+        entry["players"], entry["rounds"] = result["players"], result["rounds"]
+
+
 def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
-    """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it)."""
+    """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it);
+    or a bot's log beside one (``NAME.log``, what ``dod-arena`` kept of a bot's output in
+    that game), as plain text to read."""
     directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
 
     async def download(request: Request) -> Response:
         name = request.path_params["name"]
         try:
+            if name.endswith(LOG_SUFFIX):
+                path = replays.log_path(directory, name)
+                return FileResponse(path, media_type="text/plain; charset=utf-8")
             path = replays.replay_path(directory, name)
         except replays.NoSuchReplay:
             return JSONResponse({"error": f"no replay called {name}"}, status_code=404)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import trio
 
-from clients import AsyncClient, Client, CommandError, ServerClosed, UnsupportedServer, Win
+from clients import AsyncClient, Client, CommandError, ServerClosed, Win
 from clients.core import Answer, ClientCore
 from clients.dialect import TreasureChanged, TurnStarted, Unasked, ViewChanged
 
@@ -78,18 +78,32 @@ async def test_treasure_and_views_pushed_by_a_2016_server(nursery: trio.Nursery)
         assert {TreasureChanged, ViewChanged, TurnStarted} <= kinds
 
 
-async def test_a_server_that_speaks_no_known_dialect_cannot_be_played(
+async def test_mbuckley2000s_lines_are_read_as_its_dialect_writes_them(
     nursery: trio.Nursery,
 ) -> None:
+    # Its server speaks a private protocol of its own (H2, L5 rows, MS, PS1); the client
+    # library said it "cannot be played" (issue 39). It reads them by the forms our own
+    # 2016mbk port writes them in.
     server = await start_peer(nursery, "mbk")
     async with AsyncClient.connect(port=server.port, timeout=5) as client:
         with pytest.raises(CommandError):  # silence: no extensions
             await client.extend("bot")
-        with pytest.raises(UnsupportedServer, match=r"this server cannot be played: .*'H2'"):
-            await client.hello()
+        assert await client.hello() == 2  # H2: the gold still needed
+        assert client.dialect == "2016"
+        assert client.dialect_evidence[-1].endswith("a line only 2016mbk writes, (2016)")
+        view = await client.look()
+        assert view.rows == ("X###X", "#####", "##P.G", "##.#.", "X#..X")
+        assert await client.move("N") is False  # MF
+        assert await client.move("E") is True  # MS, and its view pushed
+        assert await client.move("E") is True
+        picked = await client.pickup()  # PS1: the gold now held
+        assert picked and client.gold == 1
+        assert (await client.look()).rows[2] == "..P#."
+        assert any(isinstance(event, ViewChanged) for event in client.events)
+        assert (await client.pickup()).gold == 2  # its gold stays where it was
 
 
-@pytest.mark.parametrize("peer", ["zss", "lib", "ldjb3", "ch"])
+@pytest.mark.parametrize("peer", ["zss", "mbk", "lib", "ldjb3", "ch"])
 async def test_the_blocking_client_wins(nursery: trio.Nursery, peer: str) -> None:
     server = await start_peer(nursery, peer)
 

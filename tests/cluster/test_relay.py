@@ -6,7 +6,11 @@ import socket
 
 import psycopg
 
-from .conftest import WAIT, Client, Cluster, eventually
+from server.cluster.handshake import Passenger, handshake, read_challenge
+from server.cluster.relay_port import MAX_PENDING_HANDSHAKES
+
+from .conftest import WAIT, Client, Cluster, Node, eventually
+from .sniff import Sniffer, skip_unless_root
 
 
 def _listed(client: Client, name: str) -> None:
@@ -77,17 +81,96 @@ def _game_lines(client: Client) -> list[str]:
     return [client.line() for _ in range(int(head.split()[1]))]
 
 
-def test_a_forged_relay_handshake_is_dropped_unanswered(cluster: Cluster) -> None:
-    a = cluster.node()
+def _relays(cluster: Cluster) -> dict[str, tuple[str, int]]:
+    """Every live node's relay port, by node id, as the directory publishes it."""
     with psycopg.connect(cluster.url) as db:
-        row = db.execute("SELECT relay FROM cluster_nodes").fetchone()
-    assert row is not None
-    host, _, port = row[0].rpartition(":")
+        rows = db.execute("SELECT id, relay FROM cluster_nodes").fetchall()
+    return {node: (relay.rpartition(":")[0], int(relay.rpartition(":")[2])) for node, relay in rows}
+
+
+def _relay_of(cluster: Cluster, node: Node) -> tuple[str, tuple[str, int]]:
+    """``node``'s id and relay port (the node's log names its id)."""
+    node_id = node.wait_for(r"cluster joined .*node=([0-9a-f]+)").group(1)
+    eventually(lambda: node_id in _relays(cluster), "the node is in the directory")
+    return node_id, _relays(cluster)[node_id]
+
+
+def _answers(address: tuple[str, int], handshake: bytes) -> list[bytes]:
+    """Every line a relay port answers ``handshake`` with, until it closes the link or,
+    having taken it, answers ``WHOAMI`` as it would the client's own."""
+    with socket.create_connection(address, timeout=WAIT) as link:
+        link.sendall(handshake)
+        lines = []
+        for line in link.makefile("rb"):
+            lines.append(line)
+            if line == b"DOD-RELAY OK\n":
+                link.sendall(b"WHOAMI\n")
+            elif line.startswith(b"WHOAMI "):
+                break
+        return lines
+
+
+def test_a_forged_relay_handshake_is_refused_with_a_clear_line(cluster: Cluster) -> None:
+    a = cluster.node()
+    _, address = _relay_of(cluster, a)
     for forged in (b"DOD-RELAY e30= 00\n", b"HELLO Mallory\n", b"DOD-RELAY\n"):
-        with socket.create_connection((host, int(port)), timeout=WAIT) as intruder:
-            intruder.sendall(forged + b"JOIN default\n")
-            assert intruder.recv(100) == b""  # nothing said, connection closed
-    a.wait_for("relay handshake refused")
+        answer = _answers(address, forged)
+        assert answer[0].startswith(b"DOD-RELAY CHALLENGE ")
+        assert answer[1:] in (
+            [b"DOD-RELAY REFUSED not signed with this cluster's secret\n"],
+            [b"DOD-RELAY REFUSED not a relay handshake\n"],
+        ), answer
+    a.wait_for("relay handshake refused .*reason=.not signed with this cluster's secret")
+
+
+def test_a_handshake_copied_off_the_link_is_refused_by_its_node_and_every_other(
+    cluster: Cluster,
+) -> None:
+    skip_unless_root()
+    a, b, c = cluster.node(), cluster.node(), cluster.node()
+    _, at_a = _relay_of(cluster, a)
+    _, at_c = _relay_of(cluster, c)
+    sniffer = Sniffer("lo", at_a[1])
+    try:
+        ada, vic = a.client(), b.client()
+        assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+        assert ada.ask("JOIN arena").startswith("GAME arena ")
+        _listed(vic, "arena")
+        assert vic.ask("HELLO Vic") == "GOLD 3"
+        assert vic.ask("JOIN arena").startswith("GAME arena ")  # carried: B shook hands with A
+        copied = sniffer.first(b"DOD-RELAY ", WAIT)
+    finally:
+        sniffer.close()
+    assert b"\n" in copied
+    copied = copied[: copied.index(b"\n") + 1]
+    for node, address in ((a, at_a), (c, at_c)):
+        answer = _answers(address, copied)
+        assert b"DOD-RELAY OK\n" not in answer and not any(
+            line.startswith(b"WHOAMI ") for line in answer
+        ), answer
+        assert answer[-1] == (
+            b"DOD-RELAY REFUSED not an answer to this connection's challenge (replayed)\n"
+        )
+        node.wait_for("relay handshake refused .*replayed")
+
+
+def test_a_handshake_made_for_one_node_is_refused_by_another(cluster: Cluster) -> None:
+    # A node in the middle hands B the challenge of node C, as if it were A's: B's answer,
+    # signed for A, must not let it in at C.
+    a, c = cluster.node(), cluster.node()
+    a_id, _ = _relay_of(cluster, a)
+    _, at_c = _relay_of(cluster, c)
+    with psycopg.connect(cluster.url) as db:
+        row = db.execute("SELECT secret FROM cluster_secret").fetchone()
+    assert row is not None
+    passenger = Passenger("10.9.9.9", 4242, "2013", "Vic", None, (), False)
+    with socket.create_connection(at_c, timeout=WAIT) as link:
+        lines = link.makefile("rb")
+        nonce = read_challenge(lines.readline())
+        link.sendall(handshake(row[0], passenger, target=a_id, nonce=nonce) + b"WHOAMI\n")
+        assert lines.readline() == b"DOD-RELAY REFUSED meant for another node\n"
+        assert lines.readline() == b""
+    c.wait_for("relay handshake refused .*meant for another node")
 
 
 def test_a_killed_node_loses_only_its_own_games(cluster: Cluster) -> None:
@@ -100,32 +183,39 @@ def test_a_killed_node_loses_only_its_own_games(cluster: Cluster) -> None:
     _listed(bob, "doomed")
     assert bob.ask("JOIN doomed").startswith("GAME doomed ")  # carried to A
     a.kill()
-    assert bob.file.readline() == b""  # its game's node is gone: so is its connection
+    # Its game's node is gone: so is its connection, and it is told why, not cut short.
+    assert bob.line() == "BYE the node holding this game went away; connect again"
+    assert bob.file.readline() == b""
     assert bea.ask("LOOK") == "LOOKREPLY"  # B's own game plays on
     carol = b.client()
     eventually(lambda: carol.games() == ["default", "lasting"], "only B's games are left")
 
 
-def test_relay_handshakes_at_once_are_bounded(cluster: Cluster) -> None:
-    a = cluster.node()
-    with psycopg.connect(cluster.url) as db:
-        row = db.execute("SELECT relay FROM cluster_nodes").fetchone()
-    assert row is not None
-    host, _, port = row[0].rpartition(":")
-    # 64 connections that never finish their handshake hold every place ...
-    silent = [socket.create_connection((host, int(port)), timeout=WAIT) for _ in range(64)]
+def test_one_address_holding_relay_handshakes_keeps_no_node_from_carrying(
+    cluster: Cluster,
+) -> None:
+    a, b = cluster.node(), cluster.node()
+    _, address = _relay_of(cluster, a)
+    ada, bob = a.client(), b.client()
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    assert ada.ask("JOIN arena").startswith("GAME arena ")
+    _listed(bob, "arena")
+    # One address (not B's) opens relay connections and never says a word, many more
+    # than there are places for handshakes ...
+    silent = []
     try:
-        eventually(lambda: _refused_at_once(host, int(port)), "the 65th is closed at once")
-        a.wait_for("too many at once")
+        for _ in range(4 * MAX_PENDING_HANDSHAKES):
+            hog = socket.socket()
+            silent.append(hog)
+            hog.bind(("127.0.0.2", 0))
+            hog.connect(address)
+        # ... and B carries Bob all the same.
+        assert bob.ask("JOIN arena").startswith("GAME arena ")
+        # Each refusal of the hog is one event at most, until its allowance of log lines is
+        # spent; then they are counted, and the count logged.
+        a.wait_for(r"log lines suppressed .*count=\d+ .*peer=127\.0\.0\.2")
+        refused = a.output.count("relay handshake refused")
+        assert 0 < refused <= 60, refused
     finally:
-        for sock in silent:
-            sock.close()
-
-
-def _refused_at_once(host: str, port: int) -> bool:
-    with socket.create_connection((host, port), timeout=WAIT) as late:
-        late.settimeout(1)  # closed at once, well within the 5 s a handshake may take
-        try:
-            return late.recv(1) == b""
-        except TimeoutError:
-            return False
+        for hog in silent:
+            hog.close()

@@ -3,16 +3,19 @@ that reads when the test says, so that the link's socket fills as a slow node's 
 
 from __future__ import annotations
 
-import time
 from functools import partial
 
 import trio
 
 from protocol.commands import Shout
-from server.cluster import relay
+from protocol.replies import FinalReply
+from server.cluster import handshake
+from server.cluster.handshake import END
+from server.cluster.links import LineReader
 from server.cluster.relay import Relay
 
 SECRET = "test secret"
+NODE = "the game's node"
 
 
 class Client:
@@ -38,6 +41,20 @@ class Client:
         self.ended = reason
         self.ended_event.set()
 
+    def finish(self, final: FinalReply, *, reason: str) -> None:
+        self.received += final.to_bytes()
+        self.end(reason)
+
+
+async def shake_hands(stream: trio.SocketStream) -> None:
+    """The game's node's side of the handshake: challenge, check, accept."""
+    nonce = handshake.new_nonce()
+    await stream.send_all(handshake.challenge(nonce))
+    line = await LineReader(stream).line(handshake.MAX_HANDSHAKE)
+    passenger = handshake.read_handshake(SECRET, line, node=NODE, nonce=nonce)
+    assert passenger.name == "Ada"
+    await stream.send_all(handshake.ACCEPTED)
+
 
 async def slow_node(
     read_from: trio.Event,
@@ -46,16 +63,12 @@ async def slow_node(
 ) -> None:
     """Accept the handshake, then read nothing until ``read_from`` is set; then echo every
     line back and close once the relay ends its side."""
-    line = b""
-    while not line.endswith(b"\n"):
-        line += await stream.receive_some(relay.MAX_HANDSHAKE)
-    passenger = relay.read_handshake(SECRET, line, time.time())
-    assert passenger is not None and passenger.name == "Ada"
-    await stream.send_all(relay.ACCEPTED)
+    await shake_hands(stream)
     await read_from.wait()
     while data := await stream.receive_some(65536):
         heard += data
         await stream.send_all(data)
+    await stream.send_all(END)  # as a node ends every link it served
     await stream.aclose()
 
 
@@ -67,7 +80,7 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
         )
         port = listener.socket.getsockname()[1]
         client = Client()
-        link = Relay(client, f"127.0.0.1:{port}", SECRET)  # type: ignore[arg-type]
+        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)  # type: ignore[arg-type]
         nursery.start_soon(link.run, Shout("0"))
         while link._stream is None:  # connected, handshake answered
             await trio.sleep(0)
@@ -94,10 +107,7 @@ async def test_commands_that_fill_the_link_reach_the_node_whole_and_in_order() -
 
 async def closing_node(stream: trio.SocketStream) -> None:
     """Accept the handshake, then close the link at once (the node went away)."""
-    line = b""
-    while not line.endswith(b"\n"):
-        line += await stream.receive_some(relay.MAX_HANDSHAKE)
-    await stream.send_all(relay.ACCEPTED)
+    await shake_hands(stream)
     await stream.aclose()
 
 
@@ -109,12 +119,13 @@ async def test_no_command_is_written_to_the_links_descriptor_once_it_is_closed()
         [listener] = await nursery.start(partial(trio.serve_tcp, closing_node, 0, host="127.0.0.1"))
         port = listener.socket.getsockname()[1]
         client = Client()
-        link = Relay(client, f"127.0.0.1:{port}", SECRET)  # type: ignore[arg-type]
+        link = Relay(client, f"127.0.0.1:{port}", SECRET, target=NODE)  # type: ignore[arg-type]
         kept: list[int] = []
 
         async def forward_at_every_checkpoint() -> None:
             while not client.ended_event.is_set():
                 stream = link._stream
+                assert stream is None or isinstance(stream, trio.SocketStream)
                 if stream is not None and stream.socket.fileno() == -1 and link._fd != -1:
                     kept.append(link._fd)  # closed, yet forward would write to it
                 link.forward(Shout("still here"))

@@ -44,9 +44,12 @@ class Conn:
     said_quit: bool = False
     extra: dict[str, object] = field(default_factory=dict)
     sending: trio.Lock = field(default_factory=trio.Lock)
+    sent: list[bytes] = field(default_factory=list)
+    """Every write to this client, in order (its server's :attr:`Peer.sent` too)."""
 
     async def send(self, data: bytes) -> None:
         async with self.sending:  # a push and a reply may be written by two tasks
+            self.sent.append(data)
             await self._send(data)
 
     async def _send(self, data: bytes) -> None:
@@ -66,15 +69,18 @@ class Conn:
 class Board:
     """The map, the players on it and the gold they hold."""
 
-    def __init__(self) -> None:
-        self.tiles = [list(row) for row in MAP]
+    def __init__(
+        self, rows: tuple[str, ...] = MAP, spawns: tuple[tuple[int, int], ...] = SPAWNS
+    ) -> None:
+        self.tiles = [list(row) for row in rows]
+        self.spawns = spawns
         self.players: list[Conn] = []
         self.over = False
 
     def spawn(self, conn: Conn) -> bool:
         """Put ``conn`` on the map; False when every square is taken."""
         taken = {player.position for player in self.players}
-        free = [square for square in SPAWNS if square not in taken]
+        free = [square for square in self.spawns if square not in taken]
         if not free:
             return False
         conn.position = free[0]
@@ -112,8 +118,11 @@ class Board:
         assert conn.position is not None
         dr, dc = STEPS[direction]
         target = (conn.position[0] + dr, conn.position[1] + dc)
-        if self.tiles[target[0]][target[1]] == "#" or any(
-            player.position == target for player in self.players
+        inside = 0 <= target[0] < len(self.tiles) and 0 <= target[1] < len(self.tiles[0])
+        if (
+            not inside
+            or self.tiles[target[0]][target[1]] == "#"
+            or any(player.position == target for player in self.players)
         ):
             return "blocked"
         conn.position = target
@@ -132,6 +141,41 @@ class Board:
         return True
 
 
+class _Lines:
+    """Lines split at ``LF``, a ``CR`` before it dropped."""
+
+    def __init__(self) -> None:
+        self._buffer = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        *lines, self._buffer = (self._buffer + data).split(b"\n")
+        return [line.removesuffix(b"\r") for line in lines]
+
+
+class _JavaLines(_Lines):
+    """Lines as Java's ``BufferedReader.readLine`` reads them: ended by ``CR``, ``LF`` or
+    ``CRLF``, the ``LF`` of a ``CRLF`` skipped even when it comes in a later read, and
+    nothing else: a ``NUL`` after a ``CR`` begins the next line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._skip_lf = False
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines = []
+        for byte in data:
+            if byte == 0x0A and self._skip_lf:
+                self._skip_lf = False
+                continue
+            self._skip_lf = byte == 0x0D
+            if byte in (0x0A, 0x0D):
+                lines.append(self._buffer)
+                self._buffer = b""
+            else:
+                self._buffer += bytes((byte,))
+        return lines
+
+
 class Peer:
     """A server double: listens on port 0, one task per client, lines split at ``LF``
     (and at a lone ``CR`` where :attr:`cr_ends_lines`)."""
@@ -141,9 +185,12 @@ class Peer:
     cr_ends_lines: ClassVar[bool] = False
     """Lines end at ``CR``, ``LF`` or ``CRLF``, as Java's ``BufferedReader.readLine``."""
     exits_when_last_client_leaves: ClassVar[bool] = False
+    MAP: ClassVar[tuple[str, ...]] = MAP
+    """The map the double plays (beyond its edges, every view shows walls)."""
+    SPAWNS: ClassVar[tuple[tuple[int, int], ...]] = SPAWNS
 
     def __init__(self) -> None:
-        self.board = Board()
+        self.board = Board(self.MAP, self.SPAWNS)
         self.clients: list[Conn] = []
         self.port = 0
         self.gone = trio.Event()
@@ -151,6 +198,8 @@ class Peer:
         self._scope = trio.CancelScope()
         self.received: list[str] = []
         """Every line received, in order (for tests that look at what a client sent)."""
+        self.sent: list[bytes] = []
+        """Every write to any client, in order (for tests that count what was answered)."""
 
     async def run(self, *, task_status: trio.TaskStatus[Peer] = trio.TASK_STATUS_IGNORED) -> None:
         listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
@@ -168,18 +217,16 @@ class Peer:
         self._scope.cancel()
 
     async def _serve(self, stream: trio.SocketStream) -> None:
-        conn = Conn(stream, next(self._numbers), one_byte_writes=self.one_byte_writes)
+        conn = Conn(
+            stream, next(self._numbers), one_byte_writes=self.one_byte_writes, sent=self.sent
+        )
         self.clients.append(conn)
         try:
             if await self.on_connect(conn):
-                buffer = b""
+                lines = _JavaLines() if self.cr_ends_lines else _Lines()
                 while data := await stream.receive_some(4096):
-                    buffer += data
-                    if self.cr_ends_lines:
-                        buffer = buffer.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-                    *lines, buffer = buffer.split(b"\n")
-                    for raw in lines:
-                        line = raw.removesuffix(b"\r").decode("utf-8", "replace")
+                    for raw in lines.feed(data):
+                        line = raw.decode("utf-8", "replace")
                         self.received.append(line)
                         if not await self.on_line(conn, line):
                             return
@@ -219,6 +266,7 @@ class Zss(Peer):
 
     name = "zss"
     ACTIONS = 6
+    cr_ends_lines = True  # NetworkedUser reads with BufferedReader.readLine
 
     def __init__(self) -> None:
         super().__init__()
@@ -352,25 +400,49 @@ class ZssGhosts(Zss):
 
 class Mbk(Peer):
     """A private compact protocol (``H2``, ``L5`` rows, ``MS``, ``PS1``), one connection
-    per address. As its server: each connection of the address is given back the
-    address's one player, with the gold it held (``H`` says the gold still needed, below 0
-    once more than the goal is held); a pickup leaves the gold where it was."""
+    per address. As its server: each connection is welcomed (``Welcome to the dungeon!
+    Mwuahaha``), the address's first with its view pushed after it (its view updater sees
+    the player's window change as it is placed); each connection of the address is given
+    back the address's one player, with the gold it held (``H`` says the gold still needed,
+    below 0 once more than the goal is held); a pickup leaves the gold where it was."""
 
     name = "mbk"
     cr_ends_lines = True
+    GREETING_DELAY: ClassVar[float] = 0.0
+    """Seconds between accepting a connection and greeting (or refusing) it."""
+    RELEASE_DELAY: ClassVar[float] = 0.0
+    """Seconds the address stays taken once its connection has closed."""
 
     def __init__(self) -> None:
         super().__init__()
         self.held = 0
         """The gold of the address's player: every test connects from 127.0.0.1."""
+        self.releasing = 0
+        """Connections closed whose address is not yet free again."""
+        self.welcomed = False
 
     async def on_connect(self, conn: Conn) -> bool:
-        if len(self.clients) > 1:  # one connection per address, and tests all come from one
+        await trio.sleep(self.GREETING_DELAY)
+        # One connection per address, and tests all come from one.
+        if len(self.clients) > 1 or self.releasing:
             await conn.lines("Connection refused. Address already connected")
             return False
         self.board.spawn(conn)
-        await conn.lines("Welcome to the dungeon! Mwuahaha")
+        conn.gold = self.held  # the address's player, given back
+        if self.welcomed:
+            await conn.lines("Welcome to the dungeon! Mwuahaha")
+        else:
+            self.welcomed = True
+            await conn.lines("Welcome to the dungeon! Mwuahaha", *self._view(conn))
         return True
+
+    async def after_disconnect(self, conn: Conn) -> None:
+        if self.RELEASE_DELAY and conn.position is not None:
+            self.releasing += 1
+            try:
+                await trio.sleep(self.RELEASE_DELAY)
+            finally:
+                self.releasing -= 1
 
     async def on_line(self, conn: Conn, line: str) -> bool:
         # Java's trim(): every character up to the space goes, NUL among them.
@@ -380,8 +452,16 @@ class Mbk(Peer):
         elif verb == "LOOK":
             await conn.lines(*self._view(conn))
         elif verb == "MOVE" and argument in STEPS:
-            if self.board.move(conn, argument) == "blocked":
+            outcome = self.board.move(conn, argument)
+            if outcome == "blocked":
                 await conn.lines("MF")
+            elif outcome == "won":
+                # Its loop checks for a win before reading the next line: WIN, LOSE to
+                # the others, and the server shuts down.
+                await conn.lines("MS", "WIN")
+                await self.others(conn, "LOSE")
+                self.exit()
+                return False
             else:
                 await conn.lines("MS", *self._view(conn))
         elif verb == "PICKUP":
@@ -389,6 +469,7 @@ class Mbk(Peer):
             row, column = conn.position
             if self.board.tiles[row][column] == "G":
                 self.held += 1
+                conn.gold = self.held
                 await conn.lines(f"PS{self.held}")
             else:
                 await conn.lines("PF")
@@ -399,6 +480,18 @@ class Mbk(Peer):
 
     def _view(self, conn: Conn) -> list[str]:
         return ["L5" + row for row in self.board.view(conn, centre_self=True)]
+
+
+class MbkSlow(Mbk):
+    """mbk's server as run on a loaded machine (issue 39): its JVM greets a connection, or
+    refuses it, 0.1-0.3 s after accepting it, later than the first command of a client that
+    does not wait (and than the suite's 0.3 s window for an unknown greeting); and a
+    connection the client has closed keeps the address taken until its thread reads the
+    close, so the next connection of a client quick to come back is refused."""
+
+    name = "mbk-slow"
+    GREETING_DELAY = 0.35
+    RELEASE_DELAY = 0.2
 
 
 class Lib(Peer):
@@ -477,7 +570,7 @@ class Ldjb2(Peer):
     exits_when_last_client_leaves = True
 
     async def on_connect(self, conn: Conn) -> bool:
-        board = Board()
+        board = Board(self.MAP, self.SPAWNS)
         board.spawn(conn)
         conn.extra["board"] = board
         return True
@@ -505,13 +598,45 @@ class Ldjb2(Peer):
                 b"SUCCESS\n" if outcome == "moved" else b"FAIL \nCan't move into a wall\n"
             )
         elif verb == "PICKUP":
-            if board.pickup(conn):
-                await conn.lines(f"SUCCESS: + 1 Gold. Total Gold = {conn.gold}")
-            else:  # not recorded: the same form as a failed move
-                await conn.send(b"FAIL \nThere is no gold here\n")
+            await conn.lines(self._pickup(board, conn))
         else:
             await conn.send(b"\n")
         return True
+
+    ITEMS: Final = {"L": "Lantern", "S": "Sword", "A": "Armour"}
+    HELD: Final = {"L": "a lantern", "S": "a sword", "A": "armour"}
+
+    def _pickup(self, board: Board, conn: Conn) -> str:
+        """As its clientPickup: gold, or an item it holds none of yet; else FAIL: why."""
+        assert conn.position is not None
+        row, column = conn.position
+        tile = board.tiles[row][column]
+        if board.pickup(conn):
+            return f"SUCCESS: + 1 Gold. Total Gold = {conn.gold}"
+        if tile not in self.ITEMS:
+            return "FAIL: Nothing to pick up"
+        held = conn.extra.setdefault("items", set())
+        assert isinstance(held, set)
+        if tile in held:
+            return f"FAIL: Already have {self.HELD[tile]}"
+        held.add(tile)
+        board.tiles[row][column] = "."
+        return f"SUCCESS: Got {self.ITEMS[tile]}"
+
+
+class Ldjb2Swords(Ldjb2):
+    """ldjb2 on a map with two swords beside where the player arrives (its own map has
+    swords, armour, lanterns): holding the first, the second is 'FAIL: Already have a
+    sword', and stays on the map."""
+
+    name = "ldjb2-swords"
+    MAP = (
+        "##########",
+        "#..G#....#",
+        "#S#.#.##.#",
+        "#S..G..E.#",
+        "##########",
+    )
 
 
 class Ldjb3(Peer):
@@ -551,6 +676,7 @@ class Ch(Peer):
 
     name = "ch"
     one_byte_writes = True
+    cr_ends_lines = True  # ClientThread reads with BufferedReader.readLine
     GAME_VERBS = ("LOOK", "MOVE", "PICKUP")
     NAME_LIMIT = 8
 
@@ -582,9 +708,8 @@ class Ch(Peer):
     async def on_line(self, conn: Conn, line: str) -> bool:
         if conn.silenced:
             return True
-        if line.startswith(" "):
-            await conn.lines("FAIL invalid command.")
-            return True
+        # Its verb is what comes before the first space ("" for "  LOOK"); a verb it does
+        # not know is refused as out of turn first, as invalid only on the player's turn.
         verb, _, argument = line.partition(" ")
         verb = verb.upper()
         if verb == "HELLO":
@@ -674,9 +799,28 @@ class ChSlow(Ch):
         await trio.sleep(self.PAUSE)
 
 
+class ChSmall(Ch):
+    """ch739 on a map as small as its default one (5 by 5, no wall round it: beyond its
+    edges views show walls), seen whole from where the player arrives, which has no wall
+    beside it: a wall is there to be found only by walking to one already seen."""
+
+    name = "ch-small"
+    MAP = (
+        "##.##",
+        "#G..E",
+        "...G.",
+        "#...#",
+        "##.##",
+    )
+    SPAWNS = ((2, 2), (3, 2), (2, 1))
+
+
 PEERS: Final[dict[str, Callable[[], Peer]]] = {
     peer.name: peer
-    for peer in (Zss, ZssMute, ZssGhosts, Mbk, Lib, LibMute, Ldjb2, Ldjb3, Ch, ChSlow)
+    for peer in (
+        *(Zss, ZssMute, ZssGhosts, Mbk, MbkSlow, Lib, LibMute),
+        *(Ldjb2, Ldjb2Swords, Ldjb3, Ch, ChSlow, ChSmall),
+    )
 }
 """Every double, by the name ``DIALECTS.md`` gives its server."""
 

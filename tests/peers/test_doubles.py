@@ -38,7 +38,10 @@ RECORDED = {
     ),
     "mbk": (
         [b"HELLO\n", b"DANCE\n", b"\n", b"LOOK\n"],
-        b"Welcome to the dungeon! Mwuahaha\nH2\n"
+        # The address's first connection: its view pushed after the welcome.
+        b"Welcome to the dungeon! Mwuahaha\n"
+        + b"".join(b"L5" + row + b"\n" for row in SELF_VIEW.splitlines())
+        + b"H2\n"
         + b"".join(b"L5" + row + b"\n" for row in SELF_VIEW.splitlines()),
     ),
     "lib": (
@@ -53,7 +56,9 @@ RECORDED = {
     "ldjb3": ([b"HELLO\n", b"LOOK\n"], b"HELLO Player 1\nGOAL 2\nLOOKREPLY\n" + VIEW + b"\n"),
     "ch": (
         [b"HELLO\n", b"  LOOK\n", b"HELLO bob\n", b"LOOK  \n"],
-        b"FAIL HELLO needs an argument.\nFAIL invalid command.\n"
+        # Before its HELLO the connection has no turn: a verb it does not know ("") is
+        # refused as out of turn (ch739's User checks the turn first).
+        b"FAIL HELLO needs an argument.\nFAIL not users turn.\n"
         b"MESSAGE BOB has entered the game.\nWelcome to Dungeon of Doom!\n\nGOAL 2\nSTARTTURN\n"
         b"CHANGE \n" + VIEW,
     ),
@@ -139,3 +144,26 @@ async def test_ch_slow_says_what_ch_says_in_its_answer_to_hello(nursery: trio.Nu
             after += await stream.receive_some(4096)
     assert before == b"MESSAGE BOB has entered the game.\nWelcome to Dungeon of Doom!\n\nGOAL 2\n"
     assert after.startswith(b"STARTTURN\nCHANGE \n")
+
+
+async def test_zss_and_ch_read_lines_as_javas_readline(nursery: trio.Nursery) -> None:
+    # A CR ends a line; the LF of a CRLF is skipped even in a later write; a NUL after a
+    # CR begins the next line (issue 39: the NUL of 'LOOK\r\0' made 'MOVE E' invalid).
+    server = await start_peer(nursery, "zss")
+    received = await _talk(
+        server.port, [b"HELLO bob\r", b"LOOK\r\x00", b"MOVE E\n", b"HELLO ada\r", b"\n"]
+    )
+    assert received == (
+        b"GOLD 2\nSTARTTURN\nHELLO bob\nLOOKREPLY\n" + VIEW + b"\nFAIL invalid command\nHELLO ada\n"
+    )
+    ch = await start_peer(nursery, "ch")
+    received = await _talk(ch.port, [b"HELLO bob\r\x00", b"LOOK\n"])
+    assert received.endswith(b"HELLO BOB\nFAIL invalid command.\n")  # '\0LOOK' is no LOOK
+
+
+async def test_ch_refuses_a_verb_it_does_not_know_as_invalid_on_its_turn(
+    nursery: trio.Nursery,
+) -> None:
+    server = await start_peer(nursery, "ch")
+    received = await _talk(server.port, [b"HELLO bob\n", b"  HELLO\n"])
+    assert received.endswith(b"HELLO BOB\nFAIL invalid command.\n")

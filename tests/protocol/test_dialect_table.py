@@ -12,9 +12,10 @@ import pytest
 import protocol.replies as replies
 from protocol.commands import ApGet, Command, Hello, HpGet, Look, WhoAmI
 from protocol.connection import ClientProtocol
+from protocol.declared import COMPACT_DIALECTS, declared_reader
 from protocol.dialects import DIALECTS, dialect_named
 from protocol.framing import NEED_DATA
-from protocol.lines import HintsEnd, RenderHint
+from protocol.lines import Compact, HintsEnd, RenderHint
 from protocol.reading import Blank
 from protocol.replies import (
     ActionPoints,
@@ -153,6 +154,13 @@ def _read_back(data: bytes, asking: Command | None, *, strict: bool) -> list[Rep
     return read
 
 
+def _read_declared(data: bytes, asking: Command | None, dialect: str) -> list[Reply]:
+    reader = declared_reader(dialect)
+    assert reader is not None
+    lines = data.decode().splitlines()
+    return [reply for line in lines if (reply := reader.feed(line, asking)) is not None]
+
+
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 @pytest.mark.parametrize("kind", by_name(SAMPLES))
 def test_every_reply_renders_and_reads_back_in_every_dialect(
@@ -172,6 +180,11 @@ def test_every_reply_renders_and_reads_back_in_every_dialect(
     # are for graphical clients: readers skip them.
     expected = [line for line in words if not isinstance(line, Blank | RenderHint | HintsEnd)]
     read = _read_back(data, asking, strict=dialect == "2013")
+    if dialect in COMPACT_DIALECTS and words and all(isinstance(w, Compact) for w in words):
+        # Lines all the dialect's own (mbk's H2, L5 rows) are read by what they mean to
+        # the command asked, as its declaration writes them (issue 39).
+        assert read == _read_declared(data, asking, dialect)
+        return
     assert [line.to_bytes() for line in read] == [line.to_bytes() for line in expected]
     for got, meant in zip(read, expected, strict=True):
         # Read as the class written, or as what it says on the wire (Done as Success).

@@ -191,7 +191,11 @@ async def test_a_read_waits_for_one_batch_not_the_whole_backlog(tmp_path: Path) 
     from .test_store import finished
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
-    writer = RecordWriter(url, max_unwritten=None, open_store=SignallingStore)
+    # What is tested is the order (the read after one batch), not how long a batch takes:
+    # on a loaded machine a batch can take longer than the server's read bound.
+    writer = RecordWriter(
+        url, max_unwritten=None, open_store=SignallingStore, read_timeout=TIMEOUT * 6
+    )
     async with trio.open_nursery() as nursery:
         await nursery.start(writer.run)
         await writer.ready()

@@ -84,3 +84,27 @@ def test_a_player_s_page_reads_no_table_whole(store: Store) -> None:
 
 
 _FULL_SCANS = [["SCAN", table] for table in ("ratings", "games", "players", "names")]
+
+
+def test_the_replays_list_finds_its_games_through_an_index(store: Store) -> None:
+    """``/api/replays`` asks for the games of up to 500 replay files (issue 40): through
+    the index on ``games.replay`` (0004), never the whole table."""
+    statements: list[tuple[str, Any]] = []
+
+    @sa.event.listens_for(store.engine, "before_cursor_execute")
+    def seen(_c: Any, _cursor: Any, statement: str, parameters: Any, *_: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT"):
+            statements.append((statement, parameters))
+
+    found = store.replay_results(["r.jsonl", "nowhere.jsonl"])
+    sa.event.remove(store.engine, "before_cursor_execute", seen)
+    assert set(found) == {"r.jsonl"}
+    places = [p["place"] for p in found["r.jsonl"]["players"]]
+    assert len(places) == 3 and places == sorted(places)
+    assert len(statements) == 2
+    with store.engine.connect() as connection:
+        for statement, parameters in statements:
+            plan = connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+            steps = [row[3] for row in plan]
+            whole = [step for step in steps if step.split()[:2] in _FULL_SCANS]
+            assert not whole, f"{statement}\n{steps}"

@@ -44,7 +44,7 @@ def test_migrations_from_several_servers_at_once_make_one_schema(postgres_url: s
     for thread in threads:
         thread.join()
     assert errors == []
-    assert Store(postgres_url).revision() == "0003"
+    assert Store(postgres_url).revision() == "0004"
 
 
 def test_the_same_writes_give_the_same_records_as_on_sqlite(

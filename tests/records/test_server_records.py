@@ -69,9 +69,25 @@ async def test_a_finished_game_is_recorded_with_its_players(
     players = [(p["name"], p["kind"], p["outcome"], p["moves"]) for p in row.players]
     assert players == [("Ada", "person", "quit", 1), ("Bob", "bot", "disconnected", 0)]
     ada_row, bob_row = row.players
-    # Neither won, neither holds gold: they share the place.
+    # Neither won, neither holds gold: who quit is ahead of who was cut off.
     assert (ada_row["gold"], bob_row["gold"]) == (0, 0)
-    assert (ada_row["place"], bob_row["place"]) == (1, 1)
+    assert (ada_row["place"], bob_row["place"]) == (1, 2)
+
+
+async def test_a_game_nobody_acted_in_records_no_replay(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    """A replay file is made with the first action; a game left before any has none, and
+    its record says so (before: the text 'None', a file that never was; issue 40)."""
+    server = await start_server(
+        map="tiny", seed=4, db=f"sqlite:///{tmp_path / 'r.db'}", replay_dir=str(tmp_path)
+    )
+    ada = await named(bound_port(server), "Ada")
+    assert await ada.ask("QUIT") == ["BYE Thanks for playing."]
+    store = await played(server, 1)
+    [row] = store.games()
+    assert row.game["replay"] is None
+    assert list(tmp_path.glob("*.jsonl")) == []
 
 
 async def test_leaderboard_answers_over_the_protocol_in_order(
@@ -316,7 +332,9 @@ async def test_a_name_that_only_looks_like_a_claimed_one_is_refused_by_name(
 ) -> None:
     # Issue 28: with Alice claimed, alice, ALICE, Аlice (Cyrillic А) and fullwidth
     # Ａｌｉｃｅ were taken by HELLO and REGISTER, and then the owner's HELLO was refused.
-    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    # Eleven REGISTERs and LOGINs come from one address here: a burst of 10 would let
+    # the last through only if a second had passed, so the burst holds them all.
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}", login_burst=20)
     await played(server, 0)
     owner = await Peer.connect(bound_port(server))
     [answer] = await owner.ask("REGISTER Alice")

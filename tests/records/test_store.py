@@ -14,6 +14,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Connection
 
+from records.contract import Contract
 from records.model import GameRecord, Tally
 from records.ranking import Rating
 from records.store import Store, StoreError
@@ -43,11 +44,43 @@ def store(tmp_path: Path) -> Store:
 
 def test_places_put_winners_first_in_order_then_gold_and_share_ties() -> None:
     record = finished(
-        [("a", "quit", 3), ("b", "win", 9), ("c", "lose", 0), ("d", "win", 2), ("e", "quit", 0)]
+        [("a", "quit", 3), ("b", "win", 9), ("c", "lose", 0), ("d", "win", 2), ("f", "quit", 3)]
     )
     places = {p.name: p.place for p in record.players}
-    assert places == {"b": 1, "d": 2, "a": 3, "c": 4, "e": 4}
+    assert places == {"b": 1, "d": 2, "a": 3, "f": 3, "c": 5}
     assert record.rated
+
+
+def test_at_equal_gold_places_go_by_how_the_game_ended() -> None:
+    """Still in play at the end (quit, stopped), then died or beaten, then cut off: they
+    no longer share a place (issue 40). A player who died holds no gold, whatever it
+    carried."""
+    record = finished(
+        [
+            ("cut", "disconnected", 0),
+            ("dead", "lose", 4),
+            ("quitter", "quit", 0),
+            ("removed", "removed", 0),
+            ("stopped", "unfinished", 0),
+        ]
+    )
+    places = {p.name: p.place for p in record.players}
+    assert places == {"quitter": 1, "stopped": 1, "dead": 3, "cut": 4, "removed": 4}
+
+
+def test_a_contract_places_winners_by_the_moves_they_took() -> None:
+    """The server places winners by when they escaped; a tournament whose contract says
+    ``moves`` places them by the fewest moves, equal moves sharing a place."""
+    tally = Tally("t-1", "classic", "tiny", 1)
+    for number, (name, moves) in enumerate([("fast", 9), ("short", 5), ("same", 5)], 1):
+        tally.joined(number, name, "bot")
+        tally.left(number, "win", 2, moves)
+    record = tally.finish(rounds=9, end="all players left", replay=None)
+    assert record is not None
+    assert {p.name: p.place for p in record.players} == {"fast": 1, "short": 2, "same": 3}
+    by_moves = Contract(places="moves").place(record)
+    assert {p.name: p.place for p in by_moves.players} == {"fast": 3, "short": 1, "same": 1}
+    assert Contract().place(record) is record
 
 
 def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> None:
@@ -57,7 +90,7 @@ def test_a_game_with_one_named_player_or_an_unfinished_one_is_not_rated() -> Non
 
 def test_migrating_twice_is_harmless_and_names_the_revision(store: Store) -> None:
     store.migrate()
-    assert store.revision() == "0003"
+    assert store.revision() == "0004"
 
 
 def test_a_game_is_stored_once_however_often_it_is_written(store: Store) -> None:
@@ -150,7 +183,7 @@ def test_the_migration_gives_names_claimed_before_it_their_keys(tmp_path: Path) 
                 (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00"),
             )
     store.migrate()
-    assert store.revision() == "0003"
+    assert store.revision() == "0004"
     # Both old claims stand, by their exact spelling; new lookalikes of either are refused.
     assert store.token_hash("alice") == "hash-alice"
     assert store.lookalike("alice") == "alice"
@@ -174,7 +207,7 @@ def test_the_migration_gives_names_the_keys_that_drop_accents_and_end_punctuatio
                 (name, f"hash-{name}", f"2026-01-0{when + 1} 00:00:00", f"old-{when}", None),
             )
     store.migrate()
-    assert store.revision() == "0003"
+    assert store.revision() == "0004"
     assert store.lookalike("Alic\u00e9") == "Alic\u00e9"  # an old claim stands by its spelling
     assert store.lookalike("ALIC\u00c8") == "Alice"  # a new lookalike meets the oldest
     assert store.lookalike("Bob") == "Bob."

@@ -378,6 +378,8 @@ async def test_2016mbk_a_whole_game_as_mbuckley2000s_client_reads_it(
     # stayed black); its reader dies on a blank line, and ignores lines it does not know.
     server = await start_server(dialect="2016mbk", **TINY)
     peer = await Peer.connect(bound_port(server))
+    # As mbuckley2000's server greets every connection (its client reads past it).
+    assert await peer.read_line() == "Welcome to the dungeon! Mwuahaha"
     start = _mbk_view("X###X", "#####", "##P.E", "#####", "X###X")
     await exactly(peer, "NAME bob", b"H1\n" + start)  # the gold still needed, and the view
     await exactly(peer, "HELLO", b"H1\n")

@@ -108,6 +108,11 @@ async def test_the_console_script_shows_a_replay(
         "round 3: Ada MOVE E: SUCCESS; Ada: You escaped the dungeon with 1 gold in 3 moves." in out
     )
     assert out[-1] == "game over: all players left"
+    # What dod-arena kept of a bot's output beside the replay is named (issue 40).
+    path.with_name(path.name.removesuffix(".jsonl") + ".Ada.log").write_text("thinking\n")
+    assert replay_cli.main([str(path), "--speed", "0", "--no-map"]) == 0
+    told = capsys.readouterr().out.splitlines()[1]
+    assert told == f"bots' output: Ada ({path.with_name(path.stem + '.Ada.log')})"
     header, *rest = path.read_text().splitlines()
     changed = json.loads(header)
     changed["view"] = ["#####", "#GGE#", "#####"]

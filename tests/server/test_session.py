@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from pathlib import Path
 
 import pytest
 import trio
@@ -146,6 +147,43 @@ async def test_names_are_unique_per_game(start_server: StartServer) -> None:
     with trio.fail_after(5):
         while (await bob.ask("HELLO Ada"))[0] != "GOLD 3":
             await trio.testing.wait_all_tasks_blocked()
+
+
+async def test_a_second_hello_renames_the_player_as_docs_protocol_says(
+    start_server: StartServer,
+) -> None:
+    """docs/protocol.md's transcript of a second ``HELLO``, replayed: a 2013 client's
+    ``HELLO`` is always answered ``GOLD <n>``; a second ``HELLO <name>`` renames, and
+    those who asked for events are told (before: nothing said what it did; issue 40)."""
+    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    block = text.split("<!-- transcript: rename -->\n```\n", 1)[1].split("```", 1)[0]
+    server = await start_server(map="tiny", seed=1)
+    peers = {"ada": await Peer.connect(bound_port(server))}
+    peers["eve"] = await Peer.connect(bound_port(server))
+    told = {"JOINED", "NOTICE"}  # what Eve reads, pushed
+    speaker = None
+    for line in block.splitlines():
+        who, typed, command = line.partition("> ")
+        if typed:
+            speaker = who
+            await peers[who].send(command + "\n")
+            continue
+        reader = "eve" if line.split()[0] in told else speaker
+        assert reader is not None
+        assert await peers[reader].read_line() == line
+    assert speaker == "ada"
+
+
+async def test_help_lists_every_option_of_create(start_server: StartServer) -> None:
+    """Before: ``HELP``'s ``CREATE`` line left out ``start=full`` (issue 40)."""
+    server = await start_server()
+    peer = await Peer.connect(bound_port(server))
+    lines = await peer.ask("HELP")
+    [create] = [line for line in lines if line.startswith("CREATE ")]
+    assert create == (
+        "CREATE <game> <world> [map=<m>] [seed=<n>] [players=<n>] [turn=<s>] [start=full]"
+    )
+    assert (await peer.ask("CREATE g"))[0].endswith("[turn=<seconds>] [start=full]")
 
 
 async def test_telnet_negotiation_is_refused_and_invisible(start_server: StartServer) -> None:

@@ -170,26 +170,40 @@ async function showGames() {
   await showReplayList(page.querySelector("#replays"), 10);
 }
 
-async function showReplayList(element, limit) {
-  const { replays } = await getJSON("/api/replays");
+/** A game's players by place, with how each game ended ("1. ada (win, gold 3)"). */
+function resultsText(players) {
+  if (!players) return `<span class="muted">not recorded</span>`;
+  return players.map((p) => `${p.place}. ${escapeHtml(p.name ?? "(no name)")} (${escapeHtml(p.outcome)}, gold ${p.gold})`).join(" · ");
+}
+
+async function showReplayList(element, limit, order = "time") {
+  const { replays, ordered } = await getJSON(`/api/replays?order=${encodeURIComponent(order)}`);
   if (!replays.length) {
     element.textContent = "No replays yet (the server writes one per game played).";
     return;
   }
-  element.innerHTML = `<div class="scroll"><table><thead><tr><th>replay</th><th>game</th><th>world</th><th>map</th>
-    <th>started</th></tr></thead><tbody>${replays
+  element.innerHTML = `<p class="muted" id="replay-order">${escapeHtml(ordered)}</p>
+    <div class="scroll"><table id="replay-list"><thead><tr><th>replay</th><th>game</th><th>world</th><th>map</th>
+    <th>players and results</th><th>rounds</th><th>began</th><th>ended</th></tr></thead><tbody>${replays
       .slice(0, limit)
       .map(
-        (r) => `<tr><td><a href="#/replay/${encodeURIComponent(r.file)}">${escapeHtml(r.file)}</a></td>
+        (r) => `<tr data-file="${escapeHtml(r.file)}"><td><a href="#/replay/${encodeURIComponent(r.file)}">${escapeHtml(r.file)}</a></td>
         <td>${escapeHtml(String(r.game))}</td><td>${escapeHtml(String(r.world))}</td>
-        <td>${escapeHtml(String(r.map))}</td><td>${escapeHtml(String(r.started))}</td></tr>`,
+        <td>${escapeHtml(String(r.map))}</td><td class="results">${resultsText(r.players)}</td><td>${r.rounds ?? ""}</td>
+        <td>${escapeHtml(String(r.started ?? "").slice(0, 19).replace("T", " "))}</td>
+        <td>${escapeHtml(String(r.written ?? "").slice(0, 19).replace("T", " "))}</td></tr>`,
       )
       .join("")}</tbody></table></div>`;
 }
 
-async function showReplays() {
-  page.innerHTML = `<h1>Replays</h1><div id="replays">loading…</div>`;
-  await showReplayList(page.querySelector("#replays"), 500);
+async function showReplays(query) {
+  const order = query && query.get("order") === "name" ? "name" : "time";
+  page.innerHTML = `<h1>Replays</h1><div class="controls"><label>order <select id="order">
+    <option value="time"${order === "time" ? " selected" : ""}>newest first</option>
+    <option value="name"${order === "name" ? " selected" : ""}>by name</option></select></label></div>
+    <div id="replays">loading…</div>`;
+  page.querySelector("#order").onchange = (event) => (location.hash = `#/replays?order=${event.target.value}`);
+  await showReplayList(page.querySelector("#replays"), 500, order);
 }
 
 // -- watching -----------------------------------------------------------------------------
@@ -477,7 +491,8 @@ async function showReplay(file, query) {
   const names = Object.values(replay.players || {});
   page.querySelector("#status").innerHTML = `<b>${escapeHtml(String(replay.world))}</b> world · map
     <b>${escapeHtml(String(replay.map))}</b> · seed ${escapeHtml(String(replay.seed))} · players:
-    ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}`;
+    ${names.map((n) => `<span class="name" style="color:${colourOf(n)}">${escapeHtml(n)}</span>`).join(", ") || "none named"}
+    ${(replay.logs || []).length ? ` · bots' output: ${replay.logs.map((l) => `<a class="log" href="/replays/${encodeURIComponent(l.file)}" target="_blank">${escapeHtml(l.bot)}</a>`).join(", ")}` : ""}`;
   select.innerHTML = `<option value="">nobody</option>` + names.map((n) => `<option>${escapeHtml(n)}</option>`).join("");
   viewer.board.setTiles(tilesFromHelp(replay.notes || [])); // the world's HELP notes
   viewer.players.goal = replay.goal || 0;
@@ -635,7 +650,10 @@ async function showPlayer(name) {
   const body = await getJSON(`/api/players/${encodeURIComponent(name)}`);
   page.innerHTML = `<h1>Player <span id="who"></span></h1>
     <h2>Ratings</h2><div id="ratings"></div><h2>Best results</h2><div id="bests"></div>
-    <h2>Games</h2><div id="history"></div>`;
+    <h2>Games</h2><p class="muted" id="rating-note">Ratings come from places, not outcomes: each rated
+    game (two or more named players) moves μ by the place won against the others there (openskill),
+    and the leaderboard ranks by μ − 3σ. Winners are placed by when they escaped, so a win that escaped
+    after stronger players can still lower μ; the rest are placed by the gold they held.</p><div id="history"></div>`;
   page.querySelector("#who").textContent = body.name;
   page.querySelector("#ratings").innerHTML = body.ratings.length
     ? `<div class="scroll"><table><thead><tr><th>world</th><th>rank</th><th>rating</th><th>games</th><th>wins</th></tr></thead><tbody>${body.ratings
@@ -644,10 +662,11 @@ async function showPlayer(name) {
     : "No rated games yet.";
   page.querySelector("#bests").innerHTML = body.bests.length ? bestsHtml(body.bests) : "No solo wins yet.";
   page.querySelector("#history").innerHTML = body.games.length
-    ? `<div class="scroll"><table><thead><tr><th>ended</th><th>world</th><th>map</th><th>game</th><th>outcome</th><th>gold</th><th>moves</th><th>rating change</th></tr></thead><tbody>${body.games
+    ? `<div class="scroll"><table id="games-played"><thead><tr><th>ended</th><th>world</th><th>map</th><th>game</th><th>outcome</th><th>place</th><th>gold</th><th>moves</th><th>μ change</th><th>replay</th></tr></thead><tbody>${body.games
         .map((g) => `<tr><td>${escapeHtml(String(g.ended_at).slice(0, 16).replace("T", " "))}</td><td>${escapeHtml(g.world)}</td><td>${escapeHtml(String(g.map ?? "default"))}</td>
-          <td>${escapeHtml(g.game)}</td><td class="outcome-${escapeHtml(g.outcome)}">${escapeHtml(g.outcome)}</td><td>${g.gold}</td><td>${g.moves}</td>
-          <td>${g.mu_after !== null && g.mu_before !== null ? (g.mu_after - g.mu_before).toFixed(2) : ""}</td></tr>`)
+          <td>${escapeHtml(g.game)}</td><td class="outcome-${escapeHtml(g.outcome)}">${escapeHtml(g.outcome)}</td><td class="place">${g.place}</td><td>${g.gold}</td><td>${g.moves}</td>
+          <td>${g.mu_after !== null && g.mu_before !== null ? (g.mu_after - g.mu_before).toFixed(2) : g.rated ? "" : "not rated"}</td>
+          <td>${g.replay ? `<a class="replay" href="#/replay/${encodeURIComponent(g.replay)}">replay</a>` : ""}</td></tr>`)
         .join("")}</tbody></table></div>`
     : "No games yet.";
 }
@@ -668,7 +687,7 @@ async function route() {
     if (kind === "watch" && name) showWatch(name);
     else if (kind === "play" && name) showPlay(name);
     else if (kind === "replay" && name) await showReplay(name, query);
-    else if (kind === "replays") await showReplays();
+    else if (kind === "replays") await showReplays(query);
     else if (kind === "leaderboard") await showLeaderboard(name);
     else if (kind === "player" && name) await showPlayer(name);
     else if (kind === "tournaments") current = name ? showTournament(page, name, query) : showTournaments(page);

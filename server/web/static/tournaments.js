@@ -1,5 +1,6 @@
-// Tournaments that dod-arena workers play (from any host, into the PostgreSQL database this
-// server records into): the list, and one tournament's progress, table and matches. Both
+// Tournaments that dod-arena plays into this server's records store (one machine's run, in
+// its own SQLite or PostgreSQL store, or workers on any hosts sharing a PostgreSQL
+// database): the list, and one tournament's progress, contract, table and matches. Both
 // ask /api/tournaments again every few seconds while they are shown, so they move as the
 // workers store results; a page of matches at a time, never the whole tournament.
 
@@ -36,8 +37,8 @@ function polling(fill, element) {
 }
 
 export function showTournaments(page) {
-  page.innerHTML = `<h1>Tournaments</h1><p class="muted">What <code>dod-arena</code> workers play
-    into this server's records store, updated every few seconds.</p><div id="tournaments">loading…</div>`;
+  page.innerHTML = `<h1>Tournaments</h1><p class="muted">What <code>dod-arena</code> plays
+    into this server's records store (one machine's run, or workers sharing it), updated every few seconds.</p><div id="tournaments">loading…</div>`;
   const element = page.querySelector("#tournaments");
   return polling(async () => {
     const { ok, body } = await fetchJSON("/api/tournaments");
@@ -46,7 +47,7 @@ export function showTournaments(page) {
       return;
     }
     if (!body.tournaments.length) {
-      element.textContent = "No tournaments submitted yet (dod-arena submit ... --db postgresql://...).";
+      element.textContent = "No tournaments here yet (dod-arena ... --db on this server's store, or dod-arena submit).";
       return;
     }
     element.innerHTML = `<div class="scroll"><table id="tournament-list"><thead><tr><th>tournament</th><th>worlds</th>
@@ -70,11 +71,26 @@ function tableHtml(lines) {
       .join("")}</tbody></table></div>`;
 }
 
+/** A match's replay and its bots' logs, where this server holds them. */
+function linksHtml(result) {
+  const links = [];
+  if (result.replay) links.push(`<a class="replay" href="#/replay/${encodeURIComponent(result.replay)}">replay</a>`);
+  for (const [bot, file] of Object.entries(result.logs || {}).sort()) {
+    links.push(`<a class="log" href="/replays/${encodeURIComponent(file)}" target="_blank">${escapeHtml(bot)}'s log</a>`);
+  }
+  return links.length ? ` <span class="links">[${links.join(" · ")}]</span>` : "";
+}
+
 function resultText(match) {
   const result = match.result;
   if (!result) return match.state === "playing" ? `being played by ${escapeHtml(match.worker || "?")}` : "";
-  if (result.failed) return `failed: ${escapeHtml(result.failed)}`;
-  return result.players.map((p) => `${p.place}. ${escapeHtml(p.name ?? "(no name)")} (${escapeHtml(p.outcome)}, gold ${p.gold})`).join(" · ");
+  if (result.failed) return `failed: ${escapeHtml(result.failed)}${linksHtml(result)}`;
+  return result.players.map((p) => `${p.place}. ${escapeHtml(p.name ?? "(no name)")} (${escapeHtml(p.outcome)}, gold ${p.gold})`).join(" · ") + linksHtml(result);
+}
+
+function contractHtml(lines) {
+  if (!lines || !lines.length) return "";
+  return `<div id="contract"><b>The contract</b> this table was made by:<ul>${lines.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul></div>`;
 }
 
 function matchesHtml(matches) {
@@ -115,7 +131,7 @@ export function showTournament(page, name, query) {
       <b id="failed">${t.failed}</b> failed · <b id="workers">${t.workers}</b> workers holding leases ·
       ${t.claims} claims · ${escapeHtml(t.worlds.join(", "))}, ${escapeHtml(t.format || "")} · submitted ${when(t.submitted)}
       ${t.finished ? ` · <b>finished</b> ${when(t.finished)}` : ""}`;
-    page.querySelector("#table").innerHTML = tableHtml(body.table) +
+    page.querySelector("#table").innerHTML = contractHtml(t.contract) + tableHtml(body.table) +
       (body.table_complete ? "" : `<p class="muted">rated from the first ${body.table_recorded} records; more on the next look</p>`);
     page.querySelector("#matches-page").innerHTML = matchesHtml(body.matches);
     const older = page.querySelector("#older");
