@@ -15,14 +15,13 @@ import psycopg
 import trio
 
 from .check import Violation, answers, holders, wins_expected
-from .history import OK, Fault, History, clock
+from .history import Fault, History, clock
 from .nemesis import KINDS, Nemesis, Planned, schedule
 from .observe import DirectoryLog, converge, games, held
+from .report import report
 from .rig import NODES, WORKERS, Rig
 from .workload import ANSWER_BOUND, Client, Racer
 
-SHOWN: Final = 20
-"""Violations printed with the history around them (the others on a line each)."""
 CONVERGE_WAIT: Final = 30.0
 """Seconds the campaign waits for the nodes to converge before it gives up on it."""
 
@@ -62,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--history", type=Path, help="a file to write the whole history to (JSON lines)"
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the figures of each kind of fault as a table"
     )
     parser.add_argument(
         "--server-from",
@@ -220,37 +222,6 @@ def recorded(campaign: Campaign) -> None:
         lite.close()
 
 
-def report(campaign: Campaign) -> None:
-    history = campaign.history
-    for number, violation in enumerate(campaign.violations):
-        print(f"\nviolation ({violation.kind}) at {violation.moment:.3f}: {violation.text}")
-        if number < SHOWN:
-            for line in history.around(violation.moment, clients=violation.clients or None):
-                print(f"    {line}")
-    if len(campaign.violations) > SHOWN:
-        print(f"\n(the history around the first {SHOWN} violations only: --history has it all)")
-    ops = [op for op in history.ops if not op.command.startswith("(")]
-    answered = Counter(op.outcome for op in ops)
-    print("\nfigures:")
-    kinds = Counter(fault.kind for fault in history.faults)
-    shown = ", ".join(f"{kind} {count}" for kind, count in sorted(kinds.items()))
-    print(f"  faults injected: {len(history.faults)} ({shown})")
-    print(f"  commands sent: {len(ops)}; answered: {dict(sorted(answered.items()))}")
-    wins = sum(1 for op in history.told_wins if op.game and op.game[0] != "default")
-    print(f"  created games won (each checked in the records): {wins}")
-    latencies = sorted(op.done - op.sent for op in ops if op.done is not None and op.outcome == OK)
-    if latencies:
-
-        def pick(share: float) -> float:
-            return latencies[min(len(latencies) - 1, int(share * len(latencies)))]
-
-        p50, p99 = pick(0.5) * 1000, pick(0.99) * 1000
-        print(f"  answer time: p50 {p50:.1f} ms, p99 {p99:.1f} ms, max {latencies[-1]:.2f} s")
-    for fault in history.faults:
-        took = "never" if fault.converged is None else f"{fault.converged:.2f} s"
-        print(f"  {fault.line()}: converged in {took}")
-
-
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     seed = args.seed if args.seed is not None else random.randrange(1 << 31)
@@ -290,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
         campaign.violation(
             "left running", clock(), f"processes {left} still ran after every server stopped"
         )
-    report(campaign)
+    report(campaign.history, campaign.violations, markdown=args.markdown)
     if args.history is not None:
         campaign.history.save(args.history)
     print(f"violations: {len(campaign.violations)}", flush=True)

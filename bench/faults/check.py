@@ -47,7 +47,7 @@ class Violation:
     clients: set[int] = field(default_factory=set)
 
 
-def _excused(op: Op, faults: list[Fault], end: float) -> bool:
+def excused(op: Op, faults: list[Fault], end: float) -> bool:
     """Whether a silence, an end or a refusal of ``op`` is a fault's doing (its node
     killed or paused while it waited)."""
     done = op.done if op.done is not None else end
@@ -75,7 +75,7 @@ def answers(history: History, end: float) -> list[Violation]:
         }.get(op.outcome)
         if why is None:
             continue
-        if op.outcome in (SILENT, EOF, REFUSED) and _excused(op, history.faults, end):
+        if op.outcome in (SILENT, EOF, REFUSED) and excused(op, history.faults, end):
             continue
         found.append(Violation(op.outcome, op.sent, f"{why}: {op.line()}", {op.client}))
     return found
