@@ -5,7 +5,8 @@
   ``BYE``): never silence, never a bare end of the connection, never an answer of the
   wrong shape, and never a line the client did not ask for. Excused: the commands of a
   client whose own node was killed or paused meanwhile (it cannot answer; the campaign
-  checks it serves again once healed), and a node refusing connections while it starts.
+  checks it serves again once healed), or the node of the game it was carried to paused
+  (:func:`excused`), and a node refusing connections while it starts.
 * **One holder at a time.** No node acts on a game's name, or on a player's name (or a
   lookalike of it), while the directory says another node holds it
   (:class:`~bench.faults.history.Tenure`, with :data:`SLACK` seconds for the
@@ -47,15 +48,22 @@ class Violation:
     clients: set[int] = field(default_factory=set)
 
 
-def excused(op: Op, faults: list[Fault], end: float) -> bool:
-    """Whether a silence, an end or a refusal of ``op`` is a fault's doing (its node
-    killed or paused while it waited)."""
+def excused(
+    op: Op, faults: list[Fault], end: float, made: dict[tuple[str, int], str] | None = None
+) -> bool:
+    """Whether a silence, an end or a refusal of ``op`` is a fault's doing: its node, or
+    the node of the game it was carried to (``made``: :func:`creators`), killed or
+    paused while it waited. (A paused node's system still takes the relay's bytes, so a
+    carried client waits for it as its own clients do; a killed one's are told ``BYE``.)"""
     done = op.done if op.done is not None else end
+    game_node = None if made is None or op.game is None else made.get(op.game)
     for fault in faults:
         healed = fault.healed if fault.healed is not None else end
         if not (fault.began - 0.5 <= done and op.sent <= healed + GRACE):
             continue
         if fault.kind in ("kill-node", "pause-node") and op.node == fault.target:
+            return True
+        if fault.kind == "pause-node" and game_node == fault.target:
             return True
         if fault.kind in ("kill-worker", "pause-worker", "kill-parent") and op.node == WORKERS:
             return True
@@ -65,6 +73,7 @@ def excused(op: Op, faults: list[Fault], end: float) -> bool:
 def answers(history: History, end: float) -> list[Violation]:
     """The commands not answered as they must be (see the module docstring)."""
     found = []
+    made = creators(history)
     for op in history.ops:
         why = {
             SILENT: "no answer within the bound",
@@ -75,7 +84,7 @@ def answers(history: History, end: float) -> list[Violation]:
         }.get(op.outcome)
         if why is None:
             continue
-        if op.outcome in (SILENT, EOF, REFUSED) and excused(op, history.faults, end):
+        if op.outcome in (SILENT, EOF, REFUSED) and excused(op, history.faults, end, made):
             continue
         found.append(Violation(op.outcome, op.sent, f"{why}: {op.line()}", {op.client}))
     return found

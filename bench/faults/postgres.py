@@ -62,9 +62,12 @@ class PostgresOnHost:
         )
         with (self.data / "pg_hba.conf").open("a") as hba:
             hba.write(f"host all all {subnet}.0/24 trust\n")
+        # No synchronous_commit=off: a commit it has answered must outlive its crash
+        # (pg_ctl restart -m immediate), or a record told as written would be lost with
+        # it. (fsync=off loses nothing to a crash of PostgreSQL alone, only the machine's.)
         self._options = (
             f"-p {self.PORT} -k {sockets} -c listen_addresses={address} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200"
+            "-c full_page_writes=off -c max_connections=200"
         )
         self.url = f"postgresql://postgres@{address}:{self.PORT}/postgres"
         """The URL of its maintenance database, on the host's address."""
