@@ -22,6 +22,10 @@ REPLAYS = [
     # A node paused, then cut from PostgreSQL: before claims were numbered, a beat given
     # up on and carried out late took a name claimed after it, and two nodes acted for it.
     pytest.param(5, "pause-node,cut-db", 40, id="seed-5-late-clean-up"),
+    # PostgreSQL restarted (-m immediate) 36 ms after a WIN was told: its record, which
+    # the writer had been told was committed, was lost with the crash (the campaign's
+    # PostgreSQL answered commits before they were safe: synchronous_commit=off).
+    pytest.param(11, "pg-restart-immediate,pg-restart-fast,pg-stop", 40, id="seed-11-records"),
 ]
 TIMEOUT = 900
 
