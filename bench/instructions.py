@@ -129,6 +129,11 @@ def serve_on_frozen_clock(kind: str, argv: list[str]) -> None:
     if kind == "game":
         from server.cli import main as server_main
 
+        if os.environ.get("DOD_BENCH_PLAIN_PATH"):
+            from server.app import Server
+
+            Server.fast_path = False  # the plain path the fast path is measured against
+
         sys.exit(server_main(argv))
     from . import bare_server
 
@@ -137,6 +142,10 @@ def serve_on_frozen_clock(kind: str, argv: list[str]) -> None:
 
 
 # -- the driver ---------------------------------------------------------------------------
+
+PLAIN_PATH = False
+"""Serve every connection through the plain path, not the fast path
+(:mod:`server.session.fast_path`): what the fast path saves is the difference."""
 
 
 def read_reply(sock: socket.socket, pending: bytearray, command: bytes) -> bytes:
@@ -266,6 +275,8 @@ def under_callgrind(
         "PYTHONHASHSEED": "0",
         "PYTHONPATH": str(Path(__file__).resolve().parent.parent),
     }
+    if PLAIN_PATH:
+        env["DOD_BENCH_PLAIN_PATH"] = "1"
     process = subprocess.Popen(
         command,
         stdin=subprocess.DEVNULL,
@@ -395,6 +406,11 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--json", metavar="FILE", help="write the figures as JSON")
     parser.add_argument(
+        "--plain-path",
+        action="store_true",
+        help="serve through the plain path, not the fast path (what the fast path saves)",
+    )
+    parser.add_argument(
         "--keep", metavar="DIR", help="keep each phase's callgrind output in DIR (annotate it)"
     )
     parser.add_argument("--serve", choices=["game", "bare"], help=argparse.SUPPRESS)
@@ -403,6 +419,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.serve:
         serve_on_frozen_clock(args.serve, [a for a in args.rest if a != "--"])
         return
+    global PLAIN_PATH
+    PLAIN_PATH = args.plain_path
     if shutil.which("valgrind") is None or shutil.which("callgrind_control") is None:
         sys.exit("valgrind is not installed (Debian: apt-get install valgrind)")
     rows: list[Figures] = []

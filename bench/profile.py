@@ -116,24 +116,27 @@ LOOK_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "the reply rendered and queued",
         (
-            "connection.py:Connection.send",
+            "mailbox.py:Mailbox.send",
             "connection.py:ServerProtocol.send",
-            "connection.py:Connection.events",
+            "mailbox.py:Mailbox.events",
         ),
     ),
-    ("the command loop", ("connection.py:Connection._handle_commands",)),
+    (
+        "the command loop",
+        ("fast_path.py:FastPath.handle_input", "client.py:Connection.handle_input"),
+    ),
     ("the reply built", ("world.py:ClassicWorld.look_bytes", "replies.py:_DrawnLook.to_bytes")),
     (
         "parsing",
         (
             "connection.py:ServerProtocol.next_event",
-            "connection.py:Connection.data_received",
+            "client.py:Connection.data_received",
             "connection.py:ServerProtocol.events",
             "connection.py:_kind",
             "framing.py:LineFramer.next_event",
         ),
     ),
-    ("settling (the replay's flush)", ("transport.py:Transport.settle",)),
+    ("settling (the replay's flush)", ("shelf.py:ReplayShelf.flush",)),
     ("the turn check", ("game.py:Game._look_waits_for_turn",)),
     ("the lobby's routing", ("lobby.py:Lobby.command",)),
 )

@@ -12,7 +12,7 @@ other verb here is one of our extensions (see ``docs/protocol.md``).
 Each verb is declared once, in :data:`DECLARED_VERBS` (a :class:`Verb`): its command
 class, its parser, who answers it on the server (:class:`Route`), its ``HELP`` line and
 the name of its client method. The parser table here, the server's routes
-(:mod:`server.session.connection`), ``HELP`` (:mod:`server.game.render`) and the client library
+(:mod:`server.session.client`), ``HELP`` (:mod:`server.game.wording`) and the client library
 (:mod:`clients.core`) are derived from it, and tests hold each to it. A read-only
 verb (:attr:`Route.ASK`) also declares its answer, from what the session knows of its
 client (:class:`Asker`), and needs no server code of its own.

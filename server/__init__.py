@@ -3,9 +3,9 @@
 Its wings, from the top of the stack down (pyproject's import contracts hold them):
 
 * :mod:`server.cli` (``dod-server``), :mod:`server.replay_cli` (``dod-replay``);
-* :mod:`server.web`: the web face, its API and ``/metrics``;
 * :mod:`server.app`: :class:`Server`, the composition root: listeners, the
-  connections they accept, and the games they play;
+  connections they accept, and the games they play; beside it :mod:`server.web`, the web
+  face, its API and ``/metrics``, which sees the server through its own roles;
 * :mod:`server.session`: one client's session, its bytes and its dialect;
 * :mod:`server.lobby`: the games on a server, creating, joining and watching them;
 * :mod:`server.cluster`: one server on many processes and machines;

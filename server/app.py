@@ -23,20 +23,23 @@ import trio
 from protocol.capabilities import CAPABILITIES
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
-from records.model import GameRecord
 
 from .cluster.handshake import Passenger
+from .cluster.links import Links
+from .cluster.opening import open_directory
 from .cluster.workers import open_shared_listeners
 from .game.game import Game
 from .lobby.ladder import Ladder
 from .lobby.lobby import Lobby
+from .lobby.recording import record_writer
 from .metrics import Counts
 from .session.admission import Admission
-from .session.connection import Connection
+from .session.client import Connection
+from .session.fast_path import FastPath
 from .session.poller import Poller
 from .session.transport import GONE
 from .setup.config import ServerConfig
-from .setup.listening import Listen, parse_listens
+from .setup.listening import Listen, ListenError, parse_listens
 from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
 KNOWN = frozenset(CAPABILITIES)
@@ -55,18 +58,27 @@ def watchdog_tick(config: ServerConfig) -> float:
     return min(MAX_TICK, *(limit / 10 for limit in limits))
 
 
-class ListenError(OSError):
-    """The server cannot listen where it was told to (port in use, unknown host)."""
-
-
 class Server:
     """A Dungeon of Doom server; see the module docstring."""
+
+    fast_path = True
+    """Whether connections are served through the fast path
+    (:mod:`server.session.fast_path`), as they always are but where a test or a
+    measurement compares it with the plain path, which answers the same bytes."""
 
     def __init__(self, config: ServerConfig) -> None:
         self.config = config
         self.log = structlog.get_logger("server")
-        self.lobby = Lobby(config, on_game_finished=self._game_finished)
-        self.ladder = Ladder(config, self.lobby)
+        records = record_writer(config)
+        self.directory = open_directory(
+            config.cluster,
+            advertise=config.advertise,
+            heartbeat=config.heartbeat,
+            links=Links.from_config(config) if config.cluster else None,
+        )
+        """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
+        self.lobby = Lobby(config, records=records, directory=self.directory)
+        self.ladder = Ladder(config, self.lobby, records)
         """Records, ratings and claimed names (:mod:`server.lobby.ladder`)."""
         self.connections: set[Connection] = set()
         self.port: int | None = None
@@ -100,9 +112,6 @@ class Server:
         """Every game on the server, by name; ``default`` is always there."""
         return self.lobby.games
 
-    def _game_finished(self, record: GameRecord) -> None:
-        self.ladder.game_finished(record)
-
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
@@ -131,7 +140,7 @@ class Server:
             raise
         self.port = self.listening[0].port
         self.ladder.listening(config.host, self.port)
-        self.lobby.directory.listening(config.host, self.port)
+        self.directory.listening(config.host, self.port)
         game = self.lobby.default
         self.log.info(
             "server listening",
@@ -149,7 +158,7 @@ class Server:
                 trio.open_nursery() as games,
             ):
                 await games.start(
-                    self.lobby.directory.serve_relays, config.host, self._relayed, self.client_log
+                    self.directory.serve_relays, config.host, self._relayed, self.client_log
                 )
                 await games.start(self.lobby.run)
                 if self.poller is not None:
@@ -183,7 +192,7 @@ class Server:
         """Take no new client or game, tell the players, and return once every created
         game has ended (each recorded as it ends) or ``timeout`` seconds have passed."""
         self.lobby.draining = True
-        created = [game for game in self.lobby.games.values() if game.owner is not None]
+        created = [game for game in self.lobby.games.values() if game.spec.owner is not None]
         self.log.info("server draining", timeout=timeout, games=len(created))
         notice = Message(
             "",
@@ -193,7 +202,7 @@ class Server:
         for connection in list(self.connections):
             connection.push(notice)
         with trio.move_on_after(timeout):
-            while any(game.owner is not None for game in self.lobby.games.values()):
+            while any(game.spec.owner is not None for game in self.lobby.games.values()):
                 await trio.sleep(DRAIN_CHECK)
 
     def shutdown(self) -> None:
@@ -309,7 +318,7 @@ class Server:
         # connection (issue 31).
         self.admission.take(host, socket=count_socket, address=count_address)
         try:
-            await connection.run()
+            await connection.run(FastPath(connection) if self.fast_path else None)
         finally:
             self.admission.release(host, socket=count_socket, address=count_address)
             self.connections.discard(connection)

@@ -21,10 +21,11 @@ from records.store import Store, StoreError, safe_url
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
-from .app import ListenError, Server
+from .app import Server
 from .cluster.workers import run_workers
-from .lobby.ladder import records_url
+from .lobby.recording import records_url
 from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
+from .setup.listening import ListenError
 from .setup.logs import announce, configure_logging
 
 

@@ -19,8 +19,8 @@ from commandline import run_command
 from worlds.registry import UnknownWorld, load_plugin
 
 from .game.story import describe
+from .replay.format import ReplayError
 from .replay.reader import bot_logs, open_world, read_replay, rerun
-from .replay.writer import ReplayError
 
 CLEAR = "\x1b[H\x1b[2J"
 
@@ -79,7 +79,7 @@ def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) ->
                 time.sleep(1 / speed)
             if clear:
                 out.write(clear)
-            print(describe(current, names), file=out)
+            print(describe(current, names, world), file=out)
             if draw_map and (
                 "actions" in current.record or "join" in current.record or "leave" in current.record
             ):

@@ -51,13 +51,24 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Final, Protocol, TypeAlias, runtime_checkable
+from typing import (
+    Any,
+    ClassVar,
+    Final,
+    Generic,
+    NoReturn,
+    Protocol,
+    TypeAlias,
+    TypeVar,
+    cast,
+    runtime_checkable,
+)
 
 from protocol.commands import Attack, EndTurn, Move, Pickup, Stay
 from protocol.direction import CARDINAL, Direction
-from protocol.replies import LOOK_SIZE
+from protocol.replies import LOOK_SIZE, Lose, Push, Reply, Win
 
 from .limits import Limits
 
@@ -66,9 +77,11 @@ __all__ = [
     "Action",
     "Blocked",
     "Died",
+    "Ending",
     "Escaped",
     "Event",
     "Joined",
+    "Labels",
     "Left",
     "Moved",
     "NothingToPickUp",
@@ -80,11 +93,13 @@ __all__ = [
     "Position",
     "ResultEvent",
     "Stayed",
+    "Telling",
     "World",
     "WorldError",
     "WorldFull",
     "WorldPlugin",
     "moved",
+    "told_as",
 ]
 
 PlayerId: TypeAlias = int
@@ -238,6 +253,76 @@ class Notice(Event):
     text: str
 
 
+# -- how an event is told ------------------------------------------------------------
+
+_E = TypeVar("_E", bound=Event)
+Labels = Callable[[PlayerId], str]
+"""How the game shows a player to others (its name, or ``#<n>``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """A player's game is over: the final line it is sent, and how the records call it."""
+
+    final: Win | Lose
+    outcome: str
+    """``escaped``, ``died`` or ``lost`` (someone else won)."""
+    gold: int = 0
+    moves: int | None = None
+    """The gold held and the moves made, for a player who escaped (``None``: not told)."""
+
+    def details(self) -> dict[str, int]:
+        """What the records and the log are told besides the outcome."""
+        return {} if self.moves is None else {"gold": self.gold, "moves": self.moves}
+
+
+def _unanswered(event: Event) -> NoReturn:
+    raise TypeError(f"{event!r} is not the result of an action")
+
+
+@dataclass(frozen=True, slots=True)
+class Telling(Generic[_E]):
+    """What one kind of event becomes, for players and for whoever watches (the
+    server's table of them is ``server/game/wording.py``'s ``TELLINGS``; a world adds
+    its own events' in :attr:`World.tellings`):
+
+    * ``sentence``: the event in words for a watcher (the web page's viewer, a
+      replay's story), given how players are shown and the world's goal, or ``None``
+      when it is not worth a sentence (the board shows a move). It has no default:
+      every kind of event says what it says, or that it says nothing.
+    * ``answer``: the reply to the action whose result the event is, sent to the player
+      who acted; everyone in the audience who could see the actor is pushed ``SAW``;
+    * ``to_player``: pushed to the player the event concerns, if it asked for events
+      (to the whole audience when the event concerns everyone: ``player`` is ``None``);
+    * ``to_others``: pushed to everyone else in the audience;
+    * ``ends``: the player's game is over, with this final line.
+
+    Exactly the results of actions (:class:`ResultEvent`) have an ``answer``:
+    :attr:`answers`.
+    """
+
+    sentence: Callable[[_E, Labels, int], str] | None
+    answer: Callable[[_E], Reply] = _unanswered
+    to_player: Callable[[_E, Labels], Push] | None = None
+    to_others: Callable[[_E, Labels], Push] | None = None
+    ends: Callable[[_E, Labels], Ending] | None = None
+    reply: Reply | None = None
+    """The ``answer`` to every event of the kind, when it does not depend on the event:
+    a caller may send it without calling ``answer`` (a ``MOVE``'s ``SUCCESS``)."""
+
+    @property
+    def answers(self) -> bool:
+        """Whether the event is the result of an action, with a reply to its actor."""
+        return self.answer is not _unanswered
+
+
+def told_as(kind: type[_E], telling: Telling[_E]) -> tuple[type[Event], Telling[Event]]:
+    """One entry of a table of tellings. A table is looked up by the event's own class
+    (or its nearest declared ancestor), so ``telling`` only ever gets a ``kind``; the
+    cast records that invariant."""
+    return kind, cast(Telling[Event], telling)
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerStatus:
     """What a world tells about one player, for status lines and logs."""
@@ -268,11 +353,15 @@ class World(abc.ABC):
     #: Whether the world is played in turns (a :class:`worlds.turns.TurnBasedWorld`).
     has_turns: ClassVar[bool] = False
     #: Every kind of event the world may report; the server knows how to tell each
-    #: (``server/render.py``), and a test holds both to it. The default is the shared
+    #: (``server/game/wording.py``), and a test holds both to it. The default is the shared
     #: events of this module.
     emits: ClassVar[frozenset[type[Event]]] = frozenset(
         {Moved, Blocked, Stayed, PickedUp, NothingToPickUp, Joined, Left, Escaped, Died, Notice}
     )
+    #: How the world's own kinds of event are told (:class:`Telling`, by the event's
+    #: class): every kind it :attr:`emits` that the server does not know
+    #: (``server/game/wording.py``'s ``TELLINGS``) must be here, and a test holds it so.
+    tellings: ClassVar[Mapping[type[Event], Telling[Any]]] = {}
 
     @property
     @abc.abstractmethod

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeGuard
 
 from .api import Event, PlayerId, ResultEvent, World
 
@@ -34,6 +34,7 @@ __all__ = [
     "TurnEvent",
     "TurnPassed",
     "TurnStarted",
+    "plays_in_turns",
 ]
 
 
@@ -125,3 +126,8 @@ class TurnBasedWorld(World):
     @abc.abstractmethod
     def hit_points(self, player: PlayerId) -> int:
         """``player``'s hit points (0 for a player not in the world)."""
+
+
+def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
+    """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
+    return world.has_turns

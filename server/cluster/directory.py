@@ -22,9 +22,9 @@ What a caller may rely on:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 import trio
 
@@ -33,13 +33,16 @@ from protocol.replies import GameInfo
 from records.names import lookalike_keys
 
 from ..game.outbox import Outbox
-from .links import Links
-from .relay_port import LogFor, ServeRelayed
+from .handshake import Passenger
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush`, :meth:`Directory.caught_up` and
 :meth:`Directory.confirm` wait at most."""
 
+ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
+"""Serves a checked relayed connection to its end (the server's session, on this node)."""
+LogFor = Callable[[str], Any]
+"""The logger of events about an address (the server's rate-limited one)."""
 LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
 LocalNames = Callable[[], Iterable[str]]
@@ -76,7 +79,8 @@ class RemoteGame:
 
 
 class Directory(Protocol):
-    """Where every game of the cluster lives; see the module docstring."""
+    """Where every game of the cluster lives, as the lobby asks and tells it; see the
+    module docstring (what the server does with it as it starts: :class:`Node`)."""
 
     node: str
     """This node's id."""
@@ -84,21 +88,6 @@ class Directory(Protocol):
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
     lost: LostClaims
     """Called when this node finds claims it held taken by another node (set by the lobby)."""
-
-    def listening(self, host: str, port: int) -> None:
-        """The node listens on ``host:port``: what it advertises unless told otherwise."""
-
-    async def serve_relays(
-        self,
-        host: str,
-        serve: ServeRelayed,
-        log_for: LogFor | None = None,
-        *,
-        task_status: trio.TaskStatus[None] = ...,
-    ) -> None:
-        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
-        reports itself started once that port is bound (before :meth:`run`). Events about
-        a relay connection go to ``log_for(its address)``."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -157,6 +146,26 @@ class Directory(Protocol):
 
     def name_elsewhere(self, name: str) -> bool:
         """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
+
+
+class Node(Protocol):
+    """What the server does with its node's directory as it starts serving (the lobby
+    uses the rest of it, :class:`Directory`)."""
+
+    def listening(self, host: str, port: int) -> None:
+        """The node listens on ``host:port``: what it advertises unless told otherwise."""
+
+    async def serve_relays(
+        self,
+        host: str,
+        serve: ServeRelayed,
+        log_for: LogFor | None = None,
+        *,
+        task_status: trio.TaskStatus[None] = ...,
+    ) -> None:
+        """Take clients other nodes carry here, on a port of ``host``, until cancelled;
+        reports itself started once that port is bound (before :meth:`Directory.run`).
+        Events about a relay connection go to ``log_for(its address)``."""
 
 
 class LocalDirectory:
@@ -228,26 +237,3 @@ class LocalDirectory:
 
     def name_elsewhere(self, name: str) -> bool:
         return False
-
-
-def open_directory(
-    url: str | None, *, advertise: str | None, heartbeat: float, links: Links | None = None
-) -> Directory:
-    """The directory for ``--cluster URL``; one of its own for a server alone (``None``).
-    Its links to other nodes are made as ``links`` says (plain TCP by default)."""
-    if url is None:
-        return LocalDirectory()
-    from .shared import SharedDirectory  # it stands on this module
-
-    shared: SharedDirectory
-    if url.startswith("unix:"):
-        from .embedded import EmbeddedDirectory
-
-        path = url.removeprefix("unix:")
-        shared = EmbeddedDirectory(path, advertise=advertise, heartbeat=heartbeat)
-    else:
-        from .postgres import PostgresDirectory  # psycopg only where a cluster is asked for
-
-        shared = PostgresDirectory(url, advertise=advertise, heartbeat=heartbeat)
-    shared.links = links or Links()
-    return shared

@@ -26,11 +26,11 @@ import math
 import socket
 import ssl
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 import trio
 
-from ..setup.config import ConfigError, ServerConfig
+from ..setup.settings import ConfigError
 
 KEEPALIVE_PROBES: Final = 3
 """Keepalive probes unanswered before an idle link is given up."""
@@ -38,6 +38,19 @@ RECEIVE_SIZE: Final = 65536
 """Bytes read off a link at once at most."""
 GONE: Final = (trio.BrokenResourceError, trio.ClosedResourceError, OSError)
 """What a link that failed raises (a TLS link's errors come as BrokenResourceError)."""
+
+
+class RelaySettings(Protocol):
+    """The settings links are made by (a :class:`~server.setup.config.ServerConfig` has them)."""
+
+    @property
+    def relay_timeout(self) -> float: ...
+    @property
+    def relay_cert(self) -> str | None: ...
+    @property
+    def relay_key(self) -> str | None: ...
+    @property
+    def relay_ca(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +65,7 @@ class Links:
     """TLS for links this node opens, if any."""
 
     @classmethod
-    def from_config(cls, config: ServerConfig) -> Links:
+    def from_config(cls, config: RelaySettings) -> Links:
         """The links ``config`` asks for; raises :class:`ConfigError` for files that
         cannot be read as a certificate, key or CA."""
         if config.relay_cert is None or config.relay_key is None or config.relay_ca is None:

@@ -21,12 +21,13 @@ from __future__ import annotations
 
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable
-from typing import Any, Final
+from collections.abc import Callable
+from typing import Final
 
 import structlog
 import trio
 
+from .directory import LogFor, ServeRelayed
 from .handshake import (
     ACCEPTED,
     END,
@@ -34,14 +35,13 @@ from .handshake import (
     MAX_HANDSHAKE,
     REFUSED,
     HandshakeRefused,
-    Passenger,
     challenge,
     new_nonce,
     read_handshake,
 )
 from .links import GONE, RECEIVE_SIZE, LineReader, Links
 
-__all__ = ["MAX_PENDING_HANDSHAKES", "Gate", "LogFor", "ServeRelayed", "serve_relays"]
+__all__ = ["MAX_PENDING_HANDSHAKES", "HandshakeGate", "LogFor", "ServeRelayed", "serve_relays"]
 
 MAX_PENDING_HANDSHAKES: Final = 64
 """Relay connections that may be shaking hands at once."""
@@ -49,12 +49,6 @@ MAX_PENDING_PER_ADDRESS: Final = 16
 """Of those, from one address."""
 
 log = structlog.get_logger("server.cluster.relay")
-
-
-ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
-"""Serves a checked relayed connection to its end (the server's session, on this node)."""
-LogFor = Callable[[str], Any]
-"""The logger of events about an address (the server's rate-limited one)."""
 
 
 class _Ticket:
@@ -67,7 +61,7 @@ class _Ticket:
         self.why = f"no handshake within {HANDSHAKE_TIMEOUT:g} seconds"
 
 
-class Gate:
+class HandshakeGate:
     """The handshakes under way, by address; see the module docstring."""
 
     def __init__(
@@ -118,7 +112,7 @@ async def serve_relays(
     """Take links other nodes open to node ``node`` and serve each as its client,
     until cancelled (module docstring)."""
     links = links or Links()
-    gate = Gate()
+    gate = HandshakeGate()
 
     async def handle(stream: trio.SocketStream) -> None:
         try:

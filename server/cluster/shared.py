@@ -37,14 +37,16 @@ from .directory import (
     SETTLE_TIMEOUT,
     LocalGames,
     LocalNames,
+    LogFor,
     LostClaims,
     RemoteGame,
+    ServeRelayed,
     _nothing_lost,
     name_keys,
 )
 from .links import Links
 from .relay import Relay, Relayable
-from .relay_port import LogFor, ServeRelayed, serve_relays
+from .relay_port import serve_relays
 
 log = structlog.get_logger("server.cluster")
 

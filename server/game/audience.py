@@ -18,46 +18,51 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Protocol
 
 from protocol.replies import Message, Push, View
 from worlds.api import PlayerId, World
 
+from .alarm import Alarm
 from .board import Scene, scene_of
 from .outbox import Outbox
+
+
+class Shown(Protocol):
+    """How the players on the board are named (a :class:`~server.game.roster.Roster`)."""
+
+    def shown(self) -> Mapping[PlayerId, str]:
+        """How each player in the game is shown."""
+        ...
 
 
 class Audience:
     """The spectators and listeners of one game; see the module docstring."""
 
     __slots__ = (
+        "_alarm",
         "_behind",
         "_last_scene",
         "_last_view",
         "_max_bytes",
-        "_names",
-        "_wake",
+        "_roster",
         "listeners",
         "watchers",
     )
 
-    def __init__(
-        self,
-        wake: Callable[[], None],
-        names: Callable[[], Mapping[PlayerId, str]],
-        max_map_bytes: int,
-    ) -> None:
-        """``wake()`` makes the game's task look again (a spectator fell behind);
-        ``names()`` is how each player in the world is shown on the board; a ``LEVEL``
-        larger than ``max_map_bytes`` is not sent."""
+    def __init__(self, alarm: Alarm, roster: Shown, max_map_bytes: int) -> None:
+        """``alarm`` makes the game's task look again (a spectator fell behind);
+        ``roster`` names each player on the board; a ``LEVEL`` larger than
+        ``max_map_bytes`` is not sent."""
         self.watchers: set[Outbox] = set()
         self.listeners: set[Outbox] = set()
         """Players and spectators who asked for events."""
         self._behind: set[Outbox] = set()  # spectators that missed a view
         self._last_view: tuple[str, ...] | None = None
         self._last_scene: Scene | None = None
-        self._wake = wake
-        self._names = names
+        self._alarm = alarm
+        self._roster = roster
         self._max_bytes = max_map_bytes
 
     @property
@@ -67,7 +72,7 @@ class Audience:
 
     def watch(self, client: Outbox) -> None:
         self.watchers.add(client)
-        if client.events:
+        if client.wants.events:
             self.listeners.add(client)
 
     def unwatch(self, client: Outbox) -> None:
@@ -84,13 +89,13 @@ class Audience:
     def shout(self, message: Message, players: Iterable[Outbox]) -> None:
         """Chat: to every one of ``players`` and every spectator who asked for it."""
         for client in (*players, *self.watchers):
-            if client.chat:
+            if client.wants.chat:
                 client.push(message)
 
     def greet(self, client: Outbox, world: World) -> None:
         """A new spectator's first look: the whole map, and the board if it asked."""
         client.send(View(world.render(None)))
-        if client.board:
+        if client.wants.board:
             for line in self._scene(world).pushes(max_bytes=self._max_bytes):
                 client.push(line)
 
@@ -101,7 +106,7 @@ class Audience:
             return
         drawn = world.render(None)
         # Who is where costs a line per player: told only if a spectator asked for it.
-        scene = self._scene(world) if any(client.board for client in self.watchers) else None
+        scene = self._scene(world) if any(client.wants.board for client in self.watchers) else None
         if drawn == self._last_view and scene == self._last_scene:
             return
         lines: list[Push] = [] if drawn == self._last_view else [View(drawn)]
@@ -111,7 +116,7 @@ class Audience:
         for client in list(self.watchers):
             if client.backlogged:
                 if not self._behind:
-                    self._wake()  # the game's task looks again soon
+                    self._alarm.wake()  # the game's task looks again soon
                 self._behind.add(client)
             else:
                 self._behind.discard(client)
@@ -142,4 +147,4 @@ class Audience:
 
     def _scene(self, world: World) -> Scene:
         """The board a spectator with the ``board`` capability is shown (server.game.board)."""
-        return scene_of(world, self._names())
+        return scene_of(world, self._roster.shown())

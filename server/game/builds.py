@@ -34,7 +34,7 @@ import trio
 
 from worlds.api import World, WorldPlugin
 
-from ..replay.writer import view_digest
+from ..replay.format import view_digest
 
 log = structlog.get_logger("server.builds")
 

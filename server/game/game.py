@@ -4,11 +4,17 @@ Commands are handled synchronously, straight into the world: trio runs one task
 at a time, so the client task that read a command can update the world and
 queue every reply without handing the work to another task.
 
-A :class:`Game` keeps who plays (:class:`~server.game.roster.Roster`), who watches
-(:class:`~server.game.audience.Audience`), the replay and record
-(:class:`~server.game.chronicle.Chronicle`); one :class:`~server.game.pacing.Pacing` beside
-it decides when actions are played, and a :class:`~server.game.steward.Steward` runs its
-task, its end and its restarts. docs/architecture.md draws them. A caller may rely on:
+A :class:`Game` is made from a :class:`~server.game.spec.GameSpec` (what it is) and the
+:class:`~server.game.spec.GameHooks` of its owner (what it tells it), and composes its
+parts, each given only the collaborators it uses (docs/architecture.md draws them):
+who plays (:class:`~server.game.roster.Roster`), who watches
+(:class:`~server.game.audience.Audience`), the world (:class:`~server.game.restarts.WorldSlot`),
+the replay and record (:class:`~server.game.chronicle.Chronicle`) with the one step of
+play (:class:`~server.game.chronicle.Play`), who hears what
+(:class:`~server.game.delivery.Delivery`), what each command does
+(:class:`~server.game.verbs.Verbs`), when actions are played
+(:class:`~server.game.pacing.Pacing`), and its task, end and restarts
+(:class:`~server.game.steward.Steward`). It keeps membership itself. A caller may rely on:
 
 * **Leaving** removes the player from the world at once, like death (RULES §1),
   except a player whose action is waiting for its round: that action is played
@@ -27,54 +33,45 @@ task, its end and its restarts. docs/architecture.md draws them. A caller may re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable
 from functools import partial
-from pathlib import Path
 
 import structlog
 
-from protocol.commands import Command, Look, Map
+from protocol.commands import Command, Hello
 from protocol.replies import (
     Bye,
+    Error,
     GameInfo,
     HelpReply,
     Lose,
-    Message,
     PlayerJoined,
     PlayerLeft,
     Win,
 )
-from records.model import GameRecord
-from worlds.api import (
-    Action,
-    Event,
-    Joined,
-    Left,
-    PlayerId,
-    PlayerKind,
-    World,
-    WorldError,
-    WorldFull,
-    WorldPlugin,
-)
+from records.names import LookalikeNames, name_taken
+from worlds.api import Joined, Left, PlayerId, PlayerKind, World, WorldError, WorldFull
+from worlds.turns import plays_in_turns
 
-from ..replay.writer import ReplayShelf, ReplayWriter
-from . import telling
-from . import verbs as commands
+from ..replay.shelf import ReplayShelf
+from .alarm import Alarm
 from .audience import Audience
 from .builds import Opened, WorldBuilder
-from .chronicle import Chronicle
+from .chronicle import Chronicle, Play
+from .delivery import Delivery
 from .lifecycle import State
 from .outbox import Outbox
 from .pacing import Pacing, StartWhenFull
-from .render import help_reply
 from .restarts import WorldSlot
 from .roster import Roster, label
 from .rounds import Rounds
+from .spec import GameHooks, GameSpec, Unowned
 from .steward import Steward
-from .turn_taking import Turns, plays_in_turns
+from .turn_taking import Turns
+from .verbs import COMMANDS, Verbs
+from .wording import help_reply
 
-__all__ = ["Game", "plays_in_turns"]
+__all__ = ["Game"]
 
 log = structlog.get_logger("server.game")
 
@@ -84,110 +81,64 @@ class Game:
 
     def __init__(
         self,
-        name: str,
-        plugin: WorldPlugin,
-        map_spec: str | None,
-        seed: int,
+        spec: GameSpec,
+        hooks: GameHooks[Game] | None = None,
         *,
-        limit: int | None = None,
-        turn_timeout: float = 30.0,
-        max_missed_turns: int = 3,
-        replay_dir: Path | None = None,
-        replays: ReplayShelf | None = None,
-        on_over: Callable[[Game], bool] = lambda game: True,
-        on_finished: Callable[[GameRecord], None] | None = None,
-        start_full: bool = False,
         opened: Opened | None = None,
         builder: WorldBuilder | None = None,
-        owner: int | None = None,
-        unjoined_timeout: float | None = None,
-        on_gone: Callable[[Game, str], None] = lambda game, why: None,
-        may_chat: Callable[[Outbox], bool] = lambda client: True,
-        max_map_bytes: int = 1 << 20,
-        may_begin: Callable[[], str | None] = lambda: None,
+        replays: ReplayShelf | None = None,
     ) -> None:
-        self.name = name
-        self.plugin = plugin
-        self.map_spec = map_spec
-        self.seed = seed
-        self.limit = limit
-        self.turn_timeout = turn_timeout
-        self.max_missed_turns = max_missed_turns
-        if replays is None and replay_dir is not None:
-            replays = ReplayShelf(replay_dir)
-        self.replays = replays
-        self.owner = owner
-        """The id of the client that created the game (``None``: the server's own)."""
-        self.permanent = owner is None
-        """Whether the game never goes away (the default game): a restart that fails
-        falls back on the world's own map rather than removing it."""
-        self.max_map_bytes = max_map_bytes
-        self.start_full = start_full and limit is not None
-        """Hold every action (and ``LOOK``, ``MAP``) until ``limit`` players are in
-        (``CREATE ... start=full``)."""
-        self.may_chat = may_chat
-        self.may_begin = may_begin
-        """Why a fresh world may not take its first player now (the records' backlog)."""
-        self._log = log.bind(game=name, world=plugin.name)
-        self.slot = WorldSlot(
-            plugin,
-            map_spec,
-            seed,
-            max_map_bytes,
-            permanent=self.permanent,
-            builder=builder,
-            opened=opened,
-            log=self._log,
-        )
-        self.world: World = self.slot.world
-        self.steward = Steward(
-            self,
-            self.slot,
-            on_over=partial(on_over, self),
-            on_gone=partial(on_gone, self),
-            unjoined_timeout=unjoined_timeout,
-            log=self._log,
-        )
+        """A game as ``spec`` says, held by the owner of ``hooks`` (none: :class:`Unowned`),
+        in ``opened``'s world (else one opened now), its fresh worlds built by ``builder``
+        (none: on the loop), its replays on the ``replays`` shelf (none: unrecorded)."""
+        self.spec = spec
+        self.name = spec.name
+        self._hooks: GameHooks[Game] = hooks if hooks is not None else Unowned()
+        self._log = log.bind(game=spec.name, world=spec.world_name)
+        self.alarm = Alarm()
+        self.slot = slot = WorldSlot(spec, builder, opened, self._log)
         self.roster = roster = Roster()
-        self.crowd = Audience(self.wake, roster.shown, max_map_bytes)
-        self.chronicle = Chronicle(
-            name,
-            plugin,
-            map_spec,
-            seed,
-            replays=replays,
-            on_finished=on_finished,
-            max_map_bytes=max_map_bytes,
-            log=self._log,
-        )
-        self.tally = self.chronicle.tally
-        # The roster's own tables, under the names the lobby and the game's parts use.
-        self.players, self.seats, self.names = roster.players, roster.seats, roster.names
-        self.names_of, self.departing = roster.names_of, roster.departing
-        self.round = 0
-        """Rounds resolved in this world (each action, in a world without rounds)."""
+        self.audience = audience = Audience(self.alarm, roster, spec.max_map_bytes)
+        self.chronicle = chronicle = Chronicle(spec, replays, self._hooks, self._log)
+        self.steward = Steward(spec, slot, roster, audience, chronicle, self, self.alarm, self._log)
+        self.delivery = Delivery(roster, audience, slot, self)
+        self.play = Play(chronicle, slot, self.delivery, audience, self.steward)
+        self.verbs = Verbs(spec, slot, roster, audience, chronicle, self)
         self._next_player = 1
         self._info: GameInfo | None = None
         self._info_fields: tuple[object, ...] = ()
-        self.looks_wait = False
-        self.settle: Callable[[], None] = self.steward.settle
-        """End the game if it is over (:meth:`server.game.steward.Steward.settle`): the
-        steward's own method, no frame between (it runs after every action)."""
-        self.told: Callable[
-            [list[Event], Sequence[tuple[PlayerId, Action]], Collection[PlayerId]], None
-        ] = partial(telling.events, self)
-        """Tell what resolving actions gave (:func:`server.game.telling.events` for this game):
-        a ``partial``, called from C, so the pacing's action has no frame between."""
-        self.act: Callable[[Outbox, PlayerId, Action], None]
-        """``act(client, player, action)``: hand ``action`` to the game's pacing (its own
-        method, set with the pacing, no frame between)."""
         self.pacing = self._pacing()
+        """When actions are played in the world played now (a fresh world gets its own)."""
 
     # -- what others read ---------------------------------------------------------------
 
     @property
+    def world(self) -> World:
+        """The world played in now."""
+        return self.slot.world
+
+    @property
     def world_name(self) -> str:
-        return self.plugin.name
+        return self.spec.world_name
+
+    @property
+    def players(self) -> dict[PlayerId, Outbox]:
+        """Who plays here, by player."""
+        return self.roster.players
+
+    @property
+    def names(self) -> LookalikeNames[PlayerId]:
+        """The names players go by here (names that look alike are one)."""
+        return self.roster.names
+
+    @property
+    def watchers(self) -> set[Outbox]:
+        return self.audience.watchers
+
+    @property
+    def round(self) -> int:
+        """Rounds resolved in this world (each action, in a world without rounds)."""
+        return self.chronicle.round
 
     @property
     def closed(self) -> bool:
@@ -203,29 +154,17 @@ class Game:
         """Whether anyone has joined this world (until a fresh one is in its place)."""
         return self.steward.state in (State.PLAYING, State.OVER, State.RESTARTING)
 
-    @property
-    def watchers(self) -> set[Outbox]:
-        return self.crowd.watchers
-
-    @property
-    def audience(self) -> set[Outbox]:
-        """Players and spectators who asked for events."""
-        return self.crowd.listeners
-
-    @property
-    def replay(self) -> ReplayWriter | None:
-        return self.chronicle.replay
-
     def info(self) -> GameInfo:
         """This game as ``GAMES`` lists it."""
+        spec = self.spec
         fields = (
             self.name,
-            self.world_name,
-            self.map_spec or "default",
-            self.seed,
-            len(self.players),
-            self.limit,
-            len(self.watchers),
+            spec.world_name,
+            spec.map_spec or "default",
+            spec.seed,
+            len(self.roster.players),
+            spec.limit,
+            len(self.audience.watchers),
             self._turn_timeout(),
         )
         # A reply checks its fields when built (a few microseconds for this one): the
@@ -235,15 +174,16 @@ class Game:
         return self._info
 
     def full(self) -> bool:
-        return self.limit is not None and len(self.players) >= self.limit
+        limit = self.spec.limit
+        return limit is not None and len(self.roster.players) >= limit
 
     def player_of(self, client: Outbox) -> PlayerId | None:
         """``client``'s player in this game's world, if it plays here."""
-        return self.seats.get(client)
+        return self.roster.seats.get(client)
 
     def name_of(self, player: PlayerId) -> str | None:
         """The name ``player`` goes by in this game, if any."""
-        return self.names_of.get(player)
+        return self.roster.names_of.get(player)
 
     def label(self, player: PlayerId) -> str:
         """How ``player`` is shown, even after they won or died here."""
@@ -251,10 +191,11 @@ class Game:
 
     def too_big(self) -> str | None:
         """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
-        return self.slot.too_big(self.name)
+        return self.slot.too_big()
 
     def help(self) -> HelpReply:
-        return help_reply(self.world, self.world_name, in_turns=plays_in_turns(self.world))
+        world = self.slot.world
+        return help_reply(world, self.spec.world_name, in_turns=plays_in_turns(world))
 
     def log_removed(self, reason: str) -> None:
         self._log.info("game removed", reason=reason)
@@ -264,64 +205,105 @@ class Game:
         flush the replay, until :meth:`close`. Owned by the lobby."""
         await self.steward.run()
 
-    def wake(self) -> None:
-        """Make the game's task look at its deadlines again."""
-        self.steward.wake()
-
     def flush(self) -> None:
-        """Hand the replay's unwritten lines to the operating system. Outboxes call
-        it after each batch of commands, before their replies are written, so that an
-        action a client has been told about is never lost with the process."""
-        replay = self.chronicle.replay  # not through Chronicle.flush: once a reply
-        if replay is not None and replay.unwritten:
-            replay.flush()
+        """Hand the replay's unwritten lines to the operating system, so that an action
+        a client has been told about is never lost with the process."""
+        self.chronicle.flush()
 
     def close(self, reason: str) -> None:
         """Stop the game's task and close its replay (the server is stopping)."""
         self.steward.close(reason)
 
-    def closing(self, reason: str) -> None:
-        status = self.world.status
-        self.chronicle.close(self.round, reason, [(p, status(p)) for p in self.players])
-
     def hold(self, client: Outbox, step: Callable[[], None]) -> bool:
         """Whether ``step`` waits for the fresh world (:meth:`WorldSlot.hold`)."""
         return self.slot.hold(client, step)
+
+    # -- commands ---------------------------------------------------------------------
+
+    def handle(self, client: Outbox, command: Command) -> None:
+        """Apply one game command from ``client`` and queue every reply it causes (once
+        the world is ready, if it is being rebuilt: :meth:`hold`). A client that does not
+        play here yet joins first (``HELLO <name>``: under that name, if it is free). A
+        world that raises ends the game (:meth:`crash`)."""
+        # The test first: a step to hold is made only while the world is being rebuilt.
+        if self.slot.building and self.slot.hold(client, partial(self.handle, client, command)):
+            return
+        try:
+            player = self.roster.seats.get(client)
+            if player is None:
+                player = self._arrive(client, command)
+                if player is None:
+                    return
+            COMMANDS.get(type(command), Verbs.not_a_game_command)(
+                self.verbs, client, player, command
+            )
+        except WorldError as error:
+            client.send(Error(str(error)))
+        except Exception:
+            self.crash(command.verb)
+            if not client.closed:  # not a player (yet): still owed a reply
+                client.send(
+                    Error(f"the {self.spec.world_name} game stopped because of an internal error")
+                )
+
+    def _arrive(self, client: Outbox, command: Command) -> PlayerId | None:
+        """Join ``client``, which sent ``command`` before it played here."""
+        names = self.roster.names
+        if isinstance(command, Hello) and command.name is not None and command.name in names:
+            # Named before joining, so that others see the name from the start.
+            client.send(Error(name_taken(command.name, names, "this game")))
+            return None
+        return self.join(client, PlayerKind.BOT if client.who.bot else PlayerKind.HUMAN)
+
+    def handle_watcher(self, client: Outbox, command: Command) -> None:
+        """A spectator's command: it may read, never act."""
+        if self.slot.building and self.slot.hold(
+            client, partial(self.handle_watcher, client, command)
+        ):
+            return
+        self.verbs.watcher(client, command)
+
+    def may_chat(self, client: Outbox) -> bool:
+        """Whether ``client`` may ``SHOUT`` once more now (the owner's rate; if not, told)."""
+        return self._hooks.may_chat(client)
 
     # -- membership -------------------------------------------------------------------
 
     def join(self, client: Outbox, kind: PlayerKind = PlayerKind.HUMAN) -> PlayerId:
         """Put ``client`` in the world, under its name unless a player here has it;
-        raises :class:`WorldFull`, :class:`WorldError` when ``may_begin`` refuses a
-        fresh world its first player, or what the world raises (the world is then as it
-        was: nobody joined). Never called while the world restarts (:meth:`hold`)."""
+        raises :class:`WorldFull`, :class:`WorldError` when the owner refuses a fresh
+        world its first player (:meth:`GameHooks.may_begin`), or what the world raises
+        (the world is then as it was: nobody joined). Never called while the world
+        restarts (:meth:`hold`)."""
         if self.slot.building:
             raise RuntimeError("a player may not join a world that is being replaced")
         if self.full():
-            raise WorldFull(f"the game {self.name} is full ({self.limit} players)")
-        if not self.joined_any and (refusal := self.may_begin()) is not None:
+            raise WorldFull(f"the game {self.name} is full ({self.spec.limit} players)")
+        if not self.joined_any and (refusal := self._hooks.may_begin()) is not None:
             raise WorldError(refusal)
-        name = client.name
-        if name is not None and name in self.names:
+        who, roster = client.who, self.roster
+        name = who.name
+        if name is not None and name in roster.names:
             name = None  # taken here; the player may choose another with HELLO
         player = self._next_player
-        events = self.world.join(player, kind)
+        events = self.slot.world.join(player, kind)
         if self.steward.state is State.OPEN:
             self.chronicle.begin(self.slot.opened, self._turn_timeout())
         self.steward.joined()
         self._next_player += 1
-        self.roster.seat(client, player, name)
-        claimed = name is not None and client.login == name
-        self.chronicle.joined(self.round, player, kind, name, claimed, client.dialect)
+        roster.seat(client, player, name)
+        claimed = name is not None and who.login == name
+        self.chronicle.joined(player, kind, name, claimed, who.dialect)
         # Through the client's own logger: rate-limited with its other events (issue 20).
-        client.log.info("player joined", game=self.name, player=player, world=self.world_name)
-        if self.audience:
-            self.crowd.push(PlayerJoined(label(name, player)), but=client)
-        if client.events:
-            self.audience.add(client)
+        who.log.info("player joined", game=self.name, player=player, world=self.spec.world_name)
+        audience = self.audience
+        if audience.listeners:
+            audience.push(PlayerJoined(label(name, player)), but=client)
+        if client.wants.events:
+            audience.listeners.add(client)
         # Whatever the world says on a join besides Joined itself (a greeting, a death
         # on arrival) reaches the players like the events of any action.
-        self.tell([e for e in events if not isinstance(e, Joined)])
+        self.delivery.deliver([e for e in events if not isinstance(e, Joined)], (), ())
         self.pacing.joined(client, player)
         self.show()
         return player
@@ -332,52 +314,68 @@ class Game:
 
     def announce(self, text: str) -> None:
         """A ``NOTICE`` to everyone in the game who asked for events."""
-        telling.notice(self, None, text)
+        self.delivery.notice(None, text)
+
+    def claimed(self, player: PlayerId, name: str) -> None:
+        """``player`` proved it owns ``name``, the name it plays under, in the middle of
+        the game: the record says it played the whole game as the owner."""
+        self.chronicle.tally.named(player, name, claimed=True)
 
     def resume(self, old: Outbox, new: Outbox) -> bool:
         """``new`` plays ``old``'s player from now on: a logged-in player whose client
         dropped came back (:mod:`server.lobby.ladder`). False if that player is no longer here."""
-        player = self.seats.get(old)
-        if self.closed or player is None or self.players.get(player) is not old:
+        roster = self.roster
+        player = roster.seats.get(old)
+        if self.closed or player is None or roster.players.get(player) is not old:
             return False
-        self.roster.move(player, old, new)
-        self.audience.discard(old)
-        if new.events:
-            self.audience.add(new)
+        roster.move(player, old, new)
+        listeners = self.audience.listeners
+        listeners.discard(old)
+        if new.wants.events:
+            listeners.add(new)
         self.pacing.resumed(player, new)
-        self._log.info("player resumed", conn=new.id, player=player)
+        self._log.info("player resumed", conn=new.who.id, player=player)
         return True
 
     def leave(self, client: Outbox, why: str = "disconnected") -> None:
         """Take ``client``'s player out of the game (like death, RULES §1)."""
-        self.audience.discard(client)
-        player = self.seats.pop(client, None)
-        if player is None or self.players.get(player) is not client:
+        roster = self.roster
+        self.audience.listeners.discard(client)
+        player = roster.seats.pop(client, None)
+        if player is None or roster.players.get(player) is not client:
             return
-        _, name = self.roster.unseat(player)
+        _, name = roster.unseat(player)
         who = label(name, player)
         if self.pacing.stays_for(player):
             # The action was made: it is played with its round, then the player leaves.
-            self.departing[player] = who
-            self.guarded(self.pacing.left, "leave")
+            roster.departing[player] = who
+            self._pacing_left()
             return
         self.remove(player, who, why)
-        self.guarded(self.pacing.left, "leave")
-        self.settle()
+        self._pacing_left()
+        self.steward.settle()
+
+    def _pacing_left(self) -> None:
+        try:
+            self.pacing.left()
+        except Exception:
+            self.crash("leave")
 
     def remove(self, player: PlayerId, who: str, why: str) -> None:
         """Take ``player`` (shown as ``who``) out of the world, for ``why``."""
         self.pacing.forget(player)
-        self.chronicle.left(self.round, player, why, self.world.status(player))
+        world = self.slot.world
+        self.chronicle.left(player, why, world.status(player))
         try:
-            events = self.world.leave(player)
+            events = world.leave(player)
         except Exception:
             self.crash("leave")
             return
-        if self.audience:
-            self.crowd.push(PlayerLeft(who, why))
+        audience = self.audience
+        if audience.listeners:
+            audience.push(PlayerLeft(who, why))
         # What the world says besides Left (in a turn-based world, the next turn).
-        self.tell([e for e in events if not isinstance(e, Left)])
+        self.delivery.deliver([e for e in events if not isinstance(e, Left)], (), ())
         self.pacing.changed()
         self.show()
 
@@ -387,114 +385,66 @@ class Game:
         client, name = self.roster.unseat(player, finished=True)
         if client is None:
             return
-        self.audience.discard(client)
+        audience = self.audience
+        audience.listeners.discard(client)
         self.chronicle.finished(player, outcome, context.get("gold", 0), context.get("moves"))
-        client.log.info(
+        client.who.log.info(
             f"player {outcome}", game=self.name, player=player, world=self.world_name, **context
         )
         client.finish(final, reason=f"player {outcome}")
-        if self.audience:
-            self.crowd.push(PlayerLeft(label(name, player), outcome))
+        if audience.listeners:
+            audience.push(PlayerLeft(label(name, player), outcome))
 
-    # -- spectators and chat ------------------------------------------------------------
+    def played_in_time(self, player: PlayerId) -> None:
+        """``player``'s turn ended in time: its count of missed turns starts again."""
+        self.pacing.played(player)
+
+    # -- spectators -----------------------------------------------------------------------
 
     def watch(self, client: Outbox) -> None:
         """Add a spectator: it is answered with this game's line, then the whole map
         (and the board, ``EXTEND board``), sent again after every change (the latest
         only, to one that lags)."""
-        self.crowd.watch(client)
+        self.audience.watch(client)
         client.send(self.info())
-        self.crowd.greet(client, self.world)
+        self.audience.greet(client, self.slot.world)
 
     def unwatch(self, client: Outbox) -> None:
-        self.crowd.unwatch(client)
+        self.audience.unwatch(client)
 
     def listen(self, client: Outbox) -> None:
         """``client`` (a player or spectator here) now wants events."""
-        if client in self.seats or client in self.watchers:
-            self.audience.add(client)
-
-    def shout(self, sender: str, text: str) -> None:
-        """Chat: to every player and spectator in the game who asked for it."""
-        self.crowd.shout(Message(sender, text), self.players.values())
+        if client in self.roster.seats or client in self.audience.watchers:
+            self.audience.listeners.add(client)
 
     def show(self) -> None:
         """Send spectators the whole map, if it changed since they last saw it."""
-        self.crowd.show(self.world)
+        self.audience.show(self.slot.world)
 
-    # -- commands ---------------------------------------------------------------------
+    # -- ending and restarting: what the steward has the game do -------------------------
 
-    handle = commands.handle
-    """``handle(client, command)``: apply one game command from ``client`` and queue
-    every reply it causes (once the world is ready, if it is being rebuilt). A client
-    that does not play here yet joins first (``HELLO <name>``: under that name, if it
-    is free). The function itself (:func:`server.game.verbs.handle`): no frame between."""
+    def kept(self) -> bool:
+        """Whether a fresh world replaces the one that ended (the owner says)."""
+        return self._hooks.kept(self)
 
-    def handle_watcher(self, client: Outbox, command: Command) -> None:
-        """A spectator's command: it may read, never act."""
-        if self.slot.building and self.hold(client, partial(self.handle_watcher, client, command)):
-            return
-        commands.answer_watcher(self, client, command)
+    def gone(self, why: str) -> None:
+        """The game closed by itself, for ``why``: its owner is told."""
+        self._hooks.gone(self, why)
 
-    def answer(self, client: Outbox, player: PlayerId, step: Look | Map) -> None:
-        """Answer ``LOOK`` or ``MAP`` for ``player`` (one that waited, or one now)."""
-        commands.answer(self, client, player, step)
-
-    # -- playing: what the pacing calls ---------------------------------------------------
-
-    def play(
-        self, actions: Sequence[tuple[PlayerId, Action]], unasked: Collection[PlayerId] = ()
-    ) -> None:
-        """Resolve ``actions`` in the world and tell each event to whom it concerns."""
-        telling.events(self, self.world.resolve(actions), actions, unasked)
-
-    def tell(self, events: list[Event]) -> None:
-        """Tell what the world did by itself (no action caused it)."""
-        telling.events(self, events, (), ())
-
-    def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
-        return self.pacing.waits(client, player, step)
-
-    def played_in_time(self, player: PlayerId) -> None:
-        self.pacing.played(player)
-
-    # -- ending and restarting -----------------------------------------------------------
+    def closing(self, reason: str) -> None:
+        """The world's game ended for ``reason``: its replay and record are closed."""
+        status = self.slot.world.status
+        self.chronicle.close(reason, [(p, status(p)) for p in self.roster.players])
 
     def fresh(self, opened: Opened) -> None:
-        """``opened``'s world replaces the one that ended (the steward built it)."""
-        self.world = opened.world
-        self.round = 0
+        """``opened``'s world (now in the slot) replaces the one that ended."""
+        self.chronicle.fresh()
+        self.delivery.fresh()
         self.roster.finished_names.clear()
         self.pacing.reset()  # the players it held are gone with the old world
         self.pacing = self._pacing()
-        self.crowd.forget_view()
+        self.audience.forget_view()
         self.show()
-
-    def _pacing(self) -> Pacing:
-        world = self.world
-        pacing: Pacing
-        if plays_in_turns(world):
-            pacing = Turns(self, self.label)
-        elif world.has_rounds:
-            pacing = Rounds(self)
-        else:
-            pacing = Pacing(self)
-        if self.start_full and self.limit is not None:
-            pacing = StartWhenFull(pacing, self.limit)
-        # A pacing that never holds a LOOK or MAP (Pacing.waits) is not asked each time.
-        self.looks_wait = type(pacing).waits is not Pacing.waits
-        self.act = pacing.act
-        return pacing
-
-    def _turn_timeout(self) -> float | None:
-        """``turn_timeout`` where it applies (to rounds, or to turns), else ``None``."""
-        return self.turn_timeout if self.pacing.timed else None
-
-    def guarded(self, step: Callable[[], None], during: str) -> None:
-        try:
-            step()
-        except Exception:
-            self.crash(during)
 
     def crash(self, during: str) -> None:
         """The world raised something unexpected: log it, end the game for its players, restart."""
@@ -502,9 +452,29 @@ class Game:
 
     def evict(self, final: Bye) -> None:
         """Everyone out at once, told ``final`` (the world failed)."""
-        for client in list(self.players.values()):
+        for client in list(self.roster.players.values()):
             client.finish(final, reason="world failed")
         self.roster.clear()
-        self.audience.intersection_update(self.watchers)
+        audience = self.audience
+        audience.listeners.intersection_update(audience.watchers)
         self.pacing.reset()
         self.chronicle.failed()
+
+    def _pacing(self) -> Pacing:
+        """The pacing of the world played in now (:mod:`server.game.pacing`)."""
+        spec, world = self.spec, self.slot.world
+        parts = (self.play, self.roster, self, self.verbs, self.alarm, spec)
+        pacing: Pacing
+        if plays_in_turns(world):
+            pacing = Turns(*parts)
+        elif world.has_rounds:
+            pacing = Rounds(*parts)
+        else:
+            pacing = Pacing(*parts)
+        if spec.waits_until_full and spec.limit is not None:
+            pacing = StartWhenFull(pacing, spec.limit)
+        return pacing
+
+    def _turn_timeout(self) -> float | None:
+        """``turn_timeout`` where it applies (to rounds, or to turns), else ``None``."""
+        return self.spec.turn_timeout if self.pacing.timed else None

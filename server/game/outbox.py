@@ -1,11 +1,13 @@
-"""All a game or the lobby knows of a client: where its lines go, and who it is.
+"""A client as a game or the lobby sees it, in three faces: what can be sent to it
+(:class:`Outbox`), who it is (:class:`Identity`) and what it asked for (:class:`Wants`).
 
-A :class:`~server.game.game.Game` and the :class:`~server.lobby.lobby.Lobby` hold clients as
-:class:`Outbox` es and nothing more: they queue replies and pushes, end a client's
-game with a final line, hold its next command while something it asked for is under
-way, and read the few facts about the client a game needs. They never change a
-client: who is in which game, and under which name there, is theirs to keep
-(the session, :class:`~server.session.connection.Connection`, asks them).
+A :class:`~server.game.game.Game` and the :class:`~server.lobby.lobby.Lobby` hold clients
+as outboxes and nothing more: they queue replies and pushes, end a client's game with
+a final line, hold its next command while something it asked for is under way, and
+read the few facts about the client a game needs through its other two faces
+(``client.who``, ``client.wants``). They never change a client: who is in which game,
+and under which name there, is theirs to keep (the session,
+:class:`~server.session.client.Connection`, asks them).
 
 So a game or the lobby can be built and tested with an outbox kept in memory,
 with no socket, no transport and no server (``tests/server/outboxes.py``).
@@ -19,15 +21,11 @@ import trio
 
 from protocol.replies import FinalReply, Push, Reply
 
-__all__ = ["Outbox"]
+__all__ = ["Identity", "Outbox", "Wants"]
 
 
-class Outbox(Protocol):
-    """One client, as a game sees it.
-
-    ``send`` and ``push`` never block: lines are queued for the client. Everything
-    else is read-only for a game.
-    """
+class Identity(Protocol):
+    """Who a client is: read-only for a game."""
 
     @property
     def id(self) -> int:
@@ -55,29 +53,55 @@ class Outbox(Protocol):
         ...
 
     @property
+    def dialect(self) -> str:
+        """The name of the dialect the client speaks (for the game's record)."""
+        ...
+
+    @property
+    def log(self) -> Any:
+        """The structlog logger for events about this client (rate-limited per address)."""
+        ...
+
+
+class Wants(Protocol):
+    """What a client asked for (``EXTEND``, or its dialect gave it): read-only for a game."""
+
+    @property
     def events(self) -> bool:
-        """Whether the client asked for pushed lines about its game."""
+        """Pushed lines about its game."""
         ...
 
     @property
     def chat(self) -> bool:
-        """Whether the client asked for ``MESSAGE`` lines."""
+        """``MESSAGE`` lines."""
         ...
 
     @property
     def board(self) -> bool:
-        """Whether the client asked to be told who is where (``LEVEL``, ``BOARD``)."""
+        """To be told who is where (``LEVEL``, ``BOARD``)."""
         ...
 
     @property
     def redirect(self) -> bool:
-        """Whether the client asked to be told where another node's game lives
-        (``REDIRECT``) rather than be carried there."""
+        """To be told where another node's game lives (``REDIRECT``) rather than be
+        carried there."""
+        ...
+
+
+class Outbox(Protocol):
+    """What can be sent to a client, and its two other faces.
+
+    ``send`` and ``push`` never block: lines are queued for the client.
+    """
+
+    @property
+    def who(self) -> Identity:
+        """Who the client is."""
         ...
 
     @property
-    def dialect(self) -> str:
-        """The name of the dialect the client speaks (for the game's record)."""
+    def wants(self) -> Wants:
+        """What the client asked for."""
         ...
 
     @property
@@ -89,11 +113,6 @@ class Outbox(Protocol):
     def backlogged(self) -> bool:
         """Whether the client has more unread lines queued than it should (send it
         nothing that a later line replaces)."""
-        ...
-
-    @property
-    def log(self) -> Any:
-        """The structlog logger for events about this client (rate-limited per address)."""
         ...
 
     def send(self, reply: Reply) -> None:

@@ -1,9 +1,9 @@
 """How a game's play is paced: when an action is played, and what a client waits for.
 
 A :class:`~server.game.game.Game` keeps who plays and who watches; one :class:`Pacing`
-beside it decides *when*: at once (:class:`Immediate`), in rounds
-(:class:`server.game.rounds.Rounds`), in turns (:class:`server.game.turn_taking.Turns`), and, around
-any of them, not before the game is full (:class:`StartWhenFull`).
+beside it decides *when*: at once (:class:`Pacing` itself), in rounds
+(:class:`server.game.rounds.Rounds`), in turns (:class:`server.game.turn_taking.Turns`),
+and, around any of them, not before the game is full (:class:`StartWhenFull`).
 
 What a caller may rely on:
 
@@ -12,30 +12,107 @@ What a caller may rely on:
   fresh world clean it up in one place each (:meth:`Pacing.forget`,
   :meth:`Pacing.resumed`, :meth:`Pacing.reset`); every waiting client is let go.
 * A pacing owns its **deadline** (trio time, ``inf`` for none). The game's task calls
-  :meth:`Pacing.expire` once it has passed; a pacing whose deadline changes wakes
-  the game's task through :meth:`Table.wake`.
+  :meth:`Pacing.expire` once it has passed; a pacing whose deadline changes rings
+  the game's :class:`~server.game.alarm.Alarm`.
 * A pacing counts missed turns and rounds, and removes a player who misses
-  ``max_missed_turns`` in a row (:meth:`Table.remove_missing`).
-* A pacing plays through the :class:`Table` (the game), and answers only what it
-  refuses or held (``ERROR``, a look that waited); it never touches a socket.
+  ``max_missed_turns`` in a row (:meth:`Members.leave`).
+* A pacing plays every action through the one step of play (:class:`Plays`, the
+  chronicle's :class:`~server.game.chronicle.Play`), and answers only what it refuses
+  or held (``ERROR``, a look that waited: :class:`Answers`); it never touches a socket.
+* A pacing sees of the game only the small roles below, each what it uses.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import Protocol
 
 import trio
 
 from protocol.commands import Look, Map
 from protocol.replies import Bye
-from worlds.api import Action, PlayerId
+from worlds.api import Action, Event, PlayerId, World
 
+from .alarm import Alarm
 from .outbox import Outbox
-from .table import Table
+from .roster import Roster
+from .spec import GameSpec
 
 Step = Action | Look | Map
 """What a pending step may be: an action, or a look that waits like one."""
+
+
+class Plays(Protocol):
+    """The one step of play, as a pacing takes it (:class:`server.game.chronicle.Play`)."""
+
+    @property
+    def world(self) -> World: ...
+
+    @property
+    def rounds(self) -> int:
+        """Rounds resolved in the world so far."""
+        ...
+
+    def act(self, player: PlayerId, action: Action, *, settle: bool = True) -> None:
+        """Play ``action`` now, then settle (unless the caller settles)."""
+        ...
+
+    def count(self, player: PlayerId) -> None:
+        """``player`` made an action (played with its round)."""
+        ...
+
+    def round(
+        self,
+        number: int,
+        actions: Sequence[tuple[PlayerId, Action]],
+        missed: Sequence[PlayerId],
+        stays: Sequence[PlayerId],
+    ) -> None:
+        """Play a round's actions together; raises what the world raises."""
+        ...
+
+    def happened(self, events: list[Event]) -> None:
+        """Tell what the world did by itself."""
+        ...
+
+    def time_out(self, player: PlayerId) -> None:
+        """``player``'s turn ran out: recorded and told."""
+        ...
+
+    def show(self) -> None: ...
+
+    def flush(self) -> None: ...
+
+    def settle(self) -> None:
+        """Ask whether the world's game is over."""
+        ...
+
+    def crash(self, during: str) -> None:
+        """The world failed ``during`` something."""
+        ...
+
+
+class Members(Protocol):
+    """What a pacing does to the game's players (the game does it)."""
+
+    def leave(self, client: Outbox, why: str = "disconnected") -> None:
+        """Take ``client``'s player out of the game."""
+        ...
+
+    def remove(self, player: PlayerId, who: str, why: str) -> None:
+        """Take ``player`` (shown as ``who``), who has left the game, out of the world."""
+        ...
+
+
+class Answers(Protocol):
+    """Who answers a ``LOOK`` or ``MAP`` that waited (the game's verbs)."""
+
+    def answer(
+        self, client: Outbox, player: PlayerId, step: Look | Map, *, asked: bool = True
+    ) -> None:
+        """Answer ``step``; ``asked=False``: one the pacing held, answered as it lets go."""
+        ...
 
 
 class Pending:
@@ -120,8 +197,21 @@ class Pacing:
     expiry = "time-out"
     """What :meth:`expire` is called in logs and records, should the world fail in it."""
 
-    def __init__(self, table: Table) -> None:
-        self.table = table
+    def __init__(
+        self,
+        play: Plays,
+        roster: Roster,
+        members: Members,
+        answers: Answers,
+        alarm: Alarm,
+        spec: GameSpec,
+    ) -> None:
+        self.play = play
+        self.roster = roster
+        self.members = members
+        self.answers = answers
+        self.alarm = alarm
+        self.spec = spec
         self.pending = PendingSteps()
         self.deadline = math.inf
         self._missed: dict[PlayerId, int] = {}
@@ -130,22 +220,7 @@ class Pacing:
 
     def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
         """``player`` (through ``client``) does ``action``: now, or when its time comes."""
-        table = self.table
-        table.tally.acted(player)
-        table.round = number = table.round + 1
-        replay = table.chronicle.replay
-        if replay is not None:
-            replay.action(number, player, action)
-        # Resolved, told and settled from here, one frame for the whole action: the
-        # world resolves, the telling is the game's own (Table.told), and the steward
-        # is asked only when its first test (a win still possible) would not pass.
-        actions = ((player, action),)
-        world = table.world
-        table.told(world.resolve(actions), actions, ())
-        if table.crowd.watchers:
-            table.show()
-        if not table.players or world.unwinnable() is not None:
-            table.settle()
+        self.play.act(player, action)
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
         """Whether ``step`` (a ``LOOK`` or ``MAP``) waits; if so it is answered later."""
@@ -191,7 +266,7 @@ class Pacing:
     def set_deadline(self, deadline: float) -> None:
         if deadline != self.deadline:
             self.deadline = deadline
-            self.table.wake()
+            self.alarm.wake()
 
     def played(self, player: PlayerId) -> None:
         """``player`` played in time: its count of misses starts again."""
@@ -200,17 +275,13 @@ class Pacing:
     def missed(self, player: PlayerId) -> None:
         """``player`` missed a turn or a round; removed after ``max_missed_turns`` in a row."""
         count = self._missed[player] = self._missed.get(player, 0) + 1
-        client = self.table.players.get(player)
-        if client is not None and count >= self.table.max_missed_turns:
+        client = self.roster.players.get(player)
+        if client is not None and count >= self.spec.max_missed_turns:
             client.finish(
                 Bye(f"removed from the game after missing {count} turns in a row"),
                 reason="missed turns",
             )
-            self.table.leave(client, "removed")
-
-
-Immediate = Pacing
-"""Every action played at once, each its own round (the classic world)."""
+            self.members.leave(client, "removed")
 
 
 class StartWhenFull(Pacing):
@@ -220,7 +291,9 @@ class StartWhenFull(Pacing):
     too, so that what a player decides from never depends on who had joined by then."""
 
     def __init__(self, inner: Pacing, limit: int) -> None:
-        super().__init__(inner.table)
+        super().__init__(
+            inner.play, inner.roster, inner.members, inner.answers, inner.alarm, inner.spec
+        )
         self.inner = inner
         self.pending = inner.pending  # one queue: before the start only this one holds
         self.limit = limit
@@ -256,27 +329,27 @@ class StartWhenFull(Pacing):
 
     def _wait(self, client: Outbox, player: PlayerId, step: Step) -> None:
         if not len(self.pending):
-            self.set_deadline(trio.current_time() + self.table.turn_timeout)
+            self.set_deadline(trio.current_time() + self.spec.turn_timeout)
         self.pending.hold(client, player, step)
 
     def joined(self, client: Outbox, player: PlayerId) -> None:
         self.inner.joined(client, player)
-        if not self.started and len(self.table.players) >= self.limit:
-            self.table.show()  # the map with everyone in, before anyone acts
+        if not self.started and len(self.roster.players) >= self.limit:
+            self.play.show()  # the map with everyone in, before anyone acts
             self.start()
 
     def start(self) -> None:
         """Begin: play what waited, in join order, through the inner pacing."""
         self.started = True
         self._deadline = math.inf
-        table = self.table
+        players = self.roster.players
         for player, pending in self.pending.take_all():
-            if table.players.get(player) is not pending.client:
+            if players.get(player) is not pending.client:
                 continue
             step = pending.step
             if isinstance(step, Look | Map):
                 if not self.inner.waits(pending.client, player, step):
-                    table.answer(pending.client, player, step)
+                    self.answers.answer(pending.client, player, step, asked=False)
             else:
                 self.inner.act(pending.client, player, step)
 

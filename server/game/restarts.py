@@ -26,10 +26,11 @@ from typing import Any
 import trio
 
 from protocol.replies import Error
-from worlds.api import World, WorldPlugin
+from worlds.api import World
 
 from .builds import QUICK, Opened, WorldBuilder, copy_world, measure, open_world
 from .outbox import Outbox
+from .spec import GameSpec
 
 Attempt = tuple[str | None, Callable[[], Opened]]
 """What a rebuild tries: what it falls back on (``None``: the map itself), and how."""
@@ -39,43 +40,30 @@ class WorldSlot:
     """The world of one game and its rebuilding; see the module docstring."""
 
     def __init__(
-        self,
-        plugin: WorldPlugin,
-        map_spec: str | None,
-        seed: int,
-        max_map_bytes: int,
-        *,
-        permanent: bool,
-        builder: WorldBuilder | None,
-        opened: Opened | None,
-        log: Any,
+        self, spec: GameSpec, builder: WorldBuilder | None, opened: Opened | None, log: Any
     ) -> None:
-        self.plugin = plugin
-        self.map_spec = map_spec
-        self.seed = seed
-        self.max_map_bytes = max_map_bytes
-        self.permanent = permanent
+        self._spec = spec
         self._builder = builder
         self._log = log
-        self.opened = opened or open_world(plugin, map_spec, seed, max_map_bytes)
+        self.opened = opened or open_world(
+            spec.plugin, spec.map_spec, spec.seed, spec.max_map_bytes
+        )
+        self.world: World = self.opened.world
+        """The world played in now (``opened``'s)."""
         self.building = False
         """Whether a fresh world is being built off the loop (steps wait: :meth:`hold`)."""
         self._ready = trio.Event()
         self._ready.set()
         self._held: list[tuple[Outbox, Callable[[], None]]] = []
 
-    @property
-    def world(self) -> World:
-        return self.opened.world
-
-    def too_big(self, game: str) -> str | None:
-        """Why the whole map of ``game`` may not be sent (``MAP``, ``VIEW``), or ``None``."""
-        size = self.opened.map_bytes
-        if size <= self.max_map_bytes:
+    def too_big(self) -> str | None:
+        """Why the whole map may not be sent (``MAP``, ``VIEW``), or ``None`` if it may."""
+        size, most = self.opened.map_bytes, self._spec.max_map_bytes
+        if size <= most:
             return None
         return (
-            f"the map of {game} is {size} bytes; this server sends whole maps of at "
-            f"most {self.max_map_bytes} bytes (max_map_bytes); use LOOK"
+            f"the map of {self._spec.name} is {size} bytes; this server sends whole maps of "
+            f"at most {most} bytes (max_map_bytes); use LOOK"
         )
 
     @property
@@ -86,16 +74,17 @@ class WorldSlot:
     # -- building ------------------------------------------------------------------------
 
     def attempts(self) -> list[Attempt]:
-        plugin, seed, size = self.plugin, self.seed, self.max_map_bytes
+        spec = self._spec
+        plugin, seed, size = spec.plugin, spec.seed, spec.max_map_bytes
         keep = self.opened.template is not None
         attempts: list[Attempt] = [
-            (None, partial(open_world, plugin, self.map_spec, seed, size, keep))
+            (None, partial(open_world, plugin, spec.map_spec, seed, size, keep))
         ]
         if keep:
             attempts.append(("the loaded map", partial(copy_world, self.opened, size)))
-        elif self.permanent:
+        elif spec.permanent:
             attempts.append(("the world's own map", partial(open_world, plugin, None, seed, size)))
-        if self.permanent:
+        if spec.permanent:
             attempts.append(("the world as it was", partial(measure, self.world, size)))
         return attempts
 
@@ -120,7 +109,7 @@ class WorldSlot:
         assert builder is not None
         for kept, attempt in self.attempts():
             try:
-                return await builder.run(attempt, f"the {self.plugin.name} world"), kept
+                return await builder.run(attempt, f"the {self._spec.world_name} world"), kept
             except Exception as error:
                 self._failed(error)
         return None
@@ -129,6 +118,7 @@ class WorldSlot:
         if kept is not None:
             self._log.warning("game restarted on a fallback", kept=kept)
         self.opened = opened
+        self.world = opened.world
         self.building = False
 
     def _failed(self, error: Exception) -> None:

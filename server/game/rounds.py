@@ -25,13 +25,11 @@ from typing import cast
 import trio
 
 from protocol.commands import Stay
-from protocol.replies import RoundEnded
 from worlds.api import Action, PlayerId, WorldError
 
 from ..metrics import ROUND_SECONDS
 from .outbox import Outbox
 from .pacing import Pacing
-from .table import Table
 
 _STAY = Stay()
 
@@ -54,24 +52,21 @@ class Rounds(Pacing):
     timed = True
     expiry = "round time-out"
 
-    def __init__(self, table: Table) -> None:
-        super().__init__(table)
-        self.current: Round | None = None
+    current: Round | None = None
 
     def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
-        table = self.table
-        table.tally.acted(player)
+        self.play.count(player)
         current = self.current
         if current is None:
-            current = self.current = Round(table.round + 1)
+            current = self.current = Round(self.play.rounds + 1)
         pending = self.pending
         pending.put(client, player, action, current.done)
-        if all(other in pending for other in table.players):
+        if all(other in pending for other in self.roster.players):
             self._resolve(current, ())
             return
         client.wait_for(current.done)
         if self.deadline == math.inf:
-            self.set_deadline(trio.current_time() + table.turn_timeout)
+            self.set_deadline(trio.current_time() + self.spec.turn_timeout)
 
     def stays_for(self, player: PlayerId) -> bool:
         return self.current is not None and player in self.pending
@@ -81,14 +76,15 @@ class Rounds(Pacing):
 
     def left(self) -> None:
         current = self.current
-        if current is not None and all(player in self.pending for player in self.table.players):
+        if current is not None and all(player in self.pending for player in self.roster.players):
             self._resolve(current, ())
 
     def expire(self, now: float) -> None:
         current = self.current
         self.set_deadline(math.inf)
         if current is not None:
-            missing = sorted(player for player in self.table.players if player not in self.pending)
+            players = self.roster.players
+            missing = sorted(player for player in players if player not in self.pending)
             self._resolve(current, missing)
 
     def reset(self) -> None:
@@ -103,37 +99,30 @@ class Rounds(Pacing):
         self.current = None
         self.set_deadline(math.inf)
         ROUND_SECONDS.observe(trio.current_time() - current.opened)
-        table = self.table
+        play, roster = self.play, self.roster
         try:
-            table.round = current.number
             acted = self.pending.take_all()
             actions = {player: cast(Action, pending.step) for player, pending in acted}
-            stays = missed if table.world.allows_stay else []
+            stays = missed if play.world.allows_stay else []
             for player in stays:
                 actions.setdefault(player, _STAY)
             ordered = sorted(actions.items(), key=lambda item: item[0])
-            replay = table.replay
-            if replay is not None:
-                replay.actions(current.number, ordered, missed)
             try:
-                table.play(ordered, missed)
+                play.round(current.number, ordered, missed, stays)
             except WorldError:
                 # Actions are checked before they join a round, so this is the world's bug.
-                table.crash("round")
+                play.crash("round")
                 return
             for player, _ in acted:
                 self.played(player)
-            if table.crowd.listeners:
-                table.crowd.push(RoundEnded(current.number, len(ordered) - len(stays), len(missed)))
-            departing = dict(table.departing)
-            table.departing.clear()
+            departing = dict(roster.departing)
+            roster.departing.clear()
             for player, who in departing.items():  # they left during the round: out now
-                table.remove(player, who, "disconnected")
+                self.members.remove(player, who, "disconnected")
             for player in missed:
                 self.missed(player)
-            if replay is not None:
-                replay.flush()
-            table.show()
+            play.flush()
+            play.show()
         finally:
             current.done.set()
-        table.settle()
+        play.settle()

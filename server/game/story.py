@@ -1,26 +1,25 @@
 """One line about a step of a replay, in words: what was done and what came of it
 (``dod-replay`` prints it; the web page's replay list shows it).
+
+The words are :mod:`server.game.wording`'s: each action is told by the reply its player
+got, and everything else that happened by the sentence a watcher of the viewer reads.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-from worlds.api import Died, Escaped, Event, Notice, ResultEvent
-from worlds.turns import Defeated, HitPointsChanged, TurnStarted
+from worlds.api import PlayerId, ResultEvent, World
 
 from ..replay.reader import Step
-from .render import result_reply
+from .wording import result_reply, sentence_of
 
 __all__ = ["describe"]
 
 
-def describe(step: Step, names: dict[int, str]) -> str:
-    """One line about a step: what was done and what came of it."""
+def describe(step: Step, names: dict[int, str], world: World) -> str:
+    """One line about a step of ``world``'s replay: what was done and what came of it."""
     record = step.record
 
-    def who(player: Any) -> str:
+    def who(player: PlayerId) -> str:
         return names.get(int(player), f"#{player}")
 
     if "actions" in record:
@@ -28,10 +27,14 @@ def describe(step: Step, names: dict[int, str]) -> str:
         parts = []
         for player, action in record["actions"]:
             result = next(results, None)
-            answer = result_reply(result).lines()[0] if result is not None else "?"
+            answer = result_reply(result, world).lines()[0] if result is not None else "?"
             late = " (missed its turn)" if player in record.get("missed", ()) else ""
             parts.append(f"{who(player)} {action}{late}: {answer}")
-        extra = [_story(event, who) for event in step.events if not isinstance(event, ResultEvent)]
+        extra = [
+            sentence_of(event, who, world.goal, world)
+            for event in step.events
+            if not isinstance(event, ResultEvent)
+        ]
         return f"round {record['round']}: " + "; ".join(parts + [e for e in extra if e])
     if "join" in record:
         return f"{who(record['join'])} joined"
@@ -46,17 +49,3 @@ def describe(step: Step, names: dict[int, str]) -> str:
     if "truncated" in record:
         return f"the replay stops here, the game went on: {record['truncated']}"
     return f"(unknown record {record})"
-
-
-def _story(event: Event, who: Callable[[Any], str]) -> str:
-    if isinstance(event, Escaped | Died):
-        return f"{who(event.player)}: {event.text}"
-    if isinstance(event, Notice):
-        return event.text
-    if isinstance(event, HitPointsChanged):
-        return f"{who(event.player)} has {event.points} HP"
-    if isinstance(event, Defeated):
-        return f"{who(event.player)} lost: {who(event.winner)} won"
-    if isinstance(event, TurnStarted):
-        return f"{who(event.player)}'s turn ({event.points} AP)"
-    return ""

@@ -18,24 +18,17 @@ What a caller may rely on:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from typing import TypeGuard, cast
+from typing import cast
 
 import trio
 
 from protocol.commands import EndTurn, Look, Map
 from protocol.replies import Error, NotYourTurn, NotYourTurnToEnd, TurnOf
-from worlds.api import Action, PlayerId, World
+from worlds.api import Action, PlayerId
 from worlds.turns import TurnBasedWorld
 
 from .outbox import Outbox
 from .pacing import Pacing
-from .table import Table
-
-
-def plays_in_turns(world: World) -> TypeGuard[TurnBasedWorld]:
-    """Whether ``world`` plays in turns (by its flag, so that wrappers of such worlds count)."""
-    return world.has_turns
 
 
 class Turns(Pacing):
@@ -44,35 +37,30 @@ class Turns(Pacing):
     timed = True
     expiry = "turn time-out"
 
-    def __init__(self, table: Table, label: Callable[[PlayerId], str]) -> None:
-        super().__init__(table)
-        self._label = label
-        self._timing: PlayerId | None = None  # whose turn the clock is timing
+    _timing: PlayerId | None = None
+    """Whose turn the clock is timing."""
 
     @property
     def world(self) -> TurnBasedWorld:
-        return cast(TurnBasedWorld, self.table.world)
+        return cast(TurnBasedWorld, self.play.world)
 
     def act(self, client: Outbox, player: PlayerId, action: Action) -> None:
         holder = self.world.turn
         if holder == player:
-            self._play(player, action)
+            self.play.act(player, action, settle=False)
             self._pass()
-            self.table.settle()
+            self.play.settle()
         elif holder is None:
             client.send(Error("nobody can play now: the game is over"))
-        elif client.events:
+        elif client.wants.events:
             refusal = NotYourTurnToEnd if isinstance(action, EndTurn) else NotYourTurn
-            client.send(
-                refusal(
-                    f"it is not your turn: {self._label(holder)} is playing; wait for STARTTURN"
-                )
-            )
+            playing = self.roster.label(holder)
+            client.send(refusal(f"it is not your turn: {playing} is playing; wait for STARTTURN"))
         else:
             self.pending.hold(client, player, action)  # played when its turn comes
 
     def waits(self, client: Outbox, player: PlayerId, step: Look | Map) -> bool:
-        if client.events or isinstance(step, Map) or len(self.table.players) < 2:
+        if client.wants.events or isinstance(step, Map) or len(self.roster.players) < 2:
             return False
         holder = self.world.turn
         if holder is None or holder == player:
@@ -82,8 +70,8 @@ class Turns(Pacing):
 
     def joined(self, client: Outbox, player: PlayerId) -> None:
         holder = self.world.turn
-        if holder is not None and holder != player and client.events:
-            client.push(TurnOf(self._label(holder)))  # whose turn it is, on arrival
+        if holder is not None and holder != player and client.wants.events:
+            client.push(TurnOf(self.roster.label(holder)))  # whose turn it is, on arrival
         self._pass()
 
     def changed(self) -> None:
@@ -93,22 +81,21 @@ class Turns(Pacing):
         """After anything that may pass the turn: play the new holder's waiting step,
         and time the turn (only while someone else is waiting for it)."""
         world = self.world
-        table = self.table
         holder = world.turn
         while holder is not None and holder in self.pending:
             pending = self.pending.take(holder)
             assert pending is not None
             step = pending.step
             if isinstance(step, Look | Map):
-                table.answer(pending.client, holder, step)
+                self.answers.answer(pending.client, holder, step, asked=False)
             else:
-                self._play(holder, step)
+                self.play.act(holder, step, settle=False)
             holder = world.turn
         deadline = self.deadline
-        if holder is None or len(table.players) < 2:
+        if holder is None or len(self.roster.players) < 2:
             deadline = math.inf
         elif holder != self._timing or deadline == math.inf:
-            deadline = trio.current_time() + table.turn_timeout
+            deadline = trio.current_time() + self.spec.turn_timeout
         self._timing = holder
         self.set_deadline(deadline)
 
@@ -117,28 +104,12 @@ class Turns(Pacing):
         player = self.world.turn
         if player is None:
             return
-        table = self.table
-        replay = table.replay
-        if replay is not None:
-            replay.timeout(table.round, player)
         self._timing = None  # the next turn gets a full clock, even if it is theirs again
-        table.tell(self.world.time_out(player))
+        self.play.time_out(player)
         self.missed(player)
         self._pass()
-        table.settle()
+        self.play.settle()
 
     def reset(self) -> None:
         super().reset()
         self._timing = None
-
-    def _play(self, player: PlayerId, action: Action) -> None:
-        # Counted when played, not when sent: an action still waiting for its turn when
-        # the game ends was never made (records: the same game, the same moves).
-        table = self.table
-        table.tally.acted(player)
-        table.round += 1
-        replay = table.replay
-        if replay is not None:
-            replay.action(table.round, player, action)
-        table.play(((player, action),))
-        table.show()

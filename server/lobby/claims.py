@@ -64,7 +64,7 @@ class Host(Protocol):
     nursery: trio.Nursery | None
     """Where the games' tasks run; ``None`` unless the lobby runs."""
 
-    def remove(self, game: Game, why: str) -> None:
+    def gone(self, game: Game, why: str) -> None:
         """Take a created game off the server, its spectators told and sent back."""
         ...
 
@@ -92,7 +92,7 @@ class Claims:
         unconfirmed now."""
         return (
             self.lapsed is not None
-            and (game.owner is not None or (client.name is not None and not watching))
+            and (game.spec.owner is not None or (client.who.name is not None and not watching))
             and self.lapsed()
         )
 
@@ -100,7 +100,7 @@ class Claims:
         """Whether ``client``'s command in ``game`` must wait (:meth:`hold_up`): it plays
         under a name this node does not hold (a ``HELLO`` refused leaves the name it
         asked for), or :meth:`fenced`."""
-        name = client.name
+        name = client.who.name
         if name is not None and not watching and not self._host.directory.holds_name(name):
             return True
         return self.fenced(client, game, watching=watching)
@@ -109,7 +109,7 @@ class Claims:
         """Run ``then`` once :meth:`holds_up` no longer holds: the client's name claimed
         (refused at once if the local copy says another node's player goes by it), or
         the lease confirmed."""
-        directory, name = self._host.directory, client.name
+        directory, name = self._host.directory, client.who.name
         if name is not None and not watching and not directory.holds_name(name):
             if directory.name_elsewhere(name):
                 client.send(Error(_playing_elsewhere(name)))
@@ -170,7 +170,7 @@ class Claims:
                     return
                 then()
             except Exception:
-                client.log.exception("command failed while the cluster was asked")
+                client.who.log.exception("command failed while the cluster was asked")
                 client.send(Error("the server failed to handle that command (a server bug)"))
             finally:
                 done.set()
@@ -182,11 +182,11 @@ class Claims:
         host = self._host
         for name in games:
             game = host.games.get(name)
-            if game is None or game.owner is None:
+            if game is None or game.spec.owner is None:
                 continue
             log.warning("game ended: its name was lost", game=name)
             game.evict(Bye(f"the game {name} has ended: {GAME_LOST}"))
-            host.remove(game, GAME_LOST)
+            host.gone(game, GAME_LOST)
         if not names:
             return
         taken: LookalikeNames[bool] = LookalikeNames()
@@ -197,7 +197,7 @@ class Claims:
                 called = game.name_of(player)
                 if called is None or called not in taken:
                     continue
-                client.log.warning("player's name lost", name=called)
+                client.who.log.warning("player's name lost", name=called)
                 host.leave(client, "name lost")
                 client.finish(
                     Bye(

@@ -28,15 +28,16 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import structlog
 import trio
 
 from protocol.commands import Create
-from protocol.replies import Error
+from protocol.replies import Error, GameInfo
 from worlds.api import WorldError, WorldPlugin
 from worlds.errors import MapError
 from worlds.limits import Limits, MapFiles
@@ -44,51 +45,81 @@ from worlds.registry import LimitedPlugin, UnknownWorld
 
 from ..cluster.directory import Directory
 from ..game.builds import BuildTimeout, Opened, WorldBuilder
-from ..game.game import Game
 from ..game.outbox import Outbox
+from ..game.spec import GameSpec
 from ..setup.config import ServerConfig
 from .seating import Seating
 
-__all__ = ["Census", "Creations", "Host", "refusal"]
+__all__ = ["Census", "Creations", "Holder", "game_spec", "refusal"]
 
 # The lobby's logger: these events were the lobby's before creating a game had a
 # module of its own, and whoever reads the logs filters on it.
 log = structlog.get_logger("server.lobby")
 
 
-class Host(Protocol):
+class Created(Protocol):
+    """A game just added, as its creator is answered (:class:`~server.game.game.Game`)."""
+
+    def info(self) -> GameInfo:
+        """The game as ``GAMES`` lists it."""
+        ...
+
+
+class Holder(Protocol):
     """The lobby, as creating a game needs it (:class:`~server.lobby.lobby.Lobby` is the one)."""
 
     config: ServerConfig
     directory: Directory
     builder: WorldBuilder
-    seating: Seating
-    games: dict[str, Game]
+    seating: Seating[Any]
     owned: dict[int, set[str]]
     """The games each client (by id) created that still exist or are being built."""
     draining: bool
     nursery: trio.Nursery | None
     """Where the games' tasks run; ``None`` unless the lobby runs."""
 
+    @property
+    def games(self) -> Mapping[str, object]:
+        """The games held, by name."""
+        ...
+
     def plugin(self, name: str) -> WorldPlugin:
         """The world plugin called ``name``; raises :class:`UnknownWorld`."""
         ...
 
-    def add(
-        self,
-        name: str,
-        plugin: WorldPlugin,
-        map_spec: str | None,
-        seed: int,
-        limit: int | None,
-        turn: float | None = None,
-        *,
-        opened: Opened,
-        owner: int | None = None,
-        start_full: bool = False,
-    ) -> Game:
-        """Hold a game whose world is open, and run it."""
+    def add(self, spec: GameSpec, *, opened: Opened) -> Created:
+        """Hold a game as ``spec`` says, whose world is open, and run it."""
         ...
+
+
+def game_spec(
+    config: ServerConfig,
+    name: str,
+    plugin: WorldPlugin,
+    map_spec: str | None,
+    seed: int,
+    limit: int | None,
+    turn: float | None = None,
+    *,
+    owner: int | None = None,
+    start_full: bool = False,
+) -> GameSpec:
+    """The spec of a game of a server with ``config``: what the settings give every game
+    (``turn`` unless asked for, the missed turns, the map's size), and the rest as asked
+    (``owner``: the id of the client that created it; ``None``: the server's own)."""
+    return GameSpec(
+        name,
+        plugin,
+        map_spec,
+        seed,
+        limit=limit,
+        turn_timeout=turn or config.turn_timeout,
+        max_missed_turns=config.max_missed_turns,
+        start_full=start_full,
+        owner=owner,
+        unjoined_timeout=None if owner is None else config.unjoined_game_timeout,
+        max_map_bytes=config.max_map_bytes,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +183,7 @@ class _Refused(Exception):
 class Creations:
     """The games clients are creating on one lobby; see the module docstring."""
 
-    def __init__(self, host: Host) -> None:
+    def __init__(self, host: Holder) -> None:
         self._host = host
         self._building: set[str] = set()  # names of games whose world is being built
         config = host.config
@@ -173,7 +204,7 @@ class Creations:
             or host.directory.elsewhere(name) is not None,
             games=len(host.games) + len(self._building),
             share=host.seating.refusal(client),
-            owned=len(host.owned.get(client.id, ())),
+            owned=len(host.owned.get(client.who.id, ())),
             builds_busy=host.builder.busy(),
             running=host.nursery is not None,
         )
@@ -198,8 +229,8 @@ class Creations:
         plugin = LimitedPlugin(plugin, self.client_limits)
         done = trio.Event()
         self._building.add(command.game)
-        host.owned.setdefault(client.id, set()).add(command.game)
-        host.seating.creators[command.game] = client.address
+        host.owned.setdefault(client.who.id, set()).add(command.game)
+        host.seating.creators[command.game] = client.who.address
         client.wait_for(done)
         assert host.nursery is not None
         host.nursery.start_soon(self._build, client, command, plugin, done)
@@ -232,7 +263,7 @@ class Creations:
             reply = Error(f"the {plugin.name} world failed to open that map (a server bug)")
         finally:
             self._building.discard(name)
-            owned = host.owned.get(client.id)
+            owned = host.owned.get(client.who.id)
             if owned is not None:
                 owned.discard(name)
             done.set()
@@ -246,17 +277,18 @@ class Creations:
             host.directory.release(name)
             return  # its creator has gone: nobody asked for the game any more
         limit = command.players or host.config.max_players_per_game
-        game = host.add(
+        spec = game_spec(
+            host.config,
             name,
             plugin,
             command.map,
             command.seed,
             limit,
             command.turn,
-            opened=opened,
-            owner=client.id,
+            owner=client.who.id,
             start_full=command.start_full,
         )
+        game = host.add(spec, opened=opened)
         host.directory.publish()
-        log.info("game created", game=name, world=plugin.name, conn=client.id)
+        log.info("game created", game=name, world=plugin.name, conn=client.who.id)
         client.send(game.info())

@@ -4,8 +4,9 @@ A :class:`Ladder` belongs to a :class:`~server.app.Server`. With no database
 (``db`` unset, as for servers built in code) it records nothing and answers the
 ladder's commands with an error; otherwise:
 
-* every game that ends hands its record to :meth:`Ladder.game_finished`, which
-  queues it for the :class:`~records.writer.RecordWriter` (never blocking a game);
+* every game that ends hands its record to the lobby, which queues it for the
+  :class:`~records.writer.RecordWriter` (:func:`server.lobby.recording.record_writer`;
+  never blocking a game);
 * ``LEADERBOARD [world]`` reads the ratings in a worker thread; the connection reads
   no further command until the answer is queued, so replies stay in order;
 * ``REGISTER <name>`` claims a name: the answer ``REGISTERED <name> <token>`` shows the
@@ -38,7 +39,6 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import ClassVar, Final, Protocol, TypeVar, cast
 
 import structlog
@@ -49,6 +49,7 @@ from protocol.replies import (
     Best,
     BestsReply,
     Error,
+    GameInfo,
     LeaderboardReply,
     LoggedIn,
     Registered,
@@ -56,16 +57,22 @@ from protocol.replies import (
 )
 from records import names as tokens
 from records.bests import bests
-from records.model import GameRecord
-from records.store import Store, sqlite_file
+from records.store import Store
 from records.writer import RecordWriter, StoreUnavailable
+from worlds.api import PlayerId
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig
-from .lobby import Lobby
+from .claimant import Claimant
 from .login_limits import Allowances, HashBusy, HashGate
 
-__all__ = ["CLAIMS_REFRESH", "LADDER_COMMANDS", "Ladder", "journal_folder", "records_url"]
+__all__ = [
+    "CLAIMS_REFRESH",
+    "LADDER_COMMANDS",
+    "Ladder",
+    "Place",
+    "Seats",
+]
 
 LADDER_COMMANDS: Final = frozenset({Leaderboard, Register, Login})
 CLAIMS_REFRESH: Final = 15.0
@@ -76,42 +83,53 @@ BESTS_PER_MAP: Final = 10
 """Results per map a ``BESTS`` reply lists at most."""
 BESTS_LINES: Final = 500
 """Lines a ``BESTS`` reply holds at most (maps past it are left out)."""
-AUTO: Final = "auto"
-"""The ``db`` value that means SQLite in ``records.db`` beside the replays (and no
-records when there are no replays)."""
 FAILED_LOGIN_DELAY: Final = 0.5
 """Seconds a wrong token waits before its answer, to slow down guessing."""
 log = structlog.get_logger("server.ladder")
 
 
-class Claimant(Outbox, Protocol):
-    """A client as the ladder sees it: an outbox, and the claimed name it logged in as
-    (which the ladder sets once the client proved it owns it)."""
+class Place(Protocol):
+    """A game, as the ladder tells its players of one of theirs
+    (:class:`~server.game.game.Game`)."""
 
-    login: str | None
-    name: str | None
-    """The name the client plays under now (its ``HELLO``), if any."""
+    @property
+    def name(self) -> str: ...
 
-    def took_over(self, old: Claimant) -> None:
-        """This client now plays ``old``'s player (it logged in as its name)."""
+    @property
+    def world_name(self) -> str: ...
+
+    def name_of(self, player: PlayerId) -> str | None:
+        """The name ``player`` goes by in the game, if any."""
+        ...
+
+    def info(self) -> GameInfo: ...
+
+    def announce(self, text: str) -> None:
+        """A ``NOTICE`` to everyone in the game who asked for events."""
+        ...
+
+    def claimed(self, player: PlayerId, name: str) -> None:
+        """``player`` proved it owns ``name``, the name it plays under: so says its record."""
         ...
 
 
-def records_url(config: ServerConfig) -> str | None:
-    """The database the server records into: ``db`` as given, ``auto`` made concrete."""
-    db = config.db
-    if db is None:
-        return None
-    if db == AUTO and config.cluster is not None and config.cluster.startswith("postgres"):
-        return config.cluster  # one ladder for the whole cluster, in its own database
-    if db == AUTO:
-        # Beside the replays; a server told to keep no replays keeps no records either,
-        # unless given a database of its own.
-        if config.replay_dir is None:
-            return None
-        # Beside the replays' folder, not in it: that folder holds replays only.
-        return f"sqlite:///{Path(config.replay_dir).parent / 'records.db'}"
-    return db
+class Seats(Protocol):
+    """The lobby, as the ladder keeps and gives back a logged-in player's place
+    (:class:`~server.lobby.lobby.Lobby`)."""
+
+    def seat(self, client: Outbox) -> tuple[Place, PlayerId] | None:
+        """The game ``client`` plays in and its player there, if it plays."""
+        ...
+
+    def game_for(self, client: Outbox) -> Place:
+        """The game ``client`` plays in or watches."""
+        ...
+
+    def leave(self, client: Outbox, why: str) -> None: ...
+
+    def resume(self, old: Outbox, new: Outbox) -> Place | None:
+        """``new`` plays ``old``'s player from now on; the game, or ``None`` if gone."""
+        ...
 
 
 _C = TypeVar("_C", bound=Command)
@@ -126,42 +144,14 @@ def _jobs(
     return kind, cast(_Job, handler)
 
 
-def journal_folder(config: ServerConfig, url: str) -> Path | None:
-    """Where finished games wait on disk for the store (:mod:`records.journal`):
-    ``records_journal`` as given, ``auto`` made concrete (beside an SQLite file, else
-    beside the replays' folder; none for a store elsewhere and no replays)."""
-    folder = config.records_journal
-    if folder is None:
-        return None
-    if folder != AUTO:
-        return Path(folder)
-    database = sqlite_file(url)
-    if database is not None:
-        return database.with_name(f"{database.stem}-unwritten")
-    if config.replay_dir is not None:
-        return Path(config.replay_dir).parent / "records-unwritten"
-    return None
-
-
 class Ladder:
     """Records, ratings and claimed names for one server; see the module docstring."""
 
-    def __init__(self, config: ServerConfig, lobby: Lobby) -> None:
+    def __init__(self, config: ServerConfig, lobby: Seats, writer: RecordWriter | None) -> None:
+        """``lobby``: where players are; ``writer``: the server's records
+        (:func:`record_writer`; ``None``: none kept)."""
         self.lobby = lobby
-        url = records_url(config)
-        self.writer = (
-            None
-            if url is None
-            else RecordWriter(
-                url,
-                server=f"{config.host}:{config.port}",
-                journal=journal_folder(config, url),
-                max_unwritten=config.max_unwritten_games,
-                busy_timeout=config.store_busy_timeout,
-            )
-        )
-        if self.writer is not None:
-            lobby.may_begin_game = self.writer.refusal
+        self.writer = writer
         self.claimed: tokens.LookalikeNames[bool] = tokens.LookalikeNames()
         """Every claimed name, as the store had them at the last reading (a value of
         ``True`` each); a lookup finds a name that only looks like one."""
@@ -182,10 +172,6 @@ class Ladder:
         asked for port 0 gets one from the system)."""
         if self.writer is not None:
             self.writer.server = f"{host}:{port}"
-
-    def game_finished(self, record: GameRecord) -> None:
-        if self.writer is not None:
-            self.writer.submit(record)
 
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -248,7 +234,7 @@ class Ladder:
             return False
         if self.away.get(name) is not connection:
             self.away[name] = connection
-            connection.log.info("player away", name=name, grace=self.grace)
+            connection.who.log.info("player away", name=name, grace=self.grace)
             seat[0].announce(
                 f"{name} lost the connection and may come back within {self.grace:g} seconds"
             )
@@ -264,7 +250,7 @@ class Ladder:
                 self._timers.discard(timer)
         if not timer.cancelled_caught and self.away.get(name) is connection:
             del self.away[name]
-            connection.log.info("player gone", name=name)
+            connection.who.log.info("player gone", name=name)
             self.lobby.leave(connection, "disconnected")
 
     def _resume(self, connection: Claimant, name: str) -> bool:
@@ -276,7 +262,7 @@ class Ladder:
         if game is None:
             return False
         connection.took_over(old)
-        connection.log.info("player back", name=name, game=game.name)
+        connection.who.log.info("player back", name=name, game=game.name)
         game.announce(f"{name} is back")
         connection.send(LoggedIn(name))
         connection.send(game.info())
@@ -300,7 +286,7 @@ class Ladder:
 
     def _attempt_refusal(self, connection: Claimant, command: Command) -> Error | None:
         """The error for a ``REGISTER`` or ``LOGIN`` past its address's rate."""
-        if isinstance(command, Leaderboard) or self._attempts.take(connection.address):
+        if isinstance(command, Leaderboard) or self._attempts.take(connection.who.address):
             return None
         config = self.config
         return Error(
@@ -358,7 +344,7 @@ class Ladder:
         self.hashes.check()  # a refusal spends none of the address's names
         # Spent before the store is asked whether the name has games, so that a flood of
         # REGISTERs of someone's name reaches the store only at register_per_hour's pace.
-        if not self._claims.take(connection.address):
+        if not self._claims.take(connection.who.address):
             config = self.config
             connection.send(
                 Error(
@@ -381,7 +367,7 @@ class Ladder:
         try:
             token_hash = await self.hashes.run(tokens.hash_token, token)
         except HashBusy:
-            self._claims.give_back(connection.address)  # busy: no name was claimed
+            self._claims.give_back(connection.who.address)  # busy: no name was claimed
             raise
         if not await self.writer.call(Store.claim, name, token_hash):
             # Claimed meanwhile, here or on another server of the ladder.
@@ -392,7 +378,7 @@ class Ladder:
         self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
-        connection.log.info("name claimed", name=name)
+        connection.who.log.info("name claimed", name=name)
         connection.send(Registered(name, token))
 
     async def _has_games(self, name: str) -> bool:
@@ -415,7 +401,7 @@ class Ladder:
                 )
             return
         if not await self.hashes.run(tokens.verify, token_hash, command.token):
-            connection.log.info("login refused", name=name)
+            connection.who.log.info("login refused", name=name)
             await trio.sleep(FAILED_LOGIN_DELAY)
             connection.send(Error(f"wrong token for {name!r}"))
             return
@@ -427,7 +413,7 @@ class Ladder:
         self.claimed[name] = True
         connection.login = name
         self._owner_proven(connection, name)
-        connection.log.info("logged in", name=name)
+        connection.who.log.info("logged in", name=name)
         if not self._resume(connection, name):
             connection.send(LoggedIn(name))
 
@@ -436,7 +422,7 @@ class Ladder:
         game, played that whole game as the owner: its record says the name was claimed."""
         seat = self.lobby.seat(connection)
         if seat is not None and seat[0].name_of(seat[1]) == name:
-            seat[0].tally.named(seat[1], name, claimed=True)
+            seat[0].claimed(seat[1], name)
 
     _COMMANDS: ClassVar[dict[type[Command], _Job]] = dict(
         (
@@ -478,7 +464,7 @@ async def _answer(connection: Claimant, job: Awaitable[None], done: trio.Event) 
             )
         )
     except Exception:
-        log.exception("ladder command failed", conn=connection.id)
+        log.exception("ladder command failed", conn=connection.who.id)
         connection.send(Error("the records could not be read; try again later"))
     finally:
         done.set()

@@ -5,8 +5,14 @@ What a caller may rely on:
 * The default game (``default``) always exists; a client plays in it until
   it joins or watches another. It restarts with a fresh world whenever it ends.
 * The lobby knows which client plays or watches which game (:meth:`Lobby.game_for`,
-  :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`);
-  a client is an :class:`~server.game.outbox.Outbox` to it, never changed by it.
+  :meth:`Lobby.seat`), and sends each game command there (:meth:`Lobby.command`, its
+  one door for them); a client is an :class:`~server.game.outbox.Outbox` to it, never
+  changed by it.
+* The lobby holds every game it made (:meth:`Lobby.add`, from a
+  :class:`~server.game.spec.GameSpec`) and is what each game tells (its
+  :class:`~server.game.spec.GameHooks`): whether a game that ended is kept, that one
+  has gone, each finished game's record (to the records, if any), whether a client
+  may chat and whether a fresh world may begin.
 * ``CREATE`` adds a game once its world is built, off the event loop; its limits
   and what else it promises are in :mod:`server.lobby.creation`. A created game that
   ends restarts too while someone watches it; otherwise it is removed.
@@ -29,7 +35,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar, TypeVar, cast
+from typing import ClassVar, Protocol, TypeVar, cast
 
 import trio
 
@@ -40,16 +46,16 @@ from records.names import name_taken
 from worlds.api import PlayerId, PlayerKind, WorldError, WorldPlugin
 from worlds.registry import load_plugin
 
-from ..cluster.directory import Directory, RemoteGame, open_directory
-from ..cluster.links import Links
+from ..cluster.directory import Directory, LocalDirectory, RemoteGame
 from ..game.builds import Opened, WorldBuilder, open_world
 from ..game.game import Game
 from ..game.outbox import Outbox
+from ..game.spec import GameSpec
 from ..ratelimit import TokenBucket
-from ..replay.writer import ReplayShelf
+from ..replay.shelf import ReplayShelf
 from ..setup.config import ServerConfig
 from .claims import Claims
-from .creation import Creations
+from .creation import Creations, game_spec
 from .seating import DEFAULT_GAME, Seating
 
 __all__ = ["DEFAULT_GAME", "Lobby"]
@@ -67,8 +73,16 @@ def _answers(
     return kind, cast(_Answer, handler)
 
 
-def _nothing_to_settle() -> None:
-    """A server without replays has nothing to make lasting before a reply."""
+class Records(Protocol):
+    """Where finished games are recorded (:class:`records.writer.RecordWriter`)."""
+
+    def submit(self, record: GameRecord) -> None:
+        """Record ``record`` (never blocks; written by the records' own task)."""
+        ...
+
+    def refusal(self) -> str | None:
+        """Why no game may begin now (too many wait to be recorded), or ``None``."""
+        ...
 
 
 class Lobby:
@@ -78,22 +92,14 @@ class Lobby:
         self,
         config: ServerConfig,
         *,
-        on_game_finished: Callable[[GameRecord], None] | None = None,
+        records: Records | None = None,
         directory: Directory | None = None,
     ) -> None:
         self.config = config
-        self.directory = directory or open_directory(
-            config.cluster,
-            advertise=config.advertise,
-            heartbeat=config.heartbeat,
-            links=Links.from_config(config) if config.cluster else None,
-        )
+        self.directory: Directory = directory if directory is not None else LocalDirectory()
         """Which node holds which game (:mod:`server.cluster`); this server alone by default."""
-        self.on_game_finished = on_game_finished
-        """Called with the record of every game that ends (see :mod:`records.writer`)."""
-        self.may_begin_game: Callable[[], str | None] = lambda: None
-        """Why no game may begin now (``None``: they may); the ladder sets it
-        (:meth:`records.writer.RecordWriter.refusal`)."""
+        self.records = records
+        """Where the record of every game that ends goes, and whether one may begin."""
         self._plugins: dict[str, WorldPlugin] = {plugin.name: plugin for plugin in config.worlds}
         self.games: dict[str, Game] = {}
         self.nursery: trio.Nursery | None = None
@@ -113,14 +119,9 @@ class Lobby:
                 max_bytes=config.max_replay_bytes,
             )
         )
-        self.settle: Callable[[], None] = (
-            _nothing_to_settle if self.replays is None else self.replays.flush
-        )
-        """Write what every game's replay holds unwritten (the replays' shelf's ``flush``,
-        one bound method for every session to share: the session's settle step itself)."""
         self._games_listed: tuple[tuple[GameInfo, ...], GamesReply] = ((), GamesReply(()))
         """The last ``GAMES`` answer and the games it lists."""
-        self.seating = seating = Seating(config.max_games_per_address)
+        self.seating = seating = Seating[Game](config.max_games_per_address)
         """Who plays in or watches which game, and what each address holds."""
         # Who plays in a game other than the default one (see game_for), who watches one.
         self._playing, self._watching = seating.playing, seating.watching
@@ -139,7 +140,8 @@ class Lobby:
         # restart can fall back on it if the file is later edited badly or removed.
         opened = open_world(plugin, config.map, config.seed, config.max_map_bytes, template=True)
         self.default = self.add(
-            DEFAULT_GAME, plugin, config.map, config.seed, config.max_players, opened=opened
+            game_spec(config, DEFAULT_GAME, plugin, config.map, config.seed, config.max_players),
+            opened=opened,
         )
 
     def plugin(self, name: str) -> WorldPlugin:
@@ -149,58 +151,27 @@ class Lobby:
             plugin = self._plugins[name] = load_plugin(name)
         return plugin
 
-    def add(
-        self,
-        name: str,
-        plugin: WorldPlugin,
-        map_spec: str | None,
-        seed: int,
-        limit: int | None,
-        turn: float | None = None,
-        *,
-        opened: Opened,
-        owner: int | None = None,
-        start_full: bool = False,
-    ) -> Game:
-        """Hold a game whose world is ``opened``, and run it if the lobby runs
-        (``owner``: the id of the client that created it)."""
-        config = self.config
-        game = Game(
-            name,
-            plugin,
-            map_spec,
-            seed,
-            limit=limit,
-            turn_timeout=turn or config.turn_timeout,
-            max_missed_turns=config.max_missed_turns,
-            replays=self.replays,
-            on_over=self._over,
-            on_finished=self.on_game_finished,
-            may_begin=lambda: self.may_begin_game(),
-            start_full=start_full,
-            opened=opened,
-            builder=self.builder,
-            owner=owner,
-            unjoined_timeout=None if owner is None else config.unjoined_game_timeout,
-            on_gone=self.remove,
-            may_chat=self._may_chat,
-            max_map_bytes=config.max_map_bytes,
-        )
-        self.games[name] = game
-        if owner is not None:
-            self.owned.setdefault(owner, set()).add(name)
+    def add(self, spec: GameSpec, *, opened: Opened) -> Game:
+        """Hold a game as ``spec`` says whose world is ``opened``, and run it if the
+        lobby runs."""
+        game = Game(spec, self, opened=opened, builder=self.builder, replays=self.replays)
+        self.games[spec.name] = game
+        if spec.owner is not None:
+            self.owned.setdefault(spec.owner, set()).add(spec.name)
         if self.nursery is not None:
             self.nursery.start_soon(game.run)
         return game
 
-    def _over(self, game: Game) -> bool:
+    # -- what each game tells the lobby (server.game.spec.GameHooks) ------------------
+
+    def kept(self, game: Game) -> bool:
         """Whether a game that ended starts again; one that does not is removed."""
         if game is self.default or game.watchers:
             return True
         self._forget(game)
         return False
 
-    def remove(self, game: Game, why: str) -> None:
+    def gone(self, game: Game, why: str) -> None:
         """Take a created game off the server (nobody joined it, or it cannot restart);
         its spectators are told and sent back to the default game."""
         if game is self.default:
@@ -213,31 +184,16 @@ class Lobby:
         if not game.closed:
             game.close(f"removed: {why}")
 
-    def _forget(self, game: Game) -> None:
-        if self.games.get(game.name) is game:
-            del self.games[game.name]
-            self.seating.creators.pop(game.name, None)
-            if game.owner is not None:
-                self.directory.release(game.name)
-        for client in [client for client, place in self._playing.items() if place is game]:
-            self.seating.unseat(self._playing, client)  # its players go back to the default game
-        if game.owner is not None:
-            owned = self.owned.get(game.owner)
-            if owned is not None:
-                owned.discard(game.name)
-                if not owned:
-                    del self.owned[game.owner]
+    def finished(self, record: GameRecord) -> None:
+        """A game's record, for the records (if the server keeps them)."""
+        if self.records is not None:
+            self.records.submit(record)
 
-    def client_gone(self, client: Outbox) -> None:
-        """``client`` has ended: the games it created that nobody joined go with it."""
-        for name in list(self.owned.get(client.id, ())):
-            game = self.games.get(name)
-            if game is not None and not game.players and not game.joined_any:
-                why = "its creator left before anyone joined"
-                game.log_removed(why)
-                self.remove(game, why)
+    def may_begin(self) -> str | None:
+        """Why no game may begin now (``None``: they may): the records' backlog."""
+        return None if self.records is None else self.records.refusal()
 
-    def _may_chat(self, client: Outbox) -> bool:
+    def may_chat(self, client: Outbox) -> bool:
         """Whether ``client`` may send one more ``SHOUT`` now; if not, it is told."""
         bucket = self._chat.get(client)
         if bucket is None:
@@ -252,6 +208,31 @@ class Lobby:
         )
         return False
 
+    def _forget(self, game: Game) -> None:
+        if self.games.get(game.name) is game:
+            del self.games[game.name]
+            self.seating.creators.pop(game.name, None)
+            if game.spec.owner is not None:
+                self.directory.release(game.name)
+        for client in [client for client, place in self._playing.items() if place is game]:
+            self.seating.unseat(self._playing, client)  # its players go back to the default game
+        owner = game.spec.owner
+        if owner is not None:
+            owned = self.owned.get(owner)
+            if owned is not None:
+                owned.discard(game.name)
+                if not owned:
+                    del self.owned[owner]
+
+    def client_gone(self, client: Outbox) -> None:
+        """``client`` has ended: the games it created that nobody joined go with it."""
+        for name in list(self.owned.get(client.who.id, ())):
+            game = self.games.get(name)
+            if game is not None and not game.players and not game.joined_any:
+                why = "its creator left before anyone joined"
+                game.log_removed(why)
+                self.gone(game, why)
+
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run every game's task until cancelled, then close every game."""
         try:
@@ -265,6 +246,13 @@ class Lobby:
         finally:
             self.nursery = None
             self.close_all()
+
+    def settle(self) -> None:
+        """Make lasting what the commands just handled changed, before any reply that
+        tells of it is written: every game's unwritten replay lines go to the operating
+        system (one shelf holds them all: :meth:`ReplayShelf.flush`)."""
+        if self.replays is not None:
+            self.replays.flush()
 
     def close_all(self) -> None:
         """End every game now: the server is stopping (idempotent)."""
@@ -298,7 +286,7 @@ class Lobby:
 
     def _created_infos(self) -> list[GameInfo]:
         """The games clients created here, as ``GAMES`` lists them (for the directory)."""
-        return [game.info() for game in self.games.values() if game.owner is not None]
+        return [game.info() for game in self.games.values() if game.spec.owner is not None]
 
     _COMMANDS: ClassVar[dict[type[Command], _Answer]] = dict(
         (
@@ -324,26 +312,20 @@ class Lobby:
         return self._watching.get(client) or self._playing.get(client) or self.default
 
     def command(self, client: Outbox, command: Command) -> None:
-        """A game command of ``client``'s: to the game it watches or plays in. A
-        ``HELLO`` of a name another node of the cluster may hold is answered once this
-        node has claimed it (:meth:`Claims.claim_then`)."""
+        """A game command of ``client``'s (any the session does not answer itself): to
+        the game it watches or plays in. On a node of a cluster, a ``HELLO`` of a name
+        this node does not hold is answered once it has claimed it, and a command acting
+        on a name it does not hold, or while its lease is unconfirmed, waits for it
+        (:mod:`server.lobby.claims`)."""
         if isinstance(command, Hello) and command.name is not None:
             if not self.directory.holds_name(command.name):
-                self.claims.claim_then(client, command.name, lambda: self.play(client, command))
+                self.claims.claim_then(client, command.name, lambda: self.command(client, command))
                 return
             self.directory.publish()
-        self.play(client, command)
-
-    def play(self, client: Outbox, command: Command) -> None:
-        """:meth:`command` of any command but ``HELLO``, which alone may need a claim
-        (a name another node may hold): to the game ``client`` watches or plays in. The
-        session calls it for every other game command (one test fewer each). A command
-        acting on a name this node does not hold, or while its lease is unconfirmed,
-        waits for it (:meth:`Claims.holds_up`)."""
         watched = self._watching.get(client)
         game = watched or self._playing.get(client, self.default)
         if self._lapsed is not None and self.claims.holds_up(client, game, watched is not None):
-            self.claims.hold_up(client, watched is not None, lambda: self.play(client, command))
+            self.claims.hold_up(client, watched is not None, lambda: self.command(client, command))
             return
         if watched is not None:
             watched.handle_watcher(client, command)
@@ -418,7 +400,11 @@ class Lobby:
             if local is not None and self.claims.fenced(client, local, watching=False):
                 self.claims.when_confirmed(client, lambda: self._carry(client, command, here))
                 return
-        if remote is not None and client.redirect and remote.address != self.directory.advertise:
+        if (
+            remote is not None
+            and client.wants.redirect
+            and remote.address != self.directory.advertise
+        ):
             # (Workers of one machine share one address: a client sent there could land here.)
             self._redirect(client, remote)
         elif remote is not None and self.directory.carry(client, remote, command):
@@ -457,22 +443,23 @@ class Lobby:
             client.send(game.info())
             return
         if game.full():
-            client.send(Error(f"the game {name} is full ({game.limit} players)"))
+            client.send(Error(f"the game {name} is full ({game.spec.limit} players)"))
             return
         share = self.seating.refusal(client, name)
         if share is not None:
             client.send(Error(share))
             return
-        if client.name is not None and client.name in game.names:
-            client.send(Error(name_taken(client.name, game.names, name, "choose another first")))
+        asked = client.who.name
+        if asked is not None and asked in game.names:
+            client.send(Error(name_taken(asked, game.names, name, "choose another first")))
             return
-        if client.name is not None and not self.directory.holds_name(client.name):
+        if asked is not None and not self.directory.holds_name(asked):
             # Carried here from another node, which let the name go for this one to take.
-            self.claims.claim_then(client, client.name, lambda: self._join(client, name))
+            self.claims.claim_then(client, asked, lambda: self._join(client, name))
             return
         self.leave(client, "moved")
         try:
-            game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
+            game.join(client, PlayerKind.BOT if client.who.bot else PlayerKind.HUMAN)
         except WorldError as error:
             client.send(Error(str(error)))
             return

@@ -14,23 +14,33 @@ What a caller may rely on:
 from __future__ import annotations
 
 import collections
+from typing import Generic, Protocol, TypeVar
 
-from ..game.game import Game
 from ..game.outbox import Outbox
 
 DEFAULT_GAME = "default"
 
 
-class Seating:
+class Named(Protocol):
+    """A game, as seating counts it (:class:`~server.game.game.Game`)."""
+
+    @property
+    def name(self) -> str: ...
+
+
+_Held = TypeVar("_Held", bound=Named)
+
+
+class Seating(Generic[_Held]):
     """Who plays in or watches which game, counted by address; see the module docstring."""
 
     __slots__ = ("_seated", "_share", "creators", "playing", "watching")
 
     def __init__(self, share: int) -> None:
         """``share``: the games the clients of one address may hold."""
-        self.playing: dict[Outbox, Game] = {}
+        self.playing: dict[Outbox, _Held] = {}
         """Who plays in a game other than the default one."""
-        self.watching: dict[Outbox, Game] = {}
+        self.watching: dict[Outbox, _Held] = {}
         self.creators: dict[str, str] = {}
         """The address that created each game (or one being built), until it ends."""
         self._seated: dict[str, collections.Counter[str]] = {}
@@ -38,22 +48,22 @@ class Seating:
         # (by name): what the share counts, without a look at every client.
         self._share = share
 
-    def seat(self, where: dict[Outbox, Game], client: Outbox, game: Game) -> None:
+    def seat(self, where: dict[Outbox, _Held], client: Outbox, game: _Held) -> None:
         """``client`` plays in (``where`` is :attr:`playing`) or watches ``game``."""
         self.unseat(where, client)
         where[client] = game
-        self._seated.setdefault(client.address, collections.Counter())[game.name] += 1
+        self._seated.setdefault(client.who.address, collections.Counter())[game.name] += 1
 
-    def unseat(self, where: dict[Outbox, Game], client: Outbox) -> Game | None:
+    def unseat(self, where: dict[Outbox, _Held], client: Outbox) -> _Held | None:
         """``client`` no longer plays in (or watches) the game it did; that game."""
         game = where.pop(client, None)
         if game is not None:
-            seated = self._seated[client.address]
+            seated = self._seated[client.who.address]
             seated[game.name] -= 1
             if not seated[game.name]:
                 del seated[game.name]
                 if not seated:
-                    del self._seated[client.address]
+                    del self._seated[client.who.address]
         return game
 
     def held(self, address: str, *, but: Outbox | None = None) -> set[str]:
@@ -71,7 +81,7 @@ class Seating:
         """Why ``client`` may not hold one game more (``game``, or a new one)."""
         if game == DEFAULT_GAME:
             return None
-        held = self.held(client.address, but=None if game is None else client)
+        held = self.held(client.who.address, but=None if game is None else client)
         if game in held or len(held) < self._share:
             return None
         return (

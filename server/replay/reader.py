@@ -4,7 +4,7 @@ What a caller may rely on:
 
 * :func:`read_replay` reads a whole file; a last line cut short (the server was
   killed while writing it) is left out, anything else malformed is a
-  :class:`~server.replay.writer.ReplayError` naming the line.
+  :class:`~server.replay.format.ReplayError` naming the line.
 * :func:`open_world` opens the world the game began with, from the map files the
   header holds, and checks it against the recorded view.
 * :func:`rerun` and :func:`replay_steps` feed the recorded calls to that world, one
@@ -26,7 +26,7 @@ from protocol.errors import RemoteProtocolError
 from worlds.api import Action, Event, PlayerKind, World, WorldPlugin
 from worlds.turns import TurnBasedWorld
 
-from .writer import FORMAT_VERSION, SUFFIX, ReplayError, view_digest
+from .format import FORMAT_VERSION, SUFFIX, ReplayError, view_digest
 
 __all__ = [
     "LOG_SUFFIX",

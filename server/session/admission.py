@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Protocol
 
 
-class Limits(Protocol):
+class AdmissionLimits(Protocol):
     """The settings admission reads (a :class:`~server.setup.config.ServerConfig` has them)."""
 
     @property
@@ -32,7 +32,7 @@ class Limits(Protocol):
 class Admission:
     """The server's open connections, counted; see the module docstring."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: AdmissionLimits) -> None:
         self.limits = limits
         self.sockets = 0
         """Sockets held now, every way in together."""

@@ -29,9 +29,10 @@ from typing import Final
 
 from protocol.replies import Bye, Gold, TurnBegins
 from worlds.api import PlayerId, PlayerKind, World, WorldError
+from worlds.turns import plays_in_turns
 
-from ..game.game import Game, plays_in_turns
 from ..game.outbox import Outbox
+from .roles import Room
 
 __all__ = [
     "ENDLESS_TURN_POINTS",
@@ -56,7 +57,7 @@ def endless_turn_points(world: World) -> int | None:
     return None if plays_in_turns(world) else ENDLESS_TURN_POINTS
 
 
-def greet(client: Outbox, game: Game) -> None:
+def greet(client: Outbox, game: Room) -> None:
     """Put a greeting dialect's client in ``game`` (the default game) and tell it what
     it needs, once the game's world is ready if it is being restarted: the held step
     comes back here, so the client never enters a world about to be replaced."""
@@ -64,7 +65,7 @@ def greet(client: Outbox, game: Game) -> None:
         return
     client.send(Gold(game.world.goal))  # unasked, the goal: "GOLD <n>"
     try:
-        game.join(client, PlayerKind.BOT if client.bot else PlayerKind.HUMAN)
+        game.join(client, PlayerKind.BOT if client.who.bot else PlayerKind.HUMAN)
     except WorldError as error:
         client.finish(Bye(str(error)), reason="world full")
         return

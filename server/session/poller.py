@@ -9,7 +9,7 @@ once in :func:`trio.lowlevel.wait_readable` on that set, and when it wakes handl
 every client that has sent something, in three phases:
 
 1. each one reads and handles its input (:meth:`Polled.take_input`);
-2. each one settles what that changed (:meth:`Polled.settle`: the replay is written
+2. each one's session settles what that changed (:meth:`Settles.settle`: the replay is written
    before any reply that tells of it, once for all the clients of a game);
 3. each one writes its replies (:meth:`Polled.write_out`).
 
@@ -59,14 +59,23 @@ PER_ADDRESS_A_ROUND: Final = 4
 """Clients of one address read in one round at most (a player has one connection)."""
 
 
-class Polled(Protocol):
-    """A client the poller can serve: its transport, waiting for input."""
-
-    def take_input(self) -> bool:
-        """Read what the socket has and handle it; ``False`` to leave the poller."""
+class Settles(Protocol):
+    """A client's session, as the poller settles it."""
 
     def settle(self) -> None:
         """Make lasting what handling the input changed, before any reply is written."""
+
+
+class Polled(Protocol):
+    """A client the poller can serve: its transport, waiting for input."""
+
+    @property
+    def session(self) -> Settles:
+        """What the client's input means: settled once every ready client has handled its."""
+        ...
+
+    def take_input(self) -> bool:
+        """Read what the socket has and handle it; ``False`` to leave the poller."""
 
     def write_out(self) -> bool:
         """Write the replies without waiting; ``False`` to leave the poller."""
@@ -165,10 +174,9 @@ class Poller:
             while True:
                 await trio.lowlevel.wait_readable(fileno)
                 ready = epoll.poll(0, _READY_AT_ONCE)
-                # _fair's first tests, inline: a round no address can pass its share
-                # in, or of clients of one address only (behind a proxy, or one host's
-                # bots), is served as it is, with no call.
-                if self._turn or (len(ready) > PER_ADDRESS_A_ROUND and len(self._parties) > 1):
+                if self._turn or len(self._parties) > 1:
+                    # Clients of more than one address are held (or one is owed its
+                    # turn): the round is shared out between them.
                     ready = self._fair(ready)
                 self._serve(ready)
         finally:
@@ -186,7 +194,7 @@ class Poller:
         an address's clients take turns over the rounds (epoll keeps reporting the
         ones left out, being level-triggered)."""
         if len(ready) <= PER_ADDRESS_A_ROUND and not self._turn:
-            return ready  # no address can have more than its share: the common round
+            return ready  # no address can have more than its share
         addresses = self._address
         by_address: dict[str, list[tuple[int, int]]] = {}
         served: list[tuple[int, int]] = []
@@ -234,7 +242,7 @@ class Poller:
         for fd, client, _ in handled:
             # Even a client that has left since: no reply goes out before the replay.
             try:
-                client.settle()
+                client.session.settle()
             except Exception as error:
                 self._hand_back(fd, outcome.Error(error))
         for fd, client, stays in handled:

@@ -1,13 +1,13 @@
 """One client's bytes: read from any trio stream, replies queued and written, time limits.
 
 A :class:`Transport` knows nothing of commands or games. It hands what the client
-sends to its :class:`Session` (the server's is :class:`~server.session.connection.Connection`)
+sends to its :class:`Session` (the server's is :class:`~server.session.client.Connection`)
 and writes what the session queues with :meth:`Transport.write`. It runs on any
 :class:`trio.abc.Stream`: a TCP :class:`trio.SocketStream` (whose socket it uses
-directly, the fast path below), a WebSocket adapter, or
+directly, the direct path below), a WebSocket adapter, or
 ``trio.testing.memory_stream_pair`` in tests.
 
-The fast path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
+The direct path (a :class:`trio.SocketStream` on a POSIX system): the transport reads
 and writes the socket's file descriptor itself (``os.read``/``os.write``, which a
 non-blocking socket answers at once), where trio's socket methods add a scheduler
 round trip to each receive and each send (a checkpoint each) and a receive that finds
@@ -70,16 +70,16 @@ from typing import Final, Protocol, cast
 import trio
 
 from .poller import Poller
-from .transport_policy import CUT_OFF, IDLE, LOST, Limits, TransportPolicy
+from .transport_policy import CUT_OFF, IDLE, LOST, TransportLimits, TransportPolicy
 
-__all__ = ["CUT_OFF", "GONE", "IDLE", "Input", "Limits", "Session", "Transport"]
+__all__ = ["CUT_OFF", "GONE", "IDLE", "Input", "Session", "Transport"]
 
 RECEIVE_SIZE: Final = 16384
 GONE: Final = (OSError, trio.BrokenResourceError, trio.ClosedResourceError)
 """What reading or writing a stream raises once the peer or our side has closed it."""
 DIRECT_IO: Final = sys.platform != "win32"
 """Whether a socket's descriptor can be read and written with ``os.read``/``os.write``
-(the fast path; Windows sockets are not file descriptors)."""
+(the direct path; Windows sockets are not file descriptors)."""
 
 
 class Input(enum.Enum):
@@ -115,8 +115,23 @@ class Session(Protocol):
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
 
-def _unsettled() -> None:
-    """No session yet: nothing was handled, nothing to make lasting."""
+class _Unserved:
+    """The session of a transport :meth:`Transport.run` does not serve yet: nothing."""
+
+    def data_received(self, data: bytes) -> None:
+        pass
+
+    def handle_input(self) -> Input | trio.Event:
+        return Input.ENDED
+
+    def settle(self) -> None:
+        pass
+
+    def input_ended(self, idle: bool) -> None:
+        pass
+
+
+_UNSERVED: Final = _Unserved()
 
 
 class Transport(TransportPolicy):
@@ -138,19 +153,18 @@ class Transport(TransportPolicy):
         "_result",
         "_send",
         "_sending",
-        "_session",
         "_spawn_in",
         "_writer",
         "_writer_done",
         "_writers",
-        "settle",
+        "session",
         "stream",
     )
 
     def __init__(
         self,
         stream: trio.abc.Stream,
-        limits: Limits,
+        limits: TransportLimits,
         poller: Poller | None = None,
         writers: trio.Nursery | None = None,
     ) -> None:
@@ -160,9 +174,9 @@ class Transport(TransportPolicy):
         self._receive: Callable[[int], Awaitable[bytes]]
         self._send: Callable[[bytearray], Awaitable[int]]
         self._fd = -1
-        """The socket's file descriptor on the fast path (module docstring); else -1."""
+        """The socket's file descriptor on the direct path (module docstring); else -1."""
         self._address: str | None = None
-        """The client's IP address on the fast path: the poller's share is per address."""
+        """The client's IP address on the direct path: the poller's share is per address."""
         if isinstance(stream, trio.SocketStream) and DIRECT_IO:
             # The read loop reads the descriptor itself (no receive coroutine per batch).
             self._fd = stream.socket.fileno()
@@ -181,11 +195,10 @@ class Transport(TransportPolicy):
             self._receive = cast(Callable[[int], Awaitable[bytes]], stream.receive_some)
             self._send = self._send_all
         self._poller = poller if self._fd >= 0 else None
-        """Serves this client while it waits for input, on the fast path (server.session.poller)."""
-        self._session: Session | None = None
-        self.settle: Callable[[], None] = _unsettled
-        """:meth:`~server.session.poller.Polled.settle`: the session's own ``settle`` once
-        :meth:`run` serves it (no frame of the transport's between), nothing before."""
+        """Serves this client while it waits for input, on the direct path (the poller)."""
+        self.session: Session = _UNSERVED
+        """What the client's bytes mean (:meth:`run` serves one; none before): the poller
+        settles it (:class:`server.session.poller.Polled`)."""
         self._result: Input | trio.Event = Input.WANT_DATA
         """What handling the last batch left to do, when the poller handled it."""
         self._sending = False
@@ -235,8 +248,7 @@ class Transport(TransportPolicy):
     async def _serve(self, session: Session, writers: trio.Nursery) -> None:
         """The reader: serves the connection to its end; the writer tasks it starts in
         ``writers`` end with it, before the stream is closed."""
-        self._session = session
-        self.settle = session.settle
+        self.session = session
         self._writers = writers
         try:
             if self.pending:  # queued before run (a greeting): a writer writes it meanwhile
@@ -262,7 +274,7 @@ class Transport(TransportPolicy):
                                 continue
                             result = self._result
                         else:
-                            if fd >= 0:  # the fast path, inline: no coroutine per batch
+                            if fd >= 0:  # the direct path: no coroutine per batch
                                 await wait_readable(fd)
                                 try:
                                     data = read(fd, RECEIVE_SIZE)
@@ -340,15 +352,9 @@ class Transport(TransportPolicy):
             data = os.read(self._fd, RECEIVE_SIZE)
         except BlockingIOError:
             return True
-        session = self._session
-        assert session is not None
+        session = self.session
         session.data_received(data)
-        # _handle_input(session), inline: the poller's every command passes here.
-        self.in_batch = True
-        try:
-            result = self._result = session.handle_input()
-        finally:
-            self.in_batch = False
+        result = self._result = self._handle_input(session)
         return result is WANT_DATA and self.reason is None
 
     def write_out(self) -> bool:

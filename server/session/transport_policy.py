@@ -10,7 +10,7 @@ connection ends (:attr:`~TransportPolicy.reason`, the limit :meth:`tick` enforce
 and how long to linger for the last bytes (:attr:`~TransportPolicy.linger`). It never
 reads a clock (the caller passes ``now``), a socket or a task.
 
-Its drivers (:class:`server.session.transport.Transport`, whose fd fast path, trio stream
+Its drivers (:class:`server.session.transport.Transport`, whose fd direct path, trio stream
 path and :class:`server.session.poller.Poller` moves the bytes) extend it rather than hold
 it: a session then calls the policy's own :meth:`~TransportPolicy.write` and reads
 its :attr:`~TransportPolicy.reason`, so a command costs no call or attribute hop more
@@ -32,7 +32,7 @@ IDLE: Final = "idle timeout"
 LOST: Final = "connection lost"
 
 
-class Limits(Protocol):
+class TransportLimits(Protocol):
     """The settings a transport reads (a :class:`~server.setup.config.ServerConfig` has them).
 
     Read when they apply, not copied: a limit changed on the settings object holds
@@ -99,7 +99,7 @@ class TransportPolicy:
 
     def __init__(
         self,
-        limits: Limits,
+        limits: TransportLimits,
         now: float,
         wake_writer: Callable[[], object] = _nothing,
         interrupt: Callable[[], object] = _nothing,
@@ -122,7 +122,7 @@ class TransportPolicy:
         self._on_interrupt = interrupt
         self.got_command = False
         """A whole command came since the last :meth:`tick` (:meth:`heard` sets it; a
-        session's hot path may set it itself, a call cheaper)."""
+        session's fast path, :mod:`server.session.fast_path`, sets it itself)."""
         self._heard = now  # the tick that last saw a command
         self._replying_since = 0.0
 

@@ -27,7 +27,6 @@ the settings, and keeps every name its callers import.
 from __future__ import annotations
 
 import argparse
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +41,7 @@ from . import settings as _reading
 from .access import parse_names, parse_networks
 from .listening import parse_listens
 from .settings import CONFIG_ENV, ENV_PREFIX, ConfigError, LoadedConfig, Setting, setting
+from .values import advertised_address, cluster_url, utf8_name
 
 __all__ = [
     "BY_NAME",
@@ -61,33 +61,6 @@ __all__ = [
 
 DEFAULT_PORT: Final = 40004
 """The port the 2016 Dungeon of Doom clients connect to."""
-
-
-def _utf8_name(text: str) -> None:
-    """Refuse a name that is not UTF-8 (a file name in Latin-1, as the file system and
-    ``sys.argv`` hand it over): a game shows its map's name to every client, the web
-    page and the records, which all carry UTF-8 only."""
-    raw = os.fsencode(text)
-    try:
-        raw.decode()
-    except UnicodeDecodeError as error:
-        shown = raw.decode("utf-8", "backslashreplace")
-        raise ValueError(
-            f"{shown} is not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start}); "
-            "rename the file, or name a link to it whose name is"
-        ) from None
-
-
-def _check_cluster_url(url: str) -> None:
-    # unix:PATH is the directory a --workers parent keeps for its workers.
-    if not url.startswith(("postgresql://", "postgres://", "unix:")):
-        raise ValueError(f"must be a postgresql:// URL, not {url!r}")
-
-
-def _check_advertise(address: str) -> None:
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"must be HOST:PORT with a port from 1 to 65535, not {address!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +88,7 @@ class ServerConfig:
     map: str | None = setting(
         None,
         "map file, shipped map's name or generated spec; unset: the world's own",
-        validate=_utf8_name,
+        validate=utf8_name,
     )
     """A map for the world: a path or a shipped map's name; ``None`` is the world's default."""
     seed: int = setting(
@@ -314,7 +287,7 @@ class ServerConfig:
         "(postgresql://USER@HOST/DB; docs/cluster.md); '': no cluster",
         off="",
         metavar="URL",
-        validate=_check_cluster_url,
+        validate=cluster_url,
     )
     advertise: str | None = setting(
         None,
@@ -322,7 +295,7 @@ class ServerConfig:
         "node on; '': the listening address",
         off="",
         metavar="HOST:PORT",
-        validate=_check_advertise,
+        validate=advertised_address,
     )
     workers: int = setting(
         1,

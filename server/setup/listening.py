@@ -10,7 +10,11 @@ from dataclasses import dataclass
 
 from protocol.dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect
 
-__all__ = ["Listen", "parse_listen", "parse_listens"]
+__all__ = ["Listen", "ListenError", "parse_listen", "parse_listens"]
+
+
+class ListenError(OSError):
+    """The server cannot listen where it was told to (port in use, unknown host)."""
 
 
 @dataclass(frozen=True, slots=True)

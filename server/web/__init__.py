@@ -12,19 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import structlog
 import trio
 
-from ..app import ListenError
+from ..setup.listening import ListenError
 from .asgi import create_app
 from .prometheus import ServerMetrics
 from .serving import serve_http
+from .site import Site
 from .tournaments import TournamentViews
-
-if TYPE_CHECKING:
-    from ..app import Server
 
 __all__ = ["WebService", "serve_web"]
 
@@ -43,7 +40,7 @@ class WebService:
 
 
 async def serve_web(
-    server: Server, *, task_status: trio.TaskStatus[WebService] = trio.TASK_STATUS_IGNORED
+    server: Site, *, task_status: trio.TaskStatus[WebService] = trio.TASK_STATUS_IGNORED
 ) -> None:
     """Serve ``server``'s web face on ``config.http_host:http_port`` until cancelled.
 

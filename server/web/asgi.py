@@ -31,7 +31,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import h11
 import structlog
@@ -45,21 +45,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from ..replay.writer import ReplayError
+from ..replay.format import ReplayError
 from . import replays, views
 from .gate import PROXIED, Gate
 from .prometheus import ServerMetrics
+from .site import Site
 from .stream import WebSocketStream
 from .tournaments import TournamentViews
-
-if TYPE_CHECKING:
-    from ..app import Server
 
 STATIC = Path(__file__).parent / "static"
 log = structlog.get_logger("server.web")
 
 
-def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:
+def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> ASGIApp:
     """The ASGI app serving ``server``'s web face; ``arena`` answers its tournament
     pages (its caller closes it when the web face stops)."""
     replay_dir = None if server.config.replay_dir is None else Path(server.config.replay_dir)
@@ -70,7 +68,7 @@ def create_app(server: Server, metrics: ServerMetrics, arena: TournamentViews) -
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
     async def games(request: Request) -> Response:
-        directory = server.lobby.directory
+        directory = server.directory
         listed = []
         for game in server.games.values():
             info: dict[str, Any] = dataclasses.asdict(game.info())

@@ -4,36 +4,22 @@ which level, and what happened in words.
 A replay frame gets from :class:`FrameTeller` the same facts a live spectator with the
 ``board`` capability is pushed (:mod:`server.game.board`: players by name with level, square,
 gold, moves and what the world adds; levels past the first), and its events told as
-sentences ("Ada picked up gold (2 of 3)"), each naming the player it is about. Only the
-world API and its generic events are read, so every world plugin is told the same way.
+sentences ("Ada picked up gold (2 of 3)"), each naming the player it is about: the
+sentences of :data:`server.game.wording.TELLINGS`, the table the protocol's replies and
+pushes come from (and a world's own, for its own events).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from worlds.api import (
-    Blocked,
-    Died,
-    Escaped,
-    Event,
-    Joined,
-    Left,
-    Moved,
-    NothingToPickUp,
-    Notice,
-    PickedUp,
-    PlayerId,
-    Stayed,
-    World,
-)
-from worlds.turns import Attacked, Defeated, HitPointsChanged
+from worlds.api import PlayerId, World
 
 from ..game.board import scene_of
+from ..game.wording import sentence_of
 from ..replay.reader import Step
 
-__all__ = ["FrameTeller", "tell"]
+__all__ = ["FrameTeller"]
 
 _WHY = {
     "quit": "quit",
@@ -41,43 +27,6 @@ _WHY = {
     "moved": "moved to another game",
     "removed": "was removed for missing turns",
 }
-
-
-def tell(event: Event, who: Callable[[PlayerId], str], goal: int) -> str:
-    """``event`` as a sentence, or ``""`` for one not worth telling (a blocked move is)."""
-    if isinstance(event, Moved):
-        return ""  # the board shows it; a log of steps would drown the rest
-    if isinstance(event, Blocked):
-        return f"{who(event.player)} bumped into {event.reason}" if event.reason else ""
-    if isinstance(event, PickedUp):
-        if event.is_gold:
-            of = f" of {goal}" if goal > 0 else ""
-            return f"{who(event.player)} picked up gold ({event.gold}{of})"
-        return f"{who(event.player)} picked up {event.item}"
-    if isinstance(event, NothingToPickUp):
-        return f"{who(event.player)} found nothing to pick up"
-    if isinstance(event, Stayed):
-        return ""
-    if isinstance(event, Joined):
-        return f"{who(event.player)} entered the dungeon"
-    if isinstance(event, Left):
-        return ""  # the leave record says why (FrameTeller)
-    if isinstance(event, Escaped):
-        return f"{who(event.player)} won: {event.text}"
-    if isinstance(event, Died):
-        return f"{who(event.player)} died: {event.text}"
-    if isinstance(event, Attacked):
-        if event.target is None:
-            return f"{who(event.player)} attacked thin air"
-        blow = f"hit for {event.damage}" if event.hit else "missed"
-        return f"{who(event.player)} attacked {who(event.target)} and {blow}"
-    if isinstance(event, HitPointsChanged):
-        return f"{who(event.player)} has {event.points} HP"
-    if isinstance(event, Defeated):
-        return f"{who(event.player)} lost: {who(event.winner)} won"
-    if isinstance(event, Notice):  # told to its player, if it has one: say whose
-        return event.text if event.player is None else f"{who(event.player)}: {event.text}"
-    return ""
 
 
 class FrameTeller:
@@ -100,7 +49,7 @@ class FrameTeller:
             if "join" in record:
                 self._in[int(record["join"])] = ""
             for event in step.events:
-                text = tell(event, self.who, world.goal)
+                text = sentence_of(event, self.who, world.goal, world)
                 if text:
                     player = event.player
                     events.append(

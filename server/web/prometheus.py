@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import trio
 from prometheus_client import CollectorRegistry, Histogram
@@ -24,9 +23,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 
 from ..metrics import ROUND_SECONDS
-
-if TYPE_CHECKING:
-    from ..app import Server
+from .site import Site
 
 LAG_TICK = 0.25
 """Seconds between the event-loop lag probe's wake-ups."""
@@ -35,7 +32,7 @@ LAG_TICK = 0.25
 class ServerCollector(Collector):
     """Every figure of one :class:`~server.app.Server`, read when scraped."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Site) -> None:
         self.server = server
 
     def collect(self) -> Iterator[Metric]:
@@ -48,7 +45,7 @@ class ServerCollector(Collector):
             "This node: the HOST:PORT it advertises to clients, and its id in the cluster",
             labels=["node", "id"],
         )
-        directory = server.lobby.directory
+        directory = server.directory
         node.add_metric([directory.advertise or "", directory.node], 1)
         yield node
         yield GaugeMetricFamily(
@@ -107,7 +104,7 @@ class ServerCollector(Collector):
 class ServerMetrics:
     """The registry ``/metrics`` serves, and the event-loop lag probe that feeds it."""
 
-    def __init__(self, server: Server) -> None:
+    def __init__(self, server: Site) -> None:
         self.registry = CollectorRegistry(auto_describe=False)
         self.registry.register(ServerCollector(server))
         self.loop_lag = Histogram(

@@ -31,8 +31,8 @@ from typing import IO, Any, Final
 from worlds.registry import UnknownWorld, load_plugin
 
 from ..game.story import describe
+from ..replay.format import FORMAT_VERSION, SUFFIX, ReplayError
 from ..replay.reader import LOG_SUFFIX, Replay, Step, bot_logs, open_world, replay_steps
-from ..replay.writer import FORMAT_VERSION, SUFFIX, ReplayError
 from .frames import FrameTeller
 
 MAX_PAGE_FRAMES: Final = 500
@@ -268,7 +268,7 @@ class _Rerun:
             view = list(self.world.render(None))
         return {
             "round": record.get("round", 0),
-            "text": describe(step, self.names),
+            "text": describe(step, self.names, self.world),
             "view": view,
             **self.teller.frame(self.world, step, draw=draw),
         }

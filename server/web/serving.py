@@ -37,7 +37,7 @@ import socket as stdlib_socket
 import struct
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 import trio
 from hypercorn.config import Config
@@ -48,9 +48,7 @@ from hypercorn.utils import wrap_app
 from starlette.types import ASGIApp
 
 from ..setup.access import Networks
-
-if TYPE_CHECKING:
-    from ..app import Server
+from .site import Site
 
 RECEIVE_SIZE: Final = 2048
 """Bytes handed to Hypercorn a read at most (it asks for 64 KiB): a compressed WebSocket
@@ -74,7 +72,7 @@ REFUSING: Final = 64
 _CLOSE_FRAME: Final = 0x88  # FIN and opcode 8: a WebSocket close frame from the server
 
 
-def hypercorn_config(server: Server) -> Config:
+def hypercorn_config(server: Site) -> Config:
     """Hypercorn's settings for ``server``'s web face (the ones this module does not enforce)."""
     config = server.config
     hypercorn = Config()
@@ -249,7 +247,7 @@ class GuardedStream(trio.abc.HalfCloseableStream):
 
 
 async def serve_http(
-    server: Server,
+    server: Site,
     app: ASGIApp,
     listeners: list[trio.SocketListener],
     *,

@@ -3,7 +3,7 @@
 The browser sends commands as text messages (one or more lines; a message that does
 not end with a newline is taken as one whole line, as a browser sends a command) and
 receives the server's bytes as text messages, exactly the lines a TCP client reads.
-Nothing here knows the protocol: the same :class:`~server.session.connection.Connection` that
+Nothing here knows the protocol: the same :class:`~server.session.client.Connection` that
 serves a TCP client serves this stream.
 """
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -18,9 +18,7 @@ from worlds.registry import world_names
 
 from ..replay.reader import LOG_SUFFIX
 from . import replays
-
-if TYPE_CHECKING:
-    from ..app import Server
+from .site import Site
 
 __all__ = ["add_results", "download_route", "leaderboard_route", "player_route"]
 
@@ -38,7 +36,7 @@ def _unkept() -> JSONResponse:
     return JSONResponse({"error": "this server keeps no records (--db)", "standings": []}, 404)
 
 
-def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def leaderboard_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/api/leaderboard?world=W``: the world's ratings and its best results per map,
     and the worlds there are (installed, or with records)."""
 
@@ -65,7 +63,7 @@ def leaderboard_route(server: Server) -> Callable[[Request], Awaitable[Response]
     return leaderboard
 
 
-def player_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def player_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/api/players/{name}``: a name's ratings (with its rank), best results and games
     (each with its place, and its replay's file name where this server holds it)."""
     directory = None if server.config.replay_dir is None else Path(server.config.replay_dir)
@@ -114,7 +112,7 @@ def _replay_here(directory: Path | None, recorded: object) -> str | None:
         return None
 
 
-async def add_results(server: Server, directory: Path | None, listed: list[dict[str, Any]]) -> None:
+async def add_results(server: Site, directory: Path | None, listed: list[dict[str, Any]]) -> None:
     """Each listed replay with its game's players and results (``players``: by place,
     with outcome and gold; ``rounds``), where the records hold its game; ``None`` where
     they do not (no records kept, the game not recorded, the records unreachable)."""
@@ -135,7 +133,7 @@ async def add_results(server: Server, directory: Path | None, listed: list[dict[
         entry["players"], entry["rounds"] = result["players"], result["rounds"]
 
 
-def download_route(server: Server) -> Callable[[Request], Awaitable[Response]]:
+def download_route(server: Site) -> Callable[[Request], Awaitable[Response]]:
     """``/replays/{name}``: a replay file as it is, to save (``dod-replay`` re-runs it);
     or a bot's log beside one (``NAME.log``, what ``dod-arena`` kept of a bot's output in
     that game), as plain text to read."""

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from server.cluster.relay_port import Gate
+from server.cluster.relay_port import HandshakeGate
 
 
 async def test_an_address_past_its_share_pushes_out_its_own_oldest() -> None:
-    gate = Gate(total=8, share=3)
+    gate = HandshakeGate(total=8, share=3)
     hog = [gate.enter("10.0.0.66") for _ in range(3)]
     honest = gate.enter("10.0.0.2")
     fourth = gate.enter("10.0.0.66")
@@ -15,7 +15,7 @@ async def test_an_address_past_its_share_pushes_out_its_own_oldest() -> None:
 
 
 async def test_a_newcomer_to_a_full_gate_pushes_out_the_oldest_of_the_biggest_holder() -> None:
-    gate = Gate(total=6, share=4)
+    gate = HandshakeGate(total=6, share=4)
     most = [gate.enter("10.0.0.66") for _ in range(4)]
     fewer = [gate.enter("10.0.0.77") for _ in range(2)]
     newcomer = gate.enter("10.0.0.2")

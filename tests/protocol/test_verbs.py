@@ -10,13 +10,13 @@ import pytest
 import protocol.commands as commands
 from protocol.commands import DECLARED_VERBS, VERBS, Command, Route, Shown, parse_command
 from protocol.errors import RemoteProtocolError
-from server.game.game import plays_in_turns
-from server.game.render import help_reply
 from server.game.verbs import COMMANDS as GAME_COMMANDS
+from server.game.wording import help_reply
 from server.lobby.ladder import Ladder
 from server.lobby.lobby import Lobby
-from server.session.connection import _OWN, Connection
+from server.session.client import _OWN, Connection
 from worlds.registry import load_plugin, world_names
+from worlds.turns import plays_in_turns
 
 
 def test_each_verb_and_command_class_is_declared_once() -> None:

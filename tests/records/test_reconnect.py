@@ -26,7 +26,7 @@ async def test_a_logged_in_player_resumes_its_player_after_a_drop(
     assert (await bob.ask("HELLO Bob"))[0].startswith("GOLD")
     assert await bob.ask("EXTEND events") == ["EXTENDED events"]
     game = server.games["default"]
-    [player] = [p for p, c in game.players.items() if c.name == "Ada"]
+    [player] = [p for p, c in game.players.items() if c.who.name == "Ada"]
     before = await ada.ask("LOOK")
     await ada.aclose()
     assert await bob.read_line() == (
@@ -37,7 +37,7 @@ async def test_a_logged_in_player_resumes_its_player_after_a_drop(
     assert await again.read_line() == "LOGGEDIN Ada"
     assert (await again.read_line()).startswith("GAME default world=classic")
     assert await bob.read_line() == "NOTICE Ada is back"
-    assert game.players[player].name == "Ada"  # the same player, on the new connection
+    assert game.players[player].who.name == "Ada"  # the same player, on the new connection
     assert await again.ask("LOOK") == before
     assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
 

@@ -125,7 +125,7 @@ async def test_leaderboard_right_after_start_waits_for_the_store(tmp_path: Path)
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
-    server.ladder.writer = RecordWriter(url, open_store=SlowToOpenStore)
+    server.ladder.writer = server.lobby.records = RecordWriter(url, open_store=SlowToOpenStore)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)
@@ -272,7 +272,7 @@ async def test_a_stalled_store_never_stalls_the_games(tmp_path: Path) -> None:
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
     server = Server(ServerConfig(port=0, map="tiny", db=url))
-    server.ladder.writer = RecordWriter(url, open_store=StuckStore)
+    server.ladder.writer = server.lobby.records = RecordWriter(url, open_store=StuckStore)
     try:
         async with trio.open_nursery() as nursery:
             await nursery.start(server.run)

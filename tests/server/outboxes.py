@@ -1,5 +1,7 @@
-"""An :class:`~server.game.outbox.Outbox` kept in memory: a client for unit tests of
-:class:`~server.game.game.Game` and :class:`~server.lobby.lobby.Lobby`, with no socket.
+"""An :class:`~server.game.outbox.Outbox` kept in memory (its own
+:class:`~server.game.outbox.Identity` and :class:`~server.game.outbox.Wants` too): a client
+for unit tests of :class:`~server.game.game.Game`, its parts and
+:class:`~server.lobby.lobby.Lobby`, with no socket.
 
 Its identity (name, capabilities...) is read-only, so a game or lobby that tried to
 change a client would fail the test with ``AttributeError``.
@@ -53,6 +55,14 @@ class MemoryOutbox:
 
     def __repr__(self) -> str:
         return f"<MemoryOutbox {self._id} {self._name!r}>"
+
+    @property
+    def who(self) -> MemoryOutbox:
+        return self
+
+    @property
+    def wants(self) -> MemoryOutbox:
+        return self
 
     id = property(lambda self: self._id)
     name = property(lambda self: self._name)

@@ -14,7 +14,7 @@ import pytest
 
 from protocol.connection import ServerProtocol
 from protocol.dialects import DIALECTS
-from server.session.connection import Connection
+from server.session.client import Connection
 from worlds.classic.world import ClassicWorld
 
 from ..conftest import StartServer

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
 import trio
@@ -31,6 +32,7 @@ from worlds.api import Action, Event, PlayerId, World
 from worlds.limits import OPERATOR_LIMITS, Limits
 from worlds.registry import load_plugin
 
+from .games import Hooks, game_of
 from .outboxes import MemoryOutbox
 
 # The tiny map from seed 1: the player starts two squares west of the exit, on the
@@ -44,8 +46,8 @@ def command(line: str) -> Command:
     return parsed
 
 
-def tiny_game(**settings: object) -> Game:
-    return Game("g", load_plugin("classic"), "tiny", 1, **settings)  # type: ignore[arg-type]
+def tiny_game(**settings: Any) -> Game:
+    return game_of("classic", "tiny", 1, **settings)
 
 
 async def test_a_client_joins_with_its_first_command_and_is_answered() -> None:
@@ -60,7 +62,7 @@ async def test_a_client_joins_with_its_first_command_and_is_answered() -> None:
 
 
 async def test_hello_names_the_player_and_a_taken_name_is_refused_without_joining() -> None:
-    game = Game("g", load_plugin("classic"), None, 3)
+    game = game_of("classic", None, 3)
     ada, other = MemoryOutbox(), MemoryOutbox()
     game.handle(ada, command("HELLO Ada"))
     assert ada.replies == [Gold(game.world.goal, name="Ada", held=0)]
@@ -76,7 +78,7 @@ async def test_hello_names_the_player_and_a_taken_name_is_refused_without_joinin
 
 
 async def test_others_who_asked_for_events_are_told_of_joins_moves_and_leaves() -> None:
-    game = Game("g", load_plugin("classic"), "default", 5)
+    game = game_of("classic", "default", 5)
     watcher_of_all = MemoryOutbox("Eve", events=True)
     game.handle(watcher_of_all, command("LOOK"))
     deaf = MemoryOutbox("Deaf")
@@ -98,7 +100,7 @@ async def test_others_who_asked_for_events_are_told_of_joins_moves_and_leaves() 
 
 
 async def test_chat_reaches_those_who_asked_for_it() -> None:
-    game = tiny_game(may_chat=lambda client: True)
+    game = tiny_game()
     ada, bob, mute = MemoryOutbox("Ada"), MemoryOutbox("Bob", chat=True), MemoryOutbox()
     for client in (ada, bob, mute):
         game.handle(client, command("LOOK"))
@@ -130,7 +132,7 @@ async def test_a_win_ends_the_game_for_the_player_and_a_fresh_world_replaces_it(
 
 
 async def test_a_game_that_is_not_restarted_is_closed_when_its_last_player_leaves() -> None:
-    game = tiny_game(on_over=lambda game: False)
+    game = tiny_game(hooks=Hooks(keep=False))
     ada = MemoryOutbox()
     game.handle(ada, command("LOOK"))
     game.leave(ada, "quit")
@@ -184,7 +186,7 @@ async def test_what_waited_for_a_fresh_world_never_enters_one_about_to_be_replac
     builder = WorldBuilder(2, 30.0, 1 << 20)
     opened = open_world(plugin, "tiny", 1, 1 << 20)
     assert opened.seconds >= QUICK
-    game = Game("default", plugin, "tiny", 1, builder=builder, opened=opened)
+    game = game_of(plugin, "tiny", 1, name="default", builder=builder, opened=opened)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(game.run)
         first = MemoryOutbox()

@@ -14,9 +14,9 @@ from protocol.replies import Lose
 from server.game.builds import QUICK, Opened, WorldBuilder, open_world
 from server.game.game import Game
 from server.game.lifecycle import TRANSITIONS, Event, Lifecycle, LifecycleError, State
-from worlds.registry import load_plugin
 
 from ..helpers import REPO
+from .games import Hooks, game_of
 from .outboxes import MemoryOutbox
 from .test_game_unit import WINNING_MOVES, _SlowBrittleClassic
 
@@ -77,7 +77,7 @@ def state_of(game: Game) -> State:
 
 
 async def test_a_game_goes_open_playing_and_open_again_after_a_win() -> None:
-    game = Game("g", load_plugin("classic"), "tiny", 1)
+    game = game_of("classic", "tiny", 1)
     assert state_of(game) is S.OPEN and not game.joined_any
     ada = MemoryOutbox("Ada")
     game.handle(ada, command("LOOK"))
@@ -88,7 +88,7 @@ async def test_a_game_goes_open_playing_and_open_again_after_a_win() -> None:
 
 
 async def test_a_game_nobody_can_win_is_over_for_everyone() -> None:
-    game = Game("g", load_plugin("classic"), "tiny", 1, on_over=lambda game: False)
+    game = game_of("classic", "tiny", 1, hooks=Hooks(keep=False))
     ada, bob = MemoryOutbox("Ada"), MemoryOutbox("Bob")
     game.handle(ada, command("LOOK"))
     game.handle(bob, command("LOOK"))
@@ -99,19 +99,20 @@ async def test_a_game_nobody_can_win_is_over_for_everyone() -> None:
 
 
 async def test_a_game_nobody_joins_is_closed_when_its_time_runs_out() -> None:
-    gone: list[str] = []
     told = trio.Event()
 
-    def on_gone(game: Game, why: str) -> None:
-        gone.append(why)
-        told.set()
+    class Told(Hooks):
+        def gone(self, game: Game, why: str) -> None:
+            super().gone(game, why)
+            told.set()
 
-    game = Game("g", load_plugin("classic"), "tiny", 1, unjoined_timeout=0.01, on_gone=on_gone)
+    hooks = Told()
+    game = game_of("classic", "tiny", 1, unjoined_timeout=0.01, hooks=hooks)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(game.run)
         with trio.fail_after(10):
             await told.wait()
-    assert gone == ["nobody joined within 0.01 seconds"]
+    assert hooks.gone_why == ["nobody joined within 0.01 seconds"]
     assert state_of(game) is S.CLOSED
 
 
@@ -119,7 +120,7 @@ async def test_a_slow_world_restarts_through_restarting() -> None:
     plugin = _SlowBrittleClassic()
     opened = open_world(plugin, "tiny", 1, 1 << 20)
     assert opened.seconds >= QUICK
-    game = Game("g", plugin, "tiny", 1, builder=WorldBuilder(2, 30.0, 1 << 20), opened=opened)
+    game = game_of(plugin, "tiny", 1, builder=WorldBuilder(2, 30.0, 1 << 20), opened=opened)
     async with trio.open_nursery() as nursery:
         nursery.start_soon(game.run)
         ada = MemoryOutbox()
@@ -158,7 +159,7 @@ async def test_a_game_closed_as_its_fresh_world_is_built_ends_quietly() -> None:
     plugin = _SlowBrittleClassic()
     opened = open_world(plugin, "tiny", 1, 1 << 20)
     builder = _BuiltAsTheGameCloses(2, 30.0, 1 << 20)
-    game = Game("g", plugin, "tiny", 1, builder=builder, opened=opened)
+    game = game_of(plugin, "tiny", 1, builder=builder, opened=opened)
     builder.game = game
     async with trio.open_nursery() as nursery:
         nursery.start_soon(game.run)

@@ -39,6 +39,10 @@ class Client:
         self.out += data.upper()
         return data != b"leav"
 
+    @property
+    def session(self) -> Client:
+        return self
+
     def settle(self) -> None:
         self.calls.append(f"settle {self.name}")
 

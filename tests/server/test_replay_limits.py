@@ -12,8 +12,10 @@ import trio
 import trio.testing
 
 from protocol.commands import Stay
+from server.replay.format import TRUNCATED_RESERVE
 from server.replay.reader import open_world, read_replay, rerun
-from server.replay.writer import TRUNCATED_RESERVE, ReplayShelf, ReplayWriter
+from server.replay.shelf import ReplayShelf
+from server.replay.writer import ReplayWriter
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 

@@ -62,7 +62,7 @@ async def test_a_replay_is_served_in_pages_with_the_frames_of_a_whole_rerun(
     replay = read_replay(path)
     world = open_world(replay, load_plugin("classic"))
     names = {1: "Ada"}
-    told = ["the game begins"] + [describe(step, names) for step in rerun(replay, world)]
+    told = ["the game begins"] + [describe(step, names, world) for step in rerun(replay, world)]
     assert [frame["text"] for frame in frames] == told
     assert frames[0]["view"] and frames[-1]["text"].startswith("game over")
 

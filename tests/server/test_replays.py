@@ -104,8 +104,11 @@ async def test_the_console_script_shows_a_replay(
     assert out[1:4] == ["#####", "#G.E#", "#####"]
     assert "Ada joined" in out
     assert "round 1: Ada PICKUP: SUCCESS, GOLD COINS: 1" in out
+    # The escape in the words of the one table of tellings (server.game.wording), as the
+    # web page's viewer tells it too.
     assert (
-        "round 3: Ada MOVE E: SUCCESS; Ada: You escaped the dungeon with 1 gold in 3 moves." in out
+        "round 3: Ada MOVE E: SUCCESS; Ada won: You escaped the dungeon with 1 gold in 3 moves."
+        in out
     )
     assert out[-1] == "game over: all players left"
     # What dod-arena kept of a bot's output beside the replay is named (issue 40).

@@ -12,9 +12,9 @@ import trio.testing
 
 from protocol.replies import LookReply, ReplyParser
 from server import replay_cli
-from server.game.turn_taking import plays_in_turns
 from server.replay.reader import open_world, read_replay, rerun
 from worlds.battle import BattleWorld
+from worlds.turns import plays_in_turns
 
 from ...conftest import StartServer
 from ...helpers import Peer, bound_port, status_of

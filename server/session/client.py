@@ -3,8 +3,11 @@
 Data flows one way: stream → :class:`~server.session.transport.Transport` (bytes, the output
 queue, time limits) → :class:`~protocol.connection.ServerProtocol` (framing and
 parsing) → :class:`~server.game.game.Game` (world rules, events) → replies queued on the
-transport → stream. A :class:`Connection` runs on any :class:`trio.abc.Stream`; it
-is the transport's :class:`~server.session.transport.Session`.
+transport → stream. A :class:`Connection` runs on any :class:`trio.abc.Stream`. It is
+itself a :class:`~server.session.transport.Session` of its transport, the plain one
+(:meth:`Connection.handle_input`, one command at a time through :meth:`Connection.handle`);
+the server serves it through its fast path instead (:mod:`server.session.fast_path`),
+which does the same, byte for byte.
 
 Output is queued, never awaited by whoever produced it: a game can push a line to any
 player without waiting for that player's socket (see :mod:`server.session.transport` for
@@ -25,8 +28,11 @@ name), everything else by the game the client plays or watches (the lobby knows 
 
 The session owns who the client is: its name (``HELLO <name>``), its claimed name,
 its capabilities, its dialect. Games and the lobby see it only as an
-:class:`~server.game.outbox.Outbox`, and keep where it plays and under which name there
-themselves; the session asks them (:meth:`~server.lobby.lobby.Lobby.seat`).
+:class:`~server.game.outbox.Outbox` (with its :class:`~server.game.outbox.Identity` and
+:class:`~server.game.outbox.Wants`), and keep where it plays and under which name there
+themselves; the session asks them (:meth:`~server.session.roles.Hall.seat`). What the
+session sees of the server, the lobby, the ladder and a game are the small roles of
+:mod:`server.session.roles`.
 
 ``EXTEND`` is answered here with what :class:`~protocol.connection.ServerProtocol`
 grants: the protocol object holds the capabilities (``events``: pushed lines about the
@@ -38,7 +44,7 @@ reads them.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, ClassVar, Final, Protocol, TypeVar, cast
+from typing import Any, ClassVar, Final, TypeVar, cast
 
 import trio
 
@@ -54,97 +60,50 @@ from protocol.commands import (
     Route,
     Verb,
 )
-from protocol.connection import ServerProtocol, ServerState
+from protocol.connection import ServerProtocol
 from protocol.dialects import DEFAULT_DIALECT
-from protocol.errors import LocalProtocolError, RemoteProtocolError
+from protocol.errors import RemoteProtocolError
 from protocol.framing import NeedData
-from protocol.lines import ViewChanged
 from protocol.replies import (
     ActionPoints,
     Bye,
     Error,
-    FinalReply,
     GameInfo,
-    Lose,
-    Push,
     Reply,
-    Seen,
     TurnBegins,
-    Win,
 )
+from worlds.turns import plays_in_turns
 
-from ..game.game import plays_in_turns
 from ..game.roster import label
-from ..lobby.ladder import Claimant, Ladder
-from ..lobby.lobby import Lobby
-from ..metrics import Counts
-from ..setup.config import ServerConfig
+from ..lobby.claimant import Claimant
 from .greetings import GAME_OVER, TurnReminder, endless_turn_points, greet, turn_points
-from .poller import Poller
-from .transport import CUT_OFF, WANT_DATA, Input, Transport
+from .mailbox import Mailbox
+from .roles import Serving
+from .transport import CUT_OFF, Input, Session, Transport
 
-__all__ = ["CUT_OFF", "Connection", "Host"]
+__all__ = ["CUT_OFF", "Connection"]
 
 _LOST = frozenset({"connection lost", "client closed the connection"})
 """Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
 
 
-class Host(Protocol):
-    """What a session needs of its server (:class:`~server.app.Server` is one)."""
-
-    @property
-    def config(self) -> ServerConfig: ...
-    @property
-    def log(self) -> Any: ...
-    @property
-    def lobby(self) -> Lobby: ...
-    @property
-    def ladder(self) -> Ladder: ...
-    @property
-    def counts(self) -> Counts: ...
-    @property
-    def poller(self) -> Poller | None: ...
-    @property
-    def writers(self) -> trio.Nursery | None: ...
-
-
-class Connection:
+class Connection(Mailbox):
     """The server's end of one client connection; ``run()`` serves it to the end.
 
-    It is the :class:`~server.game.outbox.Outbox` its games know it by, and the
-    :class:`~protocol.commands.Asker` of the read-only verbs."""
+    It is the :class:`~server.game.outbox.Outbox` its games know it by (its
+    :class:`~server.session.mailbox.Mailbox`), and the :class:`~protocol.commands.Asker`
+    of the read-only verbs."""
 
     # Per-connection state on every command's path: one compact object, no __dict__
-    # (issue 31). "__weakref__": the lobby keeps each client's chat allowance in a
-    # WeakKeyDictionary (server.lobby.lobby).
+    # (issue 31); the mailbox's own attributes are its __slots__.
     __slots__ = (
-        "__weakref__",
-        "_coalesced",
-        "_greet_late",
-        "_log_to",
-        "_look_again_told",
-        "_pushes_view",
-        "_render",
         "_turn_told",
-        "_view_shown",
-        "_write",
-        "bot",
         "config",
-        "data_received",
-        "id",
-        "lobby",
-        "login",
-        "name",
-        "over",
-        "peer",
-        "protocol",
+        "greet_late",
         "relay",
         "server",
-        "settle",
         "stream",
-        "transport",
         "turn_reminder",
-        "waiting",
     )
 
     ROUTES: ClassVar[dict[type[Command], Callable[[Connection, Command], None]]]
@@ -153,7 +112,7 @@ class Connection:
 
     def __init__(
         self,
-        server: Host,
+        server: Serving,
         stream: trio.abc.Stream,
         connection_id: int,
         *,
@@ -161,178 +120,39 @@ class Connection:
         log: Any = None,
         dialect: str = DEFAULT_DIALECT,
     ) -> None:
+        config = server.config
+        protocol = ServerProtocol(max_line_length=config.max_line_length, dialect=dialect)
+        transport = Transport(stream, config, server.poller, server.writers)
+        super().__init__(
+            protocol,
+            transport,
+            server.lobby,
+            connection_id,
+            peer,
+            server.log if log is None else log,
+        )
         self.server = server
         self.stream = stream
-        self.id = connection_id
-        self.peer = peer
-        """The client's address, ``host:port``, for the logs."""
-        self.config = server.config
-        self.transport = Transport(stream, self.config, server.poller, server.writers)
-        self._write = self.transport.write
-        self.protocol = ServerProtocol(max_line_length=self.config.max_line_length, dialect=dialect)
-        self._render = self.protocol.send
-        self.data_received: Callable[[bytes], None] = self.protocol.receive_data
-        """:meth:`~server.session.transport.Session.data_received`: the bytes go to the protocol
-        itself, with no frame of the connection's between (one call fewer a command)."""
-        self.lobby = server.lobby
-        self.settle: Callable[[], None] = self.lobby.settle
-        """:meth:`~server.session.transport.Session.settle`: the replay holds every action before
-        its reply is written, so the records of every game not yet written (this client's
-        game's among them) go out now. It is the lobby's :attr:`~server.lobby.lobby.Lobby.settle`
-        (the server's one shelf of replays' own ``flush``, one bound method for all), not
-        a method calling it: no frame of the connection's on any command."""
-        self.name: str | None = None
-        """The name the client asked to go by (``HELLO <name>``); each game it plays
-        in uses it unless another player there has it (:meth:`Game.name_of`)."""
-        self.bot = self.protocol.bot
-        """Whether the player is a bot: what ``EXTEND bot`` said, or the kind of the
-        player this connection took over (:meth:`took_over`)."""
-        self.login: str | None = None
-        """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
+        self.config = config
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see
         :mod:`server.session.greetings`)."""
-        self._coalesced = self.protocol.dialect.coalesced
-        self._pushes_view = self.protocol.dialect.pushes_view
-        self._view_shown: tuple[str, ...] | None = None
-        """The view last pushed (dialects that push it): an unchanged view is not sent again."""
         self._turn_told = False
-        self._look_again_told = False
-        """A "look again" push (:attr:`Dialect.coalesced`) is queued and the client has
-        sent no command since: another would say nothing new."""
-        self.over = False
-        """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
-        self.waiting: trio.Event | None = None
-        """Set while an action waits for its round; no command is read until it is set."""
-        self._greet_late = False  # a HELLO answered later still owes its greeting
+        self.greet_late = False
+        """A ``HELLO`` answered later still owes its greeting (see :meth:`_hello`)."""
         self.relay: Any = None
         """Set while the client is carried to another node of a cluster, which then gets
         every command (:mod:`server.cluster.relay`)."""
-        self._log_to = log if log is not None else server.log
-        """Where events about this client go (the server's logger for its address, which
-        rate-limits them); :attr:`log` binds it to this client."""
-
-    @property
-    def log(self) -> Any:
-        """The logger of events about this client: bound to it at each use, so that an
-        idle connection keeps no logger of its own (a few events a connection use it)."""
-        dialect = self.protocol.dialect.name
-        if dialect == DEFAULT_DIALECT:
-            return self._log_to.bind(conn=self.id, peer=self.peer)
-        return self._log_to.bind(conn=self.id, peer=self.peer, dialect=dialect)
 
     @property
     def reason(self) -> str | None:
         """Why the connection is ending, once it is; ``None`` while it is served."""
         return self.transport.reason
 
-    # -- the outbox: all a game knows of the client ---------------------------------
-
-    @property
-    def address(self) -> str:
-        """The client's IP address: ``peer`` without its port."""
-        return self.peer.rpartition(":")[0] or self.peer
-
-    @property
-    def closed(self) -> bool:
-        return self.transport.reason is not None
-
-    @property
-    def backlogged(self) -> bool:
-        return self.transport.backlogged
-
-    @property
-    def dialect(self) -> str:
-        return self.protocol.dialect.name
-
-    def send(self, reply: Reply) -> None:
-        """Queue ``reply``; never blocks (see :meth:`Transport.write` for the limit).
-
-        Nothing is rendered for a connection that is closing (a game may still tell
-        everyone of the move that ended it). A reply the protocol refuses (a push the
-        client did not ask for) is a server bug: logged and dropped, never raised into
-        a game."""
-        if self.transport.reason is not None:
-            return
-        try:
-            data = self._render(reply)
-        except LocalProtocolError as error:
-            self.log.error(
-                "reply refused by the protocol", reply=type(reply).__name__, error=str(error)
-            )
-            return
-        self._write(data)
-
-    def push(self, line: Push) -> None:
-        """Queue a line the client asked to be told (events, chat), as the protocol
-        says; a line it did not ask for is dropped. Never blocks."""
-        if self.transport.reason is not None or not self.protocol.wants(line):
-            return
-        if self._pushes_view and isinstance(line, Seen):
-            self._show_view()  # its clients see a move as the view it leaves them
-            return
-        if isinstance(line, self._coalesced):
-            if self._look_again_told:
-                return
-            data = self._render(line)
-            self._look_again_told = bool(data)
-            self._write(data)
-            return
-        self._write(self._render(line))
-
-    def finish(self, final: FinalReply, *, reason: str) -> None:
-        """Send ``final`` as the last line and close the connection."""
-        if self.transport.reason is not None or self.protocol.state is not ServerState.SERVING:
-            return
-        self._write(self._render(final))
-        if isinstance(final, Win | Lose) and not self.protocol.dialect.closes_after_final:
-            self.over = True  # the game is over for the client, which stays
-            return
-        self.transport.close(reason)
-
-    def wait_for(self, done: trio.Event) -> None:
-        """Read no further command until ``done`` is set (an action waits for its round)."""
-        self.waiting = done
-
-    def write_raw(self, data: bytes) -> None:
-        """Queue bytes another node of a cluster rendered for this client."""
-        self._write(data)
-
-    def end(self, reason: str) -> None:
-        """Close the connection once what is queued is written."""
-        self.transport.close(reason)
-
-    # -- who the client is ----------------------------------------------------------
-
-    @property
-    def capabilities(self) -> tuple[str, ...]:
-        """What the client has asked for by ``EXTEND`` (or its dialect gives it)."""
-        return tuple(sorted(self.protocol.capabilities))
-
-    @property
-    def events(self) -> bool:
-        """Whether the client asked for pushed lines about its game (the protocol's say)."""
-        return self.protocol.events
-
-    @property
-    def chat(self) -> bool:
-        """Whether the client asked for ``MESSAGE`` lines (the protocol's say)."""
-        return self.protocol.chat
-
-    @property
-    def board(self) -> bool:
-        """Whether the client asked for ``LEVEL`` and ``BOARD`` (the protocol's say)."""
-        return "board" in self.protocol.capabilities
-
-    @property
-    def redirect(self) -> bool:
-        """Whether the client asked for ``REDIRECT`` (the protocol's say)."""
-        return "redirect" in self.protocol.capabilities
-
     def took_over(self, old: Claimant) -> None:
         """This connection plays ``old``'s player from now on (a logged-in player came
         back, :mod:`server.lobby.ladder`): it goes by the same name, as the same kind."""
-        self.name, self.bot, self.over = old.name, old.bot, False
+        self.name, self.bot, self.over = old.name, old.who.bot, False
 
     def _turn_points(self) -> int | None:
         """The action points of this client's turn if it is its turn (for the reminder)."""
@@ -374,31 +194,19 @@ class Connection:
             # Answered later (when the game's fresh world is built, or the cluster's
             # directory has caught up): the client is greeted then, as the command loop
             # resumes (handle_input), or a 2016ch client waits for STARTTURN for ever.
-            self._greet_late = True
+            self.greet_late = True
             return
-        self._greet()
+        self.greet()
 
-    def _greet(self) -> None:
+    def greet(self) -> None:
         """What a client whose dialect pushes its view gets once its ``HELLO`` seated it:
         ``STARTTURN`` (``TurnBegins``), once, in a world where anyone may always act."""
-        if self._pushes_view and not self._turn_told:
+        if self.pushes_view and not self._turn_told:
             seat = self.lobby.seat(self)
             if seat is not None and not plays_in_turns(seat[0].world):
                 # Its clients act only on STARTTURN; here every player may always act.
                 self._turn_told = True
                 self.push(TurnBegins(0))
-
-    def _show_view(self) -> None:
-        """Push the client its view if it changed since last pushed (dialects that push
-        it: :attr:`~protocol.dialects.Dialect.pushes_view`)."""
-        seat = self.lobby.seat(self)
-        if seat is None or self.over or not self.protocol.wants(ViewChanged):
-            return
-        game, player = seat
-        rows = tuple(game.world.look(player))
-        if rows != self._view_shown:
-            self._view_shown = rows
-            self._write(self._render(ViewChanged(rows)))
 
     def _to_game(self, command: Command) -> None:
         """Every command the session does not route elsewhere: the game's to answer
@@ -411,7 +219,7 @@ class Connection:
             if points is not None:
                 self.send(ActionPoints(points))
                 return
-        self.lobby.play(self, command)
+        self.lobby.command(self, command)
 
     def _still_over(self) -> bool:
         """The game ended for this client (:attr:`over`): ``True``, and the client told
@@ -442,8 +250,10 @@ class Connection:
 
     # -- the connection's life ------------------------------------------------------
 
-    async def run(self) -> None:
-        """Serve the connection until it ends, then leave the game and close the stream."""
+    async def run(self, session: Session | None = None) -> None:
+        """Serve the connection until it ends, then leave the game and close the stream.
+        ``session`` handles its input: the server's fast path
+        (:class:`server.session.fast_path.FastPath`); by default the connection itself."""
         self.log.info("client connected")
         try:
             for line in self.protocol.dialect.welcome:
@@ -451,7 +261,7 @@ class Connection:
             if self.protocol.dialect.greets:
                 self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
                 greet(self, self.lobby.default)
-            await self.transport.run(self)
+            await self.transport.run(self if session is None else session)
         finally:
             if self.relay is not None:
                 self.relay.close()
@@ -472,7 +282,15 @@ class Connection:
             return  # a logged-in player may come back to it (server.ladder)
         self.lobby.leave(self, "quit" if self.reason == "quit" else "disconnected")
 
-    # -- the transport's session ----------------------------------------------------
+    # -- the plain session of its transport (the fast path does the same) ------------
+
+    def data_received(self, data: bytes) -> None:
+        """Bytes from the client, to its protocol (``b""``: it closed its side)."""
+        self.protocol.receive_data(data)
+
+    def settle(self) -> None:
+        """Make lasting what the batch changed (the replays), before its replies go out."""
+        self.lobby.settle()
 
     def input_ended(self, idle: bool) -> None:
         if idle:
@@ -485,73 +303,86 @@ class Connection:
 
     def handle_input(self) -> Input | trio.Event:
         """Handle every complete line received, until a round or the output holds us."""
-        # One frame for the whole batch: the command loop, then the telnet refusals.
-        protocol = self.protocol
         transport = self.transport
-        commands = self.server.counts.commands
-        high_mark = transport.high_mark
-        routes = self.ROUTES
         result: Input | trio.Event
-        if self._greet_late:  # a HELLO answered while the client waited (see _hello)
-            self._greet_late = False
-            self._greet()
-            if self._pushes_view:
-                self._show_view()
+        self.greeted()
         while transport.reason is None:
             if self.waiting is not None:
                 result, self.waiting = self.waiting, None
                 break
-            if len(transport.pending) > high_mark:  # transport.backlogged, without a call
+            if transport.backlogged:
                 result = Input.PAUSED
                 break
-            if protocol.drained:  # what next_event() would say, without the call
-                result = WANT_DATA
-                break
             try:
-                event = protocol.next_event()
+                event = self.protocol.next_event()
             except RemoteProtocolError as error:
-                if self.relay is not None and error.line is not None:
-                    self.relay.forward_line(error.line)  # answered there, in its turn
-                    continue
-                self.server.counts.protocol_errors += 1
-                self.log.info("protocol error", error=str(error), fatal=error.fatal)
-                if error.fatal:
-                    self.finish(Bye(str(error)), reason="protocol error")
+                if self.refused(error):
                     result = Input.ENDED
                     break
-                self.send(Error(str(error)))
                 continue
-            if not isinstance(event, Command):  # one check a command, not two
-                if isinstance(event, NeedData):
-                    result = WANT_DATA
-                    break
+            if isinstance(event, NeedData):
+                result = Input.WANT_DATA
+                break
+            if not isinstance(event, Command):
                 transport.close("client closed the connection")  # EndOfInput
                 result = Input.ENDED
                 break
-            kind = type(event)
-            transport.got_command = True  # transport.heard(), without the call
-            self._look_again_told = False
-            if self.turn_reminder is not None:
-                self.turn_reminder.acted(trio.current_time())
-            commands[kind] += 1
-            if self.relay is not None:
-                self.relay.forward(event)  # another node of the cluster answers it
-                continue
-            try:
-                routes[kind](self, event)
-                if self._pushes_view:
-                    self._show_view()
-            except Exception as error:
-                self._failed(event, error)
+            transport.heard()
+            self.handle(event)
         else:
             result = Input.ENDED
-        if protocol.owed:  # only a fed framer may owe telnet refusals
-            telnet = protocol.data_to_send()
-            if telnet:
-                transport.write_first(telnet)
+        self.answer_telnet()
         return result
 
-    def _failed(self, command: Command, error: Exception) -> None:
+    def greeted(self) -> None:
+        """A ``HELLO`` answered while the client waited is greeted now (see :meth:`_hello`)."""
+        if self.greet_late:
+            self.greet_late = False
+            self.greet()
+            if self.pushes_view:
+                self.show_view()
+
+    def refused(self, error: RemoteProtocolError) -> bool:
+        """A line the protocol refused: answered ``ERROR``, or ``BYE`` and the end when the
+        error is fatal (then ``True``); a carried client's goes to the node that answers
+        its commands, to be refused there in its turn."""
+        if self.relay is not None and error.line is not None:
+            self.relay.forward_line(error.line)  # answered there, in its turn
+            return False
+        self.server.counts.protocol_errors += 1
+        self.log.info("protocol error", error=str(error), fatal=error.fatal)
+        if error.fatal:
+            self.finish(Bye(str(error)), reason="protocol error")
+            return True
+        self.send(Error(str(error)))
+        return False
+
+    def answer_telnet(self) -> None:
+        """The telnet refusals the protocol owes (only a fed framer may owe them), first."""
+        protocol = self.protocol
+        if protocol.owed:
+            telnet = protocol.data_to_send()
+            if telnet:
+                self.transport.write_first(telnet)
+
+    def handle(self, command: Command) -> None:
+        """One command: counted, then routed where its verb says (or to the node of the
+        cluster that carries the client), and, in a dialect that pushes its view, the view."""
+        self.look_again_told = False
+        if self.turn_reminder is not None:
+            self.turn_reminder.acted(trio.current_time())
+        self.server.counts.commands[type(command)] += 1
+        if self.relay is not None:
+            self.relay.forward(command)  # another node of the cluster answers it
+            return
+        try:
+            self.ROUTES[type(command)](self, command)
+            if self.pushes_view:
+                self.show_view()
+        except Exception as error:
+            self.failed(command, error)
+
+    def failed(self, command: Command, error: Exception) -> None:
         """A command's handler raised: the client is told, the server serves on.
 
         The games and the lobby answer their own errors; this is the last line of
