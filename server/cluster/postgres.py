@@ -38,14 +38,17 @@ import trio
 
 from . import schema
 from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, name_keys
-from .shared import SharedDirectory, describe_cluster
+from .postgres_calls import (
+    DB_TIMEOUT,
+    DirectoryDown,
+    claiming,
+    connect,
+    first,
+    listen,
+    make_schema,
+)
+from .shared import SharedDirectory
 
-DB_TIMEOUT: Final = 3.0
-"""Seconds any one call to PostgreSQL may take before the directory counts it as gone."""
-LISTEN_POLL: Final = 0.25
-"""Seconds the listening thread waits for a notification before it checks for a stop."""
-LISTEN_RETRY: Final = 1.0
-"""Seconds at most between the listening thread's attempts to connect again."""
 LIFE_IN_BEATS: Final = 3
 LEASE_SHARE: Final = 0.9
 """The share of a life after a renewal was sent that the node counts on it: less than
@@ -53,26 +56,6 @@ all of it, for the two clocks' rates and the statement's own time."""
 
 log = structlog.get_logger("server.cluster")
 T = TypeVar("T")
-
-
-class DirectoryDown(Exception):
-    """PostgreSQL could not be reached, or did not answer in time."""
-
-
-def _connect(url: str) -> psycopg.Connection[Any]:
-    # tcp_user_timeout bounds a call on a link that went silent (no RST ever comes).
-    millis = int(DB_TIMEOUT * 1000)
-    return psycopg.connect(
-        url,
-        autocommit=True,
-        connect_timeout=max(1, round(DB_TIMEOUT)),
-        tcp_user_timeout=millis,
-        keepalives=1,
-        keepalives_idle=max(1, round(DB_TIMEOUT)),
-        keepalives_interval=1,
-        keepalives_count=2,
-        options=f"-c statement_timeout={millis}",
-    )
 
 
 class PostgresDirectory(SharedDirectory):
@@ -172,7 +155,7 @@ class PostgresDirectory(SharedDirectory):
     async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
         params = self._key(name, keys=list(keys), claim=self._number(), **self._beat_params())
         try:
-            return await self._renewing(_claiming(schema.CLAIM_NAME, params))
+            return await self._renewing(claiming(schema.CLAIM_NAME, params))
         except DirectoryDown:
             return None
 
@@ -205,7 +188,7 @@ class PostgresDirectory(SharedDirectory):
                     def run() -> tuple[psycopg.Connection[Any], T]:
                         db = connection
                         if db is None or db.closed:
-                            db = _connect(self.url)
+                            db = connect(self.url)
                         try:
                             return db, work(db)
                         except BaseException:
@@ -265,19 +248,19 @@ class PostgresDirectory(SharedDirectory):
         def beat(db: psycopg.Connection[Any]) -> tuple[set[str], set[str]] | None:
             if not self._schema_made:
                 with db.transaction():
-                    _make_schema(db)
+                    make_schema(db)
                     row = db.execute(schema.SECRET, params).fetchone()
                     assert row is not None
                     self.secret = str(row[0])
                 self._schema_made = True
-            if _first(db, schema.BEAT, params):
+            if first(db, schema.BEAT, params):
                 return None
             with db.transaction():
                 db.execute(schema.REGISTER, params)
                 won_games = {
                     name
                     for name in games
-                    if _first(db, schema.CLAIM, {**params, "name": name, "claim": numbers[name]})
+                    if first(db, schema.CLAIM, {**params, "name": name, "claim": numbers[name]})
                     == 1
                 }
                 by_name: dict[str, list[str]] = {}
@@ -286,7 +269,7 @@ class PostgresDirectory(SharedDirectory):
                 won_keys = set()
                 for name, keys in sorted(by_name.items()):
                     claim = {**params, "name": name, "keys": sorted(keys), "claim": numbers[name]}
-                    if _first(db, schema.CLAIM_NAME, claim) == 1:
+                    if first(db, schema.CLAIM_NAME, claim) == 1:
                         won_keys.update(keys)
                 return won_games, won_keys
 
@@ -363,7 +346,7 @@ class PostgresDirectory(SharedDirectory):
     def _claim_game(self, name: str) -> Callable[[psycopg.Connection[Any]], bool | None]:
         """The call that claims the game ``name`` for this node, renewing it first
         (``None``: this node was reaped)."""
-        return _claiming(schema.CLAIM, self._key(name, claim=self._number(), **self._beat_params()))
+        return claiming(schema.CLAIM, self._key(name, claim=self._number(), **self._beat_params()))
 
     def _number(self) -> int:
         """A claim's number: this node's claims so far (see
@@ -424,7 +407,8 @@ class PostgresDirectory(SharedDirectory):
     # -- the local copy -----------------------------------------------------------------
 
     async def _follow(self) -> None:
-        """Run the listening thread until cancelled; it stops within :data:`LISTEN_POLL`."""
+        """Run the listening thread until cancelled; it stops within
+        :data:`~server.cluster.postgres_calls.LISTEN_POLL`."""
         stop = threading.Event()
         try:
             await trio.to_thread.run_sync(
@@ -434,61 +418,5 @@ class PostgresDirectory(SharedDirectory):
             stop.set()
 
     def _listen(self, stop: threading.Event) -> None:
-        """In a thread: follow the directory's notifications, reconnecting as needed."""
-        while not stop.is_set():
-            try:
-                with _connect(self.url) as db:
-                    db.execute(f"LISTEN {schema.CHANNEL}")
-                    rows = db.execute(schema.SNAPSHOT, {"node": self.node}).fetchall()
-                    names = db.execute(schema.NAMES, {"node": self.node}).fetchall()
-                    trio.from_thread.run_sync(self._replace, rows, names)
-                    while not stop.is_set():
-                        for note in db.notifies(timeout=LISTEN_POLL):
-                            trio.from_thread.run_sync(self._apply, note.payload)
-            except (psycopg.Error, OSError) as error:
-                log.debug("cluster listener reconnecting", error=repr(error))
-                stop.wait(min(self.heartbeat, LISTEN_RETRY))
-            except trio.RunFinishedError:
-                return
-
-
-def _make_schema(db: psycopg.Connection[Any]) -> None:
-    """In a transaction: the tables, made or brought up to date if they are not."""
-    # Nodes starting together must not create the tables at once.
-    db.execute("SELECT pg_advisory_xact_lock(%s)", (schema.SCHEMA_LOCK,))
-    db.execute(schema.VERSION_TABLE)
-    row = db.execute(schema.READ_VERSION).fetchone()
-    if row is None or row[0] < schema.SCHEMA_VERSION:
-        for statement in schema.STATEMENTS:
-            db.execute(statement)
-        db.execute(schema.WRITE_VERSION, {"version": schema.SCHEMA_VERSION})
-
-
-def _first(db: psycopg.Connection[Any], statement: str, params: dict[str, Any]) -> Any:
-    """The first column of the first row ``statement`` returns."""
-    row = db.execute(statement, params).fetchone()
-    assert row is not None
-    return row[0]
-
-
-def _claiming(
-    statement: str, params: dict[str, Any]
-) -> Callable[[psycopg.Connection[Any]], bool | None]:
-    """The call of a claim (:data:`~server.cluster.schema.CLAIM` or
-    :data:`~server.cluster.schema.CLAIM_NAME`): whether it was won, ``None`` if this node
-    was reaped."""
-
-    def claim(db: psycopg.Connection[Any]) -> bool | None:
-        outcome = _first(db, statement, params)
-        return None if outcome == 0 else outcome == 1
-
-    return claim
-
-
-def cluster_status(url: str) -> str:
-    """The live nodes of the cluster at ``url`` and their games, as lines of text
-    (``dod-server --cluster-status``)."""
-    with _connect(url) as db:
-        nodes = db.execute(schema.STATUS_NODES).fetchall()
-        games = db.execute(schema.STATUS_GAMES).fetchall()
-    return describe_cluster(nodes, games)
+        """In a thread: follow the directory's notifications (:func:`listen`)."""
+        listen(self.url, self.node, self.heartbeat, stop, self._replace, self._apply)
