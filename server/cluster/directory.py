@@ -3,15 +3,15 @@
 What a caller may rely on:
 
 * :meth:`Directory.claim` is the one place a game name becomes taken across the
-  cluster, and :meth:`Directory.claim_name` a player's name (with every name that looks
+  cluster, and :meth:`Leases.claim_name` a player's name (with every name that looks
   like it): at most one node's claim of a name succeeds while its holder lives. Each
   answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``, within
   :data:`SETTLE_TIMEOUT` seconds.
-* **A node acts on a name only while its lease is confirmed.** :meth:`Directory.lapsed`
+* **A node acts on a name only while its lease is confirmed.** :meth:`Leases.lapsed`
   says, on this node's own clock, whether its claims may have passed to another node
   (it could not renew them in time); while it does, the lobby acts on no created game and
-  no named player, and :meth:`Directory.confirm` renews the lease or says it cannot. A
-  node that finds claims lost (another node holds them now) calls :attr:`Directory.lost`
+  no named player, and :meth:`Leases.confirm` renews the lease or says it cannot. A
+  node that finds claims lost (another node holds them now) calls :attr:`Leases.lost`
   with them, and the lobby ends what used them, telling its players.
 * :meth:`Directory.publish` and :meth:`Directory.release` never wait and never fail:
   the directory brings the shared copy up to date when it can.
@@ -37,7 +37,7 @@ from .handshake import Passenger
 
 SETTLE_TIMEOUT: Final = 5.0
 """Seconds :meth:`Directory.flush`, :meth:`Directory.caught_up` and
-:meth:`Directory.confirm` wait at most."""
+:meth:`Leases.confirm` wait at most."""
 
 ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
 """Serves a checked relayed connection to its end (the server's session, on this node)."""
@@ -86,8 +86,9 @@ class Directory(Protocol):
     """This node's id."""
     advertise: str | None
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
-    lost: LostClaims
-    """Called when this node finds claims it held taken by another node (set by the lobby)."""
+    leases: Leases
+    """The player names this node holds and the lease its claims stand on (the directory
+    itself, in the role the lobby's claims use)."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -104,21 +105,6 @@ class Directory(Protocol):
 
     async def claim(self, name: str) -> str | None:
         """Take ``name`` for a game of this node; ``None`` if taken, else why not."""
-
-    async def claim_name(self, name: str) -> str | None:
-        """Take the player's name ``name`` (and every lookalike of it) for this node;
-        ``None`` if taken, else why not. This node holds it until no player of its games
-        goes by it (the directory lets it go at its next sync)."""
-
-    def holds_name(self, name: str) -> bool:
-        """Whether this node holds ``name`` already (no claim needed to seat it)."""
-
-    def lapsed(self) -> bool:
-        """Whether this node's lease is unconfirmed now: its claims may be another's."""
-
-    async def confirm(self) -> bool:
-        """Whether the lease is confirmed, renewing it first if it has lapsed (within
-        :data:`SETTLE_TIMEOUT` seconds; ``False`` if it could not be)."""
 
     def publish(self) -> None:
         """This node's games changed (one added or ended): tell the cluster soon."""
@@ -143,6 +129,30 @@ class Directory(Protocol):
 
     def remote_games(self) -> Iterable[RemoteGame]:
         """Every game other nodes hold, from the local copy."""
+
+
+class Leases(Protocol):
+    """The player names a node holds in the cluster, and the lease its claims stand on,
+    as the lobby's claims keep them (:mod:`server.lobby.claims`); see the module
+    docstring."""
+
+    lost: LostClaims
+    """Called when this node finds claims it held taken by another node (set by the lobby)."""
+
+    async def claim_name(self, name: str) -> str | None:
+        """Take the player's name ``name`` (and every lookalike of it) for this node;
+        ``None`` if taken, else why not. This node holds it until no player of its games
+        goes by it (the directory lets it go at its next sync)."""
+
+    def holds_name(self, name: str) -> bool:
+        """Whether this node holds ``name`` already (no claim needed to seat it)."""
+
+    def lapsed(self) -> bool:
+        """Whether this node's lease is unconfirmed now: its claims may be another's."""
+
+    async def confirm(self) -> bool:
+        """Whether the lease is confirmed, renewing it first if it has lapsed (within
+        :data:`SETTLE_TIMEOUT` seconds; ``False`` if it could not be)."""
 
     def name_elsewhere(self, name: str) -> bool:
         """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
@@ -176,6 +186,7 @@ class LocalDirectory:
     def __init__(self) -> None:
         self.advertise: str | None = None
         self.lost: LostClaims = _nothing_lost
+        self.leases: Leases = self
 
     def listening(self, host: str, port: int) -> None:
         self.advertise = f"{host}:{port}"

@@ -35,6 +35,7 @@ from records.names import LookalikeNames
 from ..game.outbox import Outbox
 from .directory import (
     SETTLE_TIMEOUT,
+    Leases,
     LocalGames,
     LocalNames,
     LogFor,
@@ -105,6 +106,8 @@ class SharedDirectory:
         self.reachable = False
         """Whether the directory can be reached now (the node is registered)."""
         self.lost: LostClaims = _nothing_lost
+        self.leases: Leases = self
+        """This directory in the role of :class:`~server.cluster.directory.Leases`."""
         self._remote: dict[str, RemoteGame] = {}
         self._claimed: set[str] = set()
         """Names this node holds in the directory: built games and those being built."""
@@ -219,7 +222,15 @@ class SharedDirectory:
         the local copy holds them all."""
         raise NotImplementedError
 
-    # -- players' names ----------------------------------------------------------------
+    # -- players' names and the lease ----------------------------------------------------
+
+    def lapsed(self) -> bool:
+        """Whether this node's lease is unconfirmed now (each kind keeps its own)."""
+        raise NotImplementedError
+
+    async def confirm(self) -> bool:
+        """Whether the lease is confirmed, renewing it first if it has lapsed."""
+        raise NotImplementedError
 
     def holds_name(self, name: str) -> bool:
         return all(key in self._held_keys for key in name_keys(name))

@@ -3,24 +3,24 @@
 What a caller may rely on (on a node of a cluster; a server alone claims nothing):
 
 * A ``HELLO <name>`` is answered once this node holds the name in the cluster's
-  directory (:meth:`~server.cluster.directory.Directory.claim_name`), so of two nodes
+  directory (:meth:`~server.cluster.directory.Leases.claim_name`), so of two nodes
   asked for one name, or for two that look alike, at once, exactly one gives it; the
   other answers ``ERROR <name> is playing on another node of this cluster; choose
   another name``. A client carried here from another node has its name claimed here
-  before it is seated in a game (:meth:`Claims.claim_then`).
-* While this node's lease is unconfirmed (:meth:`~server.cluster.directory.Directory.lapsed`:
+  before it is seated in a game (:meth:`ClusterClaims.claim_then`).
+* While this node's lease is unconfirmed (:meth:`~server.cluster.directory.Leases.lapsed`:
   another node may hold its claims by now), no command of a created game's player or
   watcher, and none of a named player, is acted on: it waits for the lease to be
-  confirmed (:meth:`Claims.when_confirmed`), at most
+  confirmed (:meth:`ClusterClaims.when_confirmed`), at most
   :data:`~server.cluster.directory.SETTLE_TIMEOUT` seconds, and is answered
   ``ERROR`` if it cannot be. The players of the node's ``default`` game without a
   name play on.
-* Claims another node holds now end what used them (:meth:`Claims.lost`): a created
+* Claims another node holds now end what used them (:meth:`ClusterClaims.lost`): a created
   game is ended, its players told ``BYE`` and its watchers ``GAMEOVER``; a player whose
   name another node gave out is told ``BYE`` and leaves. Both name the reason.
 * A ``JOIN`` or ``WATCH`` of a game this node's copy of the directory does not know is
   answered once the copy has caught up with the directory (a game created on another
-  node a moment ago is found), within the same bound (:meth:`Claims.after_catching_up`).
+  node a moment ago is found), within the same bound (:meth:`ClusterClaims.after_catching_up`).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ..cluster.directory import Directory, LocalDirectory
 from ..game.game import Game
 from ..game.outbox import Outbox
 
-__all__ = ["Claims", "Host"]
+__all__ = ["ClusterClaims", "Host"]
 
 log = structlog.get_logger("server.lobby")
 
@@ -73,18 +73,18 @@ class Host(Protocol):
         ...
 
 
-class Claims:
+class ClusterClaims:
     """What the lobby does for the cluster's claims; see the module docstring."""
 
     def __init__(self, host: Host) -> None:
         self._host = host
         directory = host.directory
         self.lapsed: Callable[[], bool] | None = (
-            None if isinstance(directory, LocalDirectory) else directory.lapsed
+            None if isinstance(directory, LocalDirectory) else directory.leases.lapsed
         )
-        """The directory's :meth:`~server.cluster.directory.Directory.lapsed`; ``None``
+        """The directory's :meth:`~server.cluster.directory.Leases.lapsed`; ``None``
         for a server alone (its lobby skips the check altogether)."""
-        directory.lost = self.lost
+        directory.leases.lost = self.lost
 
     def fenced(self, client: Outbox, game: Game, *, watching: bool) -> bool:
         """Whether ``client``'s command in ``game`` must wait for the lease: it acts on a
@@ -101,7 +101,7 @@ class Claims:
         under a name this node does not hold (a ``HELLO`` refused leaves the name it
         asked for), or :meth:`fenced`."""
         name = client.who.name
-        if name is not None and not watching and not self._host.directory.holds_name(name):
+        if name is not None and not watching and not self._host.directory.leases.holds_name(name):
             return True
         return self.fenced(client, game, watching=watching)
 
@@ -109,9 +109,9 @@ class Claims:
         """Run ``then`` once :meth:`holds_up` no longer holds: the client's name claimed
         (refused at once if the local copy says another node's player goes by it), or
         the lease confirmed."""
-        directory, name = self._host.directory, client.who.name
-        if name is not None and not watching and not directory.holds_name(name):
-            if directory.name_elsewhere(name):
+        leases, name = self._host.directory.leases, client.who.name
+        if name is not None and not watching and not leases.holds_name(name):
+            if leases.name_elsewhere(name):
                 client.send(Error(_playing_elsewhere(name)))
                 return
             self.claim_then(client, name, then)
@@ -121,20 +121,20 @@ class Claims:
     def when_confirmed(self, client: Outbox, then: Callable[[], None]) -> None:
         """Run ``then`` once the lease is confirmed; ``ERROR`` if it cannot be in time.
         The client's next command is read after."""
-        directory = self._host.directory
+        leases = self._host.directory.leases
 
         async def confirmed() -> str | None:
-            return None if await directory.confirm() else ON_HOLD
+            return None if await leases.confirm() else ON_HOLD
 
         self._later(client, confirmed, then)
 
     def claim_then(self, client: Outbox, name: str, then: Callable[[], None]) -> None:
         """Claim ``name`` for this node, then run ``then``; ``ERROR`` (why not) if it is
         another node's or cannot be claimed now."""
-        directory = self._host.directory
+        leases = self._host.directory.leases
 
         async def claimed() -> str | None:
-            return await directory.claim_name(name)
+            return await leases.claim_name(name)
 
         self._later(client, claimed, then)
 

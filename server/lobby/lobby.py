@@ -54,7 +54,7 @@ from ..game.spec import GameSpec
 from ..ratelimit import TokenBucket
 from ..replay.shelf import ReplayShelf
 from ..setup.config import ServerConfig
-from .claims import Claims
+from .claims import ClusterClaims
 from .creation import Creations, game_spec
 from .seating import DEFAULT_GAME, Seating
 
@@ -131,7 +131,7 @@ class Lobby:
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
         """How a ``CREATE`` is answered (:mod:`server.lobby.creation`)."""
-        self.claims = Claims(self)
+        self.claims = ClusterClaims(self)
         """The cluster's claims of names, and this node's lease (:mod:`server.lobby.claims`)."""
         self._lapsed = self.claims.lapsed
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
@@ -318,7 +318,7 @@ class Lobby:
         on a name it does not hold, or while its lease is unconfirmed, waits for it
         (:mod:`server.lobby.claims`)."""
         if isinstance(command, Hello) and command.name is not None:
-            if not self.directory.holds_name(command.name):
+            if not self.directory.leases.holds_name(command.name):
                 self.claims.claim_then(client, command.name, lambda: self.command(client, command))
                 return
             self.directory.publish()
@@ -453,7 +453,7 @@ class Lobby:
         if asked is not None and asked in game.names:
             client.send(Error(name_taken(asked, game.names, name, "choose another first")))
             return
-        if asked is not None and not self.directory.holds_name(asked):
+        if asked is not None and not self.directory.leases.holds_name(asked):
             # Carried here from another node, which let the name go for this one to take.
             self.claims.claim_then(client, asked, lambda: self._join(client, name))
             return
