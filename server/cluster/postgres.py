@@ -30,6 +30,7 @@ import math
 import secrets
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any, Final, TypeVar
 
 import psycopg
@@ -49,6 +50,8 @@ from .postgres_calls import (
 )
 from .shared import SharedDirectory
 
+PROBES: Final = 4
+"""Probes of a PostgreSQL that cannot be reached that may be under way at once."""
 LIFE_IN_BEATS: Final = 3
 LEASE_SHARE: Final = 0.9
 """The share of a life after a renewal was sent that the node counts on it: less than
@@ -68,6 +71,9 @@ class PostgresDirectory(SharedDirectory):
         """What this node believes the directory holds for each of its names."""
         self._lock = trio.Lock()
         self._threads = trio.CapacityLimiter(4)
+        self._probes = trio.CapacityLimiter(PROBES)
+        """Probes' threads under way, those given up on included (:meth:`_beat_forever`)."""
+        self._relisten = trio.Event()
         self._connection: psycopg.Connection[Any] | None = None
         self._schema_made = False
         self._joined = False
@@ -176,9 +182,15 @@ class PostgresDirectory(SharedDirectory):
 
     # -- talking to PostgreSQL --------------------------------------------------------------
 
-    async def _call(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+    async def _call(
+        self, work: Callable[[psycopg.Connection[Any]], T], *, probe: bool = False
+    ) -> T:
         """``work`` on this node's connection, in a thread, one at a time, in order;
-        given up after :data:`DB_TIMEOUT` seconds, its wait for its turn included."""
+        given up after :data:`DB_TIMEOUT` seconds, its wait for its turn included. A
+        ``probe`` (a beat while PostgreSQL cannot be reached) takes a connection of its
+        own and waits for no other call, so that several may be trying at once."""
+        if probe:
+            return await self._probe(work)
         try:
             with trio.fail_after(DB_TIMEOUT):
                 async with self._lock:
@@ -204,6 +216,34 @@ class PostgresDirectory(SharedDirectory):
         self._connection = db
         return result
 
+    async def _probe(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
+        """``work`` on a connection of its own (:meth:`_call`'s ``probe``), which becomes
+        the node's connection if it has none when it succeeds."""
+
+        def run() -> tuple[psycopg.Connection[Any], T]:
+            db = connect(self.url)
+            try:
+                return db, work(db)
+            except BaseException:
+                db.close()
+                raise
+
+        try:
+            with trio.fail_after(DB_TIMEOUT):
+                db, result = await trio.to_thread.run_sync(
+                    run, abandon_on_cancel=True, limiter=self._probes
+                )
+        except (trio.TooSlowError, psycopg.Error, OSError) as error:
+            if not self.reachable:  # else a later probe got through: this one tells nothing
+                self._down(error)
+            raise DirectoryDown(str(error)) from None
+        if self._connection is None and not self._lock.locked():
+            self._connection = db
+        else:
+            assert self._nursery is not None
+            self._nursery.start_soon(partial(trio.to_thread.run_sync, db.close))
+        return result
+
     async def _execute(self, statement: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
         """Run one statement; its first row, if it returns rows."""
 
@@ -226,10 +266,11 @@ class PostgresDirectory(SharedDirectory):
             "life": self._life(),
         }
 
-    async def _beat(self) -> None:
+    async def _beat(self, *, probe: bool = False) -> None:
         """Say this node lives, reap the nodes that do not, and put this node's games
         right; if this node was reaped meanwhile, register again and claim again what
-        it held, and tell the lobby what another node took."""
+        it held, and tell the lobby what another node took. (``probe``: while PostgreSQL
+        cannot be reached, see :meth:`_beat_forever`.)"""
         self._beat_wanted = False
         registered = self.reachable
         sent = self._beaten_at = trio.current_time()
@@ -274,17 +315,22 @@ class PostgresDirectory(SharedDirectory):
                 return won_games, won_keys
 
         try:
-            rejoined = await self._call(beat)
+            rejoined = await self._call(beat, probe=probe)
         except DirectoryDown:
             self._beat_ended()
             return
         self._renewed(sent)
         if rejoined is not None:
             self._rejoined(games, held, *rejoined)
-        if not registered:
+        if not registered and not self.reachable:
             log.info("cluster joined", node=self.node, address=self.advertise, again=self._joined)
+            if self._joined:
+                self._listen_again()  # its connection may be stuck in the cut just healed
         self._joined = self.reachable = True
         self._beat_ended()
+        if probe:
+            self._wake.set()  # the loop syncs: never two syncs at once
+            return
         with contextlib.suppress(DirectoryDown):
             await self._sync()
 
@@ -384,6 +430,11 @@ class PostgresDirectory(SharedDirectory):
         self._tell_lost((), lost)
 
     async def _beat_forever(self) -> None:
+        """Beat every heartbeat, and sync when told to. While PostgreSQL cannot be
+        reached, probe it every quarter heartbeat instead, each probe on a connection of
+        its own and :data:`PROBES` at most under way: a probe stuck in a cut (a connection
+        waiting for an answer that never comes) does not hold up the one that finds the
+        cut healed, so the node is back within a fraction of a heartbeat."""
         while True:
             with trio.move_on_at(self._next_beat()):
                 await self._wake.wait()
@@ -393,29 +444,53 @@ class PostgresDirectory(SharedDirectory):
                     await self._sync()
                 except DirectoryDown:
                     continue
-            if trio.current_time() >= self._next_beat():
+            if trio.current_time() < self._next_beat():
+                continue
+            if self.reachable:
                 await self._beat()
+                continue
+            self._beaten_at = trio.current_time()  # the next probe a quarter heartbeat on
+            if self._probes.borrowed_tokens < PROBES:
+                assert self._nursery is not None
+                self._nursery.start_soon(partial(self._beat, probe=True))
 
     _beaten_at: float = -1e9
 
     def _next_beat(self) -> float:
-        """When the next beat is due: a heartbeat after the last, sooner when the lease
-        is to be confirmed (but never two a quarter heartbeat apart: a PostgreSQL that
-        refuses at once is not asked in a loop)."""
-        return self._beaten_at + self.heartbeat / (4 if self._beat_wanted else 1)
+        """When the next beat is due: a heartbeat after the last, a quarter heartbeat
+        when the lease is to be confirmed or PostgreSQL cannot be reached (never sooner:
+        a PostgreSQL that refuses at once is not asked in a loop)."""
+        quick = self._beat_wanted or not self.reachable
+        return self._beaten_at + self.heartbeat / (4 if quick else 1)
 
     # -- the local copy -----------------------------------------------------------------
 
     async def _follow(self) -> None:
-        """Run the listening thread until cancelled; it stops within
-        :data:`~server.cluster.postgres_calls.LISTEN_POLL`."""
-        stop = threading.Event()
-        try:
-            await trio.to_thread.run_sync(
-                self._listen, stop, abandon_on_cancel=True, limiter=trio.CapacityLimiter(1)
-            )
-        finally:
-            stop.set()
+        """Run the listening thread until cancelled, a new one each time the node joins
+        again after losing PostgreSQL (:meth:`_listen_again`); each stops within
+        :data:`~server.cluster.postgres_calls.LISTEN_POLL` once told to, and what an old
+        one still reads is dropped."""
+        while True:
+            stop = threading.Event()
+            try:
+                async with trio.open_nursery() as listening:
+                    # A limiter of its own: an old thread left behind keeps its token.
+                    limiter = trio.CapacityLimiter(1)
+                    listening.start_soon(
+                        partial(trio.to_thread.run_sync, abandon_on_cancel=True, limiter=limiter),
+                        self._listen,
+                        stop,
+                    )
+                    await self._relisten.wait()
+                    self._relisten = trio.Event()
+                    stop.set()  # before the thread is left: nothing it reads is applied
+                    listening.cancel_scope.cancel()
+            finally:
+                stop.set()
+
+    def _listen_again(self) -> None:
+        """Follow the directory on a new connection now (the old may hang in a cut)."""
+        self._relisten.set()
 
     def _listen(self, stop: threading.Event) -> None:
         """In a thread: follow the directory's notifications (:func:`listen`)."""

@@ -104,18 +104,23 @@ def listen(
     """In a thread: follow the directory's notifications for the node ``node`` until
     ``stop`` is set (checked every :data:`LISTEN_POLL` seconds). At each connection the
     other nodes' games and names are read whole and handed to ``replace``, then each
-    change to ``apply``, both run in trio's thread; after an error it connects again
-    within ``heartbeat`` seconds (:data:`LISTEN_RETRY` at most)."""
+    change to ``apply``, both run in trio's thread, never once ``stop`` is set; after an
+    error it connects again within ``heartbeat`` seconds (:data:`LISTEN_RETRY` at most)."""
+
+    def told(change: Callable[..., None], *args: Any) -> None:
+        if not stop.is_set():  # checked in trio's thread: a stopped listener changes nothing
+            change(*args)
+
     while not stop.is_set():
         try:
             with connect(url) as db:
                 db.execute(f"LISTEN {schema.CHANNEL}")
                 rows = db.execute(schema.SNAPSHOT, {"node": node}).fetchall()
                 names = db.execute(schema.NAMES, {"node": node}).fetchall()
-                trio.from_thread.run_sync(replace, rows, names)
+                trio.from_thread.run_sync(told, replace, rows, names)
                 while not stop.is_set():
                     for note in db.notifies(timeout=LISTEN_POLL):
-                        trio.from_thread.run_sync(apply, note.payload)
+                        trio.from_thread.run_sync(told, apply, note.payload)
         except (psycopg.Error, OSError) as error:
             log.debug("cluster listener reconnecting", error=repr(error))
             stop.wait(min(heartbeat, LISTEN_RETRY))
