@@ -21,28 +21,28 @@ import sys
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Final
-
-import psycopg
-import sqlalchemy.exc
-import trio
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from typing import TYPE_CHECKING, Final
 
 from bots import KINDS
 from commandline import INTERRUPTED_STATUS, run_command
 from records.contract import SIGHTS
 from records.model import PLACE_RULES
-from records.ranking import Rating
-from records.store import Store, safe_url
+from records.urls import safe_url
 
-from . import distributed
 from .entrants import Entrant, parse_entrants, parse_seeds
-from .results import print_table, standings, strangers, tournament_records
-from .runner import Arena
-from .sandbox import Sandbox, choose_isolation
-from .schedule import Match, fairness_note, round_robin, swiss_round
 from .spec import LOG_BYTES, contract_of, tournament_spec
+
+# What plays and records a tournament (trio, the store, Rich) loads once one is asked
+# for, not for ``--help``; see tests/server/test_startup_imports.py.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from records.ranking import Rating
+    from records.store import Store
+
+    from .runner import Arena
+    from .schedule import Match
 
 __all__ = ["build_parser", "main"]
 
@@ -59,8 +59,14 @@ def build_parser() -> argparse.ArgumentParser:
     cores = os.cpu_count() or 1
     parser = argparse.ArgumentParser(
         prog="dod-arena",
+        usage="%(prog)s [options] BOT [BOT ...]\n       %(prog)s {submit,worker,status} ...",
         description="Play a tournament of bots on local Dungeon of Doom servers, record every "
         "game in the store, and print the table with ratings.",
+        epilog="A tournament spread over many hosts sharing PostgreSQL: "
+        "'dod-arena submit BOT ... --db postgresql://...' stores it (the options above), "
+        "'dod-arena worker --db postgresql://...' on each host plays its matches, one "
+        "progress line each, and 'dod-arena status --db ... --tournament T' shows its "
+        "progress and table from anywhere. Each has its own --help; see docs/arena.md.",
     )
     parser.add_argument(
         "entrants",
@@ -141,6 +147,9 @@ COMMANDS: Final = ("submit", "worker", "status")
 
 
 def _command(command: str, args: list[str]) -> int:
+    import psycopg
+    import sqlalchemy.exc
+
     try:
         return _run_command(command, args)
     except (psycopg.OperationalError, sqlalchemy.exc.OperationalError) as error:
@@ -151,9 +160,12 @@ def _command(command: str, args: list[str]) -> int:
 
 
 def _run_command(command: str, args: list[str]) -> int:
+    from . import distributed
+
     if command == "submit":
         parser = build_parser()
         parser.prog = "dod-arena submit"
+        parser.usage = parser.epilog = None
         parser.description = "Store a round-robin tournament in PostgreSQL for workers to play."
         return distributed.main_submit(parser, parser.parse_args(args))
     parser = argparse.ArgumentParser(prog=f"dod-arena {command}")
@@ -211,7 +223,15 @@ def _main(argv: Sequence[str] | None) -> int:
         contract = contract_of(options)
     except ValueError as error:
         parser.error(str(error))
-    from .board import Board  # (the store's machinery: loaded once a tournament is played)
+    # The store's machinery, trio and Rich: loaded once a tournament is played.
+    import trio
+    from rich.console import Console
+
+    from records.store import Store
+
+    from .board import Board
+    from .runner import Arena
+    from .sandbox import Sandbox, choose_isolation
 
     store = Store(options.db)
     store.migrate()  # before the servers, so that they do not race to create it
@@ -285,6 +305,10 @@ def _results(
     console: Console,
 ) -> int:
     """Print the table (and what went wrong); the exit status."""
+    from rich.console import Console
+
+    from .results import print_table, standings, strangers, tournament_records
+
     store, contract, tournament = arena.store, arena.contract, arena.tournament
     void = {o.game for o in arena.outcomes if o.void}
     records = [r for r in tournament_records(store, tournament, matches) if r.game not in void]
@@ -362,6 +386,17 @@ def _where(console: Console, options: argparse.Namespace, tournament: str) -> No
 async def _run(
     arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, console: Console
 ) -> list[Match]:
+    import trio
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from .schedule import fairness_note, round_robin
+
     options = arena.options
     matches: list[Match] = []
     async with trio.open_nursery() as nursery:
@@ -391,6 +426,11 @@ async def _run(
 async def _swiss(
     arena: Arena, entrants: list[Entrant], seeds: list[int], store: Store, progress: Progress
 ) -> list[Match]:
+    import trio
+
+    from .results import standings, tournament_records
+    from .schedule import fairness_note, swiss_round
+
     options = arena.options
     per_round = len(entrants) // options.players
     task = progress.add_task("games", total=per_round * options.rounds)

@@ -46,7 +46,7 @@ from . import queue
 from .board import match_row
 from .botlog import beside_replay
 from .entrants import Entrant, parse_entrants, parse_seeds
-from .match import play_match
+from .match import Outcome, play_match
 from .results import print_table, standings
 from .runner import wait_for_record
 from .sandbox import Sandbox, choose_isolation
@@ -340,12 +340,31 @@ async def _play(
     result = outcome.result(record, worker.name)
     stored = await trio.to_thread.run_sync(queue.finish, connection, claimed, worker.name, result)
     worker.played += 1
+    line = progress_line(worker.played, match.game_name(claimed.tournament), match, outcome, record)
+    print(line, file=sys.stderr, flush=True)
     if stored:
         published = None if outcome.void else record
         await trio.to_thread.run_sync(
             _publish, options.db, connection, claimed.tournament, published
         )
         await trio.to_thread.run_sync(_next_round, connection, claimed.tournament)
+
+
+def progress_line(
+    played: int, game: str, match: Match, outcome: Outcome, record: GameRecord | None
+) -> str:
+    """What a worker says once a match is over (one line each, as ``dod-bots`` shows its
+    bots): the game, where it was played, how each bot did, and how many it has played."""
+    where = f"{match.world}, map {match.map or 'default'}, seed {match.seed}"
+    if record is not None:
+        how = ", ".join(f"{player.name or '?'} {player.outcome}" for player in record.players)
+    elif outcome.error:
+        how = f"not recorded: {outcome.error}"
+    elif outcome.void:
+        how = "void: not every bot joined" if outcome.not_started else "void: no bot joined"
+    else:
+        how = "not recorded"
+    return f"dod-arena worker: {game} ({where}): {how}; {played} played"
 
 
 async def _renew(connection: Any, claimed: queue.Claimed, name: str, lease: float) -> None:

@@ -56,6 +56,10 @@ from . import generator, load
 
 LOOK_LINES = 6  # LOOKREPLY and a 5x5 view in the classic world
 
+READY = rb"(?:listening on|also serving) [^\s]+:(\d+)"
+"""What each worker of ``--workers`` says once it serves: the first ``listening on``, the
+others ``also serving``."""
+
 
 @contextlib.contextmanager
 def temporary_postgres() -> Iterator[str]:
@@ -130,9 +134,9 @@ class Node:
         )
         assert isinstance(self.process.stderr, io.BufferedReader)
         seen = b""
-        # Every worker says it listens once it is in the cluster.
+        # The first worker says where it listens, each other that it serves there too.
         workers = int(args[args.index("--workers") + 1]) if "--workers" in args else 1
-        while len(found := re.findall(rb"listening on [^\s]+:(\d+)", seen)) < workers:
+        while len(found := re.findall(READY, seen)) < workers:
             chunk = self.process.stderr.read1(4096)
             if not chunk:
                 sys.exit(f"bench.cluster: a node did not start: {seen.decode()[-2000:]}")
@@ -259,8 +263,9 @@ def start_workers(count: int, folder: str, connections: int) -> Workers:
     assert isinstance(process.stderr, io.BufferedReader)
     seen = b""
     deadline = time.monotonic() + 60
-    # Connections made before every worker listens would all go to the first.
-    while len(found := load.LISTENING.findall(seen)) < count:
+    # Connections made before every worker listens would all go to the first (which says
+    # where they listen; each other says it serves there too).
+    while len(found := re.findall(READY, seen)) < count:
         chunk = process.stderr.read1(4096)
         if not chunk or time.monotonic() > deadline:
             process.kill()
@@ -389,7 +394,8 @@ async def _listed_after(a_port: int, b_port: int, creates: int) -> list[float]:
     theirs = bytearray()
     delays = []
     for number in range(creates):
-        # A creator each time, gone after (its unjoined game with it): within every limit.
+        # A creator each time, which then joins its game and leaves, the game with it (a
+        # game nobody joined would outlive it): within every limit.
         creator, mine = await trio.open_tcp_stream("127.0.0.1", a_port), bytearray()
         [answer] = await _ask(creator, mine, f"CREATE seen{number} classic".encode())
         assert answer.startswith(b"GAME "), answer
@@ -402,6 +408,8 @@ async def _listed_after(a_port: int, b_port: int, creates: int) -> list[float]:
                 if any(line.startswith(wanted) for line in listed):
                     break
         delays.append(time.perf_counter() - created)
+        [joined] = await _ask(creator, mine, f"JOIN seen{number}".encode())
+        assert joined.startswith(b"GAME "), joined
         await creator.aclose()
     await watcher.aclose()
     return delays

@@ -95,6 +95,8 @@ class Bot:
         #: Gold the bot counted itself, where the world hands it over without a
         #: ``PICKUP`` (crawler treasure is taken on entry); ``None``: the client's count.
         self.gold: int | None = None
+        #: Whether the bot plays unnamed: the server refused the name it made up.
+        self.unnamed = False
 
     @property
     def held(self) -> int:
@@ -103,7 +105,8 @@ class Bot:
 
     @property
     def name(self) -> str:
-        return self.options.name or f"{self.kind}-{os.getpid()}"
+        """The name the bot plays under, as its lines report it ("" if unnamed)."""
+        return "" if self.unnamed else _name(self.kind, self.options)
 
     def may_move(self) -> bool:
         """False once the bot has made ``--max-moves`` moves; reports progress as it goes."""
@@ -141,7 +144,9 @@ def build_parser(
     parser.add_argument(
         "--seed", type=int, default=None, help="seed of the bot's own random choices"
     )
-    parser.add_argument("--name", default=None, help="player name to ask for with HELLO")
+    parser.add_argument(
+        "--name", default=None, help="player name to ask for with HELLO (default: KIND-PID)"
+    )
     parser.add_argument(
         "--game",
         default=None,
@@ -220,6 +225,25 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _hello(client: Client, bot: Bot) -> None:
+    """``HELLO`` with the name the bot's lines report, so that its games are recorded
+    (and rated) under it. A name the bot made up (no ``--name``) that the server
+    refuses (ch739's takes eight characters at most) gives way to a plain ``HELLO``,
+    and the bot reports that it played unnamed."""
+    try:
+        client.hello(bot.name)
+    except CommandError:
+        if bot.options.name is not None:
+            raise
+        client.hello()
+        bot.unnamed = True
+
+
+def _name(kind: str, options: argparse.Namespace) -> str:
+    """The name a bot plays under: ``--name``, else its kind and process id."""
+    return str(options.name or f"{kind}-{os.getpid()}")
+
+
 def _needs(worlds: tuple[str, ...]) -> str:
     return " or ".join(worlds) + (" world" if len(worlds) == 1 else " worlds")
 
@@ -250,7 +274,7 @@ def _run(
     def result(outcome: str, detail: str) -> BotResult:
         return BotResult(
             bot=kind,
-            name=bot.name if bot else options.name or f"{kind}-{os.getpid()}",
+            name=bot.name if bot else _name(kind, options),
             outcome=outcome,
             gold=bot.held if bot else client.gold if client else 0,
             moves=client.moves if client else 0,
@@ -281,7 +305,7 @@ def _run(
                         f"this bot plays the {_needs(worlds)}; the game {game!r} on "
                         f"{options.host}:{options.port} is of the {world} world",
                     )
-            client.hello(options.name)
+            _hello(client, bot)
             try:
                 reason = play(bot)
             except Stuck as stuck:  # the strategy would repeat a refused action for ever

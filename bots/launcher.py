@@ -3,6 +3,7 @@
 ::
 
     dod-bots --host 127.0.0.1 --port 40004 explorer:3 random:2 --max-moves 5000
+    dod-bots --game arena --create 'crawler map=easy seed=7' crawler-solver:2
 
 Each ``KIND[:COUNT]`` starts COUNT processes of a bot from :data:`bots.KINDS`
 (``python -m bots.<kind> ...``), named ``<kind>-<n>`` (n counts from 1 across
@@ -11,6 +12,11 @@ S + n, so a whole run can be repeated.
 
 What the launcher promises:
 
+* ``--game G`` has every bot ``JOIN G``; with ``--create 'WORLD [map=M] [seed=N]
+  [players=N] [turn=S]'`` the launcher first creates G so (``CREATE G WORLD ...``), and
+  stops with status 1 and the server's reason if it cannot. It then watches G while
+  its bots play, so that the game stays for them all: a world the first bots end
+  restarts for those still joining (a created game nobody watches goes when it ends).
 * While the bots play it shows, on standard error, one progress line a second
   (bots playing, i.e. connected and reporting, bots still starting, results so far,
   moves made) and a line for each bot that ends.
@@ -43,13 +49,15 @@ from typing import Final, TextIO
 
 import trio
 
-from clients import DEFAULT_PORT
+from clients import DEFAULT_PORT, AsyncClient, ClientError, CommandError
 from commandline import lifeline
+from protocol.commands import Create, parse_command
+from protocol.errors import RemoteProtocolError
 
 from . import KINDS
 from .result import BotResult, Progress, parse_line
 
-__all__ = ["BotRun", "launch", "main", "parse_kinds", "summarise"]
+__all__ = ["BotRun", "launch", "launch_in_a_new_game", "main", "parse_kinds", "summarise"]
 
 PROGRESS_INTERVAL: Final = 1.0
 DEFAULT_GRACE: Final = 5.0
@@ -269,6 +277,51 @@ async def launch(
     return not launcher.interrupted
 
 
+class CannotCreate(Exception):
+    """The server refused the ``CREATE`` of ``--create`` (or could not be reached)."""
+
+
+async def launch_in_a_new_game(
+    runs: list[BotRun],
+    creation: Create,
+    *,
+    host: str,
+    port: int,
+    timeout: float,
+    grace: float = DEFAULT_GRACE,
+    display: TextIO = sys.stderr,
+) -> bool:
+    """Create the game ``creation`` asks for, watch it while every bot plays to its end,
+    then leave it; True unless the launch was interrupted. Raises :class:`CannotCreate`
+    before any bot starts if the game cannot be made."""
+    playing = False
+    try:
+        async with AsyncClient.connect(
+            host, port, timeout=timeout, on_push=lambda _view: None
+        ) as client:
+            try:
+                await client.create(
+                    creation.game,
+                    creation.world,
+                    map=creation.map,
+                    seed=creation.seed,
+                    players=creation.players,
+                    turn=creation.turn,
+                )
+                await client.watch(creation.game)
+            except CommandError as error:
+                raise CannotCreate(error.message) from None
+            except (ClientError, OSError) as error:
+                raise CannotCreate(str(error) or type(error).__name__) from None
+            print(f"dod-bots: created game {creation.game}: {creation.to_line()}", file=display)
+            playing = True
+            return await launch(runs, grace=grace, display=display)
+    except (ClientError, OSError) as error:
+        if playing:
+            raise
+        raise CannotCreate(str(error) or type(error).__name__) from None  # no server there
+
+
 def summarise(runs: Sequence[BotRun]) -> dict[str, object]:
     """The totals of a launch: bots, wins, losses, other results, moves."""
     results = [run.result for run in runs if run.result is not None]
@@ -330,6 +383,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--port", type=int, default=DEFAULT_PORT, help="server port (default: %(default)s)"
     )
     parser.add_argument("--game", default=None, help="the game on the server the bots JOIN")
+    parser.add_argument(
+        "--create",
+        metavar="'WORLD [OPTION=VALUE ...]'",
+        default=None,
+        help="create the --game first, as CREATE GAME WORLD [map=M] [seed=N] [players=N] "
+        "[turn=S] does (for example --create 'crawler map=easy seed=7')",
+    )
     parser.add_argument("--seed", type=int, default=None, help="bot n plays with seed SEED + n")
     parser.add_argument(
         "--max-moves", type=int, default=None, help="each bot stops after this many moves"
@@ -350,6 +410,19 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _creation(parser: argparse.ArgumentParser, options: argparse.Namespace) -> Create:
+    """The ``CREATE`` that ``--create`` and ``--game`` ask for; a parser error if bad."""
+    if options.game is None:
+        parser.error("--create needs --game: the name of the game to create")
+    try:
+        command = parse_command(f"CREATE {options.game} {options.create}")
+    except RemoteProtocolError as error:
+        parser.error(f"--create: {error}")
+    if not isinstance(command, Create) or command.start_full:
+        parser.error("--create: WORLD [map=M] [seed=N] [players=N] [turn=S]")
+    return command
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     options = parser.parse_args(argv)
@@ -359,7 +432,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(error))
     if not math.isfinite(options.grace) or options.grace < 0:
         parser.error("--grace must be a number of seconds, 0 or more")
-    finished = trio.run(partial(launch, runs, grace=options.grace))
+    if options.create is None:
+        finished = trio.run(partial(launch, runs, grace=options.grace))
+    else:
+        creation = _creation(parser, options)
+        try:
+            finished = trio.run(
+                partial(
+                    launch_in_a_new_game,
+                    runs,
+                    creation,
+                    host=options.host,
+                    port=options.port,
+                    timeout=options.timeout,
+                    grace=options.grace,
+                )
+            )
+        except CannotCreate as error:
+            print(f"dod-bots: cannot create game {creation.game}: {error}", file=sys.stderr)
+            return 1
     if options.json:
         summary = summarise(runs)
         summary["results"] = [asdict(run.result) for run in runs if run.result is not None]

@@ -8,6 +8,8 @@ The launcher (and anyone else) reads them with :func:`parse_line`::
     {"type": "result", "bot": "explorer", "name": "explorer-1", "outcome": "win",
      "gold": 3, "moves": 57, "seconds": 0.41, "detail": "You escaped ...", "pid": 4242}
 
+``name`` is the name the bot played under (``--name``, else ``<kind>-<pid>``; empty
+when the server refused that made-up name and the bot played unnamed).
 ``outcome`` is one of :data:`OUTCOMES`:
 
 * ``win``, ``lose``: the server's final line was ``WIN`` or ``LOSE``;

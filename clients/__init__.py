@@ -11,10 +11,13 @@ The library, for bots and tools that play over TCP:
 * the exceptions are in :mod:`clients.errors`.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from protocol.direction import Direction
 from protocol.replies import Bye, FinalReply, GameInfo, Lose, Message, Notice, Push, Win
 
-from .aio import AsyncClient
 from .core import DEFAULT_PORT, PickupResult
 from .errors import (
     ClientError,
@@ -28,6 +31,9 @@ from .errors import (
 )
 from .grid import Grid, Position
 from .sync import Client
+
+if TYPE_CHECKING:
+    from .aio import AsyncClient
 
 __all__ = [
     "DEFAULT_PORT",
@@ -54,3 +60,13 @@ __all__ = [
     "UnsupportedServer",
     "Win",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use: trio is what the async client needs, and the blocking one,
+    # the console games and every bot that plays without it start without it.
+    if name == "AsyncClient":
+        from .aio import AsyncClient
+
+        return AsyncClient
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -109,6 +109,13 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="also write one self-contained HTML page: a row per check, its exchange on demand",
     )
+    parser.add_argument(
+        "--no-probe",
+        dest="probe",
+        action="store_false",
+        help="do not ask the server to keep the suite's games out of its records and "
+        "replay lists (EXTEND probe, where offered)",
+    )
     parser.add_argument("--list", action="store_true", help="list checks and tolerances, then exit")
     return parser
 
@@ -162,6 +169,7 @@ def _main(argv: Sequence[str] | None) -> int:
             max_steps=args.max_steps,
             extra_glyphs=args.extra_glyphs,
             dialect=args.dialect,
+            probe=args.probe,
         )
     except ValueError as error:
         parser.error(str(error))
@@ -177,10 +185,17 @@ def _main(argv: Sequence[str] | None) -> int:
     except ValueError as error:
         parser.error(str(error))
     except KeyboardInterrupt:
-        if progress.report is None:
-            raise
-        report = progress.report
-        report.findings.append(f"the run was interrupted after {len(report.results)} check(s)")
+        # What ran is shown, with no verdict; then, as every command, "interrupted" and
+        # status 130 (commandline.run_command), never a verdict on half a run.
+        if progress.report is not None:
+            progress.report.interrupted = True
+            _show(progress.report, args)
+        raise
+    _show(report, args)
+    return 0 if report.ok else 1
+
+
+def _show(report: Report, args: argparse.Namespace) -> None:
     print(to_json(report) if args.format == "json" else to_table(report))
     if args.junit_xml is not None:
         args.junit_xml.write_text(to_junit_xml(report), encoding="utf-8")
@@ -188,4 +203,3 @@ def _main(argv: Sequence[str] | None) -> int:
         args.html.write_text(to_html(report), encoding="utf-8")
     if args.format == "json":
         print(summary(report), file=sys.stderr)
-    return 0 if report.ok else 1

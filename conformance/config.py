@@ -43,6 +43,10 @@ class SuiteConfig:
     """Seconds a command refused for want of a turn waits for ``STARTTURN`` before its
     check is not judged. A turn passes when its holder acts; the suite's own idle
     connections never do, so a longer wait would only lengthen the run (issue 27)."""
+    probe: bool = True
+    """Whether to ask a server that offers it to keep the suite's games out of its records
+    and replay lists (``EXTEND probe``, on every connection after the first check; asked
+    once, on a connection of its own, only of a 2013 server still there after it)."""
 
     def __post_init__(self) -> None:
         if self.dialect not in DIALECTS:

@@ -46,7 +46,10 @@ def summary(report: Report) -> str:
         for outcome in Outcome
         if outcome is not Outcome.NOT_RUN or report.count(outcome)
     )
-    verdict = "conforms" if report.ok else "DOES NOT CONFORM"
+    if report.interrupted:
+        verdict = "was not judged (INTERRUPTED)"
+    else:
+        verdict = "conforms" if report.ok else "DOES NOT CONFORM"
     return f"{report.target} {verdict} at level {report.level}: {counts} ({report.duration:.1f} s)"
 
 
@@ -80,6 +83,7 @@ def to_json(report: Report) -> str:
             "recognition": _exchange(report.recognition),
             "findings": list(report.findings),
             "ok": report.ok,
+            "interrupted": report.interrupted,
             "duration": round(report.duration, 3),
             "counts": {outcome.value: report.count(outcome) for outcome in Outcome},
             "checks": [

@@ -109,6 +109,9 @@ class Report:
     findings: list[str] = field(default_factory=list)
     """Faults of the whole run rather than of one check (the server went away); each
     makes the run fail."""
+    interrupted: bool = False
+    """The run was stopped (``Ctrl-C``) before its end: the checks that ran are shown,
+    and it gives no verdict."""
 
     def count(self, outcome: Outcome) -> int:
         return sum(result.outcome is outcome for result in self.results)

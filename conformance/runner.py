@@ -17,6 +17,13 @@ and the lines that showed it.
 
 Extension checks run only at the ``extended`` level; each of them skips itself
 when the server does not offer what it checks.
+
+Once the first check is made, a server of the 2013 dialect still there is asked, on a
+connection of its own, whether it offers ``EXTEND probe`` (``SuiteConfig.probe``); if it
+does, every later connection says ``EXTEND probe`` before anything else, and its games
+stay out of the server's records and replay lists. A server that does not is asked
+nothing more. (In the later dialects a connection is a player from its first byte: one
+more would change the game the checks judge.)
 """
 
 from __future__ import annotations
@@ -79,6 +86,7 @@ async def run_suite(
         report.recognition = transcript.entries()
     report.dialect = state.dialect
     silent_since: str | None = None
+    probing = config.probe and state.dialect == "2013"
     gone = ""
     last_done = "dialect recognition" if config.dialect == "auto" else ""
     for check in selected_checks(config, only):
@@ -117,6 +125,10 @@ async def run_suite(
         if on_result is not None:
             on_result(report, result)
         last_done = check.id
+        if probing and not gone and state.heard_from_server:
+            probing = False  # asked once, after a check, of a server still there
+            if await _offers_probe(connect, config):
+                connect = _probing(connect)
         if result.outcome is Outcome.FAILED and not state.heard_from_server:
             silent_since = check.id
     report.duration = trio.current_time() - started
@@ -208,6 +220,48 @@ async def recognise(
             return client[0], [*evidence, client[1]]
         return client[0], [*evidence, *reader.evidence, client[1]]
     return reader.dialect, [*evidence, *reader.evidence]
+
+
+async def _offers_probe(connect: Connector, config: SuiteConfig) -> bool:
+    """Whether the server answers ``EXTEND probe`` granting it (one connection of its
+    own, that plays in no game)."""
+    with trio.move_on_after(config.timeout):
+        try:
+            stream = await connect()
+        except OSError:
+            return False
+        async with stream:
+            try:
+                await stream.send_all(b"EXTEND probe\n")
+                answer = await _line(stream)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return False
+            words = answer.split()
+            return words[:1] == [b"EXTENDED"] and b"probe" in words
+    return False
+
+
+def _probing(connect: Connector) -> Connector:
+    """``connect``, each connection then saying ``EXTEND probe`` and reading its answer."""
+
+    async def marked() -> trio.abc.Stream:
+        stream = await connect()
+        await stream.send_all(b"EXTEND probe\n")
+        await _line(stream)
+        return stream
+
+    return marked
+
+
+async def _line(stream: trio.abc.Stream) -> bytes:
+    """One line, read a byte at a time: nothing after it is taken from the stream."""
+    line = b""
+    while not line.endswith(b"\n"):
+        byte = await stream.receive_some(1)
+        if not byte:
+            break
+        line += byte
+    return line
 
 
 def _asking(line: str) -> Command | None:

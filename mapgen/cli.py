@@ -177,6 +177,8 @@ def _main(argv: Sequence[str] | None) -> int:
             )
             for path, text in zip(paths, texts, strict=True):
                 try:
+                    if not path.parent.exists():  # -o levels/gen makes levels/
+                        path.parent.mkdir(parents=True)
                     path.write_text(text, "utf-8")
                 except OSError as error:
                     print(f"dod-generate: cannot write {path}: {error.strerror}", file=sys.stderr)

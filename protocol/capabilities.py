@@ -38,6 +38,11 @@ DECLARED_CAPABILITIES: Final[tuple[Capability, ...]] = (
     Capability("bot", "others see you as `B`, not `P`"),
     Capability("board", "a spectator is told who is where: `LEVEL` and `BOARD`"),
     Capability(
+        "probe",
+        "this connection checks the server (a conformance run): its games are not "
+        "recorded, and their replays are listed only when asked for",
+    ),
+    Capability(
         "redirect",
         "`JOIN` or `WATCH` of a game another node of a cluster holds answers "
         "`REDIRECT <game> <host>:<port>` instead of carrying you there",

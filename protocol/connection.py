@@ -38,7 +38,7 @@ from .capabilities import (
     DEFAULT_CAPABILITIES,
     Capability,
 )
-from .commands import CANONICAL_LINES, Command, Create, Extend, Join, Watch
+from .commands import CANONICAL_LINES, Command, Create, Extend, Join, Quit, Watch
 from .dialects import DEFAULT_DIALECT, Dialect, dialect_named
 from .errors import LocalProtocolError, RemoteProtocolError
 from .framing import (
@@ -274,12 +274,53 @@ class ServerProtocol:
                 command = self._parse(line)
             except RemoteProtocolError as error:
                 error.line = line.encode()
+                if self._heard is not None:
+                    self._heard(None)  # the replies now answer no command
                 raise
             if command is not None:
                 self._answering = command
                 if self._heard is not None:
                     self._heard(command)
                 return command
+
+    def read_ahead(self, limit: int) -> Quit | EndOfInput | NeedData | None:
+        """Look at what the client sent after the command last returned, while that
+        command waits for its answer, without taking it: :meth:`next_event` still
+        returns every command in its turn. Returns what may not wait for that answer,
+        because it ends the conversation:
+
+        * a ``QUIT`` (the first received): from then on it is the command answered,
+          and its ``BYE`` the last line (nothing sent before it is answered);
+        * ``END_OF_INPUT``: the client closed its side;
+
+        else ``NEED_DATA`` (more may be received) or ``None`` once more than ``limit``
+        bytes wait unreturned: receive no more until :meth:`next_event` has taken some.
+        Raises at once the fatal :class:`RemoteProtocolError` a line received would
+        raise in its turn (too long): it ends the conversation too. Each line is looked
+        at once, however often this is called.
+        """
+        ready = self._ready
+        if isinstance(ready, Quit):
+            self._ready = None
+            return self._overtaking(ready)
+        framer = self._framer
+        while fresh := framer.lines_ahead():
+            for line in fresh:
+                try:
+                    command = self._parse(line.decode())
+                except (UnicodeDecodeError, RemoteProtocolError):
+                    continue  # refused in its turn
+                if isinstance(command, Quit):
+                    return self._overtaking(command)
+        if framer.ended:
+            return END_OF_INPUT
+        return NEED_DATA if framer.buffered <= limit else None
+
+    def _overtaking(self, command: Quit) -> Quit:
+        self._answering = command
+        if self._heard is not None:
+            self._heard(command)
+        return command
 
     def data_to_send(self) -> bytes:
         """Telnet refusals owed to the client (usually ``b""``)."""

@@ -232,13 +232,17 @@ class Dialect:
 
     # -- parsing ------------------------------------------------------------------
 
-    def heard(self, command: Command) -> None:
+    def heard(self, command: Command | None) -> None:
         """``command`` is the one the next replies answer (read by :meth:`parse`, or
-        known whole from an earlier line). A dialect whose words for a reply depend on
-        the command it answers keeps it; the others are not told."""
+        known whole from an earlier line; ``None``: a line :meth:`parse` refused, which
+        the next reply answers). A dialect whose words for a reply depend on the command
+        it answers keeps it; the others are not told."""
 
     def parse(self, line: str) -> Command | None:
-        """The command ``line`` holds; ``None`` for a line to skip (a blank one)."""
+        """The command ``line`` holds; ``None`` for a line to skip (a blank one). It
+        changes nothing (a line may be looked at before its turn:
+        :meth:`~protocol.connection.ServerProtocol.read_ahead`); what the replies
+        answer is told in its turn (:meth:`heard`)."""
         return parse_command(line)
 
 
@@ -647,7 +651,8 @@ class Dialect2016mbk(_Rendered):
     summary: ClassVar[str] = (
         "mbuckley2000's 2016 client: NAME <name>, H<n>, L5 rows, MS/MF, PS<n>/PF, C<chat>"
     )
-    closes_after_final: ClassVar[bool] = False
+    # mbuckley2000's server exits after a win, and its bot ignores WIN: it stops only when
+    # the connection does (its GUI shows its box on WIN, then exits as the connection ends).
     capabilities: ClassVar[tuple[str, ...]] = ("events", "chat")
     pushes_view: ClassVar[bool] = True
     # mbuckley2000's server says it to every connection; its client's reader takes a line
@@ -695,14 +700,13 @@ class Dialect2016mbk(_Rendered):
         """The verb of the command last read: its answers say what they answer (``MS``,
         ``PF``); a connection's commands are answered one at a time, in order."""
 
-    def heard(self, command: Command) -> None:
-        self.answering = command.verb
+    def heard(self, command: Command | None) -> None:
+        self.answering = "" if command is None else command.verb  # a refusal answers none
 
     def parse(self, line: str) -> Command | None:
         """As mbuckley2000's server read lines: trimmed, the verb in any case, a direction
         by its first letter; ``NAME <name>`` names the player (answered with the gold still
         needed), ``SAY <text>`` is chat; a blank line is skipped."""
-        self.answering = ""  # a line refused answers no MOVE or PICKUP
         words = line.strip().split(" ")
         verb = words[0].upper()
         if not verb:

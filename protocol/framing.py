@@ -32,6 +32,8 @@ What callers may rely on:
   :class:`RemoteProtocolError`, after every complete line before it has been
   returned; the framer then refuses further input.
 * At end of input a last line with no terminator is still returned.
+* A reader may look ahead (:meth:`LineFramer.lines_ahead`): the complete lines held are
+  shown, each once, and still returned by :meth:`LineFramer.next_event` in their turn.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ class LineFramer:
         "_decode",
         "_eof",
         "_lines",
+        "_looked",
         "_outgoing",
         "_sub_length",
         "_telnet",
@@ -137,6 +140,7 @@ class LineFramer:
         # Complete lines, the next one last (a list costs 56 bytes where a deque costs
         # 760: issue 19 counts the memory of every idle connection).
         self._lines: list[bytes] = []
+        self._looked = 0  # of the oldest lines in _lines, how many lines_ahead has shown
         self._after_cr = False
         self._telnet_state = _DATA
         self._telnet_verb = 0
@@ -267,6 +271,8 @@ class LineFramer:
         """
         if self._lines:
             line = self._lines.pop()
+            if self._looked:
+                self._looked -= 1
             if len(line) > self.max_line_length:
                 self._fail(self._too_long())
             return self._decode(line)
@@ -285,12 +291,49 @@ class LineFramer:
             return END_OF_INPUT
         return NEED_DATA
 
+    @property
+    def ended(self) -> bool:
+        """Whether the peer has closed its side (``END_OF_INPUT`` follows what is held)."""
+        return self._eof
+
+    def lines_ahead(self) -> list[bytes]:
+        """The complete lines held that this has not shown yet, oldest first, each as
+        received, without returning them: :meth:`next_event` still returns (or refuses)
+        each in its turn. A reader looks ahead so, for a line it must act on before its
+        turn.
+
+        Raises the fatal :class:`RemoteProtocolError` :meth:`next_event` would raise in
+        its turn (a line too long, held or unfinished, a telnet subnegotiation too long)
+        at once, when no line before it is left to show: the framer refuses all input
+        from then on, as after :meth:`next_event` raised it.
+        """
+        lines = self._lines
+        buffer = self._buffer
+        if self._eof and buffer and len(buffer) <= self.max_line_length and not self._broken:
+            lines.insert(0, bytes(buffer))  # the last line, as next_event will return it
+            buffer.clear()
+        fresh = lines[: len(lines) - self._looked]
+        fresh.reverse()
+        limit = self.max_line_length
+        for index, line in enumerate(fresh):
+            if len(line) > limit:
+                if index:
+                    del fresh[index:]  # shown first; the error at the next look
+                    break
+                self._fail(self._too_long())
+        else:
+            if (len(buffer) > limit or self._broken) and not fresh:
+                self._fail(self._too_long() if len(buffer) > limit else None)
+        self._looked += len(fresh)
+        return fresh
+
     def _too_long(self) -> str:
         return f"line too long (the limit is {self.max_line_length} bytes)"
 
     def _fail(self, reason: str | None = None) -> NoReturn:
         self._broken = True
         self._lines.clear()
+        self._looked = 0
         self._buffer.clear()
         reason = reason or self._broken_reason or self._too_long()
         self._broken_reason = reason  # what every later call repeats

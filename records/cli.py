@@ -26,16 +26,18 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, TextIO
 
 from commandline import run_command
 
-from .compare import compare
-from .store import Store, StoreError, safe_url
+from .urls import safe_url
+
+# The store (SQLAlchemy, Alembic) and Rich load once a command runs, not for ``--help``.
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .store import Store
 
 __all__ = ["DEFAULT_DB", "main"]
 
@@ -99,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(options: argparse.Namespace) -> int:
+    from .store import Store, StoreError
+
     try:
         store = Store(options.db)
         try:
@@ -158,6 +162,9 @@ def _run(store: Store, options: argparse.Namespace, out: TextIO) -> int:
 
 
 def _compare(store: Store, options: argparse.Namespace, out: TextIO) -> int:
+    from .compare import compare
+    from .store import Store
+
     other = Store(options.other)
     try:
         found = compare(store.games(), other.games(), prefix=options.prefix)
@@ -212,6 +219,9 @@ def _json(data: Any, out: TextIO) -> None:
 
 def leaderboard_table(rows: list[dict[str, Any]], title: str | None = None) -> Table:
     """The leaderboard as a rich table (``dod-arena`` prints the same one)."""
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title)
     for column in ("world", "rank", "name", "rating", "mu", "± sigma", "games", "wins"):
         table.add_column(column, justify="left" if column in ("world", "name") else "right")
@@ -230,6 +240,8 @@ def leaderboard_table(rows: list[dict[str, Any]], title: str | None = None) -> T
 
 
 def _console(out: TextIO) -> Console:
+    from rich.console import Console
+
     return Console(file=out, width=120 if not out.isatty() else None)
 
 
@@ -244,6 +256,9 @@ def _print_rows(title: str, rows: list[dict[str, Any]], out: TextIO) -> None:
     if not rows:
         print(f"{title}: none", file=out)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=Text(title))
     for column in rows[0]:
         table.add_column(column)

@@ -143,6 +143,7 @@ class _Entry:
     outcome: str | None = None
     gold: int = 0
     order: int = 0
+    probe: bool = False
 
 
 @dataclass(slots=True)
@@ -170,12 +171,14 @@ class Tally:
         *,
         claimed: bool = False,
         dialect: str | None = None,
+        probe: bool = False,
     ) -> None:
-        """A player entered; the first one's protocol dialect is the game's."""
+        """A player entered; the first one's protocol dialect is the game's. ``probe``:
+        its client checks the server (``EXTEND probe``, a conformance run)."""
         if self.started is None:
             self.started = now()
             self.dialect = dialect or DEFAULT_DIALECT
-        self._entries[player] = _Entry(player, name, kind, claimed)
+        self._entries[player] = _Entry(player, name, kind, claimed, probe=probe)
 
     def named(self, player: int, name: str, *, claimed: bool = False) -> None:
         entry = self._entries.get(player)
@@ -204,14 +207,22 @@ class Tally:
     def empty(self) -> bool:
         return not self._entries
 
+    @property
+    def probing(self) -> bool:
+        """Whether everyone who played was a probe (a conformance run's game, not one
+        worth a record)."""
+        return bool(self._entries) and all(entry.probe for entry in self._entries.values())
+
     def finish(
         self, *, rounds: int, end: str, replay: str | None, server: str = ""
     ) -> GameRecord | None:
-        """The record of the game now over (``None`` if nobody played), and a fresh tally."""
+        """The record of the game now over (``None`` if nobody played, or only probes:
+        :attr:`probing`), and a fresh tally."""
+        probing = self.probing
         entries, self._entries = self._entries, {}
         started, self.started = self.started, None
         self._departures = 0
-        if not entries or started is None:
+        if not entries or started is None or probing:
             return None
         players = place_players(
             [

@@ -23,14 +23,14 @@ a mapping keyed that way.
 
 from __future__ import annotations
 
+import functools
 import secrets
 import unicodedata
 from collections.abc import Iterator, MutableMapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import icu  # type: ignore[import-untyped]  # PyICU ships no type information
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+if TYPE_CHECKING:
+    from argon2 import PasswordHasher
 
 __all__ = [
     "LookalikeNames",
@@ -42,9 +42,32 @@ __all__ = [
     "verify",
 ]
 
-_HASHER = PasswordHasher()
-_SPOOF = icu.SpoofChecker()  # only read after it is made: safe from any thread (ICU)
 V = TypeVar("V")
+
+
+# ICU and argon2 are loaded the first time a name is compared or a token hashed, not
+# with this module: every game's roster imports it, and a server, a bot or ``--help``
+# that never meets a name pays nothing for them. Each is only read once made, so it is
+# safe from any thread (two threads' first calls at once may make two: either serves).
+@functools.cache
+def _hasher() -> PasswordHasher:
+    from argon2 import PasswordHasher
+
+    return PasswordHasher()
+
+
+@functools.cache
+def _spoof() -> Any:
+    import icu  # type: ignore[import-untyped]  # PyICU ships no type information
+
+    return icu.SpoofChecker()
+
+
+def load_libraries() -> None:
+    """Load ICU and argon2 now (a server, once it listens, so that serving never waits
+    for them); raises what loading them raises."""
+    _hasher()
+    _spoof()
 
 
 def new_token() -> str:
@@ -52,24 +75,26 @@ def new_token() -> str:
 
 
 def hash_token(token: str) -> str:
-    return _HASHER.hash(token)
+    return _hasher().hash(token)
 
 
 def verify(token_hash: str, token: str) -> bool:
     """Whether ``token`` is the one ``token_hash`` was made from."""
+    from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+
     try:
-        return _HASHER.verify(token_hash, token)
+        return _hasher().verify(token_hash, token)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
 
 
 def needs_rehash(token_hash: str) -> bool:
-    return _HASHER.check_needs_rehash(token_hash)
+    return _hasher().check_needs_rehash(token_hash)
 
 
 def _skeleton(text: str) -> str:
     """TR39's skeleton of ``text``, in NFKC, its spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", str(_SPOOF.getSkeleton(0, text))).split())
+    return " ".join(unicodedata.normalize("NFKC", str(_spoof().getSkeleton(0, text))).split())
 
 
 def _bare(text: str) -> str:
@@ -111,6 +136,8 @@ class LookalikeNames(MutableMapping[str, V]):
         """The name held here that ``name`` looks like (itself, if it is held)."""
         if name in self._values:
             return name
+        if not self._values:
+            return None  # no key to compute: a lone name never loads ICU
         for key in lookalike_keys(name):
             held = self._by_key.get(key)
             if held is not None:

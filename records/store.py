@@ -39,43 +39,21 @@ from .model import GameRecord, PlayerResult, now
 from .names import lookalike_keys
 from .ranking import Rating, rate_game
 from .schema import games, names, ordinal, players, ratings
+from .urls import normalise_url, safe_url, sqlite_file
 
-__all__ = ["GameRow", "Standing", "Store", "StoreError", "normalise_url", "sqlite_file"]
+__all__ = [
+    "GameRow",
+    "Standing",
+    "Store",
+    "StoreError",
+    "normalise_url",
+    "safe_url",
+    "sqlite_file",
+]
 
 
 class StoreError(Exception):
     """The store cannot be used as asked (a bad URL, an unknown game)."""
-
-
-def normalise_url(url: str) -> str:
-    """``url`` with the driver this project uses: ``postgresql://`` means psycopg 3."""
-    for prefix in ("postgresql://", "postgres://"):
-        if url.startswith(prefix):
-            return "postgresql+psycopg://" + url[len(prefix) :]
-    return url
-
-
-def sqlite_file(url: str) -> Path | None:
-    """The file of an SQLite database on disk (``None``: another kind of store, or
-    SQLite in memory)."""
-    try:
-        parsed = make_url(normalise_url(url))
-    except Exception:
-        return None
-    database = parsed.database
-    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
-        return None
-    if database.startswith("file:"):
-        return None
-    return Path(database)
-
-
-def safe_url(url: str) -> str:
-    """``url`` with any password hidden, for logs and messages."""
-    try:
-        return make_url(normalise_url(url)).render_as_string(hide_password=True)
-    except Exception:
-        return "(an unreadable database URL)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,14 +39,17 @@ import json
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import structlog
 import trio
 
 from .journal import Journal, Segment, to_json
 from .model import GameRecord
-from .store import Store, safe_url
+from .urls import safe_url
+
+if TYPE_CHECKING:
+    from .store import Store
 
 __all__ = ["RecordWriter", "StoreUnavailable"]
 
@@ -83,6 +86,7 @@ class RecordWriter:
         max_unwritten: int | None = 1000,
         busy_timeout: float = 1.0,
         read_timeout: float = 5.0,
+        open_when_told: bool = False,
     ) -> None:
         self.url = url
         self.server = server
@@ -92,9 +96,7 @@ class RecordWriter:
         self.busy_timeout = busy_timeout
         self.read_timeout = read_timeout
         self.max_unwritten = max_unwritten
-        self._open_store = open_store or (
-            lambda url: Store(url, busy_timeout=busy_timeout, application="dod-server records")
-        )
+        self._open_store = open_store or self._open_default
         self.store: Store | None = None
         """The open, migrated store; ``None`` until it was first reached."""
         self.journal = None if journal is None else Journal(journal)
@@ -114,6 +116,9 @@ class RecordWriter:
         self._idle.set()
         self._progress = trio.Event()
         self._ready = trio.Event()
+        self._may_open = trio.Event()
+        if not open_when_told:
+            self._may_open.set()
         self._limiter = trio.CapacityLimiter(1)  # one thread at a time uses the store
         self._log = log.bind(db=safe_url(url))
 
@@ -163,8 +168,15 @@ class RecordWriter:
         while self.written < count:
             await self._progress.wait()
 
+    def may_open(self) -> None:
+        """Let :meth:`run` open the store now, if it was made with ``open_when_told``
+        (a server opens it once it listens: the store's libraries take longer to load
+        than the rest of the server, and a client need not wait for them)."""
+        self._may_open.set()
+
     def close(self) -> None:
         """Write what is queued, then let :meth:`run` return."""
+        self._may_open.set()
         self._closing = True
         self._closed.set()
         self._wakeup.set()
@@ -177,6 +189,7 @@ class RecordWriter:
         if self.journal is not None:
             await self._take_over(self.journal)
         task_status.started()
+        await self._may_open.wait()
         delay = self.retry_min
         try:
             while True:
@@ -234,8 +247,15 @@ class RecordWriter:
             return False
         self.store = store
         self._ready.set()
-        self._log.info("store ready", revision=await self.call(Store.revision))
+        self._log.info("store ready", revision=await self.call(type(store).revision))
         return True
+
+    def _open_default(self, url: str) -> Store:
+        # Imported here, in the writer's thread: the store's libraries (SQLAlchemy,
+        # Alembic) load once the server is serving, not before it listens.
+        from .store import Store
+
+        return Store(url, busy_timeout=self.busy_timeout, application="dod-server records")
 
     def _open(self) -> Store:
         store = self._open_store(self.url)
@@ -310,12 +330,13 @@ class RecordWriter:
 
     # -- reads for the protocol -------------------------------------------------------
 
-    async def call(self, method: Callable[..., T], *args: Any) -> T:
+    async def call(self, method: Callable[..., T], *args: Any, write: bool = False) -> T:
         """``method(store, *args)`` in a worker thread, answered within ``read_timeout``
         seconds; :class:`StoreUnavailable` if the store is not reached within
         :data:`READY_WAIT` seconds (a server just started is still opening it; at once
         once an attempt to open it failed), is
-        busy (locked by another program) or fails. A write (claiming a name) is never
+        busy (locked by another program) or fails. A write (``write=True``, or the
+        store's own :meth:`~records.store.Store.claim` and ``logged_in``) is never
         abandoned once it began, so that its answer is never lost: it may take up to
         the store's busy timeout longer."""
         if self.store is None and self._unreached is None:  # still opening: wait for it
@@ -324,7 +345,7 @@ class RecordWriter:
         store = self.store
         if store is None:
             raise StoreUnavailable(self._unreached or NOT_AVAILABLE)
-        abandon = method not in _WRITES
+        abandon = not write and getattr(method, "__qualname__", None) not in _WRITES
         with trio.move_on_after(self.read_timeout) as waited:
             try:
                 return await trio.to_thread.run_sync(
@@ -341,8 +362,9 @@ class RecordWriter:
         raise StoreUnavailable(BUSY)
 
 
-_WRITES: Final = frozenset({Store.claim, Store.logged_in})
-"""Store methods :meth:`RecordWriter.call` runs that change the store."""
+_WRITES: Final = frozenset({"Store.claim", "Store.logged_in"})
+"""The store's methods :meth:`RecordWriter.call` knows change it, by name (the store's
+module is not imported here: it loads with the store, in the writer's thread)."""
 
 
 def _locked(error: BaseException) -> bool:

@@ -15,7 +15,27 @@ Its wings, from the top of the stack down (pyproject's import contracts hold the
 * :mod:`server.metrics` (plain counts), :mod:`server.ratelimit` (a token bucket).
 """
 
-from .app import Server, serve
-from .setup.config import ServerConfig
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .app import Server, serve
+    from .setup.config import ServerConfig
 
 __all__ = ["Server", "ServerConfig", "serve"]
+
+
+def __getattr__(name: str) -> Any:
+    # Loaded on first use, not with the package: ``dod-server --help`` and ``dod-replay``
+    # import a module of a wing, and must not pay for the whole server (its store, its
+    # web face) to do it.
+    if name in ("Server", "serve"):
+        from . import app
+
+        return getattr(app, name)
+    if name == "ServerConfig":
+        from .setup.config import ServerConfig
+
+        return ServerConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -177,6 +177,7 @@ class Server:
                                     )
                                 )
                             task_status.started(self)
+                            self.ladder.serving()
                     for listener in listeners:  # the port is let go now, not after the goodbyes
                         listener.socket.close()
                     self._say_goodbye(connections)

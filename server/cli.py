@@ -9,24 +9,24 @@ import gc
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, Final, NoReturn
 
-import trio
-
-from commandline import lifeline
-from records.store import Store, StoreError, safe_url
 from worlds.errors import MapError
 from worlds.registry import UnknownWorld, load_plugin, world_names
 
-from .app import Server
-from .cluster.workers import run_workers
-from .lobby.recording import records_url
 from .setup.config import DEFAULT_PORT, ConfigError, ServerConfig, add_arguments, load_config
-from .setup.listening import ListenError
-from .setup.logs import announce, configure_logging
+
+# The rest of the server is imported where it is used: ``--help``, ``--print-config``
+# and ``--list-worlds`` load none of it, and a server loads its store, its web face and
+# its cluster only when its settings ask for them (tests/server/test_startup_imports.py).
+if TYPE_CHECKING:
+    import trio
+
+    from .app import Server
+    from .web import WebService
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,6 +37,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str) -> NoReturn:
+    from .setup.logs import announce
+
     announce("dod-server", f"error: {message}", level="error")
     sys.exit(2)
 
@@ -65,6 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print every setting, its value and where it came from (as TOML), and exit",
     )
+    # Given by the parent of --workers to each worker it starts: which worker it is.
+    parser.add_argument("--worker-number", type=int, default=None, help=argparse.SUPPRESS)
     add_arguments(parser)
     return parser
 
@@ -91,11 +95,18 @@ def _tune_garbage_collector() -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
-async def _run(server: Server) -> None:
+async def _run(server: Server, worker: int | None = None) -> None:
     """Serve until SIGINT or SIGTERM, then shut down cleanly (draining first with
     ``--drain-timeout``), or until the parent that gave this process its lifeline ends
     (:mod:`commandline.lifeline`), then shut down at once. Told either before the
-    server listens, it stops at once: nothing has been served."""
+    server listens, it stops at once: nothing has been served. ``worker``: this is that
+    worker of ``--workers``."""
+    import trio
+
+    from commandline import lifeline
+
+    from .setup.logs import announce
+
     parent_gone = trio.Event()
     lifeline.hold(on_cut=partial(_set_from_thread, parent_gone, trio.lowlevel.current_trio_token()))
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -111,7 +122,9 @@ async def _run(server: Server) -> None:
             nursery.start_soon(_stop_when_told, server, signals, parent_gone, started, nursery)
             await nursery.start(serve_then_stop)
             started.set()
-            for listen in server.listening:
+            # Of --workers, the first alone says where they listen (they share the port);
+            # each other says it serves there too.
+            for listen in server.listening if not worker else ():
                 speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
                 announce(
                     "dod-server",
@@ -119,16 +132,56 @@ async def _run(server: Server) -> None:
                     port=listen.port,
                     dialect=listen.dialect,
                 )
-            if server.config.http_port is not None:
-                # Imported here: a server without its web face needs none of HTTP's libraries.
-                from .web import serve_web
-
-                web = await nursery.start(serve_web, server)
+            if worker:
+                announce("dod-server", f"also serving {server.config.host}:{server.port}")
+            # What serving will want is loaded now, in a worker thread: a server without
+            # its web face needs none of HTTP's libraries, and the clients of one that
+            # has it are served while they load.
+            web_face = await _load_deferred(server.config.http_port is not None)
+            if web_face is not None:
+                web: WebService = await nursery.start(web_face, server)
                 announce("dod-server", f"web page at {web.url}", url=web.url)
             await trio.sleep_forever()  # until serve_then_stop cancels us
 
 
+LOAD_RETRY: Final = (0.1, 5.0)
+"""Seconds between two tries of a deferred load the process could not make (no file
+descriptor left, every one a client's), doubling from the first to the second."""
+
+
+async def _load_deferred(web: bool) -> Callable[..., Awaitable[object]] | None:
+    """Load, once the server listens, what serving will want: ICU and argon2 (the first
+    names compared, the first token hashed) and, if ``web``, the web face, whose
+    ``serve_web`` it returns. A load the process cannot make now (every file descriptor
+    taken by clients: ``EMFILE``) is tried again, never the end of the server."""
+    import trio
+
+    from .setup.logs import announce
+
+    delay, longest = LOAD_RETRY
+    while True:
+        try:
+            return await trio.to_thread.run_sync(_load, web)
+        except (OSError, ImportError) as error:  # a library's file could not be opened
+            announce("dod-server", f"cannot load yet ({error}); retrying", level="warning")
+            await trio.sleep(delay)
+            delay = min(delay * 2, longest)
+
+
+def _load(web: bool) -> Callable[..., Awaitable[object]] | None:
+    from records.names import load_libraries
+
+    load_libraries()
+    if not web:
+        return None
+    from .web import serve_web
+
+    return serve_web
+
+
 def _set_from_thread(event: trio.Event, token: trio.lowlevel.TrioToken) -> None:
+    import trio
+
     with contextlib.suppress(trio.RunFinishedError):
         trio.from_thread.run_sync(event.set, trio_token=token)
 
@@ -141,6 +194,10 @@ async def _stop_when_told(
     everything: trio.Nursery,
 ) -> None:
     """Stop ``server`` at the first signal or once its parent is gone."""
+    import trio
+
+    from .setup.logs import announce
+
     told: list[str] = []
 
     async def on_signal(waiting: trio.CancelScope) -> None:
@@ -182,9 +239,25 @@ def _check_writable(directory: Path) -> None:
 def _check_store(config: ServerConfig) -> None:
     """Refuse at start-up a store URL that can never work (``bogus://x``, a driver that
     is not installed): only a store that may come up later is retried while serving."""
+    from records.urls import is_sqlite, safe_url, sqlite_file
+
+    from .lobby.recording import records_url
+
     url = records_url(config)
     if url is None:
         return
+    if is_sqlite(url):
+        # SQLite's driver ships with Python: nothing to load before listening (the store,
+        # SQLAlchemy and Alembic, loads once the server serves); its folder is made now.
+        database = sqlite_file(url)
+        try:
+            if database is not None:
+                database.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise ConfigError(f"--db: {safe_url(url)}: {error.strerror or error}") from None
+        return
+    from records.store import Store, StoreError
+
     try:
         Store(url).close()  # parses the URL and loads its driver; connects to nothing
     except StoreError as error:
@@ -201,6 +274,8 @@ def _startup_error(error: BaseException) -> str | None:
     Errors raised inside trio's nurseries arrive wrapped in exception groups; a
     group holding exactly one such error is that error.
     """
+    from .setup.listening import ListenError
+
     while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
         error = error.exceptions[0]
     if isinstance(error, ListenError | ConfigError | UnknownWorld | MapError | OSError):
@@ -211,8 +286,9 @@ def _startup_error(error: BaseException) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     list_worlds, list_maps, print_config = args.list_worlds, args.list_maps, args.print_config
-    cluster_status = args.cluster_status
+    cluster_status, worker = args.cluster_status, args.worker_number
     del args.list_worlds, args.list_maps, args.print_config, args.cluster_status
+    del args.worker_number
     try:
         loaded = load_config(args)
         if print_config:
@@ -249,7 +325,11 @@ def main(argv: list[str] | None = None) -> int:
         if config.replay_dir is not None:
             _check_writable(Path(config.replay_dir))
         _check_store(config)
+        from .setup.logs import configure_logging
+
         if config.workers > 1:
+            from .cluster.workers import run_workers
+
             configure_logging(config.log_format, config.log_level)
             return run_workers(
                 config.workers,
@@ -260,14 +340,18 @@ def main(argv: list[str] | None = None) -> int:
                 embedded=config.cluster is None,
                 drain_timeout=config.drain_timeout or 0.0,
             )
-        configure_logging(config.log_format, config.log_level)
+        configure_logging(config.log_format, config.log_level, worker=worker)
+        from .app import Server
+
         server = Server(config)
     except (ConfigError, UnknownWorld, MapError, OSError) as error:
         _fail(str(error))
     _raise_file_limit()
     _tune_garbage_collector()
+    import trio
+
     try:
-        trio.run(_run, server)
+        trio.run(_run, server, worker)
     except BaseException as error:
         message = _startup_error(error)
         if message is None:

@@ -18,10 +18,6 @@ from typing import TextIO
 from commandline import run_command
 from worlds.registry import UnknownWorld, load_plugin
 
-from .game.story import describe
-from .replay.format import ReplayError
-from .replay.reader import bot_logs, open_world, read_replay, rerun
-
 CLEAR = "\x1b[H\x1b[2J"
 
 
@@ -46,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def show(path: str, *, step: bool, speed: float, draw_map: bool, out: TextIO) -> int:
     """Re-run the replay at ``path``, writing to ``out``; the exit status."""
+    # Imported here, not for ``--help``: the replay's reader runs the server's game code.
+    from .game.story import describe
+    from .replay.format import ReplayError
+    from .replay.reader import bot_logs, open_world, read_replay, rerun
+
     try:
         replay = read_replay(path)
         header = replay.header

@@ -13,6 +13,7 @@ from server.app import Server
 from server.setup.config import ServerConfig
 
 from .helpers import COMPAT
+from .limits import start_cost
 from .postgres import postgres_server, postgres_url
 
 __all__ = ["postgres_server", "postgres_url"]
@@ -36,6 +37,14 @@ os.environ.setdefault("DOD_HTTP_PORT", "0")
 # programs never saw the Ctrl-C. A handler is not inherited: they start with the default.
 if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # What one start costs here is measured once, before pytest-xdist starts its
+    # workers, which inherit it (tests/limits.py): every limit on a process is derived
+    # from it.
+    if not hasattr(config, "workerinput"):
+        start_cost()
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from protocol.framing import END_OF_INPUT, NEED_DATA
 from protocol.replies import Reply
 from worlds.api import Event, Joined, PlayerId, PlayerStatus, Position, World
 
+from .limits import contention
+
 if TYPE_CHECKING:
     from server.app import Server
 
@@ -20,6 +22,13 @@ REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 COMPAT = SHARED / "compat"
 TIMEOUT = 10
+"""Seconds a reply may take on a quiet machine; :func:`reply_limit` scales it by the load."""
+
+
+def reply_limit() -> float:
+    """Seconds to wait for a reply now: :data:`TIMEOUT`, times the machine's contention
+    (tests/limits.py), so a busy machine does not fail what a quiet one passes."""
+    return TIMEOUT * contention()
 
 
 class Peer:
@@ -44,9 +53,10 @@ class Peer:
         self._buffer += data
         return bool(data)
 
-    async def read_line(self, timeout: float = TIMEOUT) -> str:
-        """The next line, without its LF; fails if none arrives in time."""
-        with trio.fail_after(timeout):
+    async def read_line(self, timeout: float | None = None) -> str:
+        """The next line, without its LF; fails if none arrives in time (default:
+        :func:`reply_limit`)."""
+        with trio.fail_after(reply_limit() if timeout is None else timeout):
             while b"\n" not in self._buffer:
                 if not await self._fill():
                     raise EOFError(f"connection closed; unread: {bytes(self._buffer)!r}")
@@ -57,17 +67,17 @@ class Peer:
     async def read_lines(self, count: int) -> list[str]:
         return [await self.read_line() for _ in range(count)]
 
-    async def read_exactly(self, size: int, timeout: float = TIMEOUT) -> bytes:
-        with trio.fail_after(timeout):
+    async def read_exactly(self, size: int, timeout: float | None = None) -> bytes:
+        with trio.fail_after(reply_limit() if timeout is None else timeout):
             while len(self._buffer) < size:
                 if not await self._fill():
                     break
         data, self._buffer = bytes(self._buffer[:size]), self._buffer[size:]
         return data
 
-    async def read_to_end(self, timeout: float = TIMEOUT) -> bytes:
+    async def read_to_end(self, timeout: float | None = None) -> bytes:
         """Everything until the server closes the connection."""
-        with trio.fail_after(timeout):
+        with trio.fail_after(reply_limit() if timeout is None else timeout):
             while await self._fill():
                 pass
         data, self._buffer = bytes(self._buffer), bytearray()

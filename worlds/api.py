@@ -18,10 +18,11 @@ walks through writing one.
 The contract, in order of a game:
 
 1. ``plugin.open(map_spec, seed=..., limits=...)`` loads a map (``None`` means
-   the plugin's own default) and returns a :class:`World`. What the spec may name
-   is resolved by :mod:`worlds.mapspec`, within the :class:`~worlds.limits.Limits`
-   given (sizes, levels, growth, files): the server passes its clients' limits for
-   ``CREATE``; without ``limits`` a plugin uses
+   the plugin's own default; the server passes ``None`` for the spec
+   :data:`DEFAULT_MAP_SPEC`, which ``GAMES`` shows for a game on it) and returns a
+   :class:`World`. What the spec may name is resolved by :mod:`worlds.mapspec`,
+   within the :class:`~worlds.limits.Limits` given (sizes, levels, growth, files):
+   the server passes its clients' limits for ``CREATE``; without ``limits`` a plugin uses
    :data:`~worlds.limits.OPERATOR_LIMITS`. Bad maps, and specs past a limit, raise
    :class:`worlds.errors.MapError` before anything large is made.
 2. ``world.join(player, kind)`` places a new player and returns events, the first
@@ -73,6 +74,7 @@ from protocol.replies import LOOK_SIZE, Lose, Push, Reply, Win
 from .limits import Limits
 
 __all__ = [
+    "DEFAULT_MAP_SPEC",
     "SIGHT",
     "Action",
     "Blocked",
@@ -114,6 +116,9 @@ as ``ATTACK`` outside a turn-based world."""
 
 SIGHT: Final = LOOK_SIZE // 2
 """How far a player sees by default, each way: the 5×5 ``LOOK`` window."""
+DEFAULT_MAP_SPEC: Final = "default"
+"""The map spec that names a world's default map, in every world (``CREATE g crawler
+map=default`` is the crawler's tutorial): ``GAMES`` shows it for a game on that map."""
 
 
 class PlayerKind(enum.Enum):

@@ -23,7 +23,6 @@ import sys
 from collections.abc import Sequence
 
 from ..core import DEFAULT_PORT
-from .app import PlayApp
 
 __all__ = ["main"]
 
@@ -51,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         parser.error("standard input and output must be a terminal (this is a full-screen game)")
+    from .app import PlayApp  # Textual loads for the game, not for --help
+
     app = PlayApp(
         options.host, options.port, name=options.name, game=options.game, watch=options.watch
     )

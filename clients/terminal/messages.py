@@ -20,8 +20,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from protocol.replies import (
+    Board,
     FinalReply,
     GameOver,
+    LevelView,
     Lose,
     Message,
     Notice,
@@ -109,7 +111,7 @@ def describe_push(push: Push) -> Entry | None:
             return Entry(Kind.EVENT, f"{player}: {action} {result}")
         case GameOver(text=text):
             return Entry(Kind.NOTICE, f"Game over: {text}")
-        case RoundEnded() | View():
+        case RoundEnded() | View() | LevelView() | Board():
             return None
     return Entry(Kind.EVENT, " ".join(push.lines()))
 

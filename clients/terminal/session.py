@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import trio
 
+from protocol.capabilities import DEFAULT_CAPABILITIES
 from protocol.commands import (
     ApGet,
     Attack,
@@ -273,7 +274,9 @@ class Session:
     async def _start(self, client: AsyncClient) -> None:
         state = self.state
         try:
-            await client.extend()
+            # A spectator also asks for every level of the game (LEVEL, with "board").
+            wanted = (*DEFAULT_CAPABILITIES, "board") if self._watch is not None else ()
+            await client.extend(*wanted)
         except CommandError:
             state.note("This server sends no pushed lines (no EXTEND): no chat or news.")
         if self._watch is not None:

@@ -8,8 +8,9 @@ screen reads it. What a caller may rely on:
   before joining and for any world, so it is how the client learns where it is.
   ``JOIN`` and ``WATCH`` name the world in their ``GAME`` line instead.
 * :meth:`GameState.take_push` applies a pushed line: chat and news go to the log,
-  ``ROUND`` to the round number, ``VIEW`` to the spectator's map, and world
-  notices that carry numbers the protocol has no reply for (the crawler's
+  ``ROUND`` to the round number, ``VIEW`` (level 1) and ``LEVEL`` (the levels after
+  it, ``EXTEND board``) to the spectator's map, which shows every level side by side,
+  and world notices that carry numbers the protocol has no reply for (the crawler's
   treasure and level, the knight's health) to the status.
 * ``gold`` and ``moves`` count from the start of the current game: ``JOIN``
   resets them.
@@ -23,7 +24,9 @@ from dataclasses import dataclass, field
 from protocol.direction import Direction
 from protocol.replies import (
     GameInfo,
+    GameOver,
     HitMod,
+    LevelView,
     Notice,
     Push,
     RoundEnded,
@@ -36,7 +39,24 @@ from protocol.replies import (
 from .keys import Keymap, keymap_for, spectator_keymap
 from .messages import Kind, MessageLog, describe_push
 
-__all__ = ["GameState", "WorldInfo", "read_help"]
+__all__ = ["GameState", "WorldInfo", "read_help", "side_by_side"]
+
+LEVEL_GAP = "   "
+"""What separates two levels shown side by side."""
+
+
+def side_by_side(levels: list[tuple[str, ...]]) -> tuple[str, ...]:
+    """The levels' rows as one drawing, each level beside the last, tops aligned."""
+    widths = [max((len(row) for row in level), default=0) for level in levels]
+    height = max(len(level) for level in levels)
+    return tuple(
+        LEVEL_GAP.join(
+            (level[r] if r < len(level) else "").ljust(width)
+            for level, width in zip(levels, widths, strict=True)
+        ).rstrip()
+        for r in range(height)
+    )
+
 
 _WORLD_LINE = re.compile(r"You are in the (\S+) world\.")
 _DIRECTIONS_LINE = re.compile(r"directions here:\s*([A-Z ]+)")
@@ -107,6 +127,8 @@ class GameState:
     """The last ``MAP`` (or ``LOOK``) the player asked for."""
     view_rows: tuple[str, ...] = ()
     """The last ``VIEW`` pushed to a spectator (it may come before ``WATCH``'s answer is read)."""
+    levels: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    """The last ``LEVEL`` pushed to a spectator for each level after the first."""
     look: bool = False
     """True when ``map_rows`` is a 5×5 ``LOOK`` (the world offers no ``MAP``)."""
     pending: str | None = None
@@ -116,8 +138,13 @@ class GameState:
 
     @property
     def rows(self) -> tuple[str, ...]:
-        """The map on screen: the spectator's view, or the player's map."""
-        return self.view_rows if self.watching else self.map_rows
+        """The map on screen: the spectator's view (every level, side by side, in a
+        world of several), or the player's map."""
+        if not self.watching:
+            return self.map_rows
+        if not self.levels:
+            return self.view_rows
+        return side_by_side([self.view_rows, *(self.levels[n] for n in sorted(self.levels))])
 
     @property
     def showing_look(self) -> bool:
@@ -144,6 +171,7 @@ class GameState:
         self.hp = self.ap = self.turn = None
         self.items = ""
         self.map_rows = ()
+        self.levels = {}
 
     def update_games(self, games: tuple[GameInfo, ...]) -> None:
         """A ``GAMES`` reply: the player and spectator counts of this game."""
@@ -158,6 +186,10 @@ class GameState:
             self.round = push.number
         elif isinstance(push, View):
             self.view_rows = push.rows
+        elif isinstance(push, LevelView) and push.level > 1:
+            self.levels[push.level] = push.rows
+        elif isinstance(push, GameOver):
+            self.levels.clear()  # the next world's levels come with its first views
         elif isinstance(push, Notice):
             self._read_notice(push.text)
         elif isinstance(push, TurnBegins):

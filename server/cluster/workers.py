@@ -36,6 +36,7 @@ import trio
 
 from commandline import lifeline
 
+from ..setup.logs import announce
 from .hub import Hub
 
 log = structlog.get_logger("server.cluster.workers")
@@ -120,7 +121,15 @@ def run_workers(
     lifeline.hold(on_cut=stop.set)  # this process's own parent ended: stop as if told
 
     def start(number: int) -> subprocess.Popen[bytes]:
-        own = ["--workers", "1", "--reuse-port", "--port", str(port)]
+        own = [
+            "--workers",
+            "1",
+            "--reuse-port",
+            "--port",
+            str(port),
+            "--worker-number",
+            str(number),
+        ]
         if number > 0 and http:
             own.append("--no-http")  # the first worker serves the web page
         worker = subprocess.Popen(
@@ -131,13 +140,12 @@ def run_workers(
             hub.admit(worker.pid)
         return worker
 
-    print(f"dod-server: {count} workers share {host}:{port}", file=sys.stderr, flush=True)
+    announce("dod-server", f"{count} workers share {host}:{port}", workers=count, port=port)
     if directory:
-        print(
-            f"dod-server: the workers' directory is {directory[1]} "
+        announce(
+            "dod-server",
+            f"the workers' directory is {directory[1]} "
             f"(dod-server --cluster {directory[1]} --cluster-status lists them)",
-            file=sys.stderr,
-            flush=True,
         )
     workers = [start(number) for number in range(count)]
     try:
@@ -154,7 +162,7 @@ def run_workers(
         if directory:
             shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
     if failed:
-        print(f"dod-server: the workers' directory failed: {failed[0]}", file=sys.stderr)
+        announce("dod-server", f"the workers' directory failed: {failed[0]}", level="error")
         return 1
     return 0
 

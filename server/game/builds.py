@@ -32,7 +32,7 @@ from functools import partial
 import structlog
 import trio
 
-from worlds.api import World, WorldPlugin
+from worlds.api import DEFAULT_MAP_SPEC, World, WorldPlugin
 
 from ..replay.format import view_digest
 
@@ -87,8 +87,13 @@ def measure(
 def open_world(
     plugin: WorldPlugin, spec: str | None, seed: int, max_map_bytes: int, template: bool = False
 ) -> Opened:
-    """``plugin.open`` measured (blocking); ``template`` also keeps an untouched copy."""
+    """``plugin.open`` measured (blocking); ``template`` also keeps an untouched copy.
+
+    ``default`` is the world's default map in every world (what ``GAMES`` shows for a
+    game opened on it), whatever the world's own name for it (the crawler's ``tutorial``)."""
     began = time.perf_counter()
+    if spec == DEFAULT_MAP_SPEC:
+        spec = None
     return measure(plugin.open(spec, seed=seed), max_map_bytes, template=template, since=began)
 
 

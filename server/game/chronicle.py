@@ -82,11 +82,18 @@ class Chronicle:
         )
 
     def joined(
-        self, player: PlayerId, kind: PlayerKind, name: str | None, claimed: bool, dialect: str
+        self,
+        player: PlayerId,
+        kind: PlayerKind,
+        name: str | None,
+        claimed: bool,
+        dialect: str,
+        probe: bool = False,
     ) -> None:
-        """``player`` joined; ``claimed``: under its login's name."""
+        """``player`` joined; ``claimed``: under its login's name; ``probe``: its client
+        checks the server (``EXTEND probe``)."""
         person = "bot" if kind is PlayerKind.BOT else "person"
-        self.tally.joined(player, name, person, claimed=claimed, dialect=dialect)
+        self.tally.joined(player, name, person, claimed=claimed, dialect=dialect, probe=probe)
         replay = self.replay
         if replay is not None:
             replay.join(self.round, player, kind)
@@ -134,11 +141,12 @@ class Chronicle:
 
     def close(self, reason: str, remaining: Iterable[tuple[PlayerId, PlayerStatus | None]]) -> None:
         """The world's game is over for ``reason``; the ``remaining`` players are
-        recorded as unfinished. Never raises for the record."""
+        recorded as unfinished (a game only probes played is not: the replay's last line
+        says ``probe``, and the replay list leaves it out). Never raises for the record."""
         replay, self.replay = self.replay, None
-        if replay is not None:
-            replay.close(self.round, reason)
         tally = self.tally
+        if replay is not None:
+            replay.close(self.round, reason, {"probe": True} if tally.probing else None)
         if tally.empty:
             return
         for player, status in remaining:

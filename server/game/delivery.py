@@ -127,7 +127,8 @@ class Delivery:
             name = roster.names_of.get(actor)
             who = name if name is not None else f"#{actor}"
         else:
-            who = roster.departing.get(actor, f"#{actor}")
+            departure = roster.departing.get(actor)
+            who = departure.who if departure is not None else f"#{actor}"
         seen = Seen(who, action.to_line(), result)
         world = self._slot.world
         seats = roster.seats

@@ -63,7 +63,7 @@ from .lifecycle import State
 from .outbox import Outbox
 from .pacing import Pacing, StartWhenFull
 from .restarts import WorldSlot
-from .roster import Roster, label
+from .roster import Departure, Roster, label
 from .rounds import Rounds
 from .spec import GameHooks, GameSpec, Unowned
 from .steward import Steward
@@ -293,7 +293,7 @@ class Game:
         self._next_player += 1
         roster.seat(client, player, name)
         claimed = name is not None and who.login == name
-        self.chronicle.joined(player, kind, name, claimed, who.dialect)
+        self.chronicle.joined(player, kind, name, claimed, who.dialect, probe=who.probe)
         # Through the client's own logger: rate-limited with its other events (issue 20).
         who.log.info("player joined", game=self.name, player=player, world=self.spec.world_name)
         audience = self.audience
@@ -348,7 +348,7 @@ class Game:
         who = label(name, player)
         if self.pacing.stays_for(player):
             # The action was made: it is played with its round, then the player leaves.
-            roster.departing[player] = who
+            roster.departing[player] = Departure(who, why)
             self._pacing_left()
             return
         self.remove(player, who, why)

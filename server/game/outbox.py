@@ -58,6 +58,12 @@ class Identity(Protocol):
         ...
 
     @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``, a conformance run):
+        a game only probes played is not recorded, nor listed by default."""
+        ...
+
+    @property
     def log(self) -> Any:
         """The structlog logger for events about this client (rate-limited per address)."""
         ...
@@ -129,7 +135,10 @@ class Outbox(Protocol):
         its last line there, and the client closes unless its dialect keeps it."""
         ...
 
-    def wait_for(self, done: trio.Event) -> None:
+    def wait_for(self, done: trio.Event, *, on_players: bool = False) -> None:
         """Handle no further command of the client's until ``done`` is set (its
-        action waits for a round, its ``CREATE`` for a world being built)."""
+        action waits for a round, its ``CREATE`` for a world being built).
+        ``on_players``: it waits for other players (their actions, their turns, their
+        joining), which may take as long as a turn: meanwhile the client's ``QUIT`` and
+        its end are acted on at once (docs/protocol.md, "Commands that wait")."""
         ...

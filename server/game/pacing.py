@@ -150,10 +150,11 @@ class PendingSteps:
     def hold(
         self, client: Outbox, player: PlayerId, step: Step, done: trio.Event | None = None
     ) -> None:
-        """Keep ``step`` for ``player``; its client reads nothing more until ``done``."""
+        """Keep ``step`` for ``player``; its client is answered nothing more until
+        ``done`` (it waits for other players: its ``QUIT`` and its end do not wait)."""
         done = trio.Event() if done is None else done
         self._steps[player] = Pending(client, step, done)
-        client.wait_for(done)
+        client.wait_for(done, on_players=True)
 
     def step_of(self, player: PlayerId) -> Step | None:
         pending = self._steps.get(player)

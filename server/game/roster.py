@@ -12,10 +12,20 @@ What a caller may rely on:
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from records.names import LookalikeNames
 from worlds.api import PlayerId
 
 from .outbox import Outbox
+
+
+class Departure(NamedTuple):
+    """A player who left with an action still to be played: how it is shown, and why it
+    left (``disconnected``, ``quit``), said once it is out."""
+
+    who: str
+    why: str
 
 
 def label(name: str | None, player: PlayerId) -> str:
@@ -34,8 +44,8 @@ class Roster:
         self.names: LookalikeNames[PlayerId] = LookalikeNames()  # lookalikes are one name
         self.names_of: dict[PlayerId, str] = {}
         self.finished_names: dict[PlayerId, str] = {}  # of players who won or died here
-        self.departing: dict[PlayerId, str] = {}
-        """Players who left with an action in a round, by how they are shown."""
+        self.departing: dict[PlayerId, Departure] = {}
+        """Players who left with an action in a round, to be taken out after it."""
 
     def seat(self, client: Outbox, player: PlayerId, name: str | None) -> None:
         self.players[player] = client

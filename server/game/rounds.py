@@ -9,9 +9,10 @@ What a caller may rely on:
   ``turn_timeout`` seconds after a second player began to wait (the deadline is
   ``inf`` until then: a player alone never waits); then every missing action is a
   stay, and counts as a missed round.
-* The reply to an action is sent when its round resolves; its client reads no
+* The reply to an action is sent when its round resolves; its client is answered no
   further command until then (it waits on the round's ``done``, which is set once
-  the round is resolved, or abandoned because the world failed).
+  the round is resolved, or abandoned because the world failed; its ``QUIT`` and its
+  end do not wait: ``on_players``).
 * A player who leaves with an action in the round stays until the round is played
   (:meth:`Rounds.stays_for`); the game removes it right after.
 """
@@ -64,7 +65,7 @@ class Rounds(Pacing):
         if all(other in pending for other in self.roster.players):
             self._resolve(current, ())
             return
-        client.wait_for(current.done)
+        client.wait_for(current.done, on_players=True)
         if self.deadline == math.inf:
             self.set_deadline(trio.current_time() + self.spec.turn_timeout)
 
@@ -117,8 +118,8 @@ class Rounds(Pacing):
                 self.played(player)
             departing = dict(roster.departing)
             roster.departing.clear()
-            for player, who in departing.items():  # they left during the round: out now
-                self.members.remove(player, who, "disconnected")
+            for player, (who, why) in departing.items():  # they left during the round: out now
+                self.members.remove(player, who, why)
             for player in missed:
                 self.missed(player)
             play.flush()

@@ -17,8 +17,10 @@ What a caller may rely on:
   seconds (``turn=``); ``max_world_builds`` worlds being built at once (``CREATE``
   is refused, not queued). Then ``world_build_timeout`` seconds to build the world.
 * A game's name is claimed in the cluster's directory (:mod:`server.cluster`)
-  before its world is built, and released if the build fails or its creator has
-  gone by the time it is ready.
+  before its world is built, and released if the build fails. A game whose creator
+  has gone by the time it is ready is added all the same, and waits for its first
+  player as any other.
+* ``map=default`` is the world's default map, in every world (what ``GAMES`` shows).
 * A map for a created game must be one the world ships, or a spec that names
   no file or folder (such as a generator's settings): clients cannot make the
   server open files of their choosing.
@@ -272,10 +274,8 @@ class Creations:
             host.directory.release(name)  # a refused claim holds nothing to release
             client.send(reply)
             return
-        if client.closed:
-            host.seating.creators.pop(name, None)
-            host.directory.release(name)
-            return  # its creator has gone: nobody asked for the game any more
+        # A creator that has gone meanwhile made the game all the same: like any other,
+        # it waits for its first player (Lobby.client_gone).
         limit = command.players or host.config.max_players_per_game
         spec = game_spec(
             host.config,

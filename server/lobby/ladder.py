@@ -56,13 +56,13 @@ from protocol.replies import (
     Standing,
 )
 from records import names as tokens
-from records.bests import bests
-from records.store import Store
 from records.writer import RecordWriter, StoreUnavailable
 from worlds.api import PlayerId
+from worlds.registry import world_names
 
 from ..game.outbox import Outbox
 from ..setup.config import ServerConfig
+from . import store_calls
 from .claimant import Claimant
 from .login_limits import Allowances, HashBusy, HashGate
 
@@ -131,6 +131,10 @@ class Seats(Protocol):
         """``new`` plays ``old``'s player from now on; the game, or ``None`` if gone."""
         ...
 
+    def worlds_played(self) -> set[str]:
+        """The worlds of the games here."""
+        ...
+
 
 _C = TypeVar("_C", bound=Command)
 _Job = Callable[["Ladder", "Claimant", Command], Awaitable[None]]
@@ -173,6 +177,12 @@ class Ladder:
         if self.writer is not None:
             self.writer.server = f"{host}:{port}"
 
+    def serving(self) -> None:
+        """The server accepts clients: the store may be opened (and its libraries
+        loaded, in the writer's thread) without delaying that."""
+        if self.writer is not None:
+            self.writer.may_open()
+
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Run the writer (and the claims' refresher) for the body; flush at its end."""
@@ -198,9 +208,10 @@ class Ladder:
         writer = self.writer
         assert writer is not None
         with self._refresher:
+            await writer.ready()  # nothing is claimed in a store not reached yet
             while True:
                 with contextlib.suppress(StoreUnavailable):
-                    claimed = await writer.call(Store.claimed_names)
+                    claimed = await writer.call(store_calls.claimed_names)
                     # Keys for thousands of names: worth a thread, not the loop's time.
                     self.claimed = await trio.to_thread.run_sync(_index, claimed)
                 await trio.sleep(CLAIMS_REFRESH if writer.store is not None else 0.5)
@@ -298,10 +309,15 @@ class Ladder:
     async def _leaderboard(self, connection: Claimant, command: Leaderboard) -> None:
         assert self.writer is not None
         world = command.world or self.lobby.game_for(connection).world_name
+        known = await self._known_worlds()
+        if world not in known:
+            # Not an empty table: a name nothing here plays or has records of.
+            connection.send(Error(f"unknown world {world!r}; worlds: {', '.join(sorted(known))}"))
+            return
         if command.best:
             await self._bests(connection, world)
             return
-        table = await self.writer.call(Store.leaderboard, world, LEADERBOARD_LINES)
+        table = await self.writer.call(store_calls.leaderboard, world, LEADERBOARD_LINES)
         connection.send(
             LeaderboardReply(
                 world,
@@ -320,10 +336,18 @@ class Ladder:
             )
         )
 
+    async def _known_worlds(self) -> set[str]:
+        """Every world ``LEADERBOARD`` may name: installed, played here, or with records."""
+        assert self.writer is not None
+        here = {plugin.name for plugin in self.config.worlds}
+        here |= self.lobby.worlds_played()
+        installed = await trio.to_thread.run_sync(world_names)  # reads the entry points
+        return here | set(installed) | set(await self.writer.call(store_calls.recorded_worlds))
+
     async def _bests(self, connection: Claimant, world: str) -> None:
         """``LEADERBOARD <world> best``: the world's best results per map (records.bests)."""
         assert self.writer is not None
-        groups = await self.writer.call(bests, world, BESTS_PER_MAP)
+        groups = await self.writer.call(store_calls.best_results, world, BESTS_PER_MAP)
         lines: list[Best] = []
         for group in groups:
             shown = group.map.replace(" ", "%20")
@@ -369,9 +393,9 @@ class Ladder:
         except HashBusy:
             self._claims.give_back(connection.who.address)  # busy: no name was claimed
             raise
-        if not await self.writer.call(Store.claim, name, token_hash):
+        if not await self.writer.call(store_calls.claim, name, token_hash, write=True):
             # Claimed meanwhile, here or on another server of the ladder.
-            holder = await self.writer.call(Store.lookalike, name) or name
+            holder = await self.writer.call(store_calls.lookalike, name) or name
             self.claimed[holder] = True
             connection.send(Error(_claimed_already(name, holder)))
             return
@@ -384,13 +408,13 @@ class Ladder:
     async def _has_games(self, name: str) -> bool:
         """Whether the store holds a game played under exactly ``name``."""
         assert self.writer is not None
-        history = await self.writer.call(Store.history, name, None, 1)
+        history = await self.writer.call(store_calls.history, name, None, 1)
         return bool(history)
 
     async def _login(self, connection: Claimant, command: Login) -> None:
         assert self.writer is not None
         name = command.name
-        token_hash = await self.writer.call(Store.token_hash, name)
+        token_hash = await self.writer.call(store_calls.token_hash, name)
         if token_hash is None:
             holder = self.claimed.holder(name)
             if holder is not None and holder != name:
@@ -409,8 +433,10 @@ class Ladder:
         if tokens.needs_rehash(token_hash):
             with contextlib.suppress(HashBusy):  # renewed at a later login instead
                 renewed = await self.hashes.run(tokens.hash_token, command.token)
-        await self.writer.call(Store.logged_in, name, renewed)
+        await self.writer.call(store_calls.logged_in, name, renewed, write=True)
         self.claimed[name] = True
+        if connection.closed:
+            return  # gone while the token was checked: nobody to log in, or to resume
         connection.login = name
         self._owner_proven(connection, name)
         connection.who.log.info("logged in", name=name)

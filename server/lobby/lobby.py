@@ -21,7 +21,8 @@ What a caller may rely on:
   not ended, played in or watched; checked on ``CREATE``, ``JOIN`` and ``WATCH``),
   so one address cannot take every game.
 * **No squatting**: a created game nobody has joined is removed after
-  ``unjoined_game_timeout`` seconds, and at once when its creator disconnects.
+  ``unjoined_game_timeout`` seconds, whether its creator stays or not (its address holds
+  it meanwhile); one that has been played goes with its creator once nobody is in it.
 * A plugin that raises while a world is opened, joined or restarted ends that
   request (an ``ERROR`` to the client, one log event), never the server.
 * :meth:`Lobby.run` owns every game's task and every build; when it returns, every
@@ -127,6 +128,7 @@ class Lobby:
         self._playing, self._watching = seating.playing, seating.watching
         self.owned: dict[int, set[str]] = {}
         """The games each client (by id) created that still exist or are being built."""
+        self._played: set[str] = set()  # created games whose world has ended at least once
         self.draining = False
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
@@ -167,6 +169,8 @@ class Lobby:
     def kept(self, game: Game) -> bool:
         """Whether a game that ended starts again; one that does not is removed."""
         if game is self.default or game.watchers:
+            if game.spec.owner is not None:
+                self._played.add(game.name)
             return True
         self._forget(game)
         return False
@@ -210,6 +214,7 @@ class Lobby:
 
     def _forget(self, game: Game) -> None:
         if self.games.get(game.name) is game:
+            self._played.discard(game.name)
             del self.games[game.name]
             self.seating.creators.pop(game.name, None)
             if game.spec.owner is not None:
@@ -224,14 +229,20 @@ class Lobby:
                 if not owned:
                     del self.owned[owner]
 
+    def worlds_played(self) -> set[str]:
+        """The worlds of the games here (``LEADERBOARD`` may name each)."""
+        return {game.world_name for game in self.games.values()}
+
     def client_gone(self, client: Outbox) -> None:
-        """``client`` has ended: the games it created that nobody joined go with it."""
-        for name in list(self.owned.get(client.who.id, ())):
+        """``client`` has ended. A game it created that nobody has joined yet waits for
+        its first player (module docstring); one played, with nobody in it, goes."""
+        for name in self.owned.pop(client.who.id, ()):
             game = self.games.get(name)
-            if game is not None and not game.players and not game.joined_any:
-                why = "its creator left before anyone joined"
-                game.log_removed(why)
-                self.gone(game, why)
+            if game is None or name not in self._played or game.players or game.watchers:
+                continue
+            why = "it was played, and its creator left with nobody in it"
+            game.log_removed(why)
+            self.gone(game, why)
 
     async def run(self, *, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         """Run every game's task until cancelled, then close every game."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from records.store import sqlite_file
+from records.urls import sqlite_file
 from records.writer import RecordWriter
 
 from ..setup.config import ServerConfig
@@ -64,4 +64,5 @@ def record_writer(config: ServerConfig) -> RecordWriter | None:
         journal=journal_folder(config, url),
         max_unwritten=config.max_unwritten_games,
         busy_timeout=config.store_busy_timeout,
+        open_when_told=True,  # once the server listens: Ladder.serving
     )

@@ -21,7 +21,7 @@ a few hundred bytes, not the board. Then, in the order they happened::
     {"round": 1, "actions": [[1, "MOVE N"], [2, "STAY"]], "missed": [2]}
     {"round": 1, "leave": 2, "why": "disconnected"}
     {"round": 1, "timeout": 2}                      a turn-based world's turn ran out
-    {"round": 1, "end": "all players left"}
+    {"round": 1, "end": "all players left"}          (and "probe": true: only probes played)
     {"round": 9, "truncated": "the replay reached its limit of 16777216 bytes; ..."}
 
 A ``truncated`` line is the last of a file whose game went on unrecorded: the

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from io import TextIOWrapper
 from pathlib import Path
 from typing import Any
@@ -185,11 +185,15 @@ class ReplayWriter:
             self._shelf.closed(path)
         log.warning("replay truncated", path=path.name, reason=why, round=round_number)
 
-    def close(self, round_number: int, reason: str) -> None:
-        """Write the last record and close the file (none was made if nobody acted)."""
+    def close(
+        self, round_number: int, reason: str, summary: Mapping[str, Any] | None = None
+    ) -> None:
+        """Write the last record and close the file (none was made if nobody acted);
+        ``summary`` adds to the ``end`` line (``probe``: only probes played)."""
         self._header = None
         self._early.clear()
-        self._write(f'{{"round":{round_number},"end":{json.dumps(reason)}}}\n')
+        ending = {"round": round_number, "end": reason, **(summary or {})}
+        self._write(json.dumps(ending, separators=(",", ":")) + "\n")
         self.flush()
         if self._file is not None:
             try:

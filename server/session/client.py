@@ -15,8 +15,12 @@ back-pressure and the time limits).
 
 In a world with rounds an action is answered when its round resolves: the game
 hands the connection the round's ``done`` event (:meth:`Connection.wait_for`)
-and the connection reads no further command until it is set, so replies always
-come in the order of the commands.
+and the connection handles no further command until it is set, so replies always
+come in the order of the commands. While a command waits for other players (a round,
+a turn, a game to fill) it reads on (:meth:`Connection.read_ahead`): the client's end
+and its ``QUIT``, which end the conversation, are acted on at once, and the commands
+before them are never answered; what else comes waits, in order, up to
+:data:`READ_AHEAD` bytes (then the client is read no more until the hold ends).
 
 Each command goes where its verb's declaration says (:class:`protocol.commands.Route`;
 the table :attr:`Connection.ROUTES` is derived from them): ``QUIT``, ``HELP`` and
@@ -63,7 +67,7 @@ from protocol.commands import (
 from protocol.connection import ServerProtocol
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import RemoteProtocolError
-from protocol.framing import NeedData
+from protocol.framing import END_OF_INPUT, NEED_DATA, NeedData
 from protocol.replies import (
     ActionPoints,
     Bye,
@@ -81,10 +85,14 @@ from .mailbox import Mailbox
 from .roles import Serving
 from .transport import CUT_OFF, Input, Session, Transport
 
-__all__ = ["CUT_OFF", "Connection"]
+__all__ = ["CUT_OFF", "READ_AHEAD", "Connection"]
 
-_LOST = frozenset({"connection lost", "client closed the connection"})
+_CLOSED = "client closed the connection"
+_LOST = frozenset({"connection lost", _CLOSED})
 """Why a connection ends when its player may come back (not ``QUIT``, nor a limit)."""
+READ_AHEAD: Final = 16384
+"""Bytes a client may have sent, unhandled, behind a command that is held, past which it
+is read no more until the hold ends (its ``QUIT`` or its end are then seen in turn)."""
 
 
 class Connection(Mailbox):
@@ -268,7 +276,7 @@ class Connection(Mailbox):
             if self.reason == CUT_OFF:
                 self.server.counts.cut_off += 1
             self._leave_game()
-            self.lobby.client_gone(self)  # its unjoined games go with it
+            self.lobby.client_gone(self)  # its played-out games go with it
             self.log.info("client disconnected", reason=self.reason or "server stopped")
 
     def check_time(self, now: float) -> None:
@@ -324,7 +332,7 @@ class Connection(Mailbox):
                 result = Input.WANT_DATA
                 break
             if not isinstance(event, Command):
-                transport.close("client closed the connection")  # EndOfInput
+                transport.close(_CLOSED)  # EndOfInput
                 result = Input.ENDED
                 break
             transport.heard()
@@ -333,6 +341,31 @@ class Connection(Mailbox):
             result = Input.ENDED
         self.answer_telnet()
         return result
+
+    def read_ahead(self) -> bool:
+        """While a command is held: what the client sent since that cannot wait for it
+        is acted on now (the protocol's :meth:`~protocol.connection.ServerProtocol.read_ahead`):
+        its ``QUIT`` is handled (``BYE``, and the connection ends: the player leaves as
+        on any ``QUIT``), its end ends the connection (as on any disconnect), a line too
+        long is refused as ever; the rest waits for :meth:`handle_input`. Whether to
+        read on (at most :data:`READ_AHEAD` bytes wait). Only a command that waits for
+        other players is read ahead of (:attr:`reads_ahead`): one that waits for the
+        server's own work (a world built, a token checked) is soon answered, and what
+        follows it, a ``QUIT`` too, in its turn."""
+        if not self.reads_ahead:
+            return False
+        try:
+            ahead = self.protocol.read_ahead(READ_AHEAD)
+        except RemoteProtocolError as error:
+            self.refused(error)  # fatal: its BYE is the last line
+            return False
+        if isinstance(ahead, Quit):
+            self.handle(ahead)
+            return False
+        if ahead is END_OF_INPUT:
+            self.transport.close(_CLOSED)
+            return False
+        return ahead is NEED_DATA
 
     def greeted(self) -> None:
         """A ``HELLO`` answered while the client waited is greeted now (see :meth:`_hello`)."""

@@ -100,6 +100,10 @@ class FastPath:
     def input_ended(self, idle: bool) -> None:
         self._connection.input_ended(idle)
 
+    def read_ahead(self) -> bool:
+        """:meth:`Connection.read_ahead` (a held client's input, off the hot path)."""
+        return self._connection.read_ahead()
+
     def handle_input(self) -> Input | trio.Event:
         """:meth:`Connection.handle_input`, one frame for the whole batch."""
         connection = self._connection

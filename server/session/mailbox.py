@@ -20,8 +20,9 @@ What a caller may rely on:
   sends a command.
 * In a world with rounds an action is answered when its round resolves: the game hands
   the mailbox the round's ``done`` event (:meth:`Mailbox.wait_for`) and the session
-  reads no further command until it is set, so replies always come in the order of
-  the commands.
+  handles no further command until it is set, so replies always come in the order of
+  the commands (it reads on, and acts at once on the client's end or ``QUIT``:
+  :meth:`server.session.client.Connection.read_ahead`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,7 @@ class Mailbox:
         "peer",
         "protocol",
         "pushes_view",
+        "reads_ahead",
         "transport",
         "waiting",
     )
@@ -95,7 +97,10 @@ class Mailbox:
         self.over = False
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
-        """Set while an action waits for its round; no command is read until it is set."""
+        """Set while an action waits for its round; no command is handled until it is set."""
+        self.reads_ahead = False
+        """The last wait was for other players: while it lasts, what the client sends
+        is read on, for its ``QUIT`` or its end (:meth:`Connection.read_ahead`)."""
         self.name: str | None = None
         """The name the client asked to go by (``HELLO <name>``); each game it plays
         in uses it unless another player there has it (:meth:`Game.name_of`)."""
@@ -120,6 +125,11 @@ class Mailbox:
     @property
     def dialect(self) -> str:
         return self.protocol.dialect.name
+
+    @property
+    def probe(self) -> bool:
+        """Whether the client checks the server (``EXTEND probe``, the protocol's say)."""
+        return "probe" in self.protocol.capabilities
 
     @property
     def log(self) -> Any:
@@ -214,9 +224,10 @@ class Mailbox:
             return
         self.transport.close(reason)
 
-    def wait_for(self, done: trio.Event) -> None:
-        """Read no further command until ``done`` is set (an action waits for its round)."""
+    def wait_for(self, done: trio.Event, *, on_players: bool = False) -> None:
+        """Handle no further command until ``done`` is set (an action waits for its round)."""
         self.waiting = done
+        self.reads_ahead = on_players
 
     def write_raw(self, data: bytes) -> None:
         """Queue bytes another node of a cluster rendered for this client."""

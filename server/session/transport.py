@@ -44,6 +44,9 @@ the bytes and reads the clock):
 * A client that leaves its replies unread is cut off (``CUT_OFF``): at once when a
   line is queued behind more than ``max_pending_output`` unwritten bytes, and when
   a write has waited ``send_timeout`` seconds.
+* While the session holds a command (:meth:`Session.handle_input` returned an event),
+  the client is still read, for :meth:`Session.read_ahead` (a ``QUIT`` or the client's
+  end is acted on at once), as long as the session wants more.
 * A client that sends no whole command (the session calls :meth:`~Transport.heard`)
   for ``idle_timeout`` seconds is idle: :meth:`Session.input_ended` is told so, to
   say goodbye. Blank lines, half lines and telnet chatter do not count.
@@ -114,6 +117,13 @@ class Session(Protocol):
     def input_ended(self, idle: bool) -> None:
         """No more input will be handled; ``idle``: because of the idle time-out."""
 
+    def read_ahead(self) -> bool:
+        """While the event :meth:`handle_input` returned is not set (a command is held):
+        look at what was received since (:meth:`data_received`) for what may not wait
+        for it, the client's end or its ``QUIT``, and act on it now (it ends the
+        connection); the rest waits for :meth:`handle_input`, in order. Whether more may
+        be received (``False``: the connection ends, or enough input waits)."""
+
 
 class _Unserved:
     """The session of a transport :meth:`Transport.run` does not serve yet: nothing."""
@@ -129,6 +139,9 @@ class _Unserved:
 
     def input_ended(self, idle: bool) -> None:
         pass
+
+    def read_ahead(self) -> bool:
+        return False
 
 
 _UNSERVED: Final = _Unserved()
@@ -308,7 +321,7 @@ class Transport(TransportPolicy):
                         if result is not Input.PAUSED:
                             # The round has its own time limit; idleness counts from its end.
                             self.waiting()
-                            await result.wait()
+                            await self._hold(session, result)
                             self.reading(trio.current_time())
                         result = self._handle(session)
                     if result is not Input.WANT_DATA or self.reason is not None:
@@ -328,6 +341,34 @@ class Transport(TransportPolicy):
                     await self._writer_done.wait()
                 self._writers = None
                 await self.stream.aclose()
+
+    async def _hold(self, session: Session, done: trio.Event) -> None:
+        """Wait until ``done`` is set (a command of the client's is held), reading on
+        meanwhile (:meth:`_read_ahead`); a session that ends the connection ends the wait."""
+        async with trio.open_nursery() as reader:
+            reader.start_soon(self._read_ahead, session, done)
+            await done.wait()
+            reader.cancel_scope.cancel()
+
+    async def _read_ahead(self, session: Session, done: trio.Event) -> None:
+        """What :meth:`_hold` runs beside its wait: what the client sends is handed to
+        the session (:meth:`Session.read_ahead`) until the session wants no more or the
+        hold ends; the one reader of the stream meanwhile."""
+        fd = self._fd
+        try:
+            while not done.is_set() and session.read_ahead():
+                if fd >= 0:
+                    await trio.lowlevel.wait_readable(fd)
+                    try:
+                        data = os.read(fd, RECEIVE_SIZE)
+                    except BlockingIOError:
+                        continue
+                else:
+                    data = await self._receive(RECEIVE_SIZE)
+                session.data_received(data)
+        except GONE:
+            self.lost()
+            self._interrupt()
 
     def _handle(self, session: Session) -> Input | trio.Event:
         """Handle what the session has received, and settle it (its replies are queued)."""

@@ -17,6 +17,7 @@ import json
 import logging
 import sys
 import threading
+from collections.abc import MutableMapping
 from datetime import UTC, datetime
 from typing import IO, Any, Literal
 
@@ -78,6 +79,8 @@ class _ToStructlog(logging.Handler):
 
 _json_lines = False
 """Whether :func:`configure_logging` chose JSON: then every line on standard error is JSON."""
+_worker: int | None = None
+"""The number of this process among ``--workers`` (``None``: not one of them)."""
 
 
 def announce(program: str, text: str, *, level: str = "info", **fields: Any) -> None:
@@ -85,6 +88,9 @@ def announce(program: str, text: str, *, level: str = "info", **fields: Any) -> 
     why it cannot start), at any log level: ``<program>: <text>`` on a console, or, once
     logs are JSON, one JSON object whose ``event`` is ``text`` (``listening on
     127.0.0.1:40004``), with ``fields`` beside it, so that standard error stays JSON."""
+    if _worker is not None:
+        fields = {**fields, "worker": _worker}
+        program = f"{program} worker {_worker}"
     if _json_lines:
         stamp = datetime.now(UTC).isoformat().replace("+00:00", "Z")
         line = json.dumps({"event": text, **fields, "level": level, "timestamp": stamp})
@@ -93,11 +99,15 @@ def announce(program: str, text: str, *, level: str = "info", **fields: Any) -> 
     SafePrintLogger().msg(line)
 
 
-def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> None:
+def configure_logging(
+    fmt: LogFormat | str = "console", level: str = "info", *, worker: int | None = None
+) -> None:
     """Send log events to standard error, as coloured text or (``fmt="json"``) JSON lines
-    (and :func:`announce`'s lines with them)."""
-    global _json_lines
+    (and :func:`announce`'s lines with them). ``worker``: this process is that worker of
+    ``--workers``, and every line says so (``worker=1``; ``dod-server worker 1: ...``)."""
+    global _json_lines, _worker
     _json_lines = fmt == "json"
+    _worker = worker
     renderer: structlog.typing.Processor
     if fmt == "json":
         renderer = structlog.processors.JSONRenderer()
@@ -110,6 +120,7 @@ def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> 
     numeric_level = logging.getLevelName(level.upper())
     structlog.configure(
         processors=[
+            *([] if worker is None else [_Stamp("worker", worker)]),
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
@@ -125,6 +136,24 @@ def configure_logging(fmt: LogFormat | str = "console", level: str = "info") -> 
     root = logging.getLogger()
     root.handlers[:] = [_ToStructlog()]
     root.setLevel(numeric_level)
+    # Alembic tells each step of opening the store (``Context impl SQLiteImpl.``, its
+    # plugins, each migration) at info: chatter on every start, shown at debug only.
+    # The store's own ``store ready`` event says which revision it is at.
+    chatter = logging.WARNING if numeric_level > logging.DEBUG else logging.NOTSET
+    logging.getLogger("alembic").setLevel(chatter)
+
+
+class _Stamp:
+    """A structlog processor that adds one field to every event."""
+
+    def __init__(self, key: str, value: object) -> None:
+        self.key, self.value = key, value
+
+    def __call__(
+        self, logger: Any, method: str, event: MutableMapping[str, Any]
+    ) -> MutableMapping[str, Any]:
+        event.setdefault(self.key, self.value)
+        return event
 
 
 class LogAllowance:

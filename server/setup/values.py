@@ -21,8 +21,15 @@ def utf8_name(text: str) -> None:
         shown = raw.decode("utf-8", "backslashreplace")
         raise ValueError(
             f"{shown} is not UTF-8 text (byte 0x{raw[error.start]:02x} at {error.start}); "
-            "rename the file, or name a link to it whose name is"
+            "rename the file, or name a link to it whose name is UTF-8 "
+            f"(ln -s '{shown}' {_suggested_name(raw)})"
         ) from None
+
+
+def _suggested_name(raw: bytes) -> str:
+    """A UTF-8 name for a link to the file ``raw`` names: its bytes read as Latin-1,
+    the encoding such names usually come from (``caf\xe9.map`` -> ``café.map``)."""
+    return os.path.basename(raw).decode("latin-1")
 
 
 def cluster_url(url: str) -> None:

@@ -2,10 +2,12 @@
 
 Routes (what each promises is in ``docs/operating.md``):
 
-* ``/`` and ``/static/...``: the single-page site (package data, no CDN);
+* ``/`` and ``/static/...``: the single-page site (package data, no CDN), and its icon,
+  ``/favicon.ico``;
 * ``/api/games``: every game of the cluster, as ``GAMES`` lists it, plus the node
   holding it (``HOST:PORT`` it advertises) and its round (``null`` for another node's);
-* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files, and a
+* ``/api/replays`` and ``/api/replays/{file}?from=N&count=M``: the replay files (who
+  played, who won, how long; a conformance run's games only with ``?probes=1``), and a
   page of one re-run into frames (:class:`~server.web.replays.ReplayPages`);
 * ``/api/leaderboard?world=W``: the ratings of a world, best first, and its best results
   per map; ``/api/players/{name}``: a name's ratings, bests and games (servers with
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -67,6 +70,14 @@ def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> 
     async def index(request: Request) -> Response:
         return FileResponse(STATIC / "index.html", headers={"Cache-Control": "no-cache"})
 
+    async def favicon(request: Request) -> Response:
+        # Where browsers (and any page of the API opened alone) look for the site's icon.
+        return FileResponse(
+            STATIC / "favicon.ico",
+            media_type="image/vnd.microsoft.icon",
+            headers={"Cache-Control": "max-age=86400"},
+        )
+
     async def games(request: Request) -> Response:
         directory = server.directory
         listed = []
@@ -87,7 +98,10 @@ def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> 
         order = request.query_params.get("order") or "time"
         if order not in replays.ORDERS:
             return JSONResponse({"error": f"order is one of {', '.join(replays.ORDERS)}"}, 400)
-        found = await trio.to_thread.run_sync(replays.list_replays, replay_dir, order)
+        probes = request.query_params.get("probes") in ("1", "true")
+        found = await trio.to_thread.run_sync(
+            partial(replays.list_replays, replay_dir, order, probes=probes)
+        )
         await views.add_results(server, replay_dir, found)
         return JSONResponse({"replays": found, "order": order, "ordered": replays.ORDERS[order]})
 
@@ -144,6 +158,7 @@ def create_app(server: Site, metrics: ServerMetrics, arena: TournamentViews) -> 
     app = Starlette(
         routes=[
             Route("/", index),
+            Route("/favicon.ico", favicon),
             Route("/api/games", games),
             Route("/api/replays", replay_list),
             Route("/api/replays/{name}", replay_frames),

@@ -46,6 +46,8 @@ MAX_RERUNS: Final = 2
 """Re-runs kept between pages, the most recently paged first."""
 MAX_LISTED: Final = 500
 """Newest replay files listed at most."""
+TAIL_BYTES: Final = 64 << 10
+"""Bytes read from the end of a replay for its last line (who played, how each did)."""
 
 
 def shown_map(spec: object) -> str:
@@ -66,9 +68,13 @@ ORDERS: Final = {
 """How the replays list may be ordered, and how the page says it."""
 
 
-def list_replays(directory: Path | None, order: str = "time") -> list[dict[str, Any]]:
+def list_replays(
+    directory: Path | None, order: str = "time", *, probes: bool = False
+) -> list[dict[str, Any]]:
     """At most :data:`MAX_LISTED` replays, in ``order`` (:data:`ORDERS`): file name,
-    size, when it was last written, and the header's game, world, map, seed, start."""
+    size, when it was last written, and the header's game, world, map, seed, start.
+    Games only a conformance run's probes played (``EXTEND probe``: the replay's last
+    line says so) are left out unless ``probes``."""
     if directory is None or not directory.is_dir():
         return []
     found = []
@@ -92,6 +98,9 @@ def list_replays(directory: Path | None, order: str = "time") -> list[dict[str, 
             continue
         if not isinstance(header, dict):
             continue
+        probed = _probed(path)
+        if probed and not probes:
+            continue
         listed.append(
             {
                 "file": path.name,
@@ -102,6 +111,7 @@ def list_replays(directory: Path | None, order: str = "time") -> list[dict[str, 
                 "seed": header.get("seed"),
                 "started": header.get("started"),
                 "written": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(),
+                "probe": probed,
             }
         )
     return listed
@@ -112,6 +122,19 @@ def recorded_as(directory: Path, name: str) -> list[str]:
     (the folder as configured, and as an absolute path)."""
     path = directory / name
     return sorted({str(path), str(path.absolute()), os.path.realpath(path)})
+
+
+def _probed(path: Path) -> bool:
+    """Whether the replay's last line says only probes played its game."""
+    try:
+        with path.open("rb") as file:
+            size = file.seek(0, 2)
+            file.seek(max(0, size - TAIL_BYTES))
+            tail = file.read().rstrip(b"\n").rpartition(b"\n")[2]
+        last = json.loads(tail)
+    except (OSError, ValueError):
+        return False
+    return isinstance(last, dict) and "end" in last and last.get("probe") is True
 
 
 def replay_path(directory: Path | None, name: str) -> Path:

@@ -203,3 +203,15 @@ def test_a_tournament_run_again_gives_identical_records(
     assert reports[0]["recorded"] == 3 and reports[0]["table"] == reports[1]["table"]
     found = compare(Store(urls[0]).games(), Store(urls[1]).games())
     assert found.identical and found.same == 3, found.as_dict()
+
+
+def test_the_help_names_the_commands_of_a_distributed_tournament(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Before: --help never mentioned submit, worker or status.
+    with pytest.raises(SystemExit):
+        arena.main(["--help"])
+    shown = " ".join(capsys.readouterr().out.split())
+    assert "dod-arena {submit,worker,status} ..." in shown
+    for command in ("dod-arena submit", "dod-arena worker", "dod-arena status"):
+        assert command in shown

@@ -4,6 +4,7 @@ records and table as the same tournament played on one machine."""
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -38,10 +39,17 @@ def test_two_workers_play_a_tournament_as_one_machine_does(
         _arena("worker", "--db", postgres_url, "--exit-when-idle", "--dir", str(tmp_path / f"w{n}"))
         for n in range(2)
     ]
+    said = ""
     for worker in workers:
         _, err = worker.communicate(timeout=600)
         assert worker.returncode == 0, err
         assert "no more matches" in err
+        said += err
+    # A line for each match as it ends (before: nothing while the matches played).
+    ended = re.findall(
+        r"^dod-arena worker: (same-\d+) \(battle, map .+\): .+; \d+ played$", said, re.M
+    )
+    assert sorted(ended) == ["same-00000", "same-00001", "same-00002"], said
     capsys.readouterr()
     assert arena.main(["status", "--db", postgres_url, "--tournament", "same", "--json"]) == 0
     status = json.loads(capsys.readouterr().out)

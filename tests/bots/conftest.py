@@ -8,8 +8,13 @@ import trio
 from bots.result import BotResult, parse_line
 
 from ..helpers import REPO
+from ..limits import process_limit
 
-BOT_TIMEOUT = 30
+
+def bot_limit() -> float:
+    """Seconds a launch of a few bots may take: their starts (a launcher and three
+    bots) and a few seconds of play each, scaled by the machine's load now."""
+    return process_limit(starts=4, work=3)
 
 
 @dataclass
@@ -28,7 +33,7 @@ class Finished:
 
 async def run_module(module: str, *args: str) -> Finished:
     """Run ``python -m <module> <args>`` to its end, as its own process."""
-    with trio.fail_after(BOT_TIMEOUT):
+    with trio.fail_after(bot_limit()):
         process = await trio.run_process(
             [sys.executable, "-m", module, *args],
             capture_stdout=True,

@@ -10,7 +10,7 @@ import trio
 
 from ..conftest import StartServer
 from ..helpers import REPO
-from .conftest import BOT_TIMEOUT
+from .conftest import bot_limit
 
 
 def example_bot() -> str:
@@ -29,7 +29,7 @@ async def test_the_documented_bot_wins_the_tiny_map(
     script = tmp_path / "greedy.py"
     script.write_text(code)
     server = await start_server(map="tiny", seed=1)
-    with trio.fail_after(BOT_TIMEOUT):
+    with trio.fail_after(bot_limit()):
         finished = await trio.run_process(
             [sys.executable, str(script), str(server.port)], capture_stdout=True, check=False
         )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +44,17 @@ async def test_a_bot_joins_the_game_it_is_told_to(start_server: StartServer) -> 
         )
         assert finished.result.outcome == "win" and finished.result.gold == 1
         assert finished.result.name == "Ex"
+
+
+async def test_a_bot_plays_under_the_name_it_reports(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # Before: the result said "explorer-<pid>" but the bot sent a bare HELLO, so its win
+    # was recorded without a name, unrated, missing from LEADERBOARD.
+    server = await start_server(map="tiny", seed=1, replay_dir=str(tmp_path))
+    finished = await run_module("bots.explorer", "--port", str(server.port))
+    name = finished.result.name
+    assert re.fullmatch(r"explorer-\d+", name), name
+    (replay,) = tmp_path.glob("default*.jsonl")
+    named = [json.loads(line) for line in replay.read_text().splitlines() if '"as"' in line]
+    assert [record["as"] for record in named] == [name]

@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import trio
@@ -15,8 +16,8 @@ import trio
 from bots.launcher import main, parse_kinds
 
 from ..conftest import StartServer, WriteMap
-from ..helpers import REPO
-from .conftest import BOT_TIMEOUT, run_module
+from ..helpers import REPO, Peer, bound_port
+from .conftest import bot_limit, run_module
 
 ROOM = """name Gold Room
 win 1
@@ -70,6 +71,57 @@ async def test_three_bots_play_to_a_result_and_are_summed_up(
         assert re.search(rf"^{name}: (win|quit) ", finished.stderr, re.MULTILINE)
 
 
+async def test_the_launcher_creates_the_game_its_bots_play(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # The README's multiplayer flow: a game made for the bots, which then JOIN it.
+    server = await start_server(world="crawler", seed=1, replay_dir=str(tmp_path))
+    finished = await run_module(
+        "bots.launcher",
+        *("--port", str(server.port), "--json"),
+        *("--game", "arena", "--create", "crawler map=easy seed=7 players=4"),
+        "crawler-solver:2",
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert "dod-bots: created game arena: CREATE arena crawler map=easy seed=7 players=4" in (
+        finished.stderr
+    )
+    results = json.loads(finished.stdout)["results"]
+    assert [result["outcome"] for result in results] == ["win", "win"], results
+    # In the game made for them (a bot that came after the first had won found the
+    # game restarted: the launcher watched it, so it stayed).
+    replays = [path for path in tmp_path.iterdir() if path.name.startswith("arena")]
+    joins = [line for path in replays for line in path.read_text().splitlines() if '"join"' in line]
+    assert len(joins) == 2, joins
+
+
+async def test_bots_join_a_game_whose_creator_has_left(start_server: StartServer) -> None:
+    # The README's flow: `printf 'CREATE arena ...' | nc -q1`, then dod-bots --game arena.
+    # Before: "ERROR there is no game called arena", the game gone with its creator.
+    server = await start_server(world="crawler", seed=1, replay_dir=None)
+    creator = await Peer.connect(bound_port(server))
+    await creator.send("CREATE arena crawler map=easy seed=7 players=2 start=full\n")
+    assert (await creator.read_line()).startswith("GAME arena world=crawler")
+    await creator.aclose()
+    finished = await run_module(
+        "bots.launcher", "--port", str(server.port), "--game", "arena", "--json", "crawler-solver:2"
+    )
+    assert finished.returncode == 0, finished.stderr
+    results = json.loads(finished.stdout)["results"]
+    assert [result["outcome"] for result in results] == ["win", "win"], results
+
+
+async def test_a_game_the_launcher_cannot_create_stops_it(start_server: StartServer) -> None:
+    server = await start_server()
+    finished = await run_module(
+        "bots.launcher",
+        *("--port", str(server.port), "--game", "g", "--create", "chess"),
+        "random",
+    )
+    assert finished.returncode == 1
+    assert finished.stderr.startswith("dod-bots: cannot create game g: unknown world 'chess'")
+
+
 async def test_the_summary_table_names_every_bot_and_the_totals(
     start_server: StartServer, write_map: WriteMap
 ) -> None:
@@ -105,7 +157,7 @@ async def test_ctrl_c_stops_every_bot_cleanly(
     )
     assert process.stdout is not None and process.stderr is not None
     try:
-        with trio.fail_after(BOT_TIMEOUT):
+        with trio.fail_after(bot_limit()):
             # Wait until all three are playing (each has reported from its game, so its
             # signal handling is in place) and have moved, as the progress line says.
             seen = b""

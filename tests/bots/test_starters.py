@@ -27,7 +27,7 @@ import pytest
 import trio
 
 from ..helpers import REPO, Peer
-from .conftest import BOT_TIMEOUT, Finished, run_module
+from .conftest import Finished, bot_limit, run_module
 
 STARTERS = REPO / "bots" / "starters"
 LANGUAGES = ("javascript", "java", "c", "go", "rust")
@@ -94,14 +94,15 @@ class Starter:
     command: list[str]
 
     async def run(self, *arguments: str) -> Finished:
-        """Run the starter to its end; one still running after ``BOT_TIMEOUT`` seconds is
+        """Run the starter to its end; one still running after :func:`bot_limit` seconds is
         killed, and its result says so."""
-        with trio.move_on_after(BOT_TIMEOUT):
+        limit = bot_limit()
+        with trio.move_on_after(limit):
             done = await trio.run_process(
                 [*self.command, *arguments], capture_stdout=True, capture_stderr=True, check=False
             )
             return Finished(done.returncode, done.stdout.decode(), done.stderr.decode())
-        return Finished(-9, "", f"the {self.language} starter did not end in {BOT_TIMEOUT} s")
+        return Finished(-9, "", f"the {self.language} starter did not end in {limit:.0f} s")
 
 
 class Builds:
@@ -186,7 +187,7 @@ async def watched_game(port: int, game: str, map_name: str) -> Peer:
 
 async def lines_until_over(watcher: Peer, into: list[str]) -> None:
     """What the spectator is told until the game is over (its last player gone)."""
-    while not (line := await watcher.read_line(BOT_TIMEOUT)).startswith("GAMEOVER"):
+    while not (line := await watcher.read_line(bot_limit())).startswith("GAMEOVER"):
         into.append(line)
     await watcher.aclose()
 
@@ -261,7 +262,7 @@ async def test_every_starter_plays_as_an_entrant_of_a_real_tournament(
     where Linux allows it, relayed under its entrant's name: a win each."""
     template = "--host {host} --port {port} --game {game} --name {name}"
     entrants = [f"{s.language}={' '.join(s.command)} {template}" for s in every_starter]
-    with trio.fail_after(BOT_TIMEOUT * 2):
+    with trio.fail_after(bot_limit() * 2):
         done = await trio.run_process(
             [
                 *(sys.executable, "-m", "arena", *entrants),

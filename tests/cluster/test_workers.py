@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -40,6 +41,26 @@ def test_workers_share_one_port_and_every_client_reaches_every_game(workers: Nod
         eventually(lambda: name in joiner.games(), f"{name} is listed")  # noqa: B023
         assert joiner.ask(f"JOIN g{number}").startswith(f"GAME g{number} "), number
         joiner.close()
+
+
+def test_workers_say_once_where_they_listen_and_each_line_names_its_worker(
+    tmp_path: Path,
+) -> None:
+    # Before: two identical "listening on" lines, and nothing said which worker logged what.
+    node = Node("--no-replays", "--workers", "2", "--log-format", "json", cwd=tmp_path)
+    try:
+        node.wait_for(r"(?s)cluster joined.*cluster joined")
+    finally:
+        node.stop()
+    lines = [line for line in node.output.splitlines() if line not in ("", "(exited)")]
+    records = [json.loads(line) for line in lines]  # every line JSON, the parent's too
+    listening = [r for r in records if str(r["event"]).startswith("listening on")]
+    assert [r.get("worker") for r in listening] == [0], listening
+    # Every line a worker wrote names it; the parent's (the port, its directory) do not.
+    parents = ("workers share", "the workers' directory", "worker left the directory")
+    own = [r for r in records if not any(part in str(r["event"]) for part in parents)]
+    assert own and all(r.get("worker") in (0, 1) for r in own), own
+    assert {r["worker"] for r in own if r["event"] == "cluster joined"} == {0, 1}
 
 
 def test_workers_carry_a_client_that_asked_for_redirect(workers: Node) -> None:

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable
+from pathlib import Path
 
 import pytest
 import trio
 
 from conformance import Level, Outcome, Report, Strictness, SuiteConfig, check_server, to_table
 from conformance.pytest_plugin import CheckServer
+from records.store import Store
+from server.web.replays import list_replays
 
 from ..conftest import StartServer
 from ..helpers import bound_port
@@ -88,3 +91,31 @@ async def test_each_dialect_port_of_our_server_passes_every_strict_check(
     assert report.dialect == dialect, to_table(report)
     assert report.ok, to_table(report)
     assert report.count(Outcome.PASSED) == len(report.results), to_table(report)
+
+
+async def test_a_conformance_run_stays_out_of_the_records_and_the_replay_list(
+    start_server: StartServer, tmp_path: Path
+) -> None:
+    # Before: every check's game was recorded, and the replay list filled with near-empty
+    # anonymous games. The suite asks for EXTEND probe once the first check is made.
+    replays = tmp_path / "replays"
+    server = await start_server(
+        map="default", seed=3, replay_dir=str(replays), db=f"sqlite:///{tmp_path / 'r.db'}"
+    )
+    with trio.fail_after(120):
+        report = await check_server("127.0.0.1", bound_port(server), SuiteConfig(timeout=5.0))
+    assert report.ok, to_table(report)
+    writer = server.ladder.writer
+    assert writer is not None
+    await writer.drained()
+    store = Store(f"sqlite:///{tmp_path / 'r.db'}")
+    try:
+        recorded = store.games()
+    finally:
+        store.close()
+    # At most the first check's game, played before the suite could ask.
+    assert len(recorded) <= 1, recorded
+    files = list(replays.glob("*.jsonl"))
+    listed = list_replays(replays)
+    assert len(files) > 5 and len(listed) <= 1, (len(files), listed)
+    assert len(list_replays(replays, probes=True)) == len(files)

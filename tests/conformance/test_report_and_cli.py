@@ -6,12 +6,14 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import trio
 
-from conformance import Level, Outcome, Report, Strictness, SuiteConfig, to_json
+from commandline import INTERRUPTED_STATUS
+from conformance import Level, Outcome, Report, Strictness, SuiteConfig, cli, to_json
 from conformance.cli import main, parse_address
 from conformance.report import to_table
 from conformance.results import CheckResult
@@ -130,3 +132,26 @@ async def test_the_command_exits_1_and_explains_a_failure(start_faulty: StartFau
     out = done.stdout.decode()
     assert "FAIL  move.wall" in out and "answered 'SUCCESS'" in out
     assert "0 passed, 0 warning, 1 failed, 0 skipped" in out
+
+
+def test_ctrl_c_after_some_checks_shows_them_without_a_verdict_and_exits_130(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Before: a verdict ("DOES NOT CONFORM ... 0 failed"), a finding blaming the server,
+    # and status 1, where every other dod-* command says it was interrupted, status 130.
+    async def interrupted_suite(*args: object, on_result: Callable[..., None], **_: object) -> None:
+        report = Report(target="127.0.0.1:40004", level="strict")
+        report.results.append(REPORT.results[0])
+        on_result(report, report.results[0])
+        raise KeyboardInterrupt  # Ctrl-C while the next check waits for the server
+
+    monkeypatch.setattr(cli, "check_server", interrupted_suite)
+    assert cli.main(["127.0.0.1:40004"]) == INTERRUPTED_STATUS
+    shown = capsys.readouterr()
+    assert "hello.gold" in shown.out
+    assert "CONFORM" not in shown.out and "FINDING" not in shown.out
+    assert shown.out.rstrip().endswith(
+        "127.0.0.1:40004 was not judged (INTERRUPTED) at level strict: 1 passed, 0 warning, "
+        "0 failed, 0 skipped (0.0 s)"
+    )
+    assert shown.err.endswith("\ndod-conformance: interrupted\n")

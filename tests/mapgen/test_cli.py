@@ -18,7 +18,7 @@ from worlds.crawler import parse_level
 from worlds.crawler.dungeon import open_dungeon
 from worlds.crawler.generated import crawler_levels
 
-from ..helpers import TIMEOUT
+from ..limits import process_limit
 
 
 def test_the_default_is_the_drawing_of_seed_0(capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,15 +118,26 @@ def test_a_seed_that_cannot_make_a_dungeon_exits_1(capsys: pytest.CaptureFixture
     assert capsys.readouterr().err.startswith("dod-generate: seed 0: only 4 rooms")
 
 
+def test_output_into_a_folder_that_does_not_exist_makes_it(tmp_path: Path) -> None:
+    # The README's `dod-generate --format crawler --levels 3 -o levels/gen`; before:
+    # "cannot write levels/gen1.txt: No such file or directory".
+    target = tmp_path / "levels" / "deeper" / "gen"
+    assert main(["--seed", "7", "--format", "crawler", "--levels", "3", "-o", str(target)]) == 0
+    assert sorted(path.name for path in target.parent.iterdir()) == [
+        "gen1.txt",
+        "gen2.txt",
+        "gen3.txt",
+    ]
+
+
 def test_a_file_that_cannot_be_written_exits_1(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    target = tmp_path / "missing" / "gen.txt"
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    target = blocker / "gen.txt"  # a folder that is a file
     assert main(["-o", str(target)]) == 1
-    assert (
-        capsys.readouterr().err
-        == f"dod-generate: cannot write {target}: No such file or directory\n"
-    )
+    assert capsys.readouterr().err == f"dod-generate: cannot write {target}: Not a directory\n"
 
 
 def test_the_console_script_runs() -> None:
@@ -134,7 +145,7 @@ def test_the_console_script_runs() -> None:
         [str(Path(sys.executable).with_name("dod-generate")), "--seed", "3", "--width", "30"],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == generate(3, Settings(width=30)).drawing()

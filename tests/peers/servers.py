@@ -495,7 +495,8 @@ class MbkSlow(Mbk):
 
 
 class Lib(Peer):
-    """2016: ``GOLD: 2``, a headerless ``LOOK`` with ``P`` at its centre, ``SERVERCHANGE``."""
+    """2016: ``GOLD: 2`` (the gold still needed), a headerless ``LOOK`` with ``P`` at its
+    centre, ``SERVERCHANGE``."""
 
     name = "lib"
 
@@ -516,7 +517,9 @@ class Lib(Peer):
         verb, _, argument = line.strip().partition(" ")
         verb = verb.upper()
         if verb == "HELLO":
-            await conn.lines(f"GOLD: {GOAL}")
+            # The gold still needed: lib's server answered GOLD: 5, then GOLD: 4 once one
+            # was picked up (issue 39); its bot heads for the exit at 0.
+            await conn.lines(f"GOLD: {GOAL - conn.gold}")
         elif verb == "LOOK":
             await conn.lines(*self.board.view(conn, centre_self=True), "")
         elif verb == "MOVE":

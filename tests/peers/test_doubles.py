@@ -130,6 +130,18 @@ async def test_lib_mute_answers_no_move_once_a_connection_left(nursery: trio.Nur
     assert received == b"GOLD: 2\n"
 
 
+async def test_lib_answers_hello_with_the_gold_still_needed(nursery: trio.Nursery) -> None:
+    # As lib's server did (issue 39): its bot reads the digit as its target, and walks
+    # to the exit once it reads 0.
+    server = await start_peer(nursery, "lib")
+    moves = [b"HELLO\n", b"MOVE E\n", b"MOVE E\n", b"PICKUP\n", b"HELLO\n"]
+    received = await _talk(server.port, moves)
+    assert received == (
+        b"GOLD: 2\nSUCCESS\nSERVERCHANGE\nSUCCESS\nSERVERCHANGE\n"
+        b"SUCCESS, GOLD COINS: {1=1}\nGOLD: 1\n"
+    )
+
+
 async def test_ch_slow_says_what_ch_says_in_its_answer_to_hello(nursery: trio.Nursery) -> None:
     # The same bytes as ch739's, with a pause after GOAL (not asserted: it is a time).
     server = await start_peer(nursery, "ch-slow")

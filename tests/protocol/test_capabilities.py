@@ -53,6 +53,6 @@ def test_help_names_every_capability_and_the_defaults() -> None:
     [extend] = [verb for verb in DECLARED_VERBS if verb.word == "EXTEND"]
     line = extend.help_line("N S E W")
     assert line == (
-        "EXTEND [caps]  turn on events, chat, bot, board, redirect (alone: events, chat)"
+        "EXTEND [caps]  turn on events, chat, bot, board, probe, redirect (alone: events, chat)"
     )
     assert all(name in line for name in CAPABILITIES)

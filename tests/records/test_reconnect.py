@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import trio
+import trio.testing
+
+from protocol.commands import Command, Login
+from protocol.replies import Bye
+from server.lobby.claimant import Claimant
+from server.lobby.ladder import Ladder
+
 from ..conftest import StartServer
-from ..helpers import Peer, bound_port
+from ..helpers import TIMEOUT, Peer, bound_port
 
 
 async def registered(port: int, name: str) -> tuple[Peer, str]:
@@ -40,6 +49,40 @@ async def test_a_logged_in_player_resumes_its_player_after_a_drop(
     assert game.players[player].who.name == "Ada"  # the same player, on the new connection
     assert await again.ask("LOOK") == before
     assert (await again.ask("HELLO Ada"))[0].startswith("GOLD")
+
+
+async def test_a_login_whose_connection_ends_while_its_token_is_checked_resumes_nothing(
+    start_server: StartServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A connection may end while its LOGIN's token is checked (its game ended for it, a
+    limit cut it off): the LOGIN must not then hand the player it came back for to a
+    connection that is gone (it would stay there for good)."""
+    checked = trio.Event()
+    login = Ladder._COMMANDS[Login]
+
+    async def end_then_login(ladder: Ladder, connection: Claimant, command: Command) -> None:
+        connection.finish(Bye("cut off meanwhile"), reason="cut off")
+        try:
+            await login(ladder, connection, command)
+        finally:
+            checked.set()
+
+    monkeypatch.setitem(Ladder._COMMANDS, Login, end_then_login)
+    server = await start_server(map="tiny", db=f"sqlite:///{tmp_path / 'r.db'}")
+    await server.ladder.writer.ready()  # type: ignore[union-attr]
+    ada, token = await registered(bound_port(server), "Ada")
+    await ada.aclose()
+    await trio.testing.wait_all_tasks_blocked()
+    gone = await Peer.connect(bound_port(server))
+    await gone.send(f"LOGIN Ada {token}\n")
+    assert await gone.read_to_end() == b"BYE cut off meanwhile\n"
+    with trio.fail_after(TIMEOUT):
+        await checked.wait()
+    monkeypatch.setitem(Ladder._COMMANDS, Login, login)
+    again = await Peer.connect(bound_port(server))
+    await again.send(f"LOGIN Ada {token}\n")
+    assert await again.read_line() == "LOGGEDIN Ada"
+    assert (await again.read_line()).startswith("GAME default "), "the player was still there"
 
 
 async def test_a_player_not_back_within_the_grace_period_leaves(

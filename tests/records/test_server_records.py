@@ -107,6 +107,15 @@ async def test_leaderboard_answers_over_the_protocol_in_order(
     assert lines[1].startswith("1 ") and lines[1].endswith(" 1 1 Ada Lovelace")
     assert lines[2].startswith("2 ") and lines[2].endswith(" 1 0 Bob")
     assert await peer.ask("LEADERBOARD baddies") == ["LEADERBOARD baddies 0"]
+    # A world nothing plays or recorded is an error, not an empty table (before:
+    # "LEADERBOARD nosuch 0").
+    worlds = "baddies, battle, classic, crawler, knight"
+    assert await peer.ask("LEADERBOARD nosuch") == [
+        f"ERROR unknown world 'nosuch'; worlds: {worlds}"
+    ]
+    assert await peer.ask("LEADERBOARD nosuch best") == [
+        f"ERROR unknown world 'nosuch'; worlds: {worlds}"
+    ]
     assert await peer.ask("LOOK") != []  # the connection goes on after the answer
 
 

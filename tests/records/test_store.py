@@ -221,40 +221,37 @@ def test_a_url_of_another_database_is_refused() -> None:
         Store("mysql://localhost/x")
 
 
-def _open_at_once(url: str, warm_up: str, ready: Any, failures: Any) -> None:
-    with Store(warm_up).engine.connect():  # the first connection's set-up, done before
-        pass
-    store = Store(url)
-    ready.wait()
-    try:
-        with store.engine.connect():
-            pass
-    except Exception as error:  # the test reports every one
-        failures.put(repr(error))
-    finally:
-        store.close()
+def _open_at_once(folder: Path, attempts: int, n: int, ready: Any, failures: Any) -> None:
+    with Store(f"sqlite:///{folder / f'warm-{n}.db'}").engine.connect():
+        pass  # the first connection's set-up, done before
+    for attempt in range(attempts):
+        store = Store(f"sqlite:///{folder / f'fresh{attempt}.db'}")
+        ready.wait()
+        try:
+            with store.engine.connect():
+                pass
+        except Exception as error:  # the test reports every one
+            failures.put(repr(error))
+        finally:
+            store.close()
 
 
 def test_two_processes_opening_a_fresh_database_at_once_both_get_in(tmp_path: Path) -> None:
     # SQLite calls no busy handler for PRAGMA journal_mode=WAL when two connections switch
     # a fresh file at once: the two workers of --workers got "database is locked" at once
-    # (one suite run in ten). Twenty pairs of processes let go together met it in two
-    # runs of this test out of three before the fix.
+    # (one suite run in ten). Two processes open a hundred fresh files, each file by both
+    # at once (a start costs a second of imports, so the two go through the files one
+    # after the other): without the fix, every run of four met it.
     context = multiprocessing.get_context("spawn")  # a clean child: no lock of a thread copied
     failures = context.Queue()
-    for attempt in range(20):
-        url = f"sqlite:///{tmp_path / f'fresh{attempt}.db'}"
-        ready = context.Barrier(2)
-        workers = [
-            context.Process(
-                target=_open_at_once,
-                args=(url, f"sqlite:///{tmp_path / f'warm{attempt}-{n}.db'}", ready, failures),
-            )
-            for n in range(2)
-        ]
-        for worker in workers:
-            worker.start()
-        for worker in workers:
-            worker.join(60)
-            assert worker.exitcode == 0
+    ready = context.Barrier(2)
+    workers = [
+        context.Process(target=_open_at_once, args=(tmp_path, 100, n, ready, failures))
+        for n in range(2)
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(120)
+        assert worker.exitcode == 0
     assert failures.empty(), failures.get()

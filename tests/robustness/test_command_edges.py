@@ -18,7 +18,7 @@ import trio
 from commandline import BROKEN_PIPE_STATUS, INTERRUPTED_STATUS
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT
+from ..limits import process_limit
 
 BIN = Path(sys.executable).parent
 JSON_SERVER = ["--http-port", "0", "--no-replays", "--no-db", "--log-format", "json"]
@@ -97,7 +97,7 @@ async def test_ctrl_c_in_dod_conformance_ends_it_without_a_traceback() -> None:
         stdin=subprocess.DEVNULL,
     )
     try:
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             held = await listeners[0].accept()  # the suite is running: it connected
         process.send_signal(signal.SIGINT)
         errors = b""
@@ -120,7 +120,7 @@ def test_dod_baddies_help_describes_it_and_plays_nothing() -> None:
         [str(BIN / "dod-baddies"), "--help"],
         capture_output=True,
         stdin=subprocess.DEVNULL,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
         check=False,
     )
     assert done.returncode == 0
@@ -164,13 +164,13 @@ async def test_with_json_logs_every_line_on_standard_error_is_json() -> None:
     )
     seen = b""
     try:
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             while b"web page at" not in seen:
                 chunk = await process.stderr.receive_some(65536)  # type: ignore[union-attr]
                 assert chunk, seen.decode()
                 seen += chunk
         process.send_signal(signal.SIGTERM)
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             while chunk := await process.stderr.receive_some(65536):  # type: ignore[union-attr]
                 seen += chunk
             assert await process.wait() == 0
@@ -195,7 +195,7 @@ def test_a_store_url_that_can_never_work_is_refused_at_start_up(url: str, said: 
         [str(BIN / "dod-server"), "--port", "0", "--no-http", "--no-replays", "--db", url],
         capture_output=True,
         stdin=subprocess.DEVNULL,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
         check=False,
     )
     lines = done.stderr.decode().splitlines()

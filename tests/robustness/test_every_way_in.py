@@ -28,7 +28,7 @@ import trio
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ..helpers import TIMEOUT
+from ..limits import process_limit
 
 LOOK_BOUND = 5.0
 """Seconds another player's ``LOOK`` may take at most while a visitor is hostile."""
@@ -87,7 +87,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     finally:
         process.terminate()
         process.wait(timeout=60)
-        reader.join(timeout=TIMEOUT)
+        reader.join(timeout=process_limit())
     bugs = [r for r in served if ("exception" in r or r.get("level") in ("error", "critical"))]
     assert not bugs, [(r["event"], str(r.get("exception", ""))[-1500:]) for r in bugs[:5]]
 
@@ -229,7 +229,7 @@ async def _run(ports: dict[str, int], way: str, pieces: list[bytes]) -> bytes:
     player = await Player.connect(ports["2013"])
     async with player.stream, trio.open_nursery() as nursery:
         nursery.start_soon(player.look_until_cancelled)
-        with trio.fail_after(TIMEOUT * 3):
+        with trio.fail_after(process_limit(3)):
             answered = await _visit(ports[way], pieces)
         while player.looks == 0:  # at least one LOOK answered while the visitor was there
             await trio.sleep(0.01)

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from ..helpers import TIMEOUT
+from ..limits import process_limit
 
 SCRIPT = str(Path(sys.executable).with_name("dod-server"))
 WEB_AT = re.compile(r"web page at http://[\d.]+:(\d+)/")
@@ -68,7 +68,7 @@ def web_server(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int, l
     finally:
         process.terminate()
         process.wait(timeout=60)
-        reader.join(timeout=TIMEOUT)
+        reader.join(timeout=process_limit())
 
 
 async def _visit(port: int, chooser: random.Random) -> None:
@@ -116,7 +116,7 @@ def test_racing_http_connections_never_end_the_server(
         for _ in visits:
             if process.poll() is not None:
                 return
-            with trio.fail_after(TIMEOUT):
+            with trio.fail_after(process_limit()):
                 await _visit(port, chooser)
 
     async def main() -> None:
@@ -124,12 +124,12 @@ def test_racing_http_connections_never_end_the_server(
             for seed in range(AT_ONCE):
                 nursery.start_soon(visitor, seed)
         # Still serving: a plain request from another address is answered.
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             answer = await _health(port, log, WITNESS)
         assert answer.startswith(b"HTTP/1.1 200"), answer
         # And the visits' address again, once its connections have closed: those its
         # clients reset while Hypercorn read nothing of them once held its share for ever.
-        with trio.fail_after(TIMEOUT * 3):
+        with trio.fail_after(process_limit(3)):
             while (answer := await _health(port, log, "127.0.0.1")).startswith(b"HTTP/1.1 503"):
                 await trio.sleep(0.1)
         assert answer.startswith(b"HTTP/1.1 200"), answer

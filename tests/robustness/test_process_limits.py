@@ -9,7 +9,8 @@ import subprocess
 
 import trio
 
-from ..helpers import TIMEOUT, Peer
+from ..helpers import Peer
+from ..limits import process_limit
 from ..server.test_cli import SCRIPT, _started
 
 
@@ -31,7 +32,7 @@ async def test_the_server_plays_on_when_standard_error_is_closed() -> None:
         assert await peers[0].read_to_end() == b"BYE Thanks for playing.\n"
         assert await peers[1].ask("HELLO") == ["GOLD 1"]
         process.send_signal(signal.SIGTERM)
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             assert await process.wait() == 0
     finally:
         process.kill()
@@ -56,7 +57,7 @@ async def test_running_out_of_file_descriptors_only_delays_new_clients() -> None
             peer = await Peer.connect(port)
             await peer.send("EXTEND\n")  # answered without taking a square of the map
             peers.append(peer)
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             while b"EMFILE" not in seen:
                 seen += await process.stderr.receive_some(65536)  # type: ignore[union-attr]
         record = next(json.loads(line) for line in seen.splitlines() if b"EMFILE" in line)
@@ -68,7 +69,7 @@ async def test_running_out_of_file_descriptors_only_delays_new_clients() -> None
         for peer in peers[limit // 2 :]:  # the waiting ones are accepted as descriptors free
             assert await peer.read_line() == "EXTENDED events chat"
         process.send_signal(signal.SIGTERM)
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             while await process.stderr.receive_some(65536):  # type: ignore[union-attr]
                 pass
             assert await process.wait() == 0

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import trio
 
-from ..helpers import TIMEOUT, Peer
+from ..helpers import Peer
+from ..limits import process_limit
 from ..server.test_cli import SCRIPT, _started
 
 GOODBYE = b"BYE the server is shutting down; goodbye\n"
@@ -46,7 +47,7 @@ async def test_sigterm_says_goodbye_flushes_replays_and_exits_cleanly(tmp_path: 
         assert endings["alice"] == GOODBYE
         assert endings["bob"] == GOODBYE
         assert endings["carol"].endswith(b"\n" + GOODBYE), "a spectator is told too"
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             assert await process.wait() == 0
     finally:
         process.kill()

@@ -16,7 +16,8 @@ from server.replay.reader import open_world, read_replay, rerun
 from worlds.registry import load_plugin
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer, bound_port
+from ..helpers import Peer, bound_port
+from ..limits import process_limit
 from ..server.test_cli import SCRIPT
 
 LATIN1_NAME = "café.map".encode("latin-1")
@@ -36,7 +37,7 @@ def test_the_operators_map_with_a_latin1_name_is_refused_at_start_up(tmp_path: P
         [SCRIPT, "--port", "0", "--no-http", "--no-replays", "--map", str(path)],
         capture_output=True,
         stdin=subprocess.DEVNULL,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
         check=False,
     )
     assert finished.returncode == 2
@@ -44,6 +45,11 @@ def test_the_operators_map_with_a_latin1_name_is_refused_at_start_up(tmp_path: P
     assert len(lines) == 1, lines
     assert lines[0].startswith("dod-server: error: --map: ")
     assert "caf\\xe9.map is not UTF-8 text (byte 0xe9" in lines[0]
+    # The whole sentence, with what to do (before: "...a link to it whose name is").
+    shown = os.fsencode(path).decode("utf-8", "backslashreplace")
+    assert lines[0].endswith(
+        f"; rename the file, or name a link to it whose name is UTF-8 (ln -s '{shown}' café.map)"
+    )
 
 
 def test_a_map_name_no_utf8_can_carry_is_refused_when_built() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -61,3 +61,25 @@ async def games(peer: Peer) -> GamesReply:
     replies = [parser.feed(line) for line in lines]
     assert isinstance(replies[-1], GamesReply)
     return replies[-1]
+
+
+async def replay_transcript(
+    name: str, peers: Mapping[str, Peer], pushed: set[str], pushed_to: str
+) -> str | None:
+    """docs/protocol.md's transcript ``name`` (``<!-- transcript: name -->``), replayed:
+    each ``who> command`` line is sent by that peer, and each other line must be the next
+    one its last speaker reads, or, for a line whose first word is in ``pushed``, the
+    next one ``pushed_to`` reads. Returns the last speaker."""
+    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
+    block = text.split(f"<!-- transcript: {name} -->\n```\n", 1)[1].split("```", 1)[0]
+    speaker = None
+    for line in block.splitlines():
+        who, typed, command = line.partition("> ")
+        if typed:
+            speaker = who
+            await peers[who].send(command + "\n")
+            continue
+        reader = pushed_to if line.split()[0] in pushed else speaker
+        assert reader is not None, f"{line!r} comes before any command"
+        assert await peers[reader].read_line() == line
+    return speaker

@@ -50,6 +50,8 @@ class MemoryOutbox:
         self.reason: str | None = None
         self.waiting: trio.Event | None = None
         """The last event a game or the lobby told this client to wait for."""
+        self.on_players = False
+        """Whether that wait was for other players (``QUIT`` would not wait for it)."""
         self.backlogged = False
         self.log: Any = structlog.get_logger("test").bind(conn=self._id)
 
@@ -71,6 +73,7 @@ class MemoryOutbox:
     chat = property(lambda self: self._chat)
     board = property(lambda self: self._board)
     redirect = property(lambda self: False)
+    probe = property(lambda self: False)
     bot = property(lambda self: self._bot)
     login = property(lambda self: self._login)
     dialect = property(lambda self: self._dialect)
@@ -97,8 +100,9 @@ class MemoryOutbox:
         self.final = final
         self.reason = reason
 
-    def wait_for(self, done: trio.Event) -> None:
+    def wait_for(self, done: trio.Event, *, on_players: bool = False) -> None:
         self.waiting = done
+        self.on_players = on_players
 
     # -- for the tests ------------------------------------------------------------
 

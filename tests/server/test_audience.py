@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from protocol.replies import Board, Message, PlayerJoined, View
 from server.game.audience import Audience
-from server.game.roster import Roster
+from server.game.roster import Departure, Roster
 from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
@@ -28,7 +28,7 @@ def test_a_roster_keeps_players_and_names_each_other_s_inverse() -> None:
     assert roster.unseat(1, finished=True) == (new, "Ada")
     assert roster.label(1) == "Ada", "a player who won or died here keeps its name"
     assert "Ada" not in roster.names
-    roster.departing[2] = "Bob"
+    roster.departing[2] = Departure("Bob", "quit")
     roster.clear()
     assert not roster.players and not roster.departing and roster.label(1) == "Ada"
 

@@ -81,7 +81,8 @@ BATTLE: Script = (
     (0, "EXTEND events"),
     (0, "APGET"),
     (0, "HPGET"),
-    (1, "LOOK"),
+    (1, "LOOK"),  # a 2013 client's LOOK waits for its turn...
+    (1, "HPGET"),  # ...and what comes behind it is read, and answered after it
     (0, "ATTACK E"),
     (0, "MOVE E"),
     (0, "PICKUP"),
@@ -89,11 +90,27 @@ BATTLE: Script = (
     (1, "APGET"),
     (1, "MOVE N"),
     (1, "ENDTURN"),
+    (1, "LOOK"),
+    (1, "QUIT"),  # at once, though the LOOK waits
     (0, "STAY"),
     (0, "QUIT"),
-    (1, "QUIT"),
 )
 """The verbs of a world played in turns."""
+
+ROUNDS: Script = (
+    (0, "HELLO Ada"),
+    (1, "HELLO Bob"),
+    (0, "MOVE E"),  # waits for the round...
+    (0, "LOOK"),  # ...and what comes behind it is read, and answered after it
+    (0, "PICKUP"),
+    (1, "STAY"),
+    (1, "MOVE W"),
+    (0, "STAY"),
+    (0, "QUIT"),  # at once, though the STAY waits
+    (1, "LOOK"),
+    (1, "QUIT"),
+)
+"""A world played in rounds: actions held for their round, what comes behind them."""
 
 
 def test_the_scripts_send_every_verb() -> None:
@@ -144,7 +161,9 @@ async def _played(dialect: str, world: str, script: Script, *, fast: bool) -> li
 
 
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
-@pytest.mark.parametrize(("world", "script"), [("classic", CLASSIC), ("battle", BATTLE)])
+@pytest.mark.parametrize(
+    ("world", "script"), [("classic", CLASSIC), ("battle", BATTLE), ("crawler", ROUNDS)]
+)
 async def test_the_fast_path_sends_the_bytes_the_plain_path_sends(
     dialect: str, world: str, script: Script, monkeypatch: pytest.MonkeyPatch
 ) -> None:

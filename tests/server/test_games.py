@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import structlog
 import trio
 import trio.testing
@@ -64,6 +65,22 @@ async def test_create_and_join_refuse_what_cannot_be(
     assert (await peer.ask("CREATE duo classic"))[0] == "ERROR there is already a game called duo"
     assert (await peer.ask("JOIN duo"))[0].startswith("GAME duo")
     assert await other.ask("JOIN duo") == ["ERROR the game duo is full (1 players)"]
+
+
+@pytest.mark.parametrize("world", ["crawler", "battle", "classic"])
+async def test_the_map_games_shows_can_be_created_again(
+    start_game_server: StartGameServer, world: str
+) -> None:
+    # Before: GAMES said map=default for the crawler's default game, and CREATE x crawler
+    # map=default was refused (the crawler's default is called tutorial).
+    server = await start_game_server(world=world, seed=1)
+    peer = await Peer.connect(bound_port(server))
+    (default,) = (await games(peer)).games
+    assert default.map == "default"
+    created = await peer.ask(f"CREATE copy {world} map={default.map} seed=1")
+    assert created[0].startswith(f"GAME copy world={world} map=default seed=1 "), created
+    # The same map: the world's default, whatever the world calls it.
+    assert server.games["copy"].world.render(None) == server.games["default"].world.render(None)
 
 
 async def test_names_are_unique_in_the_game_joined(start_game_server: StartGameServer) -> None:

@@ -6,6 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import trio
+import trio.testing
 
 from protocol.commands import Command, parse_command
 from protocol.replies import Error, GameInfo, GameOver, GamesReply, LookReply, View
@@ -144,15 +145,38 @@ async def test_limits_are_refused_with_an_error_naming_them(lobby: Lobby) -> Non
     assert cat.lines() == ["ERROR there is no game called nosuch; send GAMES for the list"]
 
 
-async def test_a_creators_unjoined_games_go_with_it(lobby: Lobby) -> None:
+async def test_a_creators_unjoined_game_outlives_it_and_still_counts_against_its_address(
+    lobby: Lobby,
+) -> None:
+    # The README's flow: `printf 'CREATE arena ...' | nc` then bots JOIN arena. Before,
+    # the game went with its creator's connection: "there is no game called arena".
     ada, eve = MemoryOutbox(), MemoryOutbox()
     await create(lobby, ada, "CREATE g classic map=tiny")
     lobby.handle(eve, command("WATCH g"))
     eve.replies.clear()
     lobby.client_gone(ada)
+    assert "g" in lobby.games
+    assert eve.replies == []
+    assert lobby.seating.held(ada.address) == {"g"}
+    bob = MemoryOutbox()
+    lobby.handle(bob, command("JOIN g"))
+    assert bob.lines()[0].startswith("GAME g ")
+
+
+async def test_a_played_game_goes_with_its_creator_once_nobody_plays_or_watches_it(
+    lobby: Lobby,
+) -> None:
+    # Unlike a game nobody has joined yet: that one waits for its first player.
+    ada, bob = MemoryOutbox(), MemoryOutbox()
+    await create(lobby, ada, "CREATE g classic map=tiny")
+    lobby.handle(ada, command("WATCH g"))
+    lobby.handle(bob, command("JOIN g"))
+    lobby.leave(bob, "quit")  # the game is over, and restarts for its spectator
+    await trio.testing.wait_all_tasks_blocked()
+    assert "g" in lobby.games
+    lobby.leave(ada, "disconnected")
+    lobby.client_gone(ada)
     assert "g" not in lobby.games
-    assert eve.replies == [GameOver("g is removed: its creator left before anyone joined")]
-    assert lobby.watching(eve) is None
 
 
 async def test_an_unknown_world_is_refused(lobby: Lobby) -> None:

@@ -34,6 +34,7 @@ def test_pending_steps_are_one_a_player_and_released_in_join_order() -> None:
     steps.hold(late, 7, Pickup())
     steps.hold(early, 2, Move(Direction.N))
     assert late.waiting is not None and not late.waiting.is_set()
+    assert late.on_players, "it waits for other players: its QUIT would not"
     released = steps.take_all()
     assert [player for player, _ in released] == [2, 7]
     assert late.waiting.is_set() and early.waiting is not None and early.waiting.is_set()
@@ -133,7 +134,7 @@ async def test_a_round_waits_for_every_player_and_plays_them_in_join_order() -> 
     bob, ada = paced.clients[2], paced.clients[1]
     paced.pacing.act(bob, 2, Stay())
     assert paced.play.asked("count") == [(2,)], "counted as it joins its round"
-    assert bob.waiting is not None and not bob.waiting.is_set()
+    assert bob.waiting is not None and not bob.waiting.is_set() and bob.on_players
     assert paced.pacing.busy() and paced.pacing.stays_for(2)
     assert paced.pacing.deadline < float("inf") and paced.alarm.rung == 1
     paced.pacing.act(ada, 1, Move(Direction.E))

@@ -20,7 +20,8 @@ from worlds.api import PlayerKind
 from worlds.registry import load_plugin
 
 from ..conftest import WriteMap
-from ..helpers import TIMEOUT, Peer, bound_port
+from ..helpers import Peer, bound_port
+from ..limits import process_limit
 from .conftest import StartGameServer
 from .test_cli import SCRIPT, _started
 from .test_lobby_limits import room
@@ -111,7 +112,7 @@ async def test_sigkill_loses_no_acknowledged_action(tmp_path: Path) -> None:
             assert reply[0] in ("SUCCESS", "FAIL")
             answered += 1
         process.send_signal(signal.SIGKILL)
-        with trio.fail_after(TIMEOUT):
+        with trio.fail_after(process_limit()):
             assert await process.wait() == -signal.SIGKILL
     finally:
         process.kill()

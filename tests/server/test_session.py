@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import deque
-from pathlib import Path
 
 import pytest
 import trio
@@ -11,6 +10,7 @@ import trio.testing
 
 from ..conftest import StartServer, WriteMap
 from ..helpers import Peer, bound_port
+from .conftest import replay_transcript
 
 CORRIDOR = "name Corridor\nwin 1\n#######\n#G...E#\n#######\n"
 
@@ -155,23 +155,11 @@ async def test_a_second_hello_renames_the_player_as_docs_protocol_says(
     """docs/protocol.md's transcript of a second ``HELLO``, replayed: a 2013 client's
     ``HELLO`` is always answered ``GOLD <n>``; a second ``HELLO <name>`` renames, and
     those who asked for events are told (before: nothing said what it did; issue 40)."""
-    text = (Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    block = text.split("<!-- transcript: rename -->\n```\n", 1)[1].split("```", 1)[0]
     server = await start_server(map="tiny", seed=1)
     peers = {"ada": await Peer.connect(bound_port(server))}
     peers["eve"] = await Peer.connect(bound_port(server))
-    told = {"JOINED", "NOTICE"}  # what Eve reads, pushed
-    speaker = None
-    for line in block.splitlines():
-        who, typed, command = line.partition("> ")
-        if typed:
-            speaker = who
-            await peers[who].send(command + "\n")
-            continue
-        reader = "eve" if line.split()[0] in told else speaker
-        assert reader is not None
-        assert await peers[reader].read_line() == line
-    assert speaker == "ada"
+    # What Eve reads, pushed:
+    assert await replay_transcript("rename", peers, {"JOINED", "NOTICE"}, "eve") == "ada"
 
 
 async def test_help_lists_every_option_of_create(start_server: StartServer) -> None:

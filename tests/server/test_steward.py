@@ -12,7 +12,7 @@ from server.game.audience import Audience
 from server.game.builds import measure
 from server.game.lifecycle import State
 from server.game.restarts import WorldSlot
-from server.game.roster import Roster
+from server.game.roster import Departure, Roster
 from server.game.spec import GameSpec
 from server.game.steward import Steward
 from worlds.api import PlayerKind
@@ -108,7 +108,7 @@ async def test_nothing_ends_while_actions_are_still_to_be_played() -> None:
     parts.steward.settle()
     assert parts.game.calls == []
     parts.game.pacing.working = False
-    parts.roster.departing[1] = "#1"
+    parts.roster.departing[1] = Departure("#1", "disconnected")
     parts.steward.settle()
     assert parts.game.calls == [], "not while a player who left is still to be removed"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import structlog
@@ -18,12 +20,17 @@ from ..helpers import TIMEOUT, Peer, bound_port
 
 
 class Echo:
-    """A session that answers each line with its upper-case self, and ``bye`` with the end."""
+    """A session that answers each line with its upper-case self and ``bye`` with the
+    end; it handles nothing after ``wait`` until :attr:`held` is set (meanwhile it looks
+    only for ``bye`` and the end)."""
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, read_ahead: int = 1 << 20) -> None:
         self.transport = transport
         self.buffer = b""
         self.ended: list[bool] = []
+        self.held = trio.Event()
+        self.limit = read_ahead
+        self.looks = 0
 
     def data_received(self, data: bytes) -> None:
         self.buffer += data if data else b"\0"
@@ -33,14 +40,30 @@ class Echo:
             line, _, self.buffer = self.buffer.partition(b"\n")
             self.transport.heard()
             if line == b"bye":
-                self.transport.write(b"BYE\n")
-                self.transport.close("quit")
+                self._bye()
                 return Input.ENDED
+            if line == b"wait" and not self.held.is_set():
+                self.transport.write(b"WAITING\n")
+                return self.held
             self.transport.write(line.upper() + b"\n")
         if self.buffer == b"\0":
             self.transport.close("client closed the connection")
             return Input.ENDED
         return Input.WANT_DATA
+
+    def _bye(self) -> None:
+        self.transport.write(b"BYE\n")
+        self.transport.close("quit")
+
+    def read_ahead(self) -> bool:
+        self.looks += 1
+        if b"bye\n" in self.buffer:
+            self._bye()
+            return False
+        if self.buffer.endswith(b"\0"):
+            self.transport.close("client closed the connection")
+            return False
+        return len(self.buffer) < self.limit
 
     def settle(self) -> None:
         pass
@@ -57,28 +80,67 @@ async def read_to_end(stream: trio.abc.ReceiveStream) -> bytes:
     return data
 
 
-async def test_a_transport_serves_a_session_on_a_memory_stream() -> None:
+MemoryPair = trio.StapledStream[trio.testing.MemorySendStream, trio.testing.MemoryReceiveStream]
+"""One end of :func:`trio.testing.memory_stream_pair`."""
+
+
+@contextlib.asynccontextmanager
+async def echoed(read_ahead: int = 1 << 20) -> AsyncIterator[tuple[MemoryPair, Echo]]:
+    """The client's end of a memory stream an :class:`Echo` session is served on, and
+    the session; the serving is over when the block is."""
     client, server_end = trio.testing.memory_stream_pair()
-    transport = Transport(server_end, ServerConfig())
-    session = Echo(transport)
+    session = Echo(Transport(server_end, ServerConfig()), read_ahead)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(transport.run, session)
+        nursery.start_soon(session.transport.run, session)
+        yield client, session
+
+
+async def test_a_transport_serves_a_session_on_a_memory_stream() -> None:
+    async with echoed() as (client, session):
         await client.send_all(b"hello\nwor")
         await client.send_all(b"ld\nbye\nignored\n")
         assert await read_to_end(client) == b"HELLO\nWORLD\nBYE\n"
-    assert transport.reason == "quit"
+    assert session.transport.reason == "quit"
     assert session.ended == [False]
 
 
 async def test_end_of_input_ends_the_transport() -> None:
-    client, server_end = trio.testing.memory_stream_pair()
-    transport = Transport(server_end, ServerConfig())
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(transport.run, Echo(transport))
+    async with echoed() as (client, session):
         await client.send_all(b"one\n")
-        await client.send_stream.aclose()
+        await client.send_eof()
         assert await read_to_end(client) == b"ONE\n"
-    assert transport.reason == "client closed the connection"
+    assert session.transport.reason == "client closed the connection"
+
+
+async def test_a_held_session_is_read_on_and_its_end_or_bye_is_acted_on_at_once() -> None:
+    """Before: nothing was read while the session held a command (found in issue 40)."""
+    for last, reason in ((b"bye\n", "quit"), (b"", "client closed the connection")):
+        async with echoed() as (client, session):
+            await client.send_all(b"one\nwait\ntwo\n")
+            await trio.testing.wait_all_tasks_blocked()
+            assert await client.receive_some() == b"ONE\nWAITING\n"
+            assert session.looks == 1 and session.buffer == b"two\n", "read on while held"
+            if last:
+                await client.send_all(last)
+            else:
+                await client.send_eof()
+            assert await read_to_end(client) == (b"BYE\n" if last else b""), "never TWO"
+        assert session.transport.reason == reason and not session.held.is_set()
+        assert session.ended == [False]
+
+
+async def test_a_held_session_reads_no_more_than_it_wants_and_keeps_the_order() -> None:
+    async with echoed(read_ahead=4) as (client, session):
+        await client.send_all(b"wait\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await client.send_all(b"one\n")
+        await trio.testing.wait_all_tasks_blocked()
+        await client.send_all(b"two\nbye\n")
+        await trio.testing.wait_all_tasks_blocked()
+        assert session.buffer == b"one\n", "not read past what the session wants"
+        session.held.set()
+        assert await read_to_end(client) == b"WAITING\nONE\nTWO\nBYE\n"
+    assert session.transport.reason == "quit"
 
 
 async def test_a_backlog_past_the_limit_is_cut_off_on_any_stream() -> None:

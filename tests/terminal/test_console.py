@@ -16,9 +16,8 @@ import trio
 
 from ..conftest import StartServer
 from ..helpers import bound_port
+from ..limits import process_limit
 from .conftest import closed_port
-
-LIMIT = 20.0
 
 
 class Terminal:
@@ -39,7 +38,8 @@ class Terminal:
         os.close(slave)
         self.master = master
         self.output = b""
-        self.deadline = time.monotonic() + LIMIT
+        # Its start (Textual's import the most of it) and a screen or two of play.
+        self.deadline = time.monotonic() + process_limit(work=2)
 
     def read_until(self, text: bytes) -> None:
         """Read until ``text`` has been written (fails at the deadline or at the end)."""
@@ -112,7 +112,7 @@ def test_without_a_terminal_it_says_so_and_exits() -> None:
             [sys.executable, "-m", "clients.terminal", "--port", str(port)],
             stdin=subprocess.DEVNULL,
             capture_output=True,
-            timeout=LIMIT,
+            timeout=process_limit(),
             check=False,
         )
     assert finished.returncode == 2

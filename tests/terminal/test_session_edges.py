@@ -36,6 +36,30 @@ async def test_watch_mode_follows_another_player(
     await run_app(PlayApp("127.0.0.1", bound_port(server), watch="default"), scenario)
 
 
+async def test_watching_a_crawler_game_shows_every_level_opened(
+    start_server: StartServer, run_app: RunApp
+) -> None:
+    # Before: level 1 only, the VIEW line; the player who went through the door vanished.
+    server = await start_server(world="crawler", seed=1)  # the tutorial
+
+    async def scenario(app: PlayApp, pilot: Pilot[Ending]) -> None:
+        await until(app, lambda: "---+--?" in map_text(app))
+        with Client.connect("127.0.0.1", bound_port(server)) as player:
+            player.hello()
+            for step in "SEEEEEEN":  # along the bottom row, then up through the door
+                player.move(step)
+            # Level 2 beside level 1, the player on it.
+            await until(app, lambda: "---+--?   P-$-?" in map_text(app))
+            assert map_text(app).splitlines()[:3] == [
+                "---+---   -----",
+                "---+--?   P-$-?",
+                "-------   -----",
+            ]
+            player.quit()
+
+    await run_app(PlayApp("127.0.0.1", bound_port(server), watch="default"), scenario)
+
+
 async def test_chat_and_typed_commands(start_server: StartServer, run_app: RunApp) -> None:
     server = await start_server()
 

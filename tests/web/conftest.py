@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from ..limits import contention
+
 CHROMIUM_FLAGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -32,6 +34,14 @@ CHROMIUM_FLAGS = [
 ]
 """Headless Chromium as root on a machine with no outside network (see docs/operating.md)."""
 TIMEOUT = 20.0
+"""Seconds a page or the server may take on a quiet machine; :func:`web_limit` scales it."""
+
+
+def web_limit() -> float:
+    """Seconds to wait now: :data:`TIMEOUT` times the machine's contention (tests/limits.py)."""
+    return TIMEOUT * contention()
+
+
 LISTENING = re.compile(r"listening on [\d.]+:(\d+)")
 WEB_AT = re.compile(r"web page at (http://[\d.]+:\d+/)")
 
@@ -51,7 +61,7 @@ class LinePlayer:
     """A TCP client as ``nc`` is one: lines out, lines in."""
 
     def __init__(self, port: int) -> None:
-        self.socket = socket.create_connection(("127.0.0.1", port), timeout=TIMEOUT)
+        self.socket = socket.create_connection(("127.0.0.1", port), timeout=web_limit())
         self.file = self.socket.makefile("r", encoding="utf-8", newline="\n")
 
     def send(self, line: str) -> None:
@@ -103,7 +113,7 @@ def start_web_server(tmp_path: Path, *args: str) -> Generator[WebServer, None, N
     while url is None:
         line = process.stderr.readline()
         if not line:
-            process.wait(timeout=TIMEOUT)
+            process.wait(timeout=web_limit())
             pytest.fail("dod-server did not start:\n" + "".join(seen))
         seen.append(line)
         if match := LISTENING.search(line):
@@ -116,7 +126,7 @@ def start_web_server(tmp_path: Path, *args: str) -> Generator[WebServer, None, N
     finally:
         process.terminate()
         try:
-            process.wait(timeout=TIMEOUT)
+            process.wait(timeout=web_limit())
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
@@ -175,7 +185,7 @@ def browser() -> Iterator[Any]:
 def page(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     opened = context.new_page()
-    opened.set_default_timeout(TIMEOUT * 1000)
+    opened.set_default_timeout(web_limit() * 1000)
     errors: list[str] = []
     opened.on("pageerror", lambda error: errors.append(str(error)))
     try:
@@ -186,13 +196,13 @@ def page(browser: Any) -> Iterator[Any]:
 
 
 def wait_for_text(page: Any, selector: str, text: str | re.Pattern[str]) -> None:
-    """Wait (up to :data:`TIMEOUT`) until the first element ``selector`` finds holds
+    """Wait (up to :func:`web_limit`) until the first element ``selector`` finds holds
     ``text`` (a pattern: matches its whole text). An element that does not exist yet
     is waited for, never read: on a loaded machine the page may draw it late."""
     from playwright.sync_api import expect
 
     found = expect(page.locator(selector).first)
     if isinstance(text, re.Pattern):
-        found.to_have_text(text, timeout=TIMEOUT * 1000)
+        found.to_have_text(text, timeout=web_limit() * 1000)
     else:
-        found.to_contain_text(text, timeout=TIMEOUT * 1000)
+        found.to_contain_text(text, timeout=web_limit() * 1000)

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .conftest import WebServer
+from .conftest import WebServer, start_web_server
 
 
 def _screenshot(page: Any, tmp_path: Path, name: str) -> Path:
@@ -191,3 +191,16 @@ def test_the_replay_viewer_pages_through_a_long_replay(web_server: WebServer, pa
     assert f"step {last} of {last}" in page.inner_text("#where")
     assert "reading" not in page.inner_text("#where")
     page.locator("#events", has_text="game over").wait_for()
+
+
+def test_the_play_pad_offers_the_moves_of_its_world(tmp_path: Path, page: Any) -> None:
+    # Before: diagonal buttons in the classic world, whose players move four ways only.
+    for world, diagonals in (("classic", False), ("baddies", True)):
+        for server in start_web_server(tmp_path / world, "--world", world):
+            page.goto(server.url + "#/play/default")
+            page.fill("#player", "ada")
+            page.click("#start")
+            page.locator("#log", has_text="HELP").wait_for()
+            assert page.locator(".pad button[data-key='ArrowUp']").is_visible()
+            assert page.locator(".pad button[data-key='Home']").is_visible() is diagonals, world
+            assert page.locator(".pad button[data-key='PageDown']").is_visible() is diagonals

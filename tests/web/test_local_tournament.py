@@ -26,7 +26,15 @@ port, game = sys.argv[1:3]
 print("mine starts on", game)
 s = socket.create_connection(("127.0.0.1", int(port)))
 f = s.makefile("rw")
-f.write(f"JOIN {game}\\nHELLO me\\nMOVE N\\nQUIT\\n")
+f.write(f"JOIN {game}\\nHELLO me\\nMOVE N\\n")
+f.flush()
+# The move waits for the game to start (start=full): a QUIT sent behind it would
+# overtake it (docs/protocol.md), so the bot quits once its move is answered.
+for line in f:
+    print(line.strip())
+    if line.startswith(("SUCCESS", "FAIL", "WIN", "LOSE")):
+        break
+f.write("QUIT\\n")
 f.flush()
 print(f.read().strip())
 """
@@ -35,15 +43,14 @@ print(f.read().strip())
 @pytest.fixture(scope="module")
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder of a finished run: ``explorer`` against a bot that moves once and quits,
-    two games on ``tiny``."""
+    two games on the default map (on ``tiny``, whose corridor is one square wide, the
+    explorer gave up whenever the other bot stood in it)."""
     folder = tmp_path_factory.mktemp("local")
     (folder / "mine.py").write_text(BOT)
     code = arena.main(
         [
             "explorer",
             f"mine={sys.executable} {folder / 'mine.py'} {{port}} {{game}}",
-            "--map",
-            "tiny",
             "--games",
             "2",
             "--sight",

@@ -73,6 +73,22 @@ async def test_health_readiness_and_metrics_that_move_with_play(
     assert status == 503 and json.loads(body)["status"] == "not ready"
 
 
+async def test_the_site_has_an_icon(start_server: StartServer, nursery: trio.Nursery) -> None:
+    # Before: /favicon.ico was a 404, in every browser's log of every page.
+    server = await start_server(http_port=0)
+    web = await nursery.start(serve_web, server)
+
+    def fetch() -> tuple[int, str, bytes]:
+        with urllib.request.urlopen(web.url + "favicon.ico", timeout=10) as response:
+            return response.status, response.headers["content-type"], response.read()
+
+    status, kind, icon = await trio.to_thread.run_sync(fetch)
+    assert (status, kind) == (200, "image/vnd.microsoft.icon")
+    assert icon[:4] == b"\x00\x00\x01\x00"  # an ICO file's header
+    _, _, page = await _get(web.url)
+    assert '<link rel="icon" href="/favicon.ico">' in page
+
+
 async def test_a_replay_is_served_only_from_the_replay_folder(tmp_path: Path) -> None:
     (tmp_path / "a-1.jsonl").write_text("{}\n")
     assert replay_path(tmp_path, "a-1.jsonl") == tmp_path / "a-1.jsonl"

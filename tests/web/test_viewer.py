@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from .conftest import TIMEOUT, LinePlayer, WebServer, start_web_server
+from .conftest import LinePlayer, WebServer, start_web_server, web_limit
 
 THREE = "name Three\nwin 1\n###########\n#G.......E#\n#.........#\n#.........#\n###########\n"
 """A room with room for three players, wherever the seed puts them."""
@@ -143,7 +143,7 @@ def test_a_live_game_shows_three_named_players_each_in_its_colour(
 
 
 def _wait_for_replay(server: WebServer) -> str:
-    deadline = time.monotonic() + TIMEOUT
+    deadline = time.monotonic() + web_limit()
     while True:
         with urllib.request.urlopen(server.url + "api/replays") as answer:
             found = [r["file"] for r in json.load(answer)["replays"]]

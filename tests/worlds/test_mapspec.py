@@ -15,7 +15,8 @@ from worlds.errors import MapError
 from worlds.mapspec import generated_spec as parse_spec
 
 from ..conftest import StartServer
-from ..helpers import TIMEOUT, Peer, bound_port
+from ..helpers import Peer, bound_port
+from ..limits import process_limit
 
 
 @pytest.mark.parametrize(
@@ -101,7 +102,7 @@ def test_the_server_command_reports_a_bad_spec() -> None:
         [str(Path(sys.executable).with_name("dod-server")), "--map", "generated:rooms=3"],
         capture_output=True,
         text=True,
-        timeout=TIMEOUT,
+        timeout=process_limit(),
     )
     assert result.returncode == 2
     assert "generated:rooms=3: a dungeon needs at least 5 rooms" in result.stderr

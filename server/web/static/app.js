@@ -272,6 +272,16 @@ function showPlay(name) {
   const mine = page.querySelector("#me");
   const viewer = makeViewer();
   let wire = null, watch = null, world = "?", attacking = false, over = false, player = null, goal = 0;
+  // The moves the world offers, from its HELP ("directions here: N E S W ..."): the pad
+  // shows only those (no diagonals in the classic world).
+  let moves = new Set(["N", "E", "S", "W"]);
+  const showMoves = () => {
+    for (const button of page.querySelectorAll(".pad button")) {
+      const direction = MOVES[button.dataset.key];
+      if (direction) button.hidden = !moves.has(direction);
+    }
+  };
+  showMoves();
   const pending = []; // commands sent and not yet answered, oldest first
   // The battle world's state, from its own lines: AP n, HP n, STARTTURN n, ENDTURN, TURN p,
   // HITMOD d and the NOTICE that says what the player carries.
@@ -319,6 +329,7 @@ function showPlay(name) {
   const press = (key) => {
     if (!wire || over) return false;
     let command = null;
+    if (MOVES[key] && !moves.has(MOVES[key])) return false; // not a move of this world
     if (MOVES[key]) command = `${attacking ? "ATTACK" : "MOVE"} ${MOVES[key]}`;
     else if (key === "p") command = "PICKUP";
     else if (key === "l") command = "LOOK";
@@ -358,6 +369,7 @@ function showPlay(name) {
         send("EXTEND events chat");
         send(`JOIN ${name}`); // answered with the GAME line, which names the world
         send(`HELLO ${player}`);
+        send("HELP"); // says which ways a player moves in this world
         send("LOOK");
         look.focus();
       },
@@ -367,6 +379,11 @@ function showPlay(name) {
           answered("LOOKREPLY " + rows.join(" "));
         } else if (PUSHED.has(kind)) {
           // (a player gets no VIEW; nothing to pair)
+        } else if (kind === "HELP") {
+          const said = rows.map((row) => row.match(/directions here:\s*([A-Z ]+)/)).find(Boolean);
+          if (said) moves = new Set(said[1].trim().split(/\s+/));
+          showMoves();
+          answered(header);
         } else answered([header, ...rows].join("\n"));
       },
       line: (line) => {

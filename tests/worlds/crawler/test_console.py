@@ -11,6 +11,8 @@ import pytest
 
 from clients.crawler_console import Keyboard, map_text, play
 
+from ...limits import process_limit
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -64,7 +66,7 @@ def test_the_installed_program_exits_with_status_1_on_a_bad_level(tmp_path: Path
         text=True,
         cwd=tmp_path,
         check=False,
-        timeout=30,
+        timeout=process_limit(),
     )
     assert done.returncode == 1
     assert done.stdout.endswith("Level 1\nReturning you back to the real word, adventurer!\n")
