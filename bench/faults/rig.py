@@ -43,6 +43,9 @@ NODES = ("A", "B", "C")
 WORKERS = "W"
 DATABASE = "dod"
 START_TIMEOUT = 60.0
+SERVING = ("listening on ", "also serving ")
+"""What a server process says once it serves (each worker of ``--workers``: the first
+``listening on``, each other ``also serving``; every one ``listening on`` before issue 38)."""
 
 
 class Process:
@@ -93,7 +96,7 @@ class Process:
                 self._log.flush()
             with self._changed:
                 self.lines.append(line)
-                if "listening on" in line:
+                if any(said in line for said in SERVING):
                     self._listening += 1
                 self._changed.notify_all()
 
