@@ -43,10 +43,10 @@ from .postgres_calls import (
     DB_TIMEOUT,
     DirectoryDown,
     claiming,
-    connect,
     first,
     listen,
     make_schema,
+    run_on,
 )
 from .shared import SharedDirectory
 
@@ -196,19 +196,10 @@ class PostgresDirectory(SharedDirectory):
                 async with self._lock:
                     connection = self._connection
                     self._connection = None  # only a call that succeeds gives it back
-
-                    def run() -> tuple[psycopg.Connection[Any], T]:
-                        db = connection
-                        if db is None or db.closed:
-                            db = connect(self.url)
-                        try:
-                            return db, work(db)
-                        except BaseException:
-                            db.close()
-                            raise
-
                     db, result = await trio.to_thread.run_sync(
-                        run, abandon_on_cancel=True, limiter=self._threads
+                        partial(run_on, self.url, connection, work),
+                        abandon_on_cancel=True,
+                        limiter=self._threads,
                     )
         except (trio.TooSlowError, psycopg.Error, OSError) as error:
             self._down(error)
@@ -219,19 +210,12 @@ class PostgresDirectory(SharedDirectory):
     async def _probe(self, work: Callable[[psycopg.Connection[Any]], T]) -> T:
         """``work`` on a connection of its own (:meth:`_call`'s ``probe``), which becomes
         the node's connection if it has none when it succeeds."""
-
-        def run() -> tuple[psycopg.Connection[Any], T]:
-            db = connect(self.url)
-            try:
-                return db, work(db)
-            except BaseException:
-                db.close()
-                raise
-
         try:
             with trio.fail_after(DB_TIMEOUT):
                 db, result = await trio.to_thread.run_sync(
-                    run, abandon_on_cancel=True, limiter=self._probes
+                    partial(run_on, self.url, None, work),
+                    abandon_on_cancel=True,
+                    limiter=self._probes,
                 )
         except (trio.TooSlowError, psycopg.Error, OSError) as error:
             if not self.reachable:  # else a later probe got through: this one tells nothing

@@ -7,6 +7,8 @@ What a caller may rely on:
 * :func:`connect` gives a connection on which no call can take much longer than
   :data:`DB_TIMEOUT` seconds: the statement, the connection attempt and a link gone
   silent are each bounded (a caller still puts its own deadline around the whole).
+* :func:`run_on` runs one call, on a connection given or a new one, and closes the
+  connection if the call fails (it may be half-way through a reply).
 * :func:`make_schema` is safe for nodes starting at once; :func:`claiming` and
   :func:`first` run one statement of :mod:`server.cluster.schema` each.
 * :func:`listen` returns only when told to stop (or trio's run has ended): it connects
@@ -19,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import psycopg
 import structlog
@@ -36,6 +38,7 @@ LISTEN_RETRY: Final = 1.0
 """Seconds at most between the listening thread's attempts to connect again."""
 
 log = structlog.get_logger("server.cluster")
+T = TypeVar("T")
 
 
 class DirectoryDown(Exception):
@@ -58,6 +61,23 @@ def connect(url: str) -> psycopg.Connection[Any]:
         keepalives_count=2,
         options=f"-c statement_timeout={millis}",
     )
+
+
+def run_on(
+    url: str,
+    db: psycopg.Connection[Any] | None,
+    work: Callable[[psycopg.Connection[Any]], T],
+) -> tuple[psycopg.Connection[Any], T]:
+    """``work`` on ``db``, or on a new connection to ``url`` if there is none or it is
+    closed: the connection it ran on and its result. If it fails the connection is
+    closed, and its error raised."""
+    if db is None or db.closed:
+        db = connect(url)
+    try:
+        return db, work(db)
+    except BaseException:
+        db.close()
+        raise
 
 
 def make_schema(db: psycopg.Connection[Any]) -> None:
