@@ -237,6 +237,11 @@ class ServerProtocol:
 
     # -- input ------------------------------------------------------------------------
 
+    @property
+    def max_line_length(self) -> int:
+        """The longest line read, in bytes: a longer one is a fatal error."""
+        return self._framer.max_line_length
+
     def receive_data(self, data: bytes) -> None:
         """Bytes from the client; ``b""`` when it closed its side."""
         self.drained = False

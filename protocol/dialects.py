@@ -230,6 +230,18 @@ class Dialect:
         """The bytes of ``reply`` for a client of this dialect (``b""``: nothing)."""
         return reply.to_bytes()
 
+    @property
+    def gold_told(self) -> int:
+        """The gold total this client was last told of, which later words count from
+        (2015's ``TREASUREMOD``); 0 in a dialect that keeps no count. Set, it goes on
+        from a total told elsewhere (by another node of a cluster, which carried the
+        client here)."""
+        return 0
+
+    @gold_told.setter
+    def gold_told(self, total: int) -> None:
+        pass
+
     # -- parsing ------------------------------------------------------------------
 
     def heard(self, command: Command | None) -> None:
@@ -296,6 +308,14 @@ class _Rendered(Dialect):
         if words is None:
             return reply.to_bytes()
         return b"".join(line.to_bytes() for line in words(self, reply))
+
+    @property
+    def gold_told(self) -> int:
+        return self._gold
+
+    @gold_told.setter
+    def gold_told(self, total: int) -> None:
+        self._gold = total
 
     def found(self, total: int) -> int:
         """Gold a pickup added: the rise of the total since the last one rendered."""

@@ -45,6 +45,8 @@ from .errors import LocalProtocolError, RemoteProtocolError
 __all__ = ["END_OF_INPUT", "NEED_DATA", "EndOfInput", "LineFramer", "NeedData"]
 
 DEFAULT_MAX_LINE_LENGTH: Final = 1024
+LONGEST_MAX_LINE_LENGTH: Final = 1 << 20
+"""The longest ``max_line_length`` a server may be set to (``--max-line-length``)."""
 
 # Telnet bytes (RFC 854).
 IAC: Final = 255

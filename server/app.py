@@ -20,7 +20,6 @@ from functools import partial
 import structlog
 import trio
 
-from protocol.capabilities import CAPABILITIES
 from protocol.connection import ServerProtocol
 from protocol.replies import Bye, Message
 
@@ -39,11 +38,9 @@ from .session.fast_path import FastPath
 from .session.poller import Poller
 from .session.transport import GONE
 from .setup.config import ServerConfig
-from .setup.listening import Listen, ListenError, parse_listens
+from .setup.listening import Listen, ListenError, ports_to_listen
 from .setup.logs import LogAllowance, RateLimitedLogger, dropped_lines
 
-KNOWN = frozenset(CAPABILITIES)
-"""Every capability this node can grant."""
 DRAIN_CHECK = 0.1
 """Seconds between looks, while draining, at whether every created game has ended."""
 MAX_TICK = 1.0
@@ -115,9 +112,7 @@ class Server:
     async def run(self, *, task_status: trio.TaskStatus[Server] = trio.TASK_STATUS_IGNORED) -> None:
         """Listen and serve until :meth:`shutdown`; reports itself to ``nursery.start``."""
         config = self.config
-        wanted = parse_listens(config.listen, config.dialect) or [
-            Listen(config.port, config.dialect)
-        ]
+        wanted = ports_to_listen(config.listen, config.port, config.dialect)
         groups: list[tuple[str, list[trio.SocketListener]]] = []
         listeners: list[trio.SocketListener] = []
         try:
@@ -327,20 +322,12 @@ class Server:
     async def _relayed(self, stream: trio.abc.Stream, passenger: Passenger) -> None:
         """A client another node of the cluster carries here, as it was there."""
 
-        def board(connection: Connection) -> None:
-            connection.name, connection.login = passenger.name, passenger.login
-            # What the client was granted on its own node, exactly: none is none (an
-            # EXTEND with nothing after it would turn on the defaults), and a name this
-            # node does not know is left out.
-            connection.protocol.capabilities = frozenset(passenger.capabilities) & KNOWN
-            connection.bot = connection.bot or passenger.bot
-
         await self.serve_stream(
             stream,
             host=passenger.host,
             port=passenger.port,
             dialect=passenger.dialect,
-            prepare=board,
+            prepare=lambda connection: connection.arrive(passenger),
         )
 
     async def _refuse(self, stream: trio.abc.Stream, why: str, dialect: str) -> None:

@@ -124,16 +124,17 @@ async def _run(server: Server, worker: int | None = None) -> None:
             started.set()
             # Of --workers, the first alone says where they listen (they share the port);
             # each other says it serves there too.
+            host = server.config.host
             for listen in server.listening if not worker else ():
-                speaks = "" if listen.dialect == "2013" else f" (dialect {listen.dialect})"
                 announce(
                     "dod-server",
-                    f"listening on {server.config.host}:{listen.port}{speaks}",
+                    f"listening on {listen.on(host)}",
                     port=listen.port,
                     dialect=listen.dialect,
                 )
             if worker:
-                announce("dod-server", f"also serving {server.config.host}:{server.port}")
+                ports = ", ".join(listen.on(host) for listen in server.listening)
+                announce("dod-server", f"also serving {ports}")
             # What serving will want is loaded now, in a worker thread: a server without
             # its web face needs none of HTTP's libraries, and the clients of one that
             # has it are served while they load.
@@ -329,12 +330,13 @@ def main(argv: list[str] | None = None) -> int:
 
         if config.workers > 1:
             from .cluster.workers import run_workers
+            from .setup.listening import ports_to_listen
 
             configure_logging(config.log_format, config.log_level)
             return run_workers(
                 config.workers,
                 config.host,
-                config.port,
+                ports_to_listen(config.listen, config.port, config.dialect),
                 sys.argv[1:] if argv is None else argv,
                 http=config.http_port is not None,
                 embedded=config.cluster is None,

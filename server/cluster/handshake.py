@@ -9,7 +9,8 @@ with a challenge of its own making; B answers with one signed line; A answers th
     A: DOD-RELAY OK                  (or DOD-RELAY REFUSED <why>, and A closes)
 
 ``body`` is base64 of a JSON object: the :class:`Passenger` (the client's address,
-name, login, dialect and capabilities), the id of the node B means it for
+name, login, dialect and capabilities, the longest line B reads, and what it was told
+on B that the words it is sent depend on: :class:`Told`), the id of the node B means it for
 (``target``) and A's ``nonce``. ``signature`` is HMAC-SHA256 of the body under the
 cluster's shared secret.
 
@@ -37,6 +38,8 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Final
 
+from protocol.framing import DEFAULT_MAX_LINE_LENGTH, LONGEST_MAX_LINE_LENGTH
+
 GREETING: Final = b"DOD-RELAY"
 CHALLENGE: Final = b"DOD-RELAY CHALLENGE"
 ACCEPTED: Final = b"DOD-RELAY OK\n"
@@ -57,6 +60,22 @@ _CONTEXT: Final = b"dod-relay handshake v2\n"
 
 
 @dataclass(frozen=True, slots=True)
+class Told:
+    """What a carried client was told on its own node that later words depend on, so
+    that the game's node goes on from there as one node would (docs/dialects.md)."""
+
+    view: tuple[str, ...] | None = None
+    """The view last pushed to it (dialects that push the view: an unchanged one is not
+    pushed again)."""
+    turn: bool = False
+    """Whether it was told ``STARTTURN`` as it entered a world without turns (once)."""
+    over: bool = False
+    """Whether the game ended for it while it stayed (dialects that keep it after ``WIN``)."""
+    gold: int = 0
+    """The gold total it was last told of (2015's ``TREASUREMOD`` counts from it)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Passenger:
     """Who a relayed client is: what its own node vouches for."""
 
@@ -67,6 +86,11 @@ class Passenger:
     login: str | None
     capabilities: tuple[str, ...]
     bot: bool
+    line_limit: int = DEFAULT_MAX_LINE_LENGTH
+    """The longest line its node reads (``--max-line-length`` there): the game's node
+    reads the client's lines under the same limit, and so refuses in its turn a line
+    too long for the client's node (:meth:`~server.cluster.relay.Relay.forward_too_long`)."""
+    told: Told = Told()
 
 
 class HandshakeRefused(Exception):
@@ -117,6 +141,17 @@ def read_handshake(secret: str, line: bytes, *, node: str, nonce: str) -> Passen
         answered, target = str(fields["nonce"]), str(fields["target"])
         passenger = fields["passenger"]
         passenger["capabilities"] = tuple(passenger["capabilities"])
+        passenger["line_limit"] = limit = int(passenger["line_limit"])
+        if not 1 <= limit <= LONGEST_MAX_LINE_LENGTH:  # the most a node may read
+            raise ValueError(limit)
+        told = passenger["told"]
+        view = told["view"]
+        passenger["told"] = Told(
+            view=None if view is None else tuple(str(row) for row in view),
+            turn=bool(told["turn"]),
+            over=bool(told["over"]),
+            gold=int(told["gold"]),
+        )
         passenger = Passenger(**passenger)
     except (ValueError, TypeError, KeyError, binascii.Error):
         raise HandshakeRefused("a signed handshake this node cannot read") from None

@@ -16,6 +16,15 @@ What a caller may rely on:
   without it (A killed, the link cut, a command A did not take within the link's
   timeout) ends the client with a ``BYE`` line saying so; one that ends with it
   closes the client after that last byte, as one node would.
+* The game's node answers the client's commands in the order the client sent them,
+  the command that carried it first. The client's node reads what the client sent
+  behind that command only once :attr:`Relay.opened` is set (then forwards it), or the
+  relay has failed (then answers it itself).
+* A line the client's node cannot read is refused by the game's node in its turn,
+  after the replies to the commands before it: forwarded as it is
+  (:meth:`Relay.forward_line`), or, too long to keep, as a line too long for the game's
+  node too (:meth:`Relay.forward_too_long`), which ends the client's input there as it
+  would on one node.
 * Forwarding never blocks the client's node: commands are queued for the link, up to
   :data:`MAX_QUEUED` bytes, past which the client is cut off.
 """
@@ -30,7 +39,8 @@ import structlog
 import trio
 
 from protocol.commands import Command
-from protocol.replies import Bye, FinalReply
+from protocol.framing import LONGEST_MAX_LINE_LENGTH
+from protocol.replies import Bye, Error, FinalReply, Reply
 
 from .handshake import (
     ACCEPTED,
@@ -46,7 +56,10 @@ from .links import GONE, RECEIVE_SIZE, LineReader, Links
 
 __all__ = ["Relay", "Relayable"]
 
-MAX_QUEUED: Final = 1 << 20
+MAX_QUEUED: Final = 2 * (LONGEST_MAX_LINE_LENGTH + 2)
+"""Bytes of the client's commands the link may hold unsent before the client is cut off:
+room for the longest line a node may read, or the line too long past it
+(:meth:`Relay.forward_too_long`), behind as much again."""
 DIRECT_IO: Final = sys.platform != "win32"
 """Whether the link's socket can be written and read by its descriptor (the fast path
 of :class:`Relay`: no task switch and no scheduler round trip per command or reply)."""
@@ -59,15 +72,12 @@ class Relayable(Protocol):
     """What a node needs of a client's connection to carry it elsewhere."""
 
     relay: Any
-    peer: str
-    name: str | None
-    login: str | None
-    bot: bool
 
-    @property
-    def dialect(self) -> str: ...
-    @property
-    def capabilities(self) -> tuple[str, ...]: ...
+    def passenger(self) -> Passenger:
+        """Who the client is and what it was told here, for the game's node."""
+        ...
+
+    def send(self, reply: Reply) -> None: ...
     def write_raw(self, data: bytes) -> None: ...
     def end(self, reason: str) -> None: ...
     def finish(self, final: FinalReply, *, reason: str) -> None: ...
@@ -110,6 +120,11 @@ class Relay:
         """Why the link failed, in words for the client, once it has."""
         self._mid_line = False
         """The last byte handed to the client did not end a line."""
+        self.opened = trio.Event()
+        """Set once the link is open and its handshake accepted, or has failed."""
+        self.ended = trio.Event()
+        """Set once :meth:`run` has returned: the client has been handed back, told
+        why the relay failed, or ended."""
 
     def forward(self, command: Command) -> None:
         """Send one of the client's commands to the other node, or queue it; never blocks."""
@@ -146,18 +161,13 @@ class Relay:
         self._closed = self._gone = True
         self._ready.set()
 
-    def _passenger(self) -> Passenger:
-        client = self.client
-        host, _, port = client.peer.rpartition(":")
-        return Passenger(
-            host=host or client.peer,
-            port=int(port) if port.isdigit() else 0,
-            dialect=client.dialect,
-            name=client.name,
-            login=client.login,
-            capabilities=client.capabilities,
-            bot=client.bot,
-        )
+    def forward_too_long(self, limit: int) -> None:
+        """The client sent a line longer than ``limit`` bytes, which its node does not
+        keep: send one as long (its bytes do not matter), which the game's node, reading
+        the client's lines under the same limit (:class:`Passenger`), refuses in its turn
+        as one node would: after the replies to the commands before it, with the final
+        line that ends the connection. The client's node reads nothing more from it."""
+        self.forward_line(b"x" * (limit + 1))
 
     async def _open(self) -> tuple[trio.abc.Stream, bytes]:
         """The link, its handshake accepted, and the bytes read past the answer."""
@@ -166,7 +176,8 @@ class Relay:
             try:
                 reader = LineReader(stream)
                 nonce = read_challenge(await reader.line(MAX_CHALLENGE))
-                signed = handshake(self._secret, self._passenger(), target=self.target, nonce=nonce)
+                passenger = self.client.passenger()
+                signed = handshake(self._secret, passenger, target=self.target, nonce=nonce)
                 await stream.send_all(signed)
                 answer = await reader.line(MAX_CHALLENGE)
                 if answer != ACCEPTED:
@@ -177,15 +188,25 @@ class Relay:
         return stream, reader.rest
 
     async def run(self, first: Command) -> None:
-        """Connect, hand the client over, send ``first`` and pipe to the end."""
+        """Connect, hand the client over, send ``first`` and pipe to the end; then set
+        :attr:`ended`."""
+        try:
+            await self._run(first)
+        finally:
+            self.ended.set()
+
+    async def _run(self, first: Command) -> None:
         client = self.client
         try:
             stream, early = await self._open()
         except (*GONE, ValueError, trio.TooSlowError, HandshakeRefused) as error:
             log.warning("relay failed", to=self.address, error=str(error) or repr(error))
-            client.write_raw(b"ERROR the node holding that game cannot be reached; try again\n")
-            client.relay = None
+            client.relay = None  # its node answers it again, from its next command
+            self._closed = True
+            client.send(Error("the node holding that game cannot be reached; try again"))
             return
+        finally:
+            self.opened.set()
         self._stream = stream
         if DIRECT_IO and isinstance(stream, trio.SocketStream):
             self._fd = stream.socket.fileno()

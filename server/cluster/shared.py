@@ -28,7 +28,6 @@ import structlog
 import trio
 
 from protocol.commands import Join, Watch
-from protocol.dialects import DEFAULT_DIALECT
 from protocol.replies import GameInfo
 from records.names import LookalikeNames
 
@@ -360,12 +359,14 @@ class SharedDirectory:
             or self.secret is None
             or not remote.relay
             or not isinstance(client, Relayable)
-            or client.dialect != DEFAULT_DIALECT
         ):
             return False
         relay = Relay(client, remote.relay, self.secret, target=remote.node, links=self.links)
         client.relay = relay
-        self._nursery.start_soon(self._carry, relay, client.name, command)
+        # What the client sent behind the command is read once the link is open (then
+        # forwarded after it), or has failed (then answered here).
+        client.wait_for(relay.opened)
+        self._nursery.start_soon(self._carry, relay, client.who.name, command)
         return True
 
     async def _carry(self, relay: Relay, name: str | None, command: Join | Watch) -> None:

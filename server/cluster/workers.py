@@ -1,12 +1,14 @@
 """``dod-server --workers N``: N processes on one port, one cluster on one machine.
 
-The parent process chooses the port (binding it, with ``SO_REUSEPORT``, for as long as
-it runs, so no other program takes it), then starts N worker processes that each
-listen on it with ``SO_REUSEPORT``: the kernel spreads new connections over them, and
-they form a cluster (:mod:`server.cluster`), so a client of any worker sees and joins
-every worker's games. A worker that exits is started again; ``SIGTERM`` or ``SIGINT``
-to the parent is passed to every worker, and the parent exits when they have (a worker
-that has not exited :data:`STOP_GRACE` seconds after its drain is killed).
+The parent process chooses the port, or each port of ``--listen`` (binding it, with
+``SO_REUSEPORT``, for as long as it runs, so no other program takes it; a port 0 is
+chosen once, for every worker), then starts N worker processes that each listen on
+every one of them with ``SO_REUSEPORT``, in its dialect: the kernel spreads new
+connections over them, and they form a cluster (:mod:`server.cluster`), so a client of
+any worker sees and joins every worker's games. A worker that exits is started again;
+``SIGTERM`` or ``SIGINT`` to the parent is passed to every worker, and the parent exits
+when they have (a worker that has not exited :data:`STOP_GRACE` seconds after its drain
+is killed).
 
 The workers end with the parent however it ends, ``kill -9`` included: each holds the
 parent's lifeline (:mod:`commandline.lifeline`) and stops once it breaks, so no worker
@@ -36,6 +38,7 @@ import trio
 
 from commandline import lifeline
 
+from ..setup.listening import Listen
 from ..setup.logs import announce
 from .hub import Hub
 
@@ -89,18 +92,28 @@ def reserve_port(host: str, port: int) -> socket.socket:
 def run_workers(
     count: int,
     host: str,
-    port: int,
+    listens: Sequence[Listen],
     argv: Sequence[str],
     *,
     http: bool,
     embedded: bool,
     drain_timeout: float = 0.0,
 ) -> int:
-    """Run ``count`` workers of ``dod-server argv`` on ``host:port`` until a signal;
-    ``embedded``: with a directory of this process's (no ``--cluster`` was given).
-    The exit status: 0, or 1 if the directory failed."""
-    holder = reserve_port(host, port)
-    port = holder.getsockname()[1]
+    """Run ``count`` workers of ``dod-server argv`` on the ports of ``listens`` of
+    ``host`` until a signal; ``embedded``: with a directory of this process's (no
+    ``--cluster`` was given). The exit status: 0, or 1 if the directory failed."""
+    holders: list[socket.socket] = []
+    try:
+        for listen in listens:
+            holders.append(reserve_port(host, listen.port))
+    except BaseException:
+        for holder in holders:
+            holder.close()
+        raise
+    shared = [
+        Listen(holder.getsockname()[1], listen.dialect)
+        for holder, listen in zip(holders, listens, strict=True)
+    ]
     stop = threading.Event()
     failed: list[str] = []
 
@@ -120,13 +133,16 @@ def run_workers(
         signal.signal(signum, lambda *_: stop.set())
     lifeline.hold(on_cut=stop.set)  # this process's own parent ended: stop as if told
 
+    # Every worker on the ports chosen here (the --listen given, port 0 and all, left out).
+    argv = _without_listens(argv)
+
     def start(number: int) -> subprocess.Popen[bytes]:
         own = [
             "--workers",
             "1",
             "--reuse-port",
-            "--port",
-            str(port),
+            "--listen",
+            ",".join(map(str, shared)),
             "--worker-number",
             str(number),
         ]
@@ -140,7 +156,14 @@ def run_workers(
             hub.admit(worker.pid)
         return worker
 
-    announce("dod-server", f"{count} workers share {host}:{port}", workers=count, port=port)
+    ports = ", ".join(listen.on(host) for listen in shared)
+    announce(
+        "dod-server",
+        f"{count} workers share {ports}",
+        workers=count,
+        port=shared[0].port,
+        ports=[listen.port for listen in shared],
+    )
     if directory:
         announce(
             "dod-server",
@@ -158,13 +181,30 @@ def run_workers(
                     workers[number] = start(number)
     finally:
         _stop(workers, drain_timeout + STOP_GRACE)
-        holder.close()
+        for holder in holders:
+            holder.close()
         if directory:
             shutil.rmtree(os.path.dirname(directory[1].removeprefix("unix:")), ignore_errors=True)
     if failed:
         announce("dod-server", f"the workers' directory failed: {failed[0]}", level="error")
         return 1
     return 0
+
+
+def _without_listens(argv: Sequence[str]) -> list[str]:
+    """``argv`` without its ``--listen`` flags (and their values; ``--liste``, the
+    abbreviation the parser takes, too)."""
+    kept: list[str] = []
+    value_next = False
+    for arg in argv:
+        flag = arg.partition("=")[0]
+        if value_next:
+            value_next = False
+        elif flag in ("--liste", "--listen"):
+            value_next = "=" not in arg
+        else:
+            kept.append(arg)
+    return kept
 
 
 def _stop(workers: list[subprocess.Popen[bytes]], grace: float) -> None:

@@ -105,7 +105,6 @@ class Connection(Mailbox):
     # Per-connection state on every command's path: one compact object, no __dict__
     # (issue 31); the mailbox's own attributes are its __slots__.
     __slots__ = (
-        "_turn_told",
         "config",
         "greet_late",
         "relay",
@@ -145,7 +144,6 @@ class Connection(Mailbox):
         self.turn_reminder: TurnReminder | None = None
         """Reminds a greeting dialect's silent client of its turn (see
         :mod:`server.session.greetings`)."""
-        self._turn_told = False
         self.greet_late = False
         """A ``HELLO`` answered later still owes its greeting (see :meth:`_hello`)."""
         self.relay: Any = None
@@ -264,11 +262,13 @@ class Connection(Mailbox):
         (:class:`server.session.fast_path.FastPath`); by default the connection itself."""
         self.log.info("client connected")
         try:
-            for line in self.protocol.dialect.welcome:
+            dialect = self.protocol.dialect
+            for line in () if self.carried_here else dialect.welcome:
                 self.send(line)
-            if self.protocol.dialect.greets:
+            if dialect.greets:
                 self.turn_reminder = TurnReminder(self, self._turn_points, trio.current_time())
-                greet(self, self.lobby.default)
+                if not self.carried_here:  # its own node greeted it
+                    greet(self, self.lobby.default)
             await self.transport.run(self if session is None else session)
         finally:
             if self.relay is not None:
@@ -378,12 +378,20 @@ class Connection(Mailbox):
     def refused(self, error: RemoteProtocolError) -> bool:
         """A line the protocol refused: answered ``ERROR``, or ``BYE`` and the end when the
         error is fatal (then ``True``); a carried client's goes to the node that answers
-        its commands, to be refused there in its turn."""
-        if self.relay is not None and error.line is not None:
-            self.relay.forward_line(error.line)  # answered there, in its turn
+        its commands, to be refused there in its turn (a line too long: then this node
+        reads no more, and the relay ends the connection)."""
+        relay = self.relay
+        if relay is not None and error.line is not None:
+            relay.forward_line(error.line)  # answered there, in its turn
             return False
         self.server.counts.protocol_errors += 1
         self.log.info("protocol error", error=str(error), fatal=error.fatal)
+        if error.fatal and relay is not None:
+            relay.forward_too_long(self.config.max_line_length)
+            # Nothing more is read: the game's node refuses the line in its turn and ends
+            # the connection, and with it the relay.
+            self.wait_for(relay.ended)
+            return False
         if error.fatal:
             self.finish(Bye(str(error)), reason="protocol error")
             return True

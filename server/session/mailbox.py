@@ -27,21 +27,26 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import trio
 
+from protocol.capabilities import CAPABILITIES
 from protocol.connection import ServerProtocol, ServerState
 from protocol.dialects import DEFAULT_DIALECT
 from protocol.errors import LocalProtocolError
 from protocol.lines import ViewChanged
 from protocol.replies import FinalReply, Lose, Push, Reply, Seen, Win
 
+from ..cluster.handshake import Passenger, Told
 from ..game.outbox import Identity, Wants
 from .roles import Hall
 from .transport import Transport
 
 __all__ = ["Mailbox"]
+
+_KNOWN: Final = frozenset(CAPABILITIES)
+"""Every capability this node can grant."""
 
 
 class Mailbox:
@@ -53,8 +58,10 @@ class Mailbox:
     __slots__ = (
         "__weakref__",
         "_log_to",
+        "_turn_told",
         "_view_shown",
         "bot",
+        "carried_here",
         "id",
         "lobby",
         "login",
@@ -109,6 +116,12 @@ class Mailbox:
         player this connection took over."""
         self.login: str | None = None
         """The claimed name this connection proved it owns (``LOGIN``/``REGISTER``)."""
+        self._turn_told = False
+        """``STARTTURN`` was pushed as the client entered a world without turns (dialects
+        that push the view: once)."""
+        self.carried_here = False
+        """The client was carried here from another node of a cluster (:meth:`arrive`),
+        which greeted it."""
 
     # -- who the client is ----------------------------------------------------------
 
@@ -171,6 +184,43 @@ class Mailbox:
     def redirect(self) -> bool:
         """Whether the client asked for ``REDIRECT`` (the protocol's say)."""
         return "redirect" in self.protocol.capabilities
+
+    # -- carried between the nodes of a cluster (server.cluster.relay) ----------------
+
+    def passenger(self) -> Passenger:
+        """Who the client is and what it was told here, for the node of the cluster this
+        one carries it to, where :meth:`arrive` takes it on."""
+        host, _, port = self.peer.rpartition(":")
+        protocol = self.protocol
+        told = Told(self._view_shown, self._turn_told, self.over, protocol.dialect.gold_told)
+        return Passenger(
+            host=host or self.peer,
+            port=int(port) if port.isdigit() else 0,
+            dialect=self.dialect,
+            name=self.name,
+            login=self.login,
+            capabilities=self.capabilities,
+            bot=self.bot,
+            line_limit=protocol.max_line_length,
+            told=told,
+        )
+
+    def arrive(self, passenger: Passenger) -> None:
+        """Serve a client another node carries here as it was there (before it is served):
+        its name and kind, exactly what it was granted (none is none: a bare ``EXTEND``
+        would turn on the defaults; a name this node does not know is left out), its
+        lines read under that node's limit, and what it was told, which later words
+        depend on. That node greeted it: it is not greeted again."""
+        self.carried_here = True
+        self.name, self.login = passenger.name, passenger.login
+        protocol = self.protocol = ServerProtocol(
+            max_line_length=passenger.line_limit, dialect=passenger.dialect
+        )
+        protocol.capabilities = frozenset(passenger.capabilities) & _KNOWN
+        self.bot = self.bot or passenger.bot
+        told = passenger.told
+        self._view_shown, self._turn_told, self.over = told.view, told.turn, told.over
+        protocol.dialect.gold_told = told.gold
 
     # -- what can be sent to it ----------------------------------------------------
 

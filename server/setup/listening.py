@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from protocol.dialects import DEFAULT_DIALECT, DIALECTS, UnknownDialect
 
-__all__ = ["Listen", "ListenError", "parse_listen", "parse_listens"]
+__all__ = ["Listen", "ListenError", "parse_listen", "parse_listens", "ports_to_listen"]
 
 
 class ListenError(OSError):
@@ -26,6 +26,13 @@ class Listen:
 
     def __str__(self) -> str:
         return f"{self.port}:{self.dialect}"
+
+    def on(self, host: str) -> str:
+        """Where it is, in words for the operator: ``HOST:PORT``, and the dialect spoken
+        there unless it is the default (``127.0.0.1:40005 (dialect 2015)``)."""
+        if self.dialect == DEFAULT_DIALECT:
+            return f"{host}:{self.port}"
+        return f"{host}:{self.port} (dialect {self.dialect})"
 
 
 def parse_listen(text: str, default_dialect: str = DEFAULT_DIALECT) -> Listen:
@@ -49,3 +56,9 @@ def parse_listen(text: str, default_dialect: str = DEFAULT_DIALECT) -> Listen:
 def parse_listens(text: str, default_dialect: str = DEFAULT_DIALECT) -> list[Listen]:
     """Comma-separated :func:`parse_listen` specs (``"40004,40005:2015"``); ``""``: none."""
     return [parse_listen(part, default_dialect) for part in text.split(",") if part.strip()]
+
+
+def ports_to_listen(listen: str, port: int, dialect: str) -> list[Listen]:
+    """Where a server listens: the ports of ``--listen`` (``listen``), else ``--port``
+    alone, each speaking its dialect (``dialect``, ``--dialect``, where none is named)."""
+    return parse_listens(listen, dialect) or [Listen(port, dialect)]

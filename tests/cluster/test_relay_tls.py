@@ -116,3 +116,21 @@ def test_a_tls_relay_port_takes_no_link_without_a_certificate_of_its_ca(
             heard = b""
     assert heard == b""  # not even the challenge
     a.wait_for("relay handshake refused .*the link failed")
+
+
+def test_commands_pipelined_behind_a_join_that_cannot_be_carried_are_answered_in_turn(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    # The plain node cannot open a link to a node of TLS links: its client's JOIN fails
+    # there, and what the client sent behind it is answered there, after the JOIN.
+    a = _tls_node(cluster, Authority(tmp_path, "cluster-ca"), "a")
+    plain = cluster.node()
+    ada, pat = a.client(), plain.client()
+    assert ada.ask("CREATE arena classic").startswith("GAME arena ")
+    eventually(lambda: "arena" in pat.games(), "the plain node lists the game")
+    assert pat.ask("HELLO Pat") == "GOLD 3"
+    pat.socket.sendall(b"JOIN arena\nEXTEND chat\nSHOUT still here\n")
+    assert pat.line() == "ERROR the node holding that game cannot be reached; try again"
+    assert pat.line() == "EXTENDED chat"
+    assert pat.line() == "MESSAGE Pat: still here"
+    assert pat.line() == "SUCCESS"
