@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from protocol.dialects import DEFAULT_DIALECT, DIALECTS
-from protocol.framing import LONGEST_MAX_LINE_LENGTH
+from protocol.framing import LONGEST_MAX_LINE_LENGTH as LONGEST_LINE
 from worlds.api import WorldPlugin
 from worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from worlds.registry import DEFAULT_WORLD
@@ -107,9 +107,7 @@ class ServerConfig:
         off=0,
     )
     """Seconds a client may send no whole command before it is disconnected; ``None``: forever."""
-    max_line_length: int = setting(
-        1024, "bytes in one command line", ge=16, le=LONGEST_MAX_LINE_LENGTH
-    )
+    max_line_length: int = setting(1024, "bytes in one command line", ge=16, le=LONGEST_LINE)
     max_pending_output: int = setting(
         256 * 1024,
         "bytes of replies queued for a client before it is cut off",
