@@ -307,7 +307,7 @@ def main(argv: list[str] | None = None) -> int:
 
                 print(embedded_status(config.cluster.removeprefix("unix:")))
                 return 0
-            from .cluster.postgres import cluster_status as status
+            from .cluster.postgres_calls import cluster_status as status
 
             print(status(config.cluster))
             return 0

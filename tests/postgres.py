@@ -13,7 +13,6 @@ Where the binaries are absent the tests that need it are skipped, saying why
 from __future__ import annotations
 
 import contextlib
-import glob
 import itertools
 import os
 import shutil
@@ -25,15 +24,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.faults.postgres import binary
+
 _databases = itertools.count(1)
-
-
-def _binary(name: str) -> str | None:
-    found = shutil.which(name)
-    if found:
-        return found
-    candidates = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return candidates[-1] if candidates else None
 
 
 def _free_port() -> int:
@@ -47,7 +40,7 @@ def _free_port() -> int:
 def running_postgres() -> Iterator[str]:
     """A PostgreSQL server started for the ``with`` block (and deleted after it): the
     URL of its maintenance database (``postgres``). Skips the test where it cannot run."""
-    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+    initdb, pg_ctl = binary("initdb"), binary("pg_ctl")
     if initdb is None or pg_ctl is None:
         pytest.skip(
             "PostgreSQL server binaries (initdb, pg_ctl) not found: apt-get install postgresql"

@@ -3,8 +3,16 @@
 What a caller may rely on:
 
 * :meth:`Directory.claim` is the one place a game name becomes taken across the
-  cluster: at most one node's claim of a name succeeds while its holder lives.
-  It answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``.
+  cluster, and :meth:`Leases.claim_name` a player's name (with every name that looks
+  like it): at most one node's claim of a name succeeds while its holder lives. Each
+  answers ``None`` (taken by this node now) or why not, in words for an ``ERROR``, within
+  :data:`SETTLE_TIMEOUT` seconds.
+* **A node acts on a name only while its lease is confirmed.** :meth:`Leases.lapsed`
+  says, on this node's own clock, whether its claims may have passed to another node
+  (it could not renew them in time); while it does, the lobby acts on no created game and
+  no named player, and :meth:`Leases.confirm` renews the lease or says it cannot. A
+  node that finds claims lost (another node holds them now) calls :attr:`Leases.lost`
+  with them, and the lobby ends what used them, telling its players.
 * :meth:`Directory.publish` and :meth:`Directory.release` never wait and never fail:
   the directory brings the shared copy up to date when it can.
 * :meth:`Directory.elsewhere` and :meth:`Directory.remote_games` read a local copy
@@ -13,7 +21,8 @@ What a caller may rely on:
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+import functools
+from collections.abc import Awaitable, Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -21,12 +30,14 @@ import trio
 
 from dungeon_of_doom.protocol.commands import Join, Watch
 from dungeon_of_doom.protocol.replies import GameInfo
+from dungeon_of_doom.records.names import lookalike_keys
 
 from ..game.outbox import Outbox
 from .handshake import Passenger
 
 SETTLE_TIMEOUT: Final = 5.0
-"""Seconds :meth:`Directory.flush` and :meth:`Directory.caught_up` wait at most."""
+"""Seconds :meth:`Directory.flush`, :meth:`Directory.caught_up` and
+:meth:`Leases.confirm` wait at most."""
 
 ServeRelayed = Callable[[trio.abc.Stream, Passenger], Awaitable[None]]
 """Serves a checked relayed connection to its end (the server's session, on this node)."""
@@ -36,6 +47,20 @@ LocalGames = Callable[[], Iterable[GameInfo]]
 """The games this node holds now, as ``GAMES`` would list them (built ones only)."""
 LocalNames = Callable[[], Iterable[str]]
 """The names players go by in this node's games now."""
+LostClaims = Callable[[Collection[str], Collection[str]], None]
+"""Told the game names and the player names this node held and another node holds now."""
+
+
+def _nothing_lost(games: Collection[str], names: Collection[str]) -> None:
+    """What a directory tells of lost claims until the lobby listens (nothing yet held)."""
+
+
+@functools.lru_cache(maxsize=8192)
+def name_keys(name: str) -> tuple[str, ...]:
+    """The keys a player's name is claimed by in the directory: its lookalike keys
+    (:func:`records.names.lookalike_keys`), each once, in order (claims that take keys
+    in one order never wait on each other in a circle)."""
+    return tuple(sorted(set(lookalike_keys(name))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +86,9 @@ class Directory(Protocol):
     """This node's id."""
     advertise: str | None
     """``HOST:PORT`` this node advertises for clients (``None`` until it listens)."""
+    leases: Leases
+    """The player names this node holds and the lease its claims stand on (the directory
+    itself, in the role the lobby's claims use)."""
 
     def carry(self, client: Outbox, remote: RemoteGame, command: Join | Watch) -> bool:
         """Carry ``client`` to the node holding ``remote`` and send it ``command``
@@ -102,6 +130,30 @@ class Directory(Protocol):
     def remote_games(self) -> Iterable[RemoteGame]:
         """Every game other nodes hold, from the local copy."""
 
+
+class Leases(Protocol):
+    """The player names a node holds in the cluster, and the lease its claims stand on,
+    as the lobby's claims keep them (:mod:`server.lobby.claims`); see the module
+    docstring."""
+
+    lost: LostClaims
+    """Called when this node finds claims it held taken by another node (set by the lobby)."""
+
+    async def claim_name(self, name: str) -> str | None:
+        """Take the player's name ``name`` (and every lookalike of it) for this node;
+        ``None`` if taken, else why not. This node holds it until no player of its games
+        goes by it (the directory lets it go at its next sync)."""
+
+    def holds_name(self, name: str) -> bool:
+        """Whether this node holds ``name`` already (no claim needed to seat it)."""
+
+    def lapsed(self) -> bool:
+        """Whether this node's lease is unconfirmed now: its claims may be another's."""
+
+    async def confirm(self) -> bool:
+        """Whether the lease is confirmed, renewing it first if it has lapsed (within
+        :data:`SETTLE_TIMEOUT` seconds; ``False`` if it could not be)."""
+
     def name_elsewhere(self, name: str) -> bool:
         """Whether a player of another node goes by ``name`` (or a lookalike of it)."""
 
@@ -133,6 +185,8 @@ class LocalDirectory:
 
     def __init__(self) -> None:
         self.advertise: str | None = None
+        self.lost: LostClaims = _nothing_lost
+        self.leases: Leases = self
 
     def listening(self, host: str, port: int) -> None:
         self.advertise = f"{host}:{port}"
@@ -161,6 +215,18 @@ class LocalDirectory:
 
     async def claim(self, name: str) -> str | None:
         return None
+
+    async def claim_name(self, name: str) -> str | None:
+        return None
+
+    def holds_name(self, name: str) -> bool:
+        return True
+
+    def lapsed(self) -> bool:
+        return False
+
+    async def confirm(self) -> bool:
+        return True
 
     def publish(self) -> None:
         pass

@@ -3,8 +3,12 @@ the :class:`~server.cluster.hub.Hub` its parent keeps (``--cluster unix:PATH``).
 
 What a worker may rely on: it writes to its parent from one task (a claim, a barrier
 and the background sync queue their lines for it), and when its connection ends (the
-parent cut it, or is gone) it joins again every ``heartbeat`` seconds, putting its
-games and names back; meanwhile its games play on and no game can be created.
+parent cut it, or is gone) it joins again every ``heartbeat`` seconds. The parent let
+go of its games and names when the connection ended, so on joining again it claims
+each back, and reports those another worker took meanwhile as lost; until then its
+lease is unconfirmed (no created game and no named player is acted on). A claim is
+answered within :data:`ANSWER_TIMEOUT` seconds (a parent that is stopped does not hold
+a ``CREATE`` or a ``HELLO``), and one answered after its caller gave up is let go.
 :func:`cluster_status` reads the hub for ``dod-server --cluster unix:PATH
 --cluster-status``.
 """
@@ -24,12 +28,16 @@ import trio
 
 from dungeon_of_doom.records.names import LookalikeNames
 
-from .directory import LocalGames, LocalNames
+from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, name_keys
 from .hub import MAX_LINE, line_of, read_lines
 from .shared import SharedDirectory, describe_cluster
 
 OUTGOING_LINES: Final = 1024
 """Lines a worker queues for its parent; a task that would queue more waits."""
+CLAIMS_AT_ONCE: Final = 256
+"""Claims of names in play a sync sends before it waits for their answers."""
+ANSWER_TIMEOUT: Final = 3.0
+"""Seconds a worker waits for its parent's answer to a claim before it gives up on it."""
 JOIN_TIMEOUT: Final = 10.0
 """Seconds a worker gives its parent to answer its hello (the copy follows)."""
 STATUS_TIMEOUT: Final = 10.0
@@ -57,10 +65,16 @@ class EmbeddedDirectory(SharedDirectory):
         self._outgoing: trio.MemorySendChannel[bytes] | None = None
         """Lines for the parent, while joined: one task writes them (:meth:`_write`)."""
         self._claims: dict[str, _Claim] = {}
-        """Claims sent and not yet answered, by name."""
+        """Claims of games' names sent and not yet answered, by name."""
+        self._name_claims_sent: dict[str, _Claim] = {}
+        """Claims of players' names sent and not yet answered, by name."""
         self._published: dict[str, str | None] = {}
-        self._published_names: set[str] = set()
         self._said_unreachable = False
+        self._confirmed = False
+        """Whether the parent holds every claim this worker counts on (joined, and its
+        claims taken back after a join that followed a lost connection)."""
+        self._settled = trio.Event()
+        """Set whenever :attr:`_confirmed` becomes true."""
 
     async def run(
         self,
@@ -135,7 +149,6 @@ class EmbeddedDirectory(SharedDirectory):
             return None
         # The parent holds nothing of this node's now: every game and name goes back.
         self._published.clear()
-        self._published_names.clear()
         self.reachable = True
         self.copied.set()
         log.info("cluster joined", node=self.node, address=self.advertise)
@@ -152,24 +165,29 @@ class EmbeddedDirectory(SharedDirectory):
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(self._write, stream, receive, nursery.cancel_scope)
+                nursery.start_soon(self._claim_back)
                 nursery.start_soon(self._sync_forever)
                 try:
                     async for message in messages:
                         if message["op"] == "claimed":
-                            self._answered(str(message["name"]), bool(message["ok"]))
+                            self._answered(self._claims, message, "drop")
+                        elif message["op"] == "name_claimed":
+                            self._answered(self._name_claims_sent, message, "unname")
                         else:
                             self._apply(json.dumps(message))
                 except (ValueError, KeyError, TypeError, trio.BrokenResourceError):
                     pass
                 nursery.cancel_scope.cancel()
         finally:
-            # The parent has gone, or cut this node: games here play on, and no game
-            # can be created until it joins again.
+            # The parent has gone, or cut this node, and let go of its claims: until it
+            # joins again and claims them back, it acts on none of them.
             self._outgoing = None
+            self._confirmed = False
             self._unreachable_now()
-            for waiting in self._claims.values():
-                waiting.done.set()
-            self._claims.clear()
+            for waiting in (self._claims, self._name_claims_sent):
+                for claim in waiting.values():
+                    claim.done.set()
+                waiting.clear()
             with trio.CancelScope(shield=True):
                 await trio.aclose_forcefully(stream)
 
@@ -193,40 +211,98 @@ class EmbeddedDirectory(SharedDirectory):
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 connection.cancel()
 
+    def lapsed(self) -> bool:
+        # The parent keeps a worker's claims while its connection lasts, paused or not.
+        return not (self.reachable and self._confirmed)
+
+    async def confirm(self) -> bool:
+        with trio.move_on_after(SETTLE_TIMEOUT):
+            while self.lapsed():
+                await self._settled.wait()
+        return not self.lapsed()
+
+    async def _claim_back(self) -> None:
+        """After joining again: claim back every game and name this worker held, and
+        report those another worker took meanwhile; then its lease is confirmed."""
+        lost_games = []
+        for name in sorted(self._claimed):
+            won = await self._ask(self._claims, {"op": "claim", "name": name})
+            if won is None:
+                return  # the connection ended meanwhile: the next join tries again
+            if not won:
+                self._claimed.discard(name)
+                lost_games.append(name)
+        by_name: dict[str, list[str]] = {}
+        for key, name in self._held_keys.items():
+            by_name.setdefault(name, []).append(key)
+        lost_names = []
+        for name, keys in sorted(by_name.items()):
+            won = await self._claim_keys(name, tuple(keys))
+            if won is None:
+                return
+            if not won:
+                self._let_go(keys)
+                lost_names.append(name)
+        self._confirmed = True
+        self._settled.set()
+        self._settled = trio.Event()
+        self._tell_lost(lost_games, lost_names)
+        self._wake.set()  # the games' descriptions go back now
+
     async def claim(self, name: str) -> str | None:
         if not self.reachable or self._outgoing is None:
             return self._unreachable()
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
-        claim = self._claims[name] = _Claim()
-        sent = False
-        try:
-            sent = await self._send({"op": "claim", "name": name})
-            if not sent:
-                return self._unreachable()
-            await claim.done.wait()
-        except BaseException:  # its CREATE was given up (its client left): so is the name
-            claim.abandoned = True
-            raise
-        finally:
-            if not sent and self._claims.get(name) is claim:
-                del self._claims[name]  # never asked: no answer will come
-        if claim.won is None:
+        won = await self._ask(self._claims, {"op": "claim", "name": name})
+        if won is None:
             return self._unreachable()
-        if not claim.won:
+        if not won:
             return f"there is already a game called {name}"
         self._claimed.add(name)
         self._published[name] = None
         return None
 
-    def _answered(self, name: str, won: bool) -> None:
-        claim = self._claims.pop(name)
+    async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
+        if not self.reachable or self._outgoing is None or name in self._name_claims_sent:
+            return None
+        return await self._ask(self._name_claims_sent, {"op": "claim_name", "name": name})
+
+    async def _ask(self, waiting: dict[str, _Claim], message: dict[str, Any]) -> bool | None:
+        """Send a claim and wait for its answer: whether it was won; ``None`` if none
+        came within :data:`ANSWER_TIMEOUT` seconds (the parent stopped, or too busy) or
+        the connection ended. A claim given up on (or whose caller was cancelled: its
+        client left) is let go when its answer comes."""
+        name = str(message["name"])
+        claim = waiting[name] = _Claim()
+        sent = False
+        try:
+            with trio.move_on_after(ANSWER_TIMEOUT):
+                sent = await self._send(message)
+                if sent:
+                    await claim.done.wait()
+        except BaseException:  # its CREATE was given up (its client left): so is the name
+            claim.abandoned = True
+            raise
+        finally:
+            if not sent and waiting.get(name) is claim:
+                del waiting[name]  # never asked: no answer will come
+        if claim.won is None:
+            claim.abandoned = True  # an answer after this is let go
+        return claim.won
+
+    def _answered(self, waiting: dict[str, _Claim], message: dict[str, Any], undo: str) -> None:
+        name, won = str(message["name"]), bool(message["ok"])
+        claim = waiting.pop(name, None)
+        if claim is None:
+            return
         claim.won = won
         claim.done.set()
         if won and claim.abandoned and self._outgoing is not None:
-            # Taken for a CREATE nobody waits for any more: let it go at once.
+            # Taken for a claim nobody waits for any more: let it go at once.
+            undone = {"op": undo, "name": name, "keys": list(name_keys(name))}
             with contextlib.suppress(trio.WouldBlock, trio.BrokenResourceError):
-                self._outgoing.send_nowait(line_of({"op": "drop", "name": name}))
+                self._outgoing.send_nowait(line_of(undone))
 
     async def _send(self, message: dict[str, Any]) -> bool:
         """Queue ``message`` for the parent; ``False`` if there is no connection to it."""
@@ -260,20 +336,44 @@ class EmbeddedDirectory(SharedDirectory):
 
     async def _sync(self) -> None:
         """Tell the parent what changed among this node's games and names."""
+        if not self._confirmed:
+            return  # its claims are being taken back: what is put now could be another's
         wanted = self._wanted()
         for name, text in wanted.items():
             if self._published.get(name, "") != text:
                 await self._send({"op": "put", "name": name, "info": text})
                 self._published[name] = text
-        for name in [name for name in self._published if name not in wanted]:
+        # Checked against the claims as they are now: one may have been won meanwhile.
+        for name in [
+            name for name in self._published if name not in self._claimed | set(self._claims)
+        ]:
             await self._send({"op": "drop", "name": name})
-            del self._published[name]
-        names = set(self._local_names())
-        for name in names - self._published_names:
-            await self._send({"op": "name", "name": name})
-        for name in self._published_names - names:
-            await self._send({"op": "unname", "name": name})
-        self._published_names = names
+            self._published.pop(name, None)
+        await self._sync_names()
+
+    async def _sync_names(self) -> None:
+        """Let go of the keys no player here needs; claim those of names in play."""
+        wanted = self._wanted_keys()
+        gone = sorted(key for key in self._held_keys if key not in wanted)
+        if gone:
+            self._let_go(gone)  # a HELLO meanwhile claims it anew, behind this
+            await self._send({"op": "unname", "name": "", "keys": gone})
+        lost: list[str] = []
+
+        async def claim(name: str) -> None:
+            won = await self._claim_keys(name, name_keys(name))
+            if won:
+                for key in name_keys(name):
+                    self._held_keys[key] = name
+            elif won is not None:
+                lost.append(name)
+
+        missing = self._names_to_claim()
+        for start in range(0, len(missing), CLAIMS_AT_ONCE):  # answered in order, in batches
+            async with trio.open_nursery() as claims:
+                for name in missing[start : start + CLAIMS_AT_ONCE]:
+                    claims.start_soon(claim, name)
+        self._tell_lost((), lost)
 
 
 def cluster_status(path: str) -> str:

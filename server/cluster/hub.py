@@ -33,6 +33,8 @@ from typing import Any, Final
 import structlog
 import trio
 
+from .directory import name_keys
+
 MAX_LINE: Final = 1 << 20
 MEMBER_BACKLOG: Final = 16 << 20
 """Bytes of changes the hub holds for one member that has not read them (its first copy
@@ -130,7 +132,8 @@ class Hub:
         self.secret = secrets.token_hex(32)
         self.members: dict[str, _Member] = {}
         self.games: dict[str, tuple[str, str | None]] = {}
-        self.names: set[tuple[str, str]] = set()
+        self.keys: dict[str, tuple[str, str]] = {}
+        """Each lookalike key of a player's name in play: its node, and the name."""
         self._admitted: set[int] = set()
         """The pids that may become members (the parent's workers). Changed from the
         parent's thread, read from the hub's: one set operation at a time is atomic."""
@@ -164,7 +167,7 @@ class Hub:
                     member.address,
                     member.relay,
                     member.started,
-                    sum(1 for _, node in self.names if node == member.node),
+                    len({name for node, name in self.keys.values() if node == member.node}),
                 ]
                 for member in members
             ],
@@ -248,7 +251,10 @@ class Hub:
         """What a new member is sent first: the secret, then every game and name."""
         lines = [line_of({"op": "welcome", "secret": self.secret})]
         lines += [line_of(self._game(name)) for name in self.games]
-        lines += [line_of({"op": "name", "name": name, "node": node}) for name, node in self.names]
+        lines += [
+            line_of({"op": "name", "name": name, "node": node})
+            for node, name in set(self.keys.values())
+        ]
         lines.append(line_of({"op": "copied"}))
         return b"".join(lines)
 
@@ -275,9 +281,22 @@ class Hub:
         elif op == "drop" and self.games.get(name, ("",))[0] == node:
             del self.games[name]
             self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        elif op in ("name", "unname"):
-            (self.names.add if op == "name" else self.names.discard)((name, node))
-            self._tell_others(node, {"op": op, "name": name, "node": node})
+        elif op == "claim_name":
+            # Every key of the name is free or this node's: all become its, or none.
+            keys = name_keys(name)
+            won = all(self.keys.get(key, (node,))[0] == node for key in keys)
+            if won:
+                for key in keys:
+                    if key not in self.keys:
+                        self.keys[key] = (node, name)
+                        self._tell_others(node, {"op": "name", "name": name, "node": node})
+            self._tell(member, {"op": "name_claimed", "name": name, "ok": won})
+        elif op == "unname":
+            for key in message.get("keys", ()):
+                holder = self.keys.get(str(key))
+                if holder is not None and holder[0] == node:
+                    del self.keys[str(key)]
+                    self._tell_others(node, {"op": "unname", "name": holder[1], "node": node})
 
     def _gone(self, member: _Member) -> None:
         node = member.node
@@ -287,7 +306,7 @@ class Hub:
         for name in [name for name, (holder, _) in self.games.items() if holder == node]:
             del self.games[name]
             self._tell_others(node, {"op": "delete", "name": name, "node": node})
-        for name, holder in [pair for pair in self.names if pair[1] == node]:
-            self.names.discard((name, holder))
-            self._tell_others(node, {"op": "unname", "name": name, "node": node})
+        for key, (holder, name) in [item for item in self.keys.items() if item[1][0] == node]:
+            del self.keys[key]
+            self._tell_others(node, {"op": "unname", "name": name, "node": holder})
         log.info("worker left the directory", node=node)

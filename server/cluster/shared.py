@@ -5,6 +5,14 @@ the names this node holds, and carrying clients to other nodes.
 and ``delete`` of a game, ``name`` and ``unname`` of a player's name, each with its
 node), whatever brings them: PostgreSQL's ``NOTIFY`` (:mod:`server.cluster.postgres`)
 or the parent of ``--workers`` (:mod:`server.cluster.embedded`).
+
+A player's name is held by its lookalike keys (:func:`name_keys`), each claimed in the
+directory by one node at most: :meth:`SharedDirectory.claim_name` claims a ``HELLO``'s
+name before it is answered, and every sync lets go of the keys no player of this node
+uses any more and claims those of a name in play that it does not hold (a name that
+cannot be claimed then is reported lost). A client carried to another node lets its
+name go here first (:meth:`SharedDirectory.carry` flushes), so that the game's node can
+claim it.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -24,12 +32,32 @@ from dungeon_of_doom.protocol.replies import GameInfo
 from dungeon_of_doom.records.names import LookalikeNames
 
 from ..game.outbox import Outbox
-from .directory import SETTLE_TIMEOUT, LocalGames, LocalNames, LogFor, RemoteGame, ServeRelayed
+from .directory import (
+    SETTLE_TIMEOUT,
+    Leases,
+    LocalGames,
+    LocalNames,
+    LogFor,
+    LostClaims,
+    RemoteGame,
+    ServeRelayed,
+    _nothing_lost,
+    name_keys,
+)
 from .links import Links
 from .relay import Relay, Relayable
 from .relay_port import serve_relays
 
 log = structlog.get_logger("dungeon_of_doom.server.cluster")
+
+
+class _Pending:
+    """A claim of a name under way, which every ``HELLO`` of that name meanwhile shares."""
+
+    def __init__(self, name: str, keys: tuple[str, ...]) -> None:
+        self.name, self.keys = name, keys
+        self.done = trio.Event()
+        self.refusal: str | None = "the cluster's directory did not answer in time"
 
 
 def info_text(info: GameInfo) -> str:
@@ -76,9 +104,19 @@ class SharedDirectory:
         self.heartbeat = heartbeat
         self.reachable = False
         """Whether the directory can be reached now (the node is registered)."""
+        self.lost: LostClaims = _nothing_lost
+        self.leases: Leases = self
+        """This directory in the role of :class:`~server.cluster.directory.Leases`."""
         self._remote: dict[str, RemoteGame] = {}
         self._claimed: set[str] = set()
         """Names this node holds in the directory: built games and those being built."""
+        self._claiming: set[str] = set()
+        """Game names whose claim is under way (held already, should it commit)."""
+        self._held_keys: dict[str, str] = {}
+        """The lookalike keys of players' names this node holds, each with the name
+        that claimed it."""
+        self._name_claims: dict[str, _Pending] = {}
+        """Claims of players' names under way, by their first key."""
         self._local_games: LocalGames = lambda: ()
         self._local_names: LocalNames = lambda: ()
         self._names: LookalikeNames[str] = LookalikeNames()
@@ -183,6 +221,107 @@ class SharedDirectory:
         the local copy holds them all."""
         raise NotImplementedError
 
+    # -- players' names and the lease ----------------------------------------------------
+
+    def lapsed(self) -> bool:
+        """Whether this node's lease is unconfirmed now (each kind keeps its own)."""
+        raise NotImplementedError
+
+    async def confirm(self) -> bool:
+        """Whether the lease is confirmed, renewing it first if it has lapsed."""
+        raise NotImplementedError
+
+    def holds_name(self, name: str) -> bool:
+        return all(key in self._held_keys for key in name_keys(name))
+
+    async def claim_name(self, name: str) -> str | None:
+        refusal = await self._claim_name(name)
+        if refusal == self._names_unreachable() and name in self._names:
+            # The local copy knows another node's player goes by it: say so, as when
+            # the directory answers.
+            return self._playing_elsewhere(name)
+        return refusal
+
+    @staticmethod
+    def _playing_elsewhere(name: str) -> str:
+        return f"{name} is playing on another node of this cluster; choose another name"
+
+    async def _claim_name(self, name: str) -> str | None:
+        for _ in range(2):  # a claim under way of a lookalike, then one of its own
+            if self.holds_name(name):
+                return None
+            if not self.reachable:
+                return self._names_unreachable()
+            keys = name_keys(name)
+            pending = self._name_claims.get(keys[0])
+            if pending is not None:
+                await pending.done.wait()
+                continue
+            pending = self._name_claims[keys[0]] = _Pending(name, keys)
+            try:
+                with trio.move_on_after(SETTLE_TIMEOUT):
+                    won = await self._claim_keys(name, keys)
+                    if won is None:
+                        pending.refusal = self._names_unreachable()
+                    elif won:
+                        for key in keys:
+                            self._held_keys[key] = name
+                        pending.refusal = None
+                    else:
+                        pending.refusal = self._playing_elsewhere(name)
+            finally:
+                del self._name_claims[keys[0]]
+                pending.done.set()
+            return pending.refusal
+        return self._names_unreachable()
+
+    async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
+        """Claim every key of ``name`` for this node at once, or none: whether they are
+        this node's now; ``None`` if the directory could not be reached."""
+        raise NotImplementedError
+
+    def _wanted_keys(self) -> dict[str, str]:
+        """The keys this node must hold, each with a name that needs it: those of its
+        players' names, and of claims under way. (A name claimed for a ``HELLO`` whose
+        answer then waits, for a fresh world or the lease, may be let go meanwhile: the
+        sync after its player is seated claims it again.)"""
+        wanted: dict[str, str] = {}
+        for name in self._local_names():
+            for key in name_keys(name):
+                wanted.setdefault(key, name)
+        for pending in self._name_claims.values():
+            for key in pending.keys:
+                wanted.setdefault(key, pending.name)
+        return wanted
+
+    def _names_to_claim(self) -> list[str]:
+        """Names this node's players go by whose keys it does not all hold (each once)."""
+        missing: dict[tuple[str, ...], str] = {}
+        for name in self._local_names():
+            keys = name_keys(name)
+            if keys[0] not in self._name_claims and not self.holds_name(name):
+                missing.setdefault(keys, name)
+        return list(missing.values())
+
+    def _let_go(self, keys: Collection[str]) -> None:
+        for key in keys:
+            self._held_keys.pop(key, None)
+
+    def _tell_lost(self, games: Collection[str], names: Collection[str]) -> None:
+        """Tell the lobby of claims another node holds now (once each)."""
+        if games or names:
+            log.warning(
+                "cluster claims lost", node=self.node, games=sorted(games), names=sorted(names)
+            )
+            self.lost(games, names)
+
+    @staticmethod
+    def _names_unreachable() -> str:
+        return (
+            "the cluster's directory cannot be reached, so no name can be taken now; "
+            "try again in a moment, or play without HELLO"
+        )
+
     def elsewhere(self, name: str) -> RemoteGame | None:
         return self._remote.get(name)
 
@@ -227,8 +366,15 @@ class SharedDirectory:
         # What the client sent behind the command is read once the link is open (then
         # forwarded after it), or has failed (then answered here).
         client.wait_for(relay.opened)
-        self._nursery.start_soon(relay.run, command)
+        self._nursery.start_soon(self._carry, relay, client.who.name, command)
         return True
+
+    async def _carry(self, relay: Relay, name: str | None, command: Join | Watch) -> None:
+        """Run ``relay``, once the directory no longer holds the client's name for this
+        node (it has left every game here), so that the game's node can claim it."""
+        if name is not None:
+            await self.flush()
+        await relay.run(command)
 
     @staticmethod
     def _unreachable() -> str:

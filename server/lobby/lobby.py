@@ -55,6 +55,7 @@ from ..game.spec import GameSpec
 from ..ratelimit import TokenBucket
 from ..replay.shelf import ReplayShelf
 from ..setup.config import ServerConfig
+from .claims import ClusterClaims
 from .creation import Creations, game_spec
 from .seating import DEFAULT_GAME, Seating
 
@@ -132,6 +133,9 @@ class Lobby:
         """Set while the server stops: no game may be created here any more."""
         self.creations = Creations(self)
         """How a ``CREATE`` is answered (:mod:`server.lobby.creation`)."""
+        self.claims = ClusterClaims(self)
+        """The cluster's claims of names, and this node's lease (:mod:`server.lobby.claims`)."""
+        self._lapsed = self.claims.lapsed
         self._chat: weakref.WeakKeyDictionary[Outbox, TokenBucket] = weakref.WeakKeyDictionary()
         plugin = self.plugin(config.world)
         # The server's own map, opened before it listens; a copy is kept so that a
@@ -320,47 +324,24 @@ class Lobby:
 
     def command(self, client: Outbox, command: Command) -> None:
         """A game command of ``client``'s (any the session does not answer itself): to
-        the game it watches or plays in. A ``HELLO`` of a name another node of the
-        cluster's players goes by alone may be refused here."""
+        the game it watches or plays in. On a node of a cluster, a ``HELLO`` of a name
+        this node does not hold is answered once it has claimed it, and a command acting
+        on a name it does not hold, or while its lease is unconfirmed, waits for it
+        (:mod:`server.lobby.claims`)."""
         if isinstance(command, Hello) and command.name is not None:
-            if self.directory.name_elsewhere(command.name):
-                self._hello_elsewhere(client, command, command.name)
+            if not self.directory.leases.holds_name(command.name):
+                self.claims.claim_then(client, command.name, lambda: self.command(client, command))
                 return
             self.directory.publish()
         watched = self._watching.get(client)
+        game = watched or self._playing.get(client, self.default)
+        if self._lapsed is not None and self.claims.holds_up(client, game, watched is not None):
+            self.claims.hold_up(client, watched is not None, lambda: self.command(client, command))
+            return
         if watched is not None:
             watched.handle_watcher(client, command)
         else:
-            self._playing.get(client, self.default).handle(client, command)
-
-    def _hello_elsewhere(self, client: Outbox, command: Hello, name: str) -> None:
-        """``HELLO`` of a name the local copy says another node's player goes by. The copy
-        may be behind (the player has just been redirected here, and its old node let the
-        name go), so the answer waits for it to catch up; the client's next command is
-        read after it. Only such a ``HELLO`` waits: one round trip at a time per node."""
-        refusal = Error(f"{name} is playing on another node of this cluster; choose another name")
-        if self.nursery is None:
-            client.send(refusal)
-            return
-        done = trio.Event()
-        client.wait_for(done)
-
-        async def answer() -> None:
-            try:
-                await self.directory.caught_up()
-                if client.closed:
-                    return
-                if self.directory.name_elsewhere(name):
-                    client.send(refusal)
-                    return
-                self.command(client, command)  # the name is free here now: played
-            except Exception:
-                client.who.log.exception("HELLO failed", command="HELLO")
-                client.send(Error("the server failed to handle HELLO (a server bug)"))
-            finally:
-                done.set()
-
-        self.nursery.start_soon(answer)
+            game.handle(client, command)
 
     def watching(self, client: Outbox) -> Game | None:
         """The game ``client`` watches, if it watches one."""
@@ -409,11 +390,27 @@ class Lobby:
         return game
 
     def _carry(
-        self, client: Outbox, command: Join | Watch, here: Callable[[Outbox, str], None]
+        self,
+        client: Outbox,
+        command: Join | Watch,
+        here: Callable[[Outbox, str], None],
+        *,
+        settled: bool = False,
     ) -> None:
         """``command`` for a game here; or ``client`` sent on to the node of the cluster
-        that holds it, if another does and the client can be carried."""
-        remote = None if command.game in self.games else self.directory.elsewhere(command.game)
+        that holds it, if another does and the client can be carried. A game nobody is
+        known to hold is looked for again once the local copy of the directory has caught
+        up (``settled``): a client told a game exists on another node finds it here."""
+        local = self.games.get(command.game)
+        remote = None if local is not None else self.directory.elsewhere(command.game)
+        if self._lapsed is not None:
+            if local is None and remote is None and not settled:
+                again = lambda: self._carry(client, command, here, settled=True)  # noqa: E731
+                self.claims.after_catching_up(client, again)
+                return
+            if local is not None and self.claims.fenced(client, local, watching=False):
+                self.claims.when_confirmed(client, lambda: self._carry(client, command, here))
+                return
         if (
             remote is not None
             and client.wants.redirect
@@ -466,6 +463,10 @@ class Lobby:
         asked = client.who.name
         if asked is not None and asked in game.names:
             client.send(Error(name_taken(asked, game.names, name, "choose another first")))
+            return
+        if asked is not None and not self.directory.leases.holds_name(asked):
+            # Carried here from another node, which let the name go for this one to take.
+            self.claims.claim_then(client, asked, lambda: self._join(client, name))
             return
         self.leave(client, "moved")
         try:

@@ -368,12 +368,16 @@ class Connection(Mailbox):
         return ahead is NEED_DATA
 
     def greeted(self) -> None:
-        """A ``HELLO`` answered while the client waited is greeted now (see :meth:`_hello`)."""
+        """As the loop resumes after a wait: a ``HELLO`` answered meanwhile is greeted now
+        (see :meth:`_hello`), and a command answered meanwhile shows the view it left
+        (:attr:`view_late`), as a command answered at once shows it after its reply."""
         if self.greet_late:
             self.greet_late = False
             self.greet()
-            if self.pushes_view:
-                self.show_view()
+            self.view_late = self.pushes_view
+        if self.view_late:
+            self.view_late = False
+            self.show_view()
 
     def refused(self, error: RemoteProtocolError) -> bool:
         """A line the protocol refused: answered ``ERROR``, or ``BYE`` and the end when the

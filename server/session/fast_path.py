@@ -113,7 +113,7 @@ class FastPath:
         routes = self._routes
         counts = self._counts
         result: Input | trio.Event
-        if connection.greet_late:
+        if connection.greet_late or connection.view_late:
             connection.greeted()
         while transport.reason is None:
             if connection.waiting is not None:

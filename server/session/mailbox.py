@@ -73,6 +73,7 @@ class Mailbox:
         "pushes_view",
         "reads_ahead",
         "transport",
+        "view_late",
         "waiting",
     )
 
@@ -105,6 +106,9 @@ class Mailbox:
         """The game ended for this client, which stays (dialects that keep it after ``WIN``)."""
         self.waiting: trio.Event | None = None
         """Set while an action waits for its round; no command is handled until it is set."""
+        self.view_late = False
+        """A command answered later (not waiting for other players) still owes the view
+        it leaves the client (dialects that push it), shown as its loop resumes."""
         self.reads_ahead = False
         """The last wait was for other players: while it lasts, what the client sends
         is read on, for its ``QUIT`` or its end (:meth:`Connection.read_ahead`)."""
@@ -278,6 +282,9 @@ class Mailbox:
         """Handle no further command until ``done`` is set (an action waits for its round)."""
         self.waiting = done
         self.reads_ahead = on_players
+        # Its handler runs later (a world built, the cluster's claims): the view after it
+        # is shown once the loop resumes, before the next command's reply.
+        self.view_late = self.pushes_view and not on_players
 
     def write_raw(self, data: bytes) -> None:
         """Queue bytes another node of a cluster rendered for this client."""

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from dungeon_of_doom.protocol.dialects import DEFAULT_DIALECT, DIALECTS
-from dungeon_of_doom.protocol.framing import LONGEST_MAX_LINE_LENGTH
+from dungeon_of_doom.protocol.framing import LONGEST_MAX_LINE_LENGTH as LONGEST_LINE
 from dungeon_of_doom.worlds.api import WorldPlugin
 from dungeon_of_doom.worlds.limits import CLIENT_LIMITS, OPERATOR_LIMITS
 from dungeon_of_doom.worlds.registry import DEFAULT_WORLD
@@ -107,9 +107,7 @@ class ServerConfig:
         off=0,
     )
     """Seconds a client may send no whole command before it is disconnected; ``None``: forever."""
-    max_line_length: int = setting(
-        1024, "bytes in one command line", ge=16, le=LONGEST_MAX_LINE_LENGTH
-    )
+    max_line_length: int = setting(1024, "bytes in one command line", ge=16, le=LONGEST_LINE)
     max_pending_output: int = setting(
         256 * 1024,
         "bytes of replies queued for a client before it is cut off",

@@ -7,11 +7,8 @@ a ``dod-server`` on yet another host shows the tournament's progress to a fourth
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,17 +16,15 @@ from typing import Any
 
 import pytest
 
+from bench.faults.postgres import PostgresOnHost
 from dungeon_of_doom.arena import cli as arena
 from dungeon_of_doom.records.compare import compare
 from dungeon_of_doom.records.store import Store
 
 from ..cluster.hosts import Hosts, skip_unless_possible
-from ..postgres import _binary
 from ..web.conftest import WEB_AT
 from .test_arena import DETERMINISTIC
 from .test_signals import IDLE, _wait_for
-
-PORT = 5432
 
 
 @dataclass
@@ -50,54 +45,20 @@ class Network:
 def network() -> Iterator[Network]:
     """Hosts on one switch, PostgreSQL listening only on the database host's address."""
     skip_unless_possible()
-    initdb, pg_ctl, runuser = _binary("initdb"), _binary("pg_ctl"), shutil.which("runuser")
-    if initdb is None or pg_ctl is None or runuser is None:
-        pytest.skip("PostgreSQL's initdb and pg_ctl, and runuser, are needed")
-    import pwd
-
-    try:
-        owner = pwd.getpwnam("postgres")
-    except KeyError:
-        pytest.skip("there is no postgres user to run PostgreSQL as")
-    as_postgres = [runuser, "-u", "postgres", "--"]
-    folder = Path(tempfile.mkdtemp(prefix="dod-pg-hosts-"))
-    data, sockets = folder / "data", folder / "run"
-    sockets.mkdir()
-    for path in (folder, sockets):
-        os.chown(path, owner.pw_uid, owner.pw_gid)
     hosts = Hosts()
     try:
         on_db_host, address = hosts.host(1)
-        subprocess.run(
-            [*as_postgres, initdb, "-D", str(data), "-U", "postgres", "-A", "trust", "--no-sync"],
-            check=True,
-            capture_output=True,
-        )
-        with (data / "pg_hba.conf").open("a") as hba:
-            hba.write(f"host all all {hosts.subnet}.0/24 trust\n")
-        options = (
-            f"-p {PORT} -k {sockets} -c listen_addresses={address} -c fsync=off "
-            "-c synchronous_commit=off -c full_page_writes=off"
-        )
-        logged = ["-l", str(folder / "log"), "-w", "start"]
-        started = subprocess.run(
-            [*on_db_host, *as_postgres, pg_ctl, "-D", str(data), "-o", options, *logged],
-            capture_output=True,
-            text=True,
-        )
-        if started.returncode != 0:
-            log = (folder / "log").read_text() if (folder / "log").exists() else ""
-            pytest.fail(f"PostgreSQL did not start on its host: {started.stderr}{log[-2000:]}")
         try:
-            yield Network(hosts, f"postgresql://postgres@{address}:{PORT}/postgres")
+            postgres = PostgresOnHost(on_db_host, address, hosts.subnet)
+        except RuntimeError as why:
+            pytest.skip(str(why))
+        try:
+            postgres.start()
+            yield Network(hosts, postgres.url)
         finally:
-            subprocess.run(
-                [*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "-w", "stop"],
-                capture_output=True,
-            )
+            postgres.close()
     finally:
         hosts.close()
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _arena(on_host: list[str], *args: str) -> subprocess.Popen[str]:

@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 import trio
 
+from bench.faults.links import Link
 from dungeon_of_doom.commandline import lifeline
 from dungeon_of_doom.server.cluster.hub import Hub
 
 from .hosts import Hosts, skip_unless_possible
-from .proxy import Link
 
 ROOT = Path(__file__).parents[2]
 WAIT = 60.0
@@ -181,6 +181,17 @@ def database_link(cluster: Cluster, host: str = "127.0.0.1") -> tuple[Link, str]
     db_host, port = cluster.url.split("@", 1)[1].split("/", 1)[0].rsplit(":", 1)
     link = Link((db_host, int(port)), host=host)
     return link, cluster.url.replace(f"{db_host}:{port}", f"{host}:{link.port}")
+
+
+def on_hosts(cluster: Cluster, hosts: Hosts, count: int, *args: str) -> tuple[list[Node], Link]:
+    """``count`` nodes (started with ``args``), each on a host of its own, reaching
+    PostgreSQL over the switch through one :class:`Link` (cut it after the test)."""
+    database, url = database_link(cluster, hosts.own)
+    nodes = []
+    for number in range(1, count + 1):
+        on, address = hosts.host(number)
+        nodes.append(cluster.node("--cluster", url, *args, on=on, host=address))
+    return nodes, database
 
 
 @pytest.fixture

@@ -18,9 +18,8 @@ import pytest
 
 from tests.web.conftest import browser, page, wait_for_text
 
-from .conftest import WAIT, Cluster, eventually
+from .conftest import WAIT, Cluster, eventually, on_hosts
 from .hosts import Hosts
-from .test_hosts import _on_hosts
 
 __all__ = ["browser", "page"]
 
@@ -62,7 +61,7 @@ def test_created_on_one_host_joined_by_nc_on_a_second_watched_in_a_browser_via_a
 ) -> None:
     if shutil.which("nc") is None:
         pytest.skip("nc is missing: apt-get install netcat-openbsd")
-    (a, b), database = _on_hosts(cluster, hosts, 2)
+    (a, b), database = on_hosts(cluster, hosts, 2)
     on_c, c_address = hosts.host(3)
     # Host C reaches PostgreSQL as A and B do: through the link on the switch.
     direct = cluster.url.split("@", 1)[1].split("/", 1)[0]

@@ -137,6 +137,9 @@ def test_a_hello_is_answered_at_once_when_its_node_finds_the_database_gone(
         assert bob.ask("HELLO Bob") == "GOLD 3"
         refusal = "ERROR Bob is playing on another node of this cluster; choose another name"
         eventually(lambda: probe.ask("HELLO Bob") == refusal, "B sees Bob on A")
+        # A JOIN of a game nobody holds is answered once B's copy has caught up with the
+        # directory: B's copy knows Bob is A's from then on.
+        assert probe.ask("JOIN nowhere").startswith("ERROR there is no game called nowhere")
         link.cut()
         asked = time.monotonic()
         assert probe.ask("HELLO Bob") == refusal  # from the local copy

@@ -9,26 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Client, Cluster, Node, database_link, eventually
+from .conftest import Client, Cluster, eventually, on_hosts
 from .hosts import Hosts
-from .proxy import Link
-
-
-def _on_hosts(cluster: Cluster, hosts: Hosts, count: int, *args: str) -> tuple[list[Node], Link]:
-    """``count`` nodes (given ``args``), each on a host of its own, reaching PostgreSQL
-    over the switch."""
-    database, url = database_link(cluster, hosts.own)
-    nodes = []
-    for number in range(1, count + 1):
-        on, address = hosts.host(number)
-        nodes.append(cluster.node("--cluster", url, *args, on=on, host=address))
-    return nodes, database
 
 
 def test_created_on_one_host_joined_from_a_second_and_watched_from_a_third(
     cluster: Cluster, hosts: Hosts
 ) -> None:
-    (a, b, c), database = _on_hosts(cluster, hosts, 3)
+    (a, b, c), database = on_hosts(cluster, hosts, 3)
     try:
         ada, bob, cy = a.client(), b.client(), c.client()
         assert ada.ask("EXTEND events chat") == "EXTENDED events chat"
@@ -51,7 +39,7 @@ def test_created_on_one_host_joined_from_a_second_and_watched_from_a_third(
 
 
 def test_a_host_cut_off_and_healed_plays_on_and_rejoins(cluster: Cluster, hosts: Hosts) -> None:
-    (a, b), database = _on_hosts(cluster, hosts, 2)
+    (a, b), database = on_hosts(cluster, hosts, 2)
     try:
         ada, bob = a.client(), b.client()
         assert ada.ask("CREATE island classic").startswith("GAME island ")
@@ -72,7 +60,7 @@ def test_a_host_cut_off_and_healed_plays_on_and_rejoins(cluster: Cluster, hosts:
 def test_a_redirected_client_moves_to_the_game_s_host_under_its_name(
     cluster: Cluster, hosts: Hosts
 ) -> None:
-    (a, b), database = _on_hosts(cluster, hosts, 2)
+    (a, b), database = on_hosts(cluster, hosts, 2)
     try:
         ada, bob = a.client(), b.client()
         assert ada.ask("CREATE arena classic").startswith("GAME arena ")
@@ -112,7 +100,7 @@ def test_three_hosts_serve_one_address_behind_haproxy(
     haproxy = shutil.which("haproxy")
     if haproxy is None:
         pytest.skip("haproxy is missing: apt-get install haproxy")
-    nodes, database = _on_hosts(cluster, hosts, 3)
+    nodes, database = on_hosts(cluster, hosts, 3)
     # The test binds the proxy's address and hands haproxy the listening socket, so no
     # other test can take the port between choosing it and haproxy's start.
     listener = socket.socket()

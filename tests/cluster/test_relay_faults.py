@@ -12,9 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from .conftest import Client, Cluster, Node, eventually
+from .conftest import Client, Cluster, Node, eventually, on_hosts
 from .hosts import Hosts
-from .test_hosts import _on_hosts
 
 RELAY_TIMEOUT = 2.0
 """The nodes' --relay-timeout: the bound the tests hold the relay to."""
@@ -27,7 +26,7 @@ GIVEN_UP = "BYE the node holding this game stopped answering for 2 seconds; conn
 def carried(cluster: Cluster, hosts: Hosts) -> Iterator[tuple[Node, Client]]:
     """Node A, on a host of its own, and Bob: a client of node B (on another) carried
     to a game of A's, his LOOK just answered."""
-    (a, b), database = _on_hosts(cluster, hosts, 2, "--relay-timeout", f"{RELAY_TIMEOUT:g}")
+    (a, b), database = on_hosts(cluster, hosts, 2, "--relay-timeout", f"{RELAY_TIMEOUT:g}")
     try:
         ada, bob = a.client(), b.client()
         assert ada.ask("CREATE island classic").startswith("GAME island ")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from .hosts import CANDIDATES, claim_subnet, skip_unless_possible
+from bench.faults.hosts import CANDIDATES, claim_subnet
+
+from .hosts import skip_unless_possible
 
 ROOT = Path(__file__).parents[2]
 
@@ -51,7 +53,7 @@ def test_a_subnet_the_machine_routes_is_never_taken() -> None:
     if shutil.which("unshare") is None:
         pytest.skip("util-linux's unshare is missing")
     routes = "; ".join(f"ip route add blackhole {prefix}" for prefix in ALL_BUT_THE_LAST)
-    claim = "from tests.cluster.hosts import claim_subnet; print(claim_subnet()[0])"
+    claim = "from bench.faults.hosts import claim_subnet; print(claim_subnet()[0])"
     done = subprocess.run(
         ["unshare", "--net", "sh", "-ec", f'{routes}; exec "$0" -c "$1"', sys.executable, claim],
         cwd=ROOT,
