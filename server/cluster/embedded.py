@@ -68,7 +68,6 @@ class EmbeddedDirectory(SharedDirectory):
         """Claims of games' names sent and not yet answered, by name."""
         self._name_claims_sent: dict[str, _Claim] = {}
         """Claims of players' names sent and not yet answered, by name."""
-        self._published: dict[str, str | None] = {}
         self._said_unreachable = False
         self._confirmed = False
         """Whether the parent holds every claim this worker counts on (joined, and its
@@ -255,13 +254,7 @@ class EmbeddedDirectory(SharedDirectory):
         if name in self._remote or name in self._claims:
             return f"there is already a game called {name}"
         won = await self._ask(self._claims, {"op": "claim", "name": name})
-        if won is None:
-            return self._unreachable()
-        if not won:
-            return f"there is already a game called {name}"
-        self._claimed.add(name)
-        self._published[name] = None
-        return None
+        return self._claimed_game(name, won)
 
     async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
         if not self.reachable or self._outgoing is None or name in self._name_claims_sent:

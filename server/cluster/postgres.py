@@ -67,8 +67,6 @@ class PostgresDirectory(SharedDirectory):
     def __init__(self, url: str, *, advertise: str | None, heartbeat: float) -> None:
         super().__init__(advertise=advertise, heartbeat=heartbeat)
         self.url = url
-        self._published: dict[str, str | None] = {}
-        """What this node believes the directory holds for each of its names."""
         self._lock = trio.Lock()
         self._threads = trio.CapacityLimiter(4)
         self._probes = trio.CapacityLimiter(PROBES)
@@ -150,13 +148,7 @@ class PostgresDirectory(SharedDirectory):
             return self._unreachable()
         finally:
             self._claiming.discard(name)
-        if won is None:
-            return self._unreachable()
-        if not won:
-            return f"there is already a game called {name}"
-        self._claimed.add(name)
-        self._published[name] = None
-        return None
+        return self._claimed_game(name, won)
 
     async def _claim_keys(self, name: str, keys: tuple[str, ...]) -> bool | None:
         params = self._key(name, keys=list(keys), claim=self._number(), **self._beat_params())

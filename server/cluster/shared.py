@@ -110,6 +110,8 @@ class SharedDirectory:
         self._remote: dict[str, RemoteGame] = {}
         self._claimed: set[str] = set()
         """Names this node holds in the directory: built games and those being built."""
+        self._published: dict[str, str | None] = {}
+        """What this node last sent the directory of each game it holds (None: not yet)."""
         self._claiming: set[str] = set()
         """Game names whose claim is under way (held already, should it commit)."""
         self._held_keys: dict[str, str] = {}
@@ -375,6 +377,17 @@ class SharedDirectory:
         if name is not None:
             await self.flush()
         await relay.run(command)
+
+    def _claimed_game(self, name: str, won: bool | None) -> str | None:
+        """What :meth:`claim` answers once the directory has said whether ``name`` is
+        this node's (None: it could not be asked); a name won is published from now on."""
+        if won is None:
+            return self._unreachable()
+        if not won:
+            return f"there is already a game called {name}"
+        self._claimed.add(name)
+        self._published[name] = None
+        return None
 
     @staticmethod
     def _unreachable() -> str:
