@@ -318,21 +318,21 @@ class Lobby:
     # -- where each client is ----------------------------------------------------------
 
     def game_for(self, client: Outbox) -> Game:
-        """The game ``client`` watches, or plays in (the default game until it joins
-        or watches another)."""
+        """The game ``client`` watches, or plays in (else the default game)."""
         return self._watching.get(client) or self._playing.get(client) or self.default
 
-    def command(self, client: Outbox, command: Command) -> None:
-        """A game command of ``client``'s (any the session does not answer itself): to
-        the game it watches or plays in. On a node of a cluster, a ``HELLO`` of a name
-        this node does not hold is answered once it has claimed it, and a command acting
-        on a name it does not hold, or while its lease is unconfirmed, waits for it
-        (:mod:`server.lobby.claims`)."""
-        if isinstance(command, Hello) and command.name is not None:
-            if not self.directory.leases.holds_name(command.name):
-                self.claims.claim_then(client, command.name, lambda: self.command(client, command))
-                return
+    def hello(self, client: Outbox, command: Hello) -> None:
+        """``HELLO``, as :meth:`command`, once a name is this node's (:mod:`.claims`)."""
+        if command.name is not None and not self.directory.leases.holds_name(command.name):
+            self.claims.claim_then(client, command.name, lambda: self.hello(client, command))
+            return
+        if command.name is not None:
             self.directory.publish()
+        self.command(client, command)
+
+    def command(self, client: Outbox, command: Command) -> None:
+        """A game command (any the session does not answer): to ``client``'s game; on a
+        cluster's node, one on a name not held, or under a lapsed lease, waits (:mod:`.claims`)."""
         watched = self._watching.get(client)
         game = watched or self._playing.get(client, self.default)
         if self._lapsed is not None and self.claims.holds_up(client, game, watched is not None):

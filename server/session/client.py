@@ -195,12 +195,12 @@ class Connection(Mailbox):
         if command.name is not None and self.lobby.watching(self) is None:
             self.name = command.name  # who the client says it is; its game may refuse it
         if not (self.over and self._still_over()):
-            self.lobby.command(self, command)  # a HELLO may be refused there
+            self.lobby.hello(self, command)  # a HELLO may be refused there
         if self.waiting is not None:
             # Answered later (when the game's fresh world is built, or the cluster's
             # directory has caught up): the client is greeted then, as the command loop
             # resumes (handle_input), or a 2016ch client waits for STARTTURN for ever.
-            self.greet_late = True
+            self.greet_late = self.view_late = True  # the command loop checks view_late
             return
         self.greet()
 

@@ -113,7 +113,7 @@ class FastPath:
         routes = self._routes
         counts = self._counts
         result: Input | trio.Event
-        if connection.greet_late or connection.view_late:
+        if connection.view_late:  # or greet_late, which sets it too
             connection.greeted()
         while transport.reason is None:
             if connection.waiting is not None:

@@ -108,7 +108,8 @@ class Mailbox:
         """Set while an action waits for its round; no command is handled until it is set."""
         self.view_late = False
         """A command answered later (not waiting for other players) still owes the view
-        it leaves the client (dialects that push it), shown as its loop resumes."""
+        it leaves the client (dialects that push it), shown as its loop resumes; also set
+        with ``greet_late``, so that the loop checks one flag for both."""
         self.reads_ahead = False
         """The last wait was for other players: while it lasts, what the client sends
         is read on, for its ``QUIT`` or its end (:meth:`Connection.read_ahead`)."""

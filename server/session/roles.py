@@ -93,6 +93,10 @@ class Hall(Protocol):
         """A game command: to the game ``client`` watches or plays in."""
         ...
 
+    def hello(self, client: Outbox, command: Hello) -> None:
+        """``HELLO``: to the game ``client`` plays in, once its name is this node's."""
+        ...
+
     def leave(self, client: Outbox, why: str) -> None:
         """``client`` stops playing or watching."""
         ...
