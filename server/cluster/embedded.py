@@ -336,12 +336,10 @@ class EmbeddedDirectory(SharedDirectory):
             if self._published.get(name, "") != text:
                 await self._send({"op": "put", "name": name, "info": text})
                 self._published[name] = text
-        # Checked against the claims as they are now: one may have been won meanwhile.
-        for name in [
-            name for name in self._published if name not in self._claimed | set(self._claims)
-        ]:
+        for name in self._unclaimed(self._claims):
             await self._send({"op": "drop", "name": name})
-            self._published.pop(name, None)
+            if name not in self._claimed:
+                self._published.pop(name, None)
         await self._sync_names()
 
     async def _sync_names(self) -> None:

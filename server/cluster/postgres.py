@@ -355,12 +355,12 @@ class PostgresDirectory(SharedDirectory):
                 row = await self._execute(schema.PUT, self._key(name, info=text))
             if row is not None:
                 self._published[name] = text
-        # Checked against the claims as they are now: one may have been won meanwhile.
-        for name in [
-            name for name in self._published if name not in self._claimed | self._claiming
-        ]:
+        for name in self._unclaimed(self._claiming):
+            # ``upto`` is read with no wait since the check: a claim of ``name`` begun
+            # after it has a higher number, and this release leaves it be.
             await self._execute(schema.DROP, self._key(name, upto=self._claims_made))
-            self._published.pop(name, None)
+            if name not in self._claimed:
+                self._published.pop(name, None)
         self._tell_lost(lost, ())
         await self._sync_names()
         self._sync_done(sync)

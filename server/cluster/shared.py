@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -395,6 +395,16 @@ class SharedDirectory:
             "the cluster's directory cannot be reached, so no game can be created now; "
             "games already running play on: try again in a moment"
         )
+
+    def _unclaimed(self, under_way: Collection[str]) -> Iterator[str]:
+        """The names this node published but no longer claims (nor is claiming: those in
+        ``under_way``), each checked as the caller asks for it, once the caller's
+        release of the one before has been sent: a claim begun while a release waits
+        its turn is never released after it (it would take the claim just won, and the
+        node would go on acting on a name another node can take)."""
+        for name in list(self._published):
+            if name not in self._claimed and name not in under_way:
+                yield name
 
     def _key(self, name: str, **more: Any) -> dict[str, Any]:
         return {"name": name, "node": self.node, **more}

@@ -9,6 +9,9 @@ import signal
 import threading
 import time
 
+import trio
+import trio.testing
+
 from .conftest import Client, Cluster, Node, database_link, eventually, on_hosts
 from .hosts import Hosts
 
@@ -241,3 +244,57 @@ def test_a_clean_up_or_release_that_reaches_the_database_late_never_takes_a_late
         assert db.execute(schema.BEAT, {**late_beat, "upto": 2}).fetchone() == (True,)
         assert db.execute("SELECT count(*) FROM cluster_name_keys").fetchone() == (0,)
         assert db.execute("SELECT count(*) FROM cluster_games").fetchone() == (0,)
+
+
+async def test_a_release_waiting_its_turn_never_takes_a_claim_of_that_name_begun_behind_it(
+    postgres_url: str,
+) -> None:
+    # Before: a sync chose every game to let go before sending the first release, so a
+    # game over and made again (CREATE g2 while the release of g1 waited on a slow link)
+    # was let go right after its claim was won: the node played on in g2 while another
+    # node created g2 (found by python -m bench.faults --seed 2, under slow-db).
+    import psycopg
+
+    from dungeon_of_doom.server.cluster.postgres import PostgresDirectory
+
+    directory = PostgresDirectory(postgres_url, advertise="127.0.0.1:1", heartbeat=60.0)
+
+    def holders() -> dict[str, str]:
+        with psycopg.connect(postgres_url, autocommit=True) as db:
+            rows = db.execute("SELECT name, node FROM cluster_games").fetchall()
+        return {str(name): str(node) for name, node in rows}
+
+    async with trio.open_nursery() as nursery:
+        await nursery.start(directory.run, lambda: (), lambda: ())
+        assert await directory.claim("g1") is None
+        assert await directory.claim("g2") is None
+        await directory.flush()
+        assert await trio.to_thread.run_sync(holders) == {
+            "g1": directory.node,
+            "g2": directory.node,
+        }
+
+        # The database's calls wait their turn (the link is slow) while both games end:
+        # the sync's release of g1 waits, then g2 is created again behind it.
+        async with directory._lock:
+            directory.release("g1")
+            directory.release("g2")
+            await trio.testing.wait_all_tasks_blocked()
+            assert directory._lock.statistics().tasks_waiting == 1  # the release of g1
+            synced = directory._synced  # set when that sync has ended
+            claimed: list[str | None] = []
+            created = trio.Event()
+
+            async def create_g2() -> None:
+                claimed.append(await directory.claim("g2"))
+                created.set()
+
+            nursery.start_soon(create_g2)
+            await trio.testing.wait_all_tasks_blocked()
+            assert directory._lock.statistics().tasks_waiting == 2
+        await synced.wait()
+        await created.wait()
+        assert claimed == [None]
+        # The node counts g2 as its own: so must the directory, or another node takes it.
+        assert await trio.to_thread.run_sync(holders) == {"g2": directory.node}
+        nursery.cancel_scope.cancel()
