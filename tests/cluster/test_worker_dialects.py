@@ -103,7 +103,8 @@ def test_workers_carry_a_client_of_every_dialect_to_the_other_workers_game(
         node.wait_for(r"(?s)cluster joined.*cluster joined")
         ports = _shared_ports(node)
         assert sorted(ports) == sorted(DIALECTS)
-        assert all(f"listening on 127.0.0.1:{port}" in node.output for port in ports.values())
+        for port in ports.values():  # its lines may follow the workers' "cluster joined"
+            node.wait_for(re.escape(f"listening on 127.0.0.1:{port}"))
         watcher = Client(ports["2013"])
         assert watcher.ask("CREATE arena classic map=tiny").startswith("GAME arena ")
         assert watcher.ask("WATCH arena").startswith("GAME arena ")  # kept while watched

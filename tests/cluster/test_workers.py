@@ -49,7 +49,11 @@ def test_workers_say_once_where_they_listen_and_each_line_names_its_worker(
     # Before: two identical "listening on" lines, and nothing said which worker logged what.
     node = Node("--no-replays", "--workers", "2", "--log-format", "json", cwd=tmp_path)
     try:
-        node.wait_for(r"(?s)cluster joined.*cluster joined")
+        # Each line of its own, in any order: a worker may say where it listens after
+        # both have joined the cluster.
+        node.wait_for(
+            r"(?s)(?=.*cluster joined.*cluster joined)(?=.*listening on)(?=.*also serving)"
+        )
     finally:
         node.stop()
     lines = [line for line in node.output.splitlines() if line not in ("", "(exited)")]
