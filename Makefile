@@ -8,7 +8,8 @@ ARGS   ?=
 # pytest runs the suite in WORKERS processes (pytest-xdist), each test file wholly on one
 # of them, so a file's module fixtures (a browser, a network of hosts) are made once. The
 # suite mostly waits (on servers, browsers, PostgreSQL), so four keep even two cores busy.
-# WORKERS=0 runs it serially, in one process.
+# WORKERS=0 runs it serially, in one process. They take the files in the order the
+# suite's conftest gives them (the long ones first), not pytest-xdist's own.
 WORKERS ?= 4
 
 .PHONY: run test lint bench clean
@@ -22,12 +23,15 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/dod-server $(ARGS)
 
+# The suite starts a few hundred interpreters: each would compile the project again
+# where PYTHONDONTWRITEBYTECODE is set (as in many container images), so here it is not.
+test: export PYTHONDONTWRITEBYTECODE :=
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile $(ARGS)
+	$(BIN)/python -m pytest -n $(WORKERS) --dist loadfile --no-loadscope-reorder $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(ARGS)

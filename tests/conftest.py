@@ -48,6 +48,23 @@ def pytest_configure(config: pytest.Config) -> None:
         start_cost()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Put the files marked ``long_file`` first, then the others, most tests first.
+
+    ``make test`` hands pytest-xdist whole files in this order (``--dist loadfile
+    --no-loadscope-reorder``), and a worker takes the next file as it finishes one. A
+    long file taken last would run alone while the other workers sit idle; taken first,
+    it runs beside everything else."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.partition("::")[0], []).append(item)
+    order = sorted(
+        files.values(),
+        key=lambda tests: (tests[0].get_closest_marker("long_file") is None, -len(tests)),
+    )
+    items[:] = [item for tests in order for item in tests]
+
+
 BARE_NAMES: Final = frozenset(
     path.name for path in (REPO / "dungeon_of_doom").iterdir() if path.is_symlink()
 )

@@ -20,6 +20,8 @@ import pytest
 
 from bench import instructions
 
+pytestmark = pytest.mark.long_file
+
 needs_valgrind = pytest.mark.skipif(
     shutil.which("valgrind") is None or shutil.which("callgrind_control") is None,
     reason="valgrind is not installed (Debian package valgrind)",

@@ -15,6 +15,8 @@ from bench.faults.postgres import binary
 from .conftest import ROOT
 from .hosts import skip_unless_possible
 
+pytestmark = pytest.mark.long_file
+
 SEED = int(os.environ.get("DOD_FAULTS_SEED", "2"))
 """The suite's seed (its first minute: a node cut off from the others, a lossy link to
 PostgreSQL, a paused node, a paused worker); ``DOD_FAULTS_SEED`` runs another."""

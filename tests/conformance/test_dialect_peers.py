@@ -6,11 +6,14 @@ check by check, with the evidence quoting the bytes the page records.
 
 from __future__ import annotations
 
+import pytest
 import trio
 
 from dungeon_of_doom.conformance import Outcome, Report, SuiteConfig, run_suite, to_table
 
 from ..peers import start_peer
+
+pytestmark = pytest.mark.long_file
 
 
 async def judge(nursery: trio.Nursery, peer: str, dialect: str, *only: str) -> Report:

@@ -8,6 +8,7 @@ and ``strict`` and ``tolerant`` give the same verdict on the same bytes.
 
 from __future__ import annotations
 
+import pytest
 import trio
 import trio.testing
 
@@ -21,6 +22,8 @@ from dungeon_of_doom.protocol.replies import Fail, Gold, GoldCoins, LookReply, S
 
 from ..peers import Peer, start_peer
 from ..peers.servers import LibMute, Mbk
+
+pytestmark = pytest.mark.long_file
 
 
 async def judge(port: int, dialect: str, level: Level, *only: str) -> Report:

@@ -24,6 +24,8 @@ from dungeon_of_doom.server.web.replays import list_replays
 from ..conftest import StartServer
 from ..helpers import bound_port
 
+pytestmark = pytest.mark.long_file
+
 
 async def awaited(pending: Report | Awaitable[Report]) -> Report:
     """The report of ``dod_conformance`` called inside a trio run, which must be awaited."""
