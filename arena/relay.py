@@ -230,23 +230,32 @@ async def _forward(
     clock: _Clock,
     answers: _Answers,
 ) -> None:
+    """Send the server, in one write, what the lines the framer holds become.
+
+    One write for a whole chunk of the bot's lines, not one per line: a bot that
+    pipelines (or floods) costs the arena a system call per chunk it sends."""
     if refusals := framer.data_to_send():
         await bot.send_all(refusals)
+    upstream_bytes = bytearray()
+    joined = seat.sent_join.is_set()
     while True:
         event = framer.next_event()
         if isinstance(event, NeedData | EndOfInput):
-            return
+            break
         clock.stop()
         upstream, refusal = rewrite(event, seat.name, seat.game, seat.forbidden)
-        if upstream is not None and not seat.sent_join.is_set():
+        if upstream is not None and not joined:
             verb = upstream.split(None, 1)[0].upper() if upstream.strip() else ""
             if verb in JOINING:  # (a JOIN of our own first, its answer kept from the bot)
                 answers.joined = f"GAME {seat.game} ".encode()
-                await server.send_all(f"JOIN {seat.game}\n".encode())
-                seat.sent_join.set()
+                upstream_bytes += f"JOIN {seat.game}\n".encode()
+                joined = True
         if upstream is not None:
-            await server.send_all(upstream.encode() + b"\n")
-            if upstream.startswith("JOIN "):
-                seat.sent_join.set()
+            upstream_bytes += upstream.encode() + b"\n"
+            joined = joined or upstream.startswith("JOIN ")
         if refusal is not None:
-            await server.send_all(answers.placeholder(refusal))
+            upstream_bytes += answers.placeholder(refusal)
+    if upstream_bytes:
+        await server.send_all(upstream_bytes)
+    if joined:
+        seat.sent_join.set()
